@@ -1,0 +1,106 @@
+import {
+  bigserial, doublePrecision, index, integer, jsonb, pgEnum, pgTable, real, text, timestamp, uniqueIndex, uuid,
+} from 'drizzle-orm/pg-core';
+import { users } from './auth';
+import { policyVersions, runs, tasks } from './runs';
+
+export const episodeStatus = pgEnum('episode_status', [
+  'pending', 'running', 'scored', 'failed', 'sandbox_error', 'env_mismatch', 'preempted', 'cancelled', 'masked',
+]);
+
+/** One trajectory: a policy attempting one task over several turns, in one group. */
+export const episodes = pgTable(
+  'episodes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    runId: uuid('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    taskId: uuid('task_id').references(() => tasks.id),
+    iteration: integer('iteration').notNull().default(0),
+    groupIndex: integer('group_index').notNull().default(0),
+    sampleIndex: integer('sample_index').notNull().default(0),
+    status: episodeStatus('status').notNull().default('pending'),
+    policyVersionId: uuid('policy_version_id').references(() => policyVersions.id),
+    /** the sandbox runtime that actually served the episode (never silently downgraded) */
+    runtime: text('runtime'),
+    envHash: text('env_hash'),
+    turnsCount: integer('turns_count').notNull().default(0),
+    endReason: text('end_reason'),
+    error: text('error'),
+    attempt: integer('attempt').notNull().default(1),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('episodes_run_idx').on(t.runId, t.iteration),
+    uniqueIndex('episodes_slot_idx').on(t.runId, t.iteration, t.groupIndex, t.sampleIndex),
+  ],
+);
+
+/** One turn of an episode: the policy's action and what executing it produced. */
+export const turns = pgTable(
+  'turns',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    episodeId: uuid('episode_id').notNull().references(() => episodes.id, { onDelete: 'cascade' }),
+    index: integer('index').notNull(),
+    action: text('action').notNull(),
+    /** exact token ids the policy produced / saw, with loss mask (1 = policy token) */
+    tokenIds: jsonb('token_ids').$type<number[]>(),
+    logprobs: jsonb('logprobs').$type<number[]>(),
+    lossMask: jsonb('loss_mask').$type<number[]>(),
+    observation: text('observation'),
+    stdout: text('stdout'),
+    stderr: text('stderr'),
+    exitCode: integer('exit_code'),
+    execStatus: text('exec_status'),
+    policyMs: integer('policy_ms'),
+    sandboxMs: integer('sandbox_ms'),
+    cpuMs: integer('cpu_ms'),
+    maxRssMb: real('max_rss_mb'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('turns_episode_index_idx').on(t.episodeId, t.index)],
+);
+
+/** The score of an episode, with its components and the provenance that makes it trustworthy. */
+export const rewards = pgTable(
+  'rewards',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    episodeId: uuid('episode_id').notNull().references(() => episodes.id, { onDelete: 'cascade' }),
+    value: doublePrecision('value').notNull(),
+    /** {passRate, testsPassed, testsTotal, style, efficiency, ...} */
+    components: jsonb('components').$type<Record<string, number>>().notNull(),
+    envHash: text('env_hash').notNull(),
+    harnessVersion: text('harness_version').notNull(),
+    policyVersionId: uuid('policy_version_id').references(() => policyVersions.id),
+    disputed: text('disputed'),
+    correctedValue: doublePrecision('corrected_value'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  // one reward per episode: completion of scoring is idempotent
+  (t) => [uniqueIndex('rewards_episode_idx').on(t.episodeId)],
+);
+
+export const reviewVerdict = pgEnum('review_verdict', ['correct', 'false_negative', 'false_positive', 'unclear']);
+
+/** A person's spot check of one episode's reward. */
+export const reviews = pgTable(
+  'reviews',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    episodeId: uuid('episode_id').notNull().references(() => episodes.id, { onDelete: 'cascade' }),
+    runId: uuid('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    sampleReason: text('sample_reason').notNull(),
+    reviewerId: uuid('reviewer_id').references(() => users.id),
+    claimedAt: timestamp('claimed_at', { withTimezone: true }),
+    claimExpiresAt: timestamp('claim_expires_at', { withTimezone: true }),
+    verdict: reviewVerdict('verdict'),
+    correctedReward: doublePrecision('corrected_reward'),
+    note: text('note'),
+    submittedAt: timestamp('submitted_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('reviews_queue_idx').on(t.verdict, t.claimExpiresAt)],
+);

@@ -1,0 +1,4 @@
+export * from './auth';
+export * from './runs';
+export * from './episodes';
+export * from './infra';

@@ -1,0 +1,90 @@
+import {
+  bigserial, doublePrecision, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid,
+} from 'drizzle-orm/pg-core';
+import { environments, runs } from './runs';
+import { episodes } from './episodes';
+
+export type NodeCapacity = { cpus: number; memoryMb: number; gpuCount: number; gpuMemoryMb: number; diskMb: number };
+
+/** A worker process (and the node it runs on) that has registered and heartbeats. */
+export const workers = pgTable(
+  'workers',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind').notNull(),
+    hostname: text('hostname').notNull(),
+    pid: integer('pid').notNull(),
+    capacity: jsonb('capacity').$type<NodeCapacity>().notNull(),
+    status: text('status').notNull().default('running'),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
+    heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }).notNull().defaultNow(),
+    stoppedAt: timestamp('stopped_at', { withTimezone: true }),
+  },
+  (t) => [index('workers_heartbeat_idx').on(t.heartbeatAt)],
+);
+
+export const jobState = pgEnum('job_state', ['queued', 'running', 'done', 'dead', 'cancelled']);
+
+/**
+ * The work queue. Claimed with FOR UPDATE SKIP LOCKED; a claim is a lease renewed by
+ * heartbeat; `leaseToken` fences a worker whose lease expired from completing the job.
+ */
+export const jobs = pgTable(
+  'jobs',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    queue: text('queue').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull().default({}),
+    priority: integer('priority').notNull().default(0),
+    state: jobState('state').notNull().default('queued'),
+    attempts: integer('attempts').notNull().default(0),
+    maxAttempts: integer('max_attempts').notNull().default(5),
+    runAfter: timestamp('run_after', { withTimezone: true }).notNull().defaultNow(),
+    leaseOwner: text('lease_owner'),
+    leaseToken: uuid('lease_token'),
+    leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true }),
+    lastError: text('last_error'),
+    result: jsonb('result').$type<Record<string, unknown>>(),
+    idempotencyKey: text('idempotency_key'),
+    runId: uuid('run_id').references(() => runs.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('jobs_claim_idx').on(t.queue, t.state, t.priority, t.runAfter),
+    uniqueIndex('jobs_idempotency_idx').on(t.queue, t.idempotencyKey),
+  ],
+);
+
+/** A sandbox instance and its lifecycle, for leak sweeping and the resources view. */
+export const sandboxes = pgTable('sandboxes', {
+  id: text('id').primaryKey(),
+  workerId: text('worker_id'),
+  runtime: text('runtime').notNull(),
+  environmentId: uuid('environment_id').references(() => environments.id),
+  envHash: text('env_hash'),
+  state: text('state').notNull(),
+  episodeId: uuid('episode_id').references(() => episodes.id, { onDelete: 'set null' }),
+  limits: jsonb('limits').$type<Record<string, number>>().notNull().default({}),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  destroyedAt: timestamp('destroyed_at', { withTimezone: true }),
+});
+
+/** A time-series point: run metrics (reward mean, KL…) and resource utilisation. */
+export const metricSamples = pgTable(
+  'metric_samples',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    runId: uuid('run_id').references(() => runs.id, { onDelete: 'cascade' }),
+    source: text('source'),
+    name: text('name').notNull(),
+    step: integer('step'),
+    value: doublePrecision('value').notNull(),
+    labels: jsonb('labels').$type<Record<string, string>>().notNull().default({}),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('metric_samples_run_name_idx').on(t.runId, t.name, t.step), index('metric_samples_at_idx').on(t.at)],
+);
+

@@ -1,0 +1,119 @@
+import {
+  bigserial, boolean, doublePrecision, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid,
+} from 'drizzle-orm/pg-core';
+import type { RunConfig } from '@/server/runs/run-config';
+import { users } from './auth';
+
+export const runStatus = pgEnum('run_status', ['queued', 'running', 'paused', 'completed', 'failed', 'cancelled']);
+export const taskLanguage = pgEnum('task_language', ['python', 'javascript']);
+export const riskTier = pgEnum('risk_tier', ['routine', 'high']);
+
+/** A named collection of tasks, e.g. the built-in suite or an imported HumanEval file. */
+export const taskSuites = pgTable('task_suites', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull().unique(),
+  description: text('description'),
+  source: text('source').notNull().default('import'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** One programming task: a prompt, an entry point and the tests that score it. */
+export const tasks = pgTable(
+  'tasks',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    suiteId: uuid('suite_id').notNull().references(() => taskSuites.id, { onDelete: 'cascade' }),
+    externalId: text('external_id').notNull(),
+    language: taskLanguage('language').notNull(),
+    prompt: text('prompt').notNull(),
+    entryPoint: text('entry_point').notNull(),
+    /** [{input: [...args], expected}] or {humaneval: "def check(candidate): ..."} */
+    tests: jsonb('tests').notNull(),
+    risk: riskTier('risk').notNull().default('routine'),
+    split: text('split').notNull().default('train'),
+    difficulty: integer('difficulty'),
+    environmentName: text('environment_name'),
+    demonstration: text('demonstration'),
+  },
+  (t) => [uniqueIndex('tasks_suite_external_idx').on(t.suiteId, t.externalId)],
+);
+
+/**
+ * An immutable, content-addressed environment (files + toolchain). `contentHash` is the
+ * digest of the file manifest; every reward records the hash it was computed under.
+ */
+export const environments = pgTable('environments', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull().unique(),
+  contentHash: text('content_hash').notNull(),
+  /** exact versions, e.g. {"python3": "3.11.2", "node": "v20.20.2"} */
+  toolchainLock: jsonb('toolchain_lock').$type<Record<string, string>>().notNull().default({}),
+  manifestPath: text('manifest_path'),
+  fileCount: integer('file_count'),
+  totalBytes: doublePrecision('total_bytes'),
+  quarantinedAt: timestamp('quarantined_at', { withTimezone: true }),
+  quarantineReason: text('quarantine_reason'),
+  lastVerifiedAt: timestamp('last_verified_at', { withTimezone: true }),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** A training run: its validated config, lifecycle status and progress. */
+export const runs = pgTable(
+  'runs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    name: text('name').notNull(),
+    status: runStatus('status').notNull().default('queued'),
+    config: jsonb('config').$type<RunConfig>().notNull(),
+    suiteId: uuid('suite_id').references(() => taskSuites.id),
+    createdBy: uuid('created_by').references(() => users.id),
+    clonedFrom: uuid('cloned_from'),
+    currentIteration: integer('current_iteration').notNull().default(0),
+    episodesTotal: integer('episodes_total').notNull().default(0),
+    episodesDone: integer('episodes_done').notNull().default(0),
+    /** latest mean reward, for the runs table */
+    lastRewardMean: doublePrecision('last_reward_mean'),
+    error: text('error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [index('runs_status_idx').on(t.status), index('runs_created_idx').on(t.createdAt)],
+);
+
+/** Every change to a run (status transitions, iteration milestones, errors). */
+export const runEvents = pgTable(
+  'run_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    runId: uuid('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+    type: text('type').notNull(),
+    fromStatus: runStatus('from_status'),
+    toStatus: runStatus('to_status'),
+    actor: text('actor'),
+    message: text('message'),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull().default({}),
+  },
+  (t) => [index('run_events_run_idx').on(t.runId, t.at)],
+);
+
+/** A saved policy checkpoint; `sha256` covers weights, optimizer state, tokenizer and config. */
+export const policyVersions = pgTable(
+  'policy_versions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    runId: uuid('run_id').references(() => runs.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    parentId: uuid('parent_id'),
+    checkpointPath: text('checkpoint_path').notNull(),
+    sha256: text('sha256').notNull(),
+    executionProvider: text('execution_provider'),
+    metrics: jsonb('metrics').$type<Record<string, number>>().notNull().default({}),
+    isReference: boolean('is_reference').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('policy_versions_run_version_idx').on(t.runId, t.version)],
+);
+

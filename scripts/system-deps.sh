@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Crucible uses: bubblewrap/crun/runc for sandboxes and
+# chromium for the browser tests. As root it installs what is missing; otherwise it
+# prints the exact command to run.
+set -euo pipefail
+need=()
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+command -v crun >/dev/null 2>&1 || need+=(crun)
+command -v runc >/dev/null 2>&1 || need+=(runc)
+if [ "${CRUCIBLE_SKIP_BROWSER:-}" != "1" ]; then
+  [ -x /usr/bin/chromium ] || need+=(chromium)
+fi
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+if [ ${#need[@]} -eq 0 ]; then exit 0; fi
+if [ "$(id -u)" != "0" ]; then
+  echo "crucible: missing system packages: ${need[*]}" >&2
+  echo "crucible: install them with: sudo apt-get update && sudo apt-get install -y ${need[*]}" >&2
+  exit 1
+fi
+echo "crucible: installing system packages: ${need[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

@@ -1,0 +1,2 @@
+import type { Command } from './args';
+export const commands: Command[] = [];

@@ -1,0 +1,63 @@
+import { CliError, parseFor, type Command } from './args';
+
+/**
+ * `npx crucible <group> <command>`. Each group's commands live beside the code they
+ * drive (server/cli/*.ts for the platform, workers/<lib>/cli.ts for libraries) and are
+ * loaded lazily so `--help` stays fast.
+ */
+const groups: Record<string, { summary: string; load: () => Promise<Command[]> }> = {
+  runs: { summary: 'launch and manage training runs', load: async () => (await import('./runs')).commands },
+  users: { summary: 'manage console users', load: async () => (await import('./users')).commands },
+  tokens: { summary: 'create and revoke API tokens', load: async () => (await import('./tokens')).commands },
+  audit: { summary: 'inspect and verify the audit log', load: async () => (await import('./audit')).commands },
+  sandbox: { summary: 'run commands in isolated sandboxes', load: async () => (await import('@/workers/sandbox/cli')).sandboxCommands },
+  env: { summary: 'build and verify content-hashed environments', load: async () => (await import('@/workers/sandbox/cli')).envCommands },
+  policy: { summary: 'the built-in ONNX policy: init, sft, sample, inspect', load: async () => (await import('@/workers/policy/cli')).commands },
+};
+
+function topHelp(): string {
+  const lines = ['usage: crucible <group> <command> [options] [--json]', '', 'groups:'];
+  for (const [name, g] of Object.entries(groups)) lines.push(`  ${name.padEnd(10)} ${g.summary}`);
+  lines.push('', 'Run `crucible <group> --help` for its commands, `crucible <group> <command> --help` for options.');
+  lines.push('Database: DATABASE_URL, else the embedded server under CRUCIBLE_DATA_DIR (default .data/).');
+  lines.push('Remote: --url http://host:port --token TOKEN (or CRUCIBLE_URL / CRUCIBLE_TOKEN) talks to the tRPC API.');
+  return lines.join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [groupName, cmdName, ...rest] = argv;
+  try {
+    if (!groupName || groupName === '--help' || groupName === '-h' || groupName === 'help') {
+      console.log(topHelp());
+      return groupName ? 0 : 2;
+    }
+    const group = groups[groupName];
+    if (!group) throw new CliError(`unknown command group "${groupName}"\n\n${topHelp()}`);
+    const commands = await group.load();
+    const groupHelp = () =>
+      [`usage: crucible ${groupName} <command> [options]`, '', 'commands:',
+        ...commands.map((c) => `  ${c.name.split(' ').slice(1).join(' ').padEnd(10)} ${c.summary}`)].join('\n');
+    if (!cmdName || cmdName === '--help' || cmdName === '-h') {
+      console.log(groupHelp());
+      return cmdName ? 0 : 2;
+    }
+    const cmd = commands.find((c) => c.name === `${groupName} ${cmdName}`);
+    if (!cmd) throw new CliError(`unknown command "${groupName} ${cmdName}"\n\n${groupHelp()}`);
+    const parsed = parseFor(cmd, rest);
+    if (parsed.values.help) {
+      console.log(`usage: ${cmd.usage}\n\n${cmd.summary}`);
+      return 0;
+    }
+    return await cmd.run(parsed);
+  } catch (e) {
+    if (e instanceof CliError) {
+      console.error(`crucible: ${e.message}`);
+      return e.code;
+    }
+    console.error(`crucible: ${(e as Error).stack ?? String(e)}`);
+    return 1;
+  } finally {
+    const { closeCliDatabase } = await import('./database');
+    await closeCliDatabase();
+  }
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+/** Sandbox runtimes a risk tier may be mapped to. Resolved at run start; missing → refuse. */
+export const runtimeName = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*(:[a-z0-9-]+)?$/, 'runtime must be a name like "bwrap", "oci:crun", "oci:runsc"');
+
+export const rewardWeights = z
+  .object({
+    passRate: z.number().min(0).max(10).default(1),
+    style: z.number().min(0).max(10).default(0.1),
+    efficiency: z.number().min(0).max(10).default(0.1),
+  })
+  .refine((w) => w.passRate + w.style + w.efficiency > 0, { message: 'at least one reward weight must be positive' });
+
+export const taskQuota = z.object({
+  cpus: z.number().positive().max(64).default(2),
+  memoryMb: z.number().int().min(64).max(1024 * 1024).default(4096),
+  scratchMb: z.number().int().min(16).max(10 * 1024 * 1024).default(50 * 1024),
+});
+
+/**
+ * The full, validated configuration of a training run. Every field has a sensible
+ * default so `runs.create({name, suite})` is enough; bounds catch typos early.
+ */
+export const runConfigSchema = z
+  .object({
+    algorithm: z.enum(['grpo', 'ppo']).default('grpo'),
+    suite: z.string().min(1, 'choose a task suite').max(200).default('builtin'),
+    groupSize: z.number().int().min(1).max(256).default(8),
+    tasksPerIteration: z.number().int().min(1).max(10_000).default(8),
+    iterations: z.number().int().min(1).max(100_000).default(20),
+    maxTurns: z.number().int().min(1).max(50).default(3),
+    concurrency: z.number().int().min(1).max(10_000).default(4),
+    learningRate: z.number().positive().max(1).default(3e-4),
+    klCoef: z.number().min(0).max(10).default(0.02),
+    clipLow: z.number().min(0).max(1).default(0.2),
+    clipHigh: z.number().min(0).max(1).default(0.28),
+    temperature: z.number().min(0).max(5).default(1),
+    topP: z.number().gt(0).max(1).default(1),
+    rewardWeights: rewardWeights.default({ passRate: 1, style: 0.1, efficiency: 0.1 }),
+    isolation: z
+      .object({ routine: runtimeName.default('bwrap'), high: runtimeName.default('bwrap') })
+      .default({ routine: 'bwrap', high: 'bwrap' }),
+    quota: taskQuota.default({ cpus: 2, memoryMb: 4096, scratchMb: 50 * 1024 }),
+    queue: z.enum(['critical', 'standard', 'best-effort']).default('standard'),
+    priority: z.number().int().min(0).max(1000).default(100),
+    seed: z.number().int().min(0).max(2 ** 31 - 1).default(1),
+  })
+  .strict();
+
+export type RunConfig = z.output<typeof runConfigSchema>;
+export type RunConfigInput = z.input<typeof runConfigSchema>;
+
+export const defaultRunConfig: RunConfig = runConfigSchema.parse({});
