@@ -1,0 +1,50 @@
+import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { jobs } from '@/db/schema';
+import type { Executor } from './types';
+
+export const queueName = z
+  .string()
+  .regex(/^[a-z][a-z0-9._:-]{0,99}$/, 'queue names are lower-case words like "episodes" or "rewards.score"');
+
+export const enqueueInput = z.object({
+  queue: queueName,
+  payload: z.record(z.string(), z.unknown()).default({}),
+  /** Higher runs first. */
+  priority: z.number().int().min(-1_000_000).max(1_000_000).default(0),
+  maxAttempts: z.number().int().min(1).max(100).default(5),
+  /** Not before this time (delayed jobs). */
+  runAfter: z.date().optional(),
+  /** Enqueueing the same key on the same queue again returns the existing job. */
+  idempotencyKey: z.string().min(1).max(500).optional(),
+  runId: z.uuid().optional(),
+});
+export type EnqueueInput = z.input<typeof enqueueInput>;
+
+/**
+ * Add a job. Works inside a caller's transaction (pass the tx) so a job can be created
+ * atomically with the state that needs it; the insert trigger NOTIFYs idle workers.
+ */
+export async function enqueue(db: Executor, input: EnqueueInput): Promise<{ id: number; created: boolean }> {
+  const v = enqueueInput.parse(input);
+  const inserted = await db
+    .insert(jobs)
+    .values({
+      queue: v.queue,
+      payload: v.payload,
+      priority: v.priority,
+      maxAttempts: v.maxAttempts,
+      runAfter: v.runAfter,
+      idempotencyKey: v.idempotencyKey,
+      runId: v.runId,
+    })
+    .onConflictDoNothing({ target: [jobs.queue, jobs.idempotencyKey] })
+    .returning({ id: jobs.id });
+  if (inserted.length > 0) return { id: inserted[0].id, created: true };
+  // Conflict: only possible with an idempotency key.
+  const [existing] = await db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.queue, v.queue), eq(jobs.idempotencyKey, v.idempotencyKey!)));
+  return { id: existing.id, created: false };
+}
