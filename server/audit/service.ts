@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { asc, desc, gt, sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { auditLog } from '@/db/schema';
+import { canonicalJson } from './canonical';
+
+/** A drizzle handle or an open transaction: audit rows are written inside the caller's transaction. */
+export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
+
+export type AuditEntry = {
+  actor: string;
+  action: string;
+  targetType: string;
+  targetId?: string | null;
+  details?: Record<string, unknown>;
+};
+
+const GENESIS = '0'.repeat(64);
+// Arbitrary constant: serialises appends so each row links to the true previous row.
+const CHAIN_LOCK = 4_201_337;
+
+function rowHash(prevHash: string, at: string, e: AuditEntry): string {
+  const body = canonicalJson({
+    at, actor: e.actor, action: e.action, targetType: e.targetType, targetId: e.targetId ?? null, details: e.details ?? {},
+  });
+  return createHash('sha256').update(prevHash).update('\n').update(body).digest('hex');
+}
+
+/** Append one hash-chained row. Call with the transaction that makes the change it records. */
+export async function appendAudit(db: DbOrTx, entry: AuditEntry): Promise<{ seq: number; hash: string }> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${CHAIN_LOCK})`);
+    const [last] = await tx.select({ hash: auditLog.hash }).from(auditLog).orderBy(desc(auditLog.seq)).limit(1);
+    const prevHash = last?.hash ?? GENESIS;
+    const at = new Date().toISOString();
+    const hash = rowHash(prevHash, at, entry);
+    const [row] = await tx
+      .insert(auditLog)
+      .values({
+        at, actor: entry.actor, action: entry.action, targetType: entry.targetType,
+        targetId: entry.targetId ?? null, details: entry.details ?? {}, prevHash, hash,
+      })
+      .returning({ seq: auditLog.seq });
+    return { seq: row!.seq, hash };
+  });
+}
+
+export type AuditVerification =
+  | { ok: true; rows: number; headHash: string }
+  | { ok: false; rows: number; brokenAt: number; reason: string };
+
+/**
+ * Walk the chain from the first row, recomputing every hash. An edited row fails its own
+ * hash; a deleted or inserted row breaks the next row's link to its predecessor.
+ */
+export async function verifyAudit(db: Db): Promise<AuditVerification> {
+  let prevHash = GENESIS;
+  let after = 0;
+  let rows = 0;
+  for (;;) {
+    const batch = await db
+      .select({
+        seq: auditLog.seq,
+        // Rebuild the exact ISO string that was hashed (ms precision, UTC).
+        at: sql<string>`to_char(${auditLog.at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+        actor: auditLog.actor, action: auditLog.action, targetType: auditLog.targetType,
+        targetId: auditLog.targetId, details: auditLog.details, prevHash: auditLog.prevHash, hash: auditLog.hash,
+      })
+      .from(auditLog)
+      .where(gt(auditLog.seq, after))
+      .orderBy(asc(auditLog.seq))
+      .limit(1000);
+    if (batch.length === 0) break;
+    for (const r of batch) {
+      rows++;
+      if (r.prevHash !== prevHash) {
+        return { ok: false, rows, brokenAt: r.seq, reason: `row ${r.seq} does not link to the row before it (a row was deleted or inserted)` };
+      }
+      if (rowHash(prevHash, r.at, r) !== r.hash) {
+        return { ok: false, rows, brokenAt: r.seq, reason: `row ${r.seq} was modified after it was written (hash mismatch)` };
+      }
+      prevHash = r.hash;
+      after = r.seq;
+    }
+  }
+  return { ok: true, rows, headHash: prevHash };
+}
+
+export async function listAudit(db: Db, opts: { page: number; pageSize: number; targetType?: string; targetId?: string }) {
+  const where = sql`true ${opts.targetType ? sql`and ${auditLog.targetType} = ${opts.targetType}` : sql``} ${
+    opts.targetId ? sql`and ${auditLog.targetId} = ${opts.targetId}` : sql``}`;
+  const items = await db.select().from(auditLog).where(where).orderBy(desc(auditLog.seq))
+    .limit(opts.pageSize).offset((opts.page - 1) * opts.pageSize);
+  const [{ count }] = await db.select({ count: sql<number>`count(*)::int` }).from(auditLog).where(where);
+  return { items, total: count };
+}

@@ -1,0 +1,55 @@
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '@/db/client';
+import { episodes, rewards, runs, tasks, turns } from '@/db/schema';
+import { DomainError } from '@/server/errors';
+
+export const episodeStatuses = ['pending', 'running', 'scored', 'failed', 'sandbox_error', 'env_mismatch', 'preempted', 'cancelled', 'masked'] as const;
+
+export const listEpisodesSchema = z.object({
+  runId: z.uuid('runId must be a run id (uuid)'),
+  status: z.enum(episodeStatuses).optional(),
+  iteration: z.number().int().min(0).optional(),
+  page: z.number().int().min(1).default(1),
+  pageSize: z.number().int().min(1).max(200).default(50),
+});
+
+export async function listEpisodes(db: Db, input: z.input<typeof listEpisodesSchema>) {
+  const q = listEpisodesSchema.parse(input);
+  const conds = [eq(episodes.runId, q.runId)];
+  if (q.status) conds.push(eq(episodes.status, q.status));
+  if (q.iteration !== undefined) conds.push(eq(episodes.iteration, q.iteration));
+  const where = and(...conds);
+  const items = await db
+    .select({
+      id: episodes.id, iteration: episodes.iteration, groupIndex: episodes.groupIndex, sampleIndex: episodes.sampleIndex,
+      status: episodes.status, turnsCount: episodes.turnsCount, runtime: episodes.runtime, envHash: episodes.envHash,
+      endReason: episodes.endReason, startedAt: episodes.startedAt, finishedAt: episodes.finishedAt,
+      taskExternalId: tasks.externalId, language: tasks.language, reward: rewards.value,
+    })
+    .from(episodes)
+    .leftJoin(tasks, eq(tasks.id, episodes.taskId))
+    .leftJoin(rewards, eq(rewards.episodeId, episodes.id))
+    .where(where)
+    .orderBy(desc(episodes.iteration), asc(episodes.groupIndex), asc(episodes.sampleIndex))
+    .limit(q.pageSize)
+    .offset((q.page - 1) * q.pageSize);
+  const [{ total }] = await db.select({ total: sql<number>`count(*)::int` }).from(episodes).where(where);
+  return { items, total, page: q.page, pageSize: q.pageSize };
+}
+
+/** A trajectory with everything needed to inspect it: task, every turn, reward. */
+export async function getEpisode(db: Db, id: string) {
+  const [row] = await db
+    .select({ episode: episodes, task: tasks, runName: runs.name })
+    .from(episodes)
+    .innerJoin(runs, eq(runs.id, episodes.runId))
+    .leftJoin(tasks, eq(tasks.id, episodes.taskId))
+    .where(eq(episodes.id, id));
+  if (!row) throw new DomainError('NOT_FOUND', `no episode ${id}`);
+  const [turnRows, [reward]] = await Promise.all([
+    db.select().from(turns).where(eq(turns.episodeId, id)).orderBy(asc(turns.index)),
+    db.select().from(rewards).where(eq(rewards.episodeId, id)),
+  ]);
+  return { episode: row.episode, runName: row.runName, task: row.task, turns: turnRows, reward: reward ?? null };
+}

@@ -1,0 +1,9 @@
+/**
+ * An expected failure of a domain operation, with a message for the user. The tRPC layer
+ * maps `code` to the matching TRPCError; the CLI prints the message.
+ */
+export class DomainError extends Error {
+  constructor(readonly code: 'NOT_FOUND' | 'CONFLICT' | 'BAD_REQUEST' | 'FORBIDDEN' | 'PRECONDITION_FAILED', message: string) {
+    super(message);
+  }
+}

@@ -1,0 +1,22 @@
+import { createCallerFactory, router } from '@/server/trpc';
+import { auditRouter } from './audit';
+import { authRouter } from './auth';
+import { episodesRouter } from './episodes';
+import { runsRouter } from './runs';
+import { tokensRouter } from './tokens';
+import { usersRouter } from './users';
+import { workersRouter } from './workers';
+
+/** One router per domain; procedures stay thin and call the services beside them. */
+export const appRouter = router({
+  auth: authRouter,
+  runs: runsRouter,
+  episodes: episodesRouter,
+  users: usersRouter,
+  tokens: tokensRouter,
+  audit: auditRouter,
+  workers: workersRouter,
+});
+
+export type AppRouter = typeof appRouter;
+export const createCaller = createCallerFactory(appRouter);

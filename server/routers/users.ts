@@ -1,0 +1,13 @@
+import { z } from 'zod';
+import { actorOf } from '@/server/auth/identity';
+import { adminProcedure, router } from '@/server/trpc';
+import { createUser, disableUser, listUsers, newUserSchema, roleSchema, setRole, usernameSchema } from '@/server/users/service';
+
+export const usersRouter = router({
+  list: adminProcedure.query(({ ctx }) => listUsers(ctx.db)),
+  create: adminProcedure.input(newUserSchema).mutation(({ ctx, input }) => createUser(ctx.db, input, actorOf(ctx.user))),
+  setRole: adminProcedure
+    .input(z.object({ username: usernameSchema, role: roleSchema }))
+    .mutation(({ ctx, input }) => setRole(ctx.db, input.username, input.role, actorOf(ctx.user))),
+  disable: adminProcedure.input(z.object({ username: usernameSchema })).mutation(({ ctx, input }) => disableUser(ctx.db, input.username, actorOf(ctx.user))),
+});

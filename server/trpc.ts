@@ -1,0 +1,59 @@
+import { initTRPC, TRPCError } from '@trpc/server';
+import superjson from 'superjson';
+import { z, ZodError } from 'zod';
+import type { Context } from './context';
+import type { Role } from './auth/identity';
+import { DomainError } from './errors';
+
+const t = initTRPC.context<Context>().create({
+  transformer: superjson,
+  errorFormatter({ shape, error }) {
+    const zodError = error.cause instanceof ZodError ? error.cause : null;
+    return {
+      ...shape,
+      // Field-level messages for forms and automation: {fieldErrors: {"groupSize": ["..."]}}
+      message: zodError ? `invalid input: ${zodError.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ')}` : shape.message,
+      data: { ...shape.data, zodError: zodError ? z.flattenError(zodError) : null, issues: zodError?.issues ?? null },
+    };
+  },
+});
+
+/** Domain errors become the matching tRPC error; anything else is a 500 with its message. */
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof DomainError) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: cause.code, message: cause.message, cause });
+  }
+  if (!result.ok && result.error.cause instanceof ZodError && result.error.code === 'INTERNAL_SERVER_ERROR') {
+    throw new TRPCError({ code: 'BAD_REQUEST', message: 'invalid input', cause: result.error.cause });
+  }
+  return result;
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const publicProcedure = t.procedure.use(mapErrors);
+
+const authed = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.user) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'sign in first (or send Authorization: Bearer <token>)' });
+  return next({ ctx: { ...ctx, user: ctx.user } });
+});
+
+function requireRoles(roles: Role[], what: string) {
+  return authed.use(({ ctx, next }) => {
+    if (!roles.includes(ctx.user.role)) {
+      throw new TRPCError({ code: 'FORBIDDEN', message: `your role (${ctx.user.role}) cannot ${what}; ask an admin for ${roles.join(' or ')} access` });
+    }
+    return next();
+  });
+}
+
+/** Any signed-in user (read-only access). */
+export const viewerProcedure = authed;
+/** Launch and manage runs. */
+export const operatorProcedure = requireRoles(['admin', 'operator'], 'launch or change runs');
+/** Review rewards. */
+export const reviewerProcedure = requireRoles(['admin', 'reviewer'], 'review rewards');
+/** Manage users, tokens of others, settings. */
+export const adminProcedure = requireRoles(['admin'], 'manage users and settings');

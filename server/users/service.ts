@@ -1,0 +1,88 @@
+import { and, asc, eq, isNull } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '@/db/client';
+import { apiTokens, sessions, users } from '@/db/schema';
+import { appendAudit } from '@/server/audit/service';
+import { generatePassword, hashPassword } from '@/server/auth/passwords';
+import type { Role } from '@/server/auth/identity';
+import { DomainError } from '@/server/errors';
+
+export const usernameSchema = z
+  .string()
+  .min(2, 'username must be at least 2 characters')
+  .max(64)
+  .regex(/^[a-z0-9][a-z0-9._-]*$/, 'username may use lowercase letters, digits, ".", "_" and "-"');
+export const passwordSchema = z.string().min(10, 'password must be at least 10 characters').max(200);
+export const roleSchema = z.enum(['admin', 'operator', 'reviewer', 'viewer']);
+
+export const newUserSchema = z.object({
+  username: usernameSchema,
+  password: passwordSchema,
+  role: roleSchema,
+  displayName: z.string().max(120).optional(),
+});
+
+const publicColumns = { id: users.id, username: users.username, role: users.role, displayName: users.displayName, createdAt: users.createdAt, disabledAt: users.disabled };
+
+export async function listUsers(db: Db) {
+  return db.select(publicColumns).from(users).orderBy(asc(users.username));
+}
+
+export async function createUser(db: Db, input: z.input<typeof newUserSchema>, actor: string) {
+  const u = newUserSchema.parse(input);
+  return db.transaction(async (tx) => {
+    const [exists] = await tx.select({ id: users.id }).from(users).where(eq(users.username, u.username));
+    if (exists) throw new DomainError('CONFLICT', `user "${u.username}" already exists; pick another username`);
+    const [row] = await tx
+      .insert(users)
+      .values({ username: u.username, role: u.role, displayName: u.displayName ?? null, passwordHash: await hashPassword(u.password) })
+      .returning(publicColumns);
+    await appendAudit(tx, { actor, action: 'user.create', targetType: 'user', targetId: row!.id, details: { username: u.username, role: u.role } });
+    return row!;
+  });
+}
+
+async function findUser(db: Db, username: string) {
+  const [row] = await db.select().from(users).where(eq(users.username, username));
+  if (!row) throw new DomainError('NOT_FOUND', `no user "${username}"; list users with \`crucible users list\``);
+  return row;
+}
+
+export async function setRole(db: Db, username: string, role: Role, actor: string) {
+  const user = await findUser(db, username);
+  return db.transaction(async (tx) => {
+    await tx.update(users).set({ role }).where(eq(users.id, user.id));
+    await appendAudit(tx, { actor, action: 'user.set_role', targetType: 'user', targetId: user.id, details: { from: user.role, to: role } });
+    return { username, role };
+  });
+}
+
+/** Disabling also ends the user's sessions and revokes their tokens. */
+export async function disableUser(db: Db, username: string, actor: string) {
+  const user = await findUser(db, username);
+  return db.transaction(async (tx) => {
+    await tx.update(users).set({ disabled: new Date() }).where(eq(users.id, user.id));
+    await tx.delete(sessions).where(eq(sessions.userId, user.id));
+    await tx.update(apiTokens).set({ revokedAt: new Date() }).where(and(eq(apiTokens.userId, user.id), isNull(apiTokens.revokedAt)));
+    await appendAudit(tx, { actor, action: 'user.disable', targetType: 'user', targetId: user.id, details: { username } });
+    return { username, disabled: true };
+  });
+}
+
+/**
+ * First start: create `admin` with CRUCIBLE_ADMIN_PASSWORD or a generated password, which
+ * is returned once for the console to print. Later starts do nothing.
+ */
+export async function ensureInitialAdmin(db: Db): Promise<{ created: boolean; username: string; password?: string }> {
+  const [any] = await db.select({ id: users.id }).from(users).where(eq(users.role, 'admin')).limit(1);
+  if (any) return { created: false, username: 'admin' };
+  const password = process.env.CRUCIBLE_ADMIN_PASSWORD || generatePassword();
+  try {
+    await createUser(db, { username: 'admin', password, role: 'admin', displayName: 'Administrator' }, 'system:bootstrap');
+  } catch (e) {
+    // Another process bootstrapped concurrently.
+    if (e instanceof DomainError && e.code === 'CONFLICT') return { created: false, username: 'admin' };
+    throw e;
+  }
+  return { created: true, username: 'admin', password };
+}
