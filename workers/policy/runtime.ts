@@ -1,0 +1,65 @@
+import os from 'node:os';
+import * as ort from 'onnxruntime-node';
+
+export { ort };
+export type Provider = 'cuda' | 'cpu';
+
+export type LoadedSession = { session: ort.InferenceSession; provider: Provider };
+
+export type SessionOptions = {
+  /** Providers to try in order; the default tries CUDA first and falls back to the CPU. */
+  providers?: Provider[];
+  /** Called when a provider fails to load, with the reason (the fallback is logged here). */
+  onFallback?: (provider: Provider, reason: string) => void;
+  threads?: number;
+};
+
+const defaultFallbackLog = (p: Provider, reason: string) => {
+  if (!warned.has(p)) {
+    warned.add(p);
+    console.warn(`policy: execution provider ${p} unavailable, falling back: ${reason.split('\n')[0]}`);
+  }
+};
+const warned = new Set<Provider>();
+
+/**
+ * Create a session from ModelProto bytes on the first provider that loads. onnxruntime-node
+ * throws at create time when a provider's shared library is missing, which is the signal.
+ */
+export async function createSession(model: Uint8Array, opts: SessionOptions = {}): Promise<LoadedSession> {
+  const providers = opts.providers ?? ['cuda', 'cpu'];
+  const onFallback = opts.onFallback ?? defaultFallbackLog;
+  let lastError: unknown;
+  for (const provider of providers) {
+    try {
+      const session = await ort.InferenceSession.create(model, {
+        executionProviders: [provider],
+        graphOptimizationLevel: 'all',
+        intraOpNumThreads: opts.threads ?? defaultThreads(),
+        interOpNumThreads: 1,
+        logSeverityLevel: 3,
+      });
+      return { session, provider };
+    } catch (e) {
+      // The CPU provider always exists, so a failure there is the model's fault: surface it.
+      if (provider === 'cpu') throw e;
+      lastError = e;
+      onFallback(provider, (e as Error).message);
+    }
+  }
+  throw new Error(`no execution provider loaded (${providers.join(', ')}): ${(lastError as Error)?.message}`);
+}
+
+export function defaultThreads(): number {
+  const env = Number(process.env.CRUCIBLE_POLICY_THREADS);
+  if (Number.isInteger(env) && env > 0) return env;
+  return Math.max(1, Math.min(os.availableParallelism(), 8));
+}
+
+export function f32(data: Float32Array | number[], dims: number[]): ort.Tensor {
+  return new ort.Tensor('float32', data instanceof Float32Array ? data : Float32Array.from(data), dims);
+}
+
+export function i64(data: ArrayLike<number>, dims: number[]): ort.Tensor {
+  return new ort.Tensor('int64', BigInt64Array.from(Array.from(data, (x) => BigInt(x))), dims);
+}
