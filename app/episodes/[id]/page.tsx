@@ -1,0 +1,142 @@
+'use client';
+import Link from 'next/link';
+import { useParams } from 'next/navigation';
+import { useQuery } from '@tanstack/react-query';
+import { useTRPC } from '@/components/trpc';
+import { StatusBadge } from '@/components/ui/status-badge';
+import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
+import { Facts, PageHeader, Section, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { TurnCard } from '@/components/episodes/turn-card';
+import { durationBetween, formatDateTime, formatNumber } from '@/components/display-format';
+
+const inProgress = (s: string) => s === 'pending' || s === 'running';
+
+export default function EpisodePage() {
+  const { id } = useParams<{ id: string }>();
+  const trpc = useTRPC();
+  const q = useQuery({
+    ...trpc.episodes.get.queryOptions({ id }),
+    refetchInterval: (query) => (query.state.data && inProgress(query.state.data.episode.status) ? 3_000 : false),
+  });
+  if (q.isPending) return <Loading label="Loading trajectory…" />;
+  if (q.isError) {
+    return (
+      <div className="space-y-2">
+        <ErrorNotice title="Could not load the episode" error={q.error} onRetry={() => q.refetch()} />
+        <Link className="text-accent underline" href="/runs">
+          Back to runs
+        </Link>
+      </div>
+    );
+  }
+  const { episode: e, task, turns, reward } = q.data;
+  const sortedTurns = [...turns].sort((a, b) => a.index - b.index);
+  return (
+    <>
+      <title>{`Episode ${e.id.slice(0, 8)} · Crucible`}</title>
+      <div className="mb-1 text-xs text-slate-500">
+        <Link href="/runs" className="hover:underline">
+          Runs
+        </Link>{' '}
+        /{' '}
+        <Link href={`/runs/${e.runId}`} className="font-mono hover:underline">
+          {e.runId.slice(0, 8)}
+        </Link>{' '}
+        / episode <span className="font-mono">{e.id}</span>
+      </div>
+      <PageHeader
+        title={
+          <span className="flex items-center gap-2">
+            Episode {e.id.slice(0, 8)} <StatusBadge status={e.status} />
+          </span>
+        }
+        subtitle={task ? `Task ${task.externalId} (${task.language}, ${task.risk} risk)` : 'Task not recorded'}
+      />
+      {e.error && (
+        <div role="alert" className="mb-4 rounded border border-red-200 bg-red-50 px-3 py-2 text-red-800">
+          Episode error: {e.error}
+        </div>
+      )}
+      <Section title="Overview">
+        <Facts
+          items={[
+            ['Iteration', e.iteration],
+            ['Group / sample', `${e.groupIndex} / ${e.sampleIndex}`],
+            ['Turns', e.turnsCount],
+            ['End reason', e.endReason ?? '—'],
+            ['Runtime', e.runtime ?? '—'],
+            ['Attempt', e.attempt],
+            ['Started', formatDateTime(e.startedAt)],
+            ['Finished', formatDateTime(e.finishedAt)],
+            ['Duration', durationBetween(e.startedAt, e.finishedAt)],
+          ]}
+        />
+        <div className="mt-3 text-xs">
+          <span className="text-slate-500">Environment hash </span>
+          <code className="break-all font-mono" data-testid="env-hash">
+            {e.envHash ?? reward?.envHash ?? '—'}
+          </code>
+        </div>
+      </Section>
+      <Section title="Reward">
+        {reward ? (
+          <div className="space-y-3">
+            <Facts
+              items={[
+                ['Reward', <span key="v" data-testid="reward-value">{formatNumber(reward.value, 4)}</span>],
+                ['Corrected', formatNumber(reward.correctedValue, 4)],
+                ['Disputed', reward.disputed ?? 'no'],
+                ['Harness', reward.harnessVersion],
+                ['Scored', formatDateTime(reward.createdAt)],
+              ]}
+            />
+            <div className="text-xs">
+              <span className="text-slate-500">Scored under environment </span>
+              <code className="break-all font-mono">{reward.envHash}</code>
+              {e.envHash && reward.envHash !== e.envHash && (
+                <span className="ml-2 font-medium text-red-700">differs from the episode&apos;s environment hash</span>
+              )}
+            </div>
+            <table className={`${tableClass} max-w-md`} aria-label="Reward components">
+              <thead>
+                <tr>
+                  <th className={thClass}>Component</th>
+                  <th className={`${thClass} text-right`}>Value</th>
+                </tr>
+              </thead>
+              <tbody>
+                {Object.entries(reward.components).map(([k, v]) => (
+                  <tr key={k}>
+                    <td className={tdClass}>{k}</td>
+                    <td className={`${tdClass} text-right tabular-nums`}>{formatNumber(v, 4)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ) : (
+          <EmptyState title="Not scored yet">{inProgress(e.status) ? 'The reward appears when the episode finishes.' : 'This episode ended without a reward.'}</EmptyState>
+        )}
+      </Section>
+      {task && (
+        <Section title="Task">
+          <p className="mb-1 text-xs text-slate-500">
+            Entry point <code className="font-mono">{task.entryPoint}</code>
+          </p>
+          <pre className="log-block bg-slate-800">{task.prompt}</pre>
+        </Section>
+      )}
+      <Section title={`Trajectory (${sortedTurns.length} turn${sortedTurns.length === 1 ? '' : 's'})`}>
+        {sortedTurns.length === 0 ? (
+          <EmptyState title="No turns recorded">{inProgress(e.status) ? 'Turns appear as the policy acts.' : 'The episode ended before its first action.'}</EmptyState>
+        ) : (
+          <div className="space-y-3">
+            {sortedTurns.map((t) => (
+              <TurnCard key={t.id} turn={t} />
+            ))}
+          </div>
+        )}
+      </Section>
+    </>
+  );
+}

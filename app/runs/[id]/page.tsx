@@ -1,0 +1,124 @@
+'use client';
+import Link from 'next/link';
+import { useParams } from 'next/navigation';
+import { useQuery } from '@tanstack/react-query';
+import { useTRPC } from '@/components/trpc';
+import { errorCode } from '@/components/api-error';
+import { StatusBadge } from '@/components/ui/status-badge';
+import { ErrorNotice, Loading } from '@/components/ui/states';
+import { Facts, PageHeader, Section } from '@/components/ui/layout-parts';
+import { RunActions } from '@/components/runs/run-actions';
+import { EventTimeline } from '@/components/runs/event-timeline';
+import { MetricCharts } from '@/components/runs/metric-charts';
+import { EpisodeTable } from '@/components/runs/episode-table';
+import { ConfigView } from '@/components/runs/config-view';
+import { ProgressBar } from '@/components/runs/progress-bar';
+import { isActive } from '@/components/runs/run-status';
+import { formatDateTime, formatNumber, timeAgo } from '@/components/display-format';
+
+// While a run is active everything on the page refreshes on this period, without reloading.
+const LIVE_MS = 3_000;
+
+export default function RunPage() {
+  const { id } = useParams<{ id: string }>();
+  const trpc = useTRPC();
+  const run = useQuery({
+    ...trpc.runs.get.queryOptions({ id }),
+    refetchInterval: (q) => (q.state.data && isActive(q.state.data.status) ? LIVE_MS : false),
+  });
+  const live = !!run.data && isActive(run.data.status);
+  const events = useQuery({ ...trpc.runs.events.queryOptions({ id }), enabled: run.isSuccess, refetchInterval: live ? LIVE_MS : false });
+  const metrics = useQuery({ ...trpc.runs.metrics.queryOptions({ ids: [id] }), enabled: run.isSuccess, refetchInterval: live ? LIVE_MS * 2 : false });
+
+  if (run.isPending) return <Loading label="Loading run…" />;
+  if (run.isError) {
+    return (
+      <div className="space-y-2">
+        <ErrorNotice
+          title={errorCode(run.error) === 'NOT_FOUND' || errorCode(run.error) === 'BAD_REQUEST' ? 'No such run' : 'Could not load the run'}
+          error={run.error}
+          onRetry={() => run.refetch()}
+        />
+        <Link className="text-accent underline" href="/runs">
+          Back to runs
+        </Link>
+      </div>
+    );
+  }
+  const r = run.data;
+  return (
+    <>
+      <title>{`${r.name} · Crucible`}</title>
+      <div className="mb-1 text-xs text-slate-500">
+        <Link href="/runs" className="hover:underline">
+          Runs
+        </Link>{' '}
+        / <span className="font-mono">{r.id}</span>
+      </div>
+      <PageHeader
+        title={
+          <span className="flex items-center gap-2">
+            {r.name} <StatusBadge status={r.status} />
+            {live && <span className="text-xs font-normal text-slate-400">live</span>}
+          </span>
+        }
+        subtitle={`${r.config.algorithm.toUpperCase()} on ${r.suiteName ?? r.config.suite} · created ${timeAgo(r.createdAt)}`}
+        actions={<RunActions run={r} />}
+      />
+      {r.error && (
+        <div role="alert" className="mb-4 rounded border border-red-200 bg-red-50 px-3 py-2 text-red-800">
+          Run error: {r.error}
+        </div>
+      )}
+      <Section title="Overview">
+        <Facts
+          items={[
+            ['Iteration', `${r.currentIteration} / ${r.config.iterations}`],
+            ['Episodes', `${r.episodesDone} / ${r.episodesTotal}`],
+            ['Last reward mean', formatNumber(r.lastRewardMean)],
+            ['Queue', `${r.config.queue} (prio ${r.config.priority})`],
+            ['Started', formatDateTime(r.startedAt)],
+            ['Finished', formatDateTime(r.finishedAt)],
+          ]}
+        />
+        <div className="mt-3">
+          <ProgressBar done={r.currentIteration} total={r.config.iterations} label={`iteration ${r.currentIteration}/${r.config.iterations}`} />
+        </div>
+        {r.clonedFrom && (
+          <p className="mt-2 text-xs text-slate-500">
+            Cloned from{' '}
+            <Link className="text-accent underline" href={`/runs/${r.clonedFrom}`}>
+              {r.clonedFrom.slice(0, 8)}
+            </Link>
+          </p>
+        )}
+      </Section>
+      <Section title="Metrics">
+        {metrics.isPending ? (
+          <Loading label="Loading metrics…" />
+        ) : metrics.isError ? (
+          <ErrorNotice title="Could not load metrics" error={metrics.error} onRetry={() => metrics.refetch()} />
+        ) : (
+          <MetricCharts samples={metrics.data} />
+        )}
+      </Section>
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
+        <Section title="Events">
+          {events.isPending ? (
+            <Loading label="Loading events…" />
+          ) : events.isError ? (
+            <ErrorNotice title="Could not load events" error={events.error} onRetry={() => events.refetch()} />
+          ) : (
+            <EventTimeline events={events.data} />
+          )}
+        </Section>
+        <Section title="Config">
+          <ConfigView config={r.config} />
+        </Section>
+      </div>
+      <Section title="Episodes">
+        <EpisodeTable runId={r.id} live={live} />
+      </Section>
+    </>
+  );
+}

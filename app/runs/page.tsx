@@ -1,0 +1,144 @@
+'use client';
+import Link from 'next/link';
+import { useEffect, useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useTRPC } from '@/components/trpc';
+import { useCurrentUser } from '@/components/session';
+import { canOperateRuns } from '@/components/roles';
+import { buttonClass } from '@/components/ui/button';
+import { StatusBadge } from '@/components/ui/status-badge';
+import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
+import { PageHeader, inputClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { Pagination } from '@/components/ui/pagination';
+import { ProgressBar } from '@/components/runs/progress-bar';
+import { isActive, runStatuses, type RunStatus } from '@/components/runs/run-status';
+import { formatNumber, timeAgo } from '@/components/display-format';
+
+const pageSize = 25;
+
+export default function RunsPage() {
+  const trpc = useTRPC();
+  const user = useCurrentUser();
+  const [status, setStatus] = useState<RunStatus | ''>('');
+  const [searchInput, setSearchInput] = useState('');
+  const [search, setSearch] = useState('');
+  const [page, setPage] = useState(1);
+
+  // Debounce typing so each keystroke is not a request.
+  useEffect(() => {
+    const t = setTimeout(() => {
+      setSearch(searchInput.trim());
+      setPage(1);
+    }, 250);
+    return () => clearTimeout(t);
+  }, [searchInput]);
+
+  const runs = useQuery({
+    ...trpc.runs.list.queryOptions({ status: status ? [status] : undefined, search: search || undefined, page, pageSize }),
+    placeholderData: keepPreviousData,
+    refetchInterval: (q) => (q.state.data?.items.some((r) => isActive(r.status)) ? 5_000 : 30_000),
+  });
+  const filtered = status !== '' || search !== '';
+
+  return (
+    <>
+      <title>Runs · Crucible</title>
+      <PageHeader
+        title="Runs"
+        subtitle="Training runs, newest first."
+        actions={
+          canOperateRuns(user.role) && (
+            <Link href="/runs/new" className={buttonClass('primary')}>
+              Launch run
+            </Link>
+          )
+        }
+      />
+      <div className="mb-3 flex flex-wrap items-center gap-2">
+        <input
+          className={`${inputClass} max-w-xs`}
+          type="search"
+          placeholder="Search by name or id"
+          aria-label="Search runs"
+          value={searchInput}
+          onChange={(e) => setSearchInput(e.target.value)}
+        />
+        <select
+          className={`${inputClass} w-40`}
+          aria-label="Filter by status"
+          value={status}
+          onChange={(e) => {
+            setStatus(e.target.value as RunStatus | '');
+            setPage(1);
+          }}
+        >
+          <option value="">All statuses</option>
+          {runStatuses.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+        {runs.isFetching && !runs.isPending && <span className="text-xs text-slate-400">updating…</span>}
+      </div>
+      {runs.isPending ? (
+        <Loading label="Loading runs…" />
+      ) : runs.isError ? (
+        <ErrorNotice title="Could not load runs" error={runs.error} onRetry={() => runs.refetch()} />
+      ) : runs.data.items.length === 0 ? (
+        filtered ? (
+          <EmptyState title="No runs match these filters">Clear the search or pick another status.</EmptyState>
+        ) : (
+          <EmptyState title="No runs yet">
+            {canOperateRuns(user.role)
+              ? <>Launch the first one with <Link className="text-accent underline" href="/runs/new">Launch run</Link>, or `npx crucible runs create`.</>
+              : 'An operator or admin can launch one.'}
+          </EmptyState>
+        )
+      ) : (
+        <div className="overflow-x-auto rounded border border-slate-200 bg-white">
+          <table className={tableClass} aria-label="Runs">
+            <thead>
+              <tr>
+                <th className={thClass}>Name</th>
+                <th className={thClass}>Status</th>
+                <th className={thClass}>Algorithm</th>
+                <th className={thClass}>Iteration</th>
+                <th className={thClass}>Episodes</th>
+                <th className={`${thClass} text-right`}>Reward</th>
+                <th className={thClass}>Age</th>
+              </tr>
+            </thead>
+            <tbody>
+              {runs.data.items.map((r) => (
+                <tr key={r.id} className="hover:bg-slate-50" data-testid="run-row">
+                  <td className={tdClass}>
+                    <Link href={`/runs/${r.id}`} className="font-medium text-accent hover:underline">
+                      {r.name}
+                    </Link>
+                    <div className="font-mono text-xs text-slate-400">{r.id.slice(0, 8)}</div>
+                  </td>
+                  <td className={tdClass}>
+                    <StatusBadge status={r.status} />
+                  </td>
+                  <td className={`${tdClass} uppercase text-slate-600`}>{r.config.algorithm}</td>
+                  <td className={`${tdClass} tabular-nums`}>
+                    {r.currentIteration} / {r.config.iterations}
+                  </td>
+                  <td className={tdClass}>
+                    <ProgressBar done={r.episodesDone} total={r.episodesTotal} label={`${r.episodesDone} / ${r.episodesTotal}`} />
+                  </td>
+                  <td className={`${tdClass} text-right tabular-nums`}>{formatNumber(r.lastRewardMean)}</td>
+                  <td className={`${tdClass} whitespace-nowrap text-slate-600`} title={new Date(r.createdAt).toISOString()}>
+                    {timeAgo(r.createdAt)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Pagination page={page} pageSize={pageSize} total={runs.data.total} onPage={setPage} />
+        </div>
+      )}
+    </>
+  );
+}

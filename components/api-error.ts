@@ -1,0 +1,74 @@
+import { TRPCClientError } from '@trpc/client';
+
+type ErrorShapeData = {
+  code?: string;
+  httpStatus?: number;
+  zodError?: { fieldErrors?: Record<string, string[] | undefined>; formErrors?: string[] } | null;
+  issues?: { path: (string | number)[]; message: string }[] | null;
+};
+
+/** The tRPC error code (UNAUTHORIZED, FORBIDDEN, BAD_REQUEST, ...) if the server sent one. */
+export function errorCode(error: unknown): string | undefined {
+  if (error instanceof TRPCClientError) return (error.data as ErrorShapeData | undefined)?.code;
+  return undefined;
+}
+
+type Issue = { path: (string | number)[]; message: string };
+
+/**
+ * Validation issues from a BAD_REQUEST: our errorFormatter sends zod's issues (full paths)
+ * in `data.issues`; older shapes (`data.zodError`, JSON in the message) are understood too.
+ */
+export function validationIssues(error: unknown): Issue[] {
+  if (!(error instanceof TRPCClientError)) return [];
+  const data = error.data as ErrorShapeData | undefined;
+  if (data?.code !== 'BAD_REQUEST') return [];
+  if (data.issues?.length) return data.issues.map((i) => ({ path: i.path, message: i.message }));
+  const out: Issue[] = [];
+  const fe = data.zodError?.fieldErrors;
+  if (fe) for (const [k, msgs] of Object.entries(fe)) for (const m of msgs ?? []) out.push({ path: k.split('.'), message: m });
+  for (const m of data.zodError?.formErrors ?? []) out.push({ path: [], message: m });
+  if (out.length) return out;
+  try {
+    const parsed = JSON.parse(error.message) as unknown;
+    if (Array.isArray(parsed)) {
+      for (const i of parsed as { path?: (string | number)[]; message?: string }[]) {
+        if (typeof i?.message === 'string') out.push({ path: i.path ?? [], message: i.message });
+      }
+    }
+  } catch {
+    // a plain-text message: no structured issues
+  }
+  return out;
+}
+
+/** A one-line description of what went wrong, readable by an operator. */
+export function errorMessage(error: unknown): string {
+  const issues = validationIssues(error);
+  if (issues.length) return issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+/** What the user can do about it. */
+export function errorHint(error: unknown): string {
+  switch (errorCode(error)) {
+    case 'UNAUTHORIZED':
+      return 'Your session has ended. Sign in again.';
+    case 'FORBIDDEN':
+      return 'Your role does not allow this. Ask an admin to change your role if you need it.';
+    case 'NOT_FOUND':
+      return 'It may have been deleted, or the link is wrong. Go back to the list and pick it again.';
+    case 'BAD_REQUEST':
+      return 'Correct the values shown and try again.';
+    case 'CONFLICT':
+    case 'PRECONDITION_FAILED':
+      return 'The object changed meanwhile. Reload the page to see its current state.';
+    case 'INTERNAL_SERVER_ERROR':
+      return 'The server failed. Check the server log (the terminal running `npm start`) and retry.';
+    case undefined:
+      return 'Cannot reach the Crucible server. Check that `npm start` is still running, then retry.';
+    default:
+      return 'Retry; if it keeps failing, check the server log.';
+  }
+}

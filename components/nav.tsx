@@ -1,0 +1,74 @@
+'use client';
+import Link from 'next/link';
+import { usePathname, useRouter } from 'next/navigation';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useTRPC } from './trpc';
+import { isAdmin } from './roles';
+import type { CurrentUser } from './session';
+
+type NavItem = { href: string; label: string; admin?: boolean };
+
+// Only pages that exist; later features add their entries here.
+const items: NavItem[] = [
+  { href: '/runs', label: 'Runs' },
+  { href: '/admin/users', label: 'Users', admin: true },
+  { href: '/admin/tokens', label: 'Tokens', admin: true },
+  { href: '/audit', label: 'Audit', admin: true },
+];
+
+export function Nav({ user }: { user: CurrentUser | null }) {
+  const pathname = usePathname();
+  const router = useRouter();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const logout = useMutation(
+    trpc.auth.logout.mutationOptions({
+      onSettled: () => {
+        queryClient.clear();
+        router.replace('/login');
+      },
+    }),
+  );
+  const visible = items.filter((i) => !i.admin || isAdmin(user?.role));
+  return (
+    <header className="border-b border-slate-800 bg-slate-900 text-slate-200">
+      <div className="mx-auto flex h-11 max-w-7xl items-center gap-6 px-4">
+        <Link href="/runs" className="font-semibold tracking-tight text-white">
+          Crucible
+        </Link>
+        <nav aria-label="Main" className="flex items-center gap-1">
+          {user &&
+            visible.map((i) => {
+              const active = pathname === i.href || pathname.startsWith(`${i.href}/`);
+              return (
+                <Link
+                  key={i.href}
+                  href={i.href}
+                  aria-current={active ? 'page' : undefined}
+                  className={`rounded px-2.5 py-1 ${active ? 'bg-slate-700 text-white' : 'hover:bg-slate-800 hover:text-white'}`}
+                >
+                  {i.label}
+                </Link>
+              );
+            })}
+        </nav>
+        {user && (
+          <div className="ml-auto flex items-center gap-3">
+            <span data-testid="current-user" className="text-slate-300">
+              {user.displayName || user.username}{' '}
+              <span className="rounded bg-slate-700 px-1.5 py-0.5 text-xs text-slate-200">{user.role}</span>
+            </span>
+            <button
+              type="button"
+              onClick={() => logout.mutate()}
+              disabled={logout.isPending}
+              className="rounded px-2 py-1 text-slate-300 hover:bg-slate-800 hover:text-white"
+            >
+              Sign out
+            </button>
+          </div>
+        )}
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,111 @@
+import { defaultRunConfig, type RunConfig } from '@/server/runs/run-config';
+
+/** One editable config value; `path` is its dotted location in RunConfig. */
+export type FieldSpec = {
+  path: string;
+  label: string;
+  kind: 'number' | 'text' | 'select';
+  options?: readonly string[];
+  step?: string;
+  help?: string;
+};
+
+export type FieldGroup = { title: string; fields: FieldSpec[] };
+
+export const fieldGroups: FieldGroup[] = [
+  {
+    title: 'Algorithm and data',
+    fields: [
+      { path: 'algorithm', label: 'Algorithm', kind: 'select', options: ['grpo', 'ppo'], help: 'GRPO: group-relative advantages; PPO: clipped policy gradient with a value baseline.' },
+      { path: 'suite', label: 'Task suite', kind: 'text', help: 'Tasks are sampled from this suite.' },
+      { path: 'seed', label: 'Seed', kind: 'number', step: '1' },
+    ],
+  },
+  {
+    title: 'Scale',
+    fields: [
+      { path: 'groupSize', label: 'Group size', kind: 'number', step: '1', help: 'Episodes sampled per task.' },
+      { path: 'tasksPerIteration', label: 'Tasks per iteration', kind: 'number', step: '1' },
+      { path: 'iterations', label: 'Iterations', kind: 'number', step: '1' },
+      { path: 'maxTurns', label: 'Max turns per episode', kind: 'number', step: '1' },
+      { path: 'concurrency', label: 'Concurrent episodes', kind: 'number', step: '1' },
+    ],
+  },
+  {
+    title: 'Optimisation and sampling',
+    fields: [
+      { path: 'learningRate', label: 'Learning rate', kind: 'number', step: 'any' },
+      { path: 'klCoef', label: 'KL coefficient', kind: 'number', step: 'any' },
+      { path: 'clipLow', label: 'Clip ratio (low)', kind: 'number', step: 'any' },
+      { path: 'clipHigh', label: 'Clip ratio (high)', kind: 'number', step: 'any' },
+      { path: 'temperature', label: 'Temperature', kind: 'number', step: 'any' },
+      { path: 'topP', label: 'Top-p', kind: 'number', step: 'any' },
+    ],
+  },
+  {
+    title: 'Reward weights',
+    fields: [
+      { path: 'rewardWeights.passRate', label: 'Pass rate', kind: 'number', step: 'any' },
+      { path: 'rewardWeights.style', label: 'Style', kind: 'number', step: 'any' },
+      { path: 'rewardWeights.efficiency', label: 'Efficiency', kind: 'number', step: 'any' },
+    ],
+  },
+  {
+    title: 'Isolation and quota per task',
+    fields: [
+      { path: 'isolation.routine', label: 'Runtime, routine tasks', kind: 'text', help: 'e.g. bwrap, oci:crun' },
+      { path: 'isolation.high', label: 'Runtime, high-risk tasks', kind: 'text', help: 'e.g. oci:runsc' },
+      { path: 'quota.cpus', label: 'vCPUs', kind: 'number', step: 'any' },
+      { path: 'quota.memoryMb', label: 'Memory (MB)', kind: 'number', step: '1' },
+      { path: 'quota.scratchMb', label: 'Scratch disk (MB)', kind: 'number', step: '1' },
+    ],
+  },
+  {
+    title: 'Scheduling',
+    fields: [
+      { path: 'queue', label: 'Queue', kind: 'select', options: ['critical', 'standard', 'best-effort'] },
+      { path: 'priority', label: 'Priority', kind: 'number', step: '1', help: '0–1000, higher runs first within a queue.' },
+    ],
+  },
+];
+
+export const allFields = fieldGroups.flatMap((g) => g.fields);
+
+export type FormValues = Record<string, string>;
+
+function getPath(obj: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
+}
+
+/** Form strings from a config (defaults or a run being copied). */
+export function valuesFromConfig(config: Partial<RunConfig> = defaultRunConfig): FormValues {
+  const out: FormValues = {};
+  for (const f of allFields) {
+    const v = getPath(config, f.path) ?? getPath(defaultRunConfig, f.path);
+    out[f.path] = v == null ? '' : String(v);
+  }
+  return out;
+}
+
+/**
+ * Turn form strings into a config object. Numbers that do not parse are reported here
+ * (zod would only say "expected number, received NaN").
+ */
+export function configFromValues(values: FormValues): { config: Record<string, unknown>; errors: Record<string, string> } {
+  const config: Record<string, unknown> = {};
+  const errors: Record<string, string> = {};
+  for (const f of allFields) {
+    const raw = (values[f.path] ?? '').trim();
+    let v: unknown = raw;
+    if (f.kind === 'number') {
+      if (raw === '') errors[f.path] = 'Enter a number';
+      v = Number(raw);
+      if (raw !== '' && !Number.isFinite(v as number)) errors[f.path] = 'Enter a number';
+    }
+    const keys = f.path.split('.');
+    let o = config;
+    for (const k of keys.slice(0, -1)) o = (o[k] ??= {}) as Record<string, unknown>;
+    o[keys[keys.length - 1]] = v;
+  }
+  return { config, errors };
+}

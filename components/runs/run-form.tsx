@@ -1,0 +1,229 @@
+'use client';
+import { useMemo, useRef, useState, type FormEvent } from 'react';
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { runConfigSchema, type RunConfig } from '@/server/runs/run-config';
+import { useTRPC } from '../trpc';
+import { errorHint, errorMessage, validationIssues } from '../api-error';
+import { Button, buttonClass } from '../ui/button';
+import { inputClass } from '../ui/layout-parts';
+import { allFields, configFromValues, fieldGroups, valuesFromConfig, type FieldSpec, type FormValues } from './run-form-fields';
+
+const NAME = 'name';
+
+function validate(name: string, values: FormValues): Record<string, string> {
+  const { config, errors } = configFromValues(values);
+  if (!name.trim()) errors[NAME] = 'Give the run a name';
+  else if (name.trim().length > 120) errors[NAME] = 'Name is at most 120 characters';
+  const parsed = runConfigSchema.safeParse(config);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const key = issue.path.join('.');
+      errors[key] ??= issue.message;
+    }
+  }
+  return errors;
+}
+
+export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>; copiedFrom?: { id: string; name: string } }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const formRef = useRef<HTMLFormElement>(null);
+  const [name, setName] = useState(copiedFrom ? `${copiedFrom.name}-copy` : '');
+  const [values, setValues] = useState<FormValues>(() => valuesFromConfig(initial));
+  const [touched, setTouched] = useState<Set<string>>(new Set());
+  const [submitted, setSubmitted] = useState(false);
+  const suites = useQuery(trpc.runs.suites.queryOptions());
+
+  const errors = useMemo(() => validate(name, values), [name, values]);
+  const create = useMutation(
+    trpc.runs.create.mutationOptions({
+      onSuccess: async (run) => {
+        await queryClient.invalidateQueries({ queryKey: trpc.runs.list.pathKey() });
+        router.push(`/runs/${run.id}`);
+      },
+    }),
+  );
+  // Server-side validation errors, by field, for whatever the client schema did not catch.
+  const serverErrors = useMemo(() => {
+    const out: Record<string, string> = {};
+    for (const i of validationIssues(create.error)) {
+      const path = i.path[0] === 'config' ? i.path.slice(1) : i.path;
+      out[path.join('.')] ??= i.message;
+    }
+    return out;
+  }, [create.error]);
+
+  const shown = (key: string) => (submitted || touched.has(key) ? (errors[key] ?? serverErrors[key]) : serverErrors[key]);
+  const touch = (key: string) => setTouched((t) => (t.has(key) ? t : new Set(t).add(key)));
+  const setValue = (key: string, v: string) => {
+    setValues((vs) => ({ ...vs, [key]: v }));
+    touch(key);
+  };
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setSubmitted(true);
+    if (Object.keys(errors).length > 0) {
+      // Put the cursor on the first problem so it is visible even in a long form.
+      const first = formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]');
+      first?.focus();
+      return;
+    }
+    const { config } = configFromValues(values);
+    create.mutate({ name: name.trim(), config: runConfigSchema.parse(config) });
+  };
+
+  const fieldKeys = new Set([NAME, ...allFields.map((f) => f.path)]);
+  // Errors on objects (e.g. "at least one reward weight must be positive") belong to a group.
+  const groupErrors = (fields: FieldSpec[]) =>
+    Object.entries({ ...serverErrors, ...(submitted || fields.some((f) => touched.has(f.path)) ? errors : {}) })
+      .filter(([k]) => !fieldKeys.has(k) && fields.some((f) => f.path.startsWith(`${k}.`)))
+      .map(([, m]) => m);
+  const orphanServerErrors = Object.entries(serverErrors).filter(
+    ([k]) => !fieldKeys.has(k) && !allFields.some((f) => f.path.startsWith(`${k}.`)),
+  );
+  const invalidCount = Object.keys(errors).length;
+  const suiteNames = suites.data?.map((s) => s.name) ?? [];
+
+  const renderField = (f: FieldSpec) => {
+    const err = shown(f.path);
+    const id = `field-${f.path}`;
+    const common = {
+      id,
+      name: f.path,
+      className: inputClass,
+      value: values[f.path] ?? '',
+      'aria-invalid': err ? true : undefined,
+      'aria-describedby': err ? `${id}-error` : f.help ? `${id}-help` : undefined,
+      onBlur: () => touch(f.path),
+    } as const;
+    let control;
+    if (f.kind === 'select') {
+      control = (
+        <select {...common} onChange={(e) => setValue(f.path, e.target.value)}>
+          {f.options!.map((o) => (
+            <option key={o} value={o}>
+              {o}
+            </option>
+          ))}
+        </select>
+      );
+    } else if (f.path === 'suite' && suiteNames.length > 0) {
+      const opts = suiteNames.includes(values.suite) ? suiteNames : [values.suite, ...suiteNames].filter(Boolean);
+      control = (
+        <select {...common} onChange={(e) => setValue(f.path, e.target.value)}>
+          {opts.map((o) => (
+            <option key={o} value={o}>
+              {o}
+            </option>
+          ))}
+        </select>
+      );
+    } else {
+      control = (
+        <input
+          {...common}
+          type={f.kind === 'number' ? 'number' : 'text'}
+          step={f.step}
+          inputMode={f.kind === 'number' ? 'decimal' : undefined}
+          onChange={(e) => setValue(f.path, e.target.value)}
+        />
+      );
+    }
+    return (
+      <div key={f.path}>
+        <label htmlFor={id} className="mb-1 block text-xs font-medium text-slate-600">
+          {f.label}
+        </label>
+        {control}
+        {err ? (
+          <p id={`${id}-error`} role="alert" className="mt-1 text-xs text-red-700">
+            {err}
+          </p>
+        ) : f.path === 'suite' && suites.isSuccess && suiteNames.length === 0 ? (
+          <p id={`${id}-help`} className="mt-1 text-xs text-amber-700">
+            No task suites are imported yet; the run cannot start until this suite exists.
+          </p>
+        ) : (
+          f.help && (
+            <p id={`${id}-help`} className="mt-1 text-xs text-slate-500">
+              {f.help}
+            </p>
+          )
+        )}
+      </div>
+    );
+  };
+
+  const nameErr = shown(NAME);
+  return (
+    <form ref={formRef} onSubmit={submit} noValidate aria-label="Launch run" className="space-y-4">
+      <div className="rounded border border-slate-200 bg-white p-3">
+        <label htmlFor="field-name" className="mb-1 block text-xs font-medium text-slate-600">
+          Run name
+        </label>
+        <input
+          id="field-name"
+          name="name"
+          className={`${inputClass} max-w-md`}
+          value={name}
+          placeholder="e.g. grpo-humaneval-lr3e-4"
+          aria-invalid={nameErr ? true : undefined}
+          aria-describedby={nameErr ? 'field-name-error' : undefined}
+          onChange={(e) => {
+            setName(e.target.value);
+            touch(NAME);
+          }}
+          onBlur={() => touch(NAME)}
+          autoFocus
+        />
+        {nameErr && (
+          <p id="field-name-error" role="alert" className="mt-1 text-xs text-red-700">
+            {nameErr}
+          </p>
+        )}
+        {copiedFrom && (
+          <p className="mt-1 text-xs text-slate-500">
+            Settings copied from <Link className="text-accent underline" href={`/runs/${copiedFrom.id}`}>{copiedFrom.name}</Link>.
+          </p>
+        )}
+      </div>
+      {fieldGroups.map((g) => {
+        const gErrs = groupErrors(g.fields);
+        return (
+          <fieldset key={g.title} className="rounded border border-slate-200 bg-white p-3">
+            <legend className="px-1 text-xs font-semibold uppercase tracking-wide text-slate-600">{g.title}</legend>
+            <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3">{g.fields.map(renderField)}</div>
+            {gErrs.map((m) => (
+              <p key={m} role="alert" className="mt-2 text-xs text-red-700">
+                {m}
+              </p>
+            ))}
+          </fieldset>
+        );
+      })}
+      {create.isError && (
+        <div role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-red-800">
+          <p className="font-medium">The server refused this run: {orphanServerErrors.length ? orphanServerErrors.map(([, m]) => m).join('; ') : errorMessage(create.error)}</p>
+          <p>{errorHint(create.error)}</p>
+        </div>
+      )}
+      <div className="flex items-center gap-3">
+        <Button type="submit" variant="primary" disabled={create.isPending}>
+          {create.isPending ? 'Launching…' : 'Launch run'}
+        </Button>
+        <Link href="/runs" className={buttonClass('ghost')}>
+          Cancel
+        </Link>
+        {submitted && invalidCount > 0 && (
+          <span className="text-red-700">
+            {invalidCount} field{invalidCount > 1 ? 's need' : ' needs'} fixing before launch.
+          </span>
+        )}
+      </div>
+    </form>
+  );
+}

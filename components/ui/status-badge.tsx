@@ -1,0 +1,25 @@
+const tones: Record<string, string> = {
+  queued: 'bg-slate-100 text-slate-700 ring-slate-300',
+  pending: 'bg-slate-100 text-slate-700 ring-slate-300',
+  running: 'bg-blue-50 text-blue-700 ring-blue-300',
+  paused: 'bg-amber-50 text-amber-800 ring-amber-300',
+  completed: 'bg-emerald-50 text-emerald-700 ring-emerald-300',
+  scored: 'bg-emerald-50 text-emerald-700 ring-emerald-300',
+  failed: 'bg-red-50 text-red-700 ring-red-300',
+  sandbox_error: 'bg-red-50 text-red-700 ring-red-300',
+  env_mismatch: 'bg-red-50 text-red-700 ring-red-300',
+  cancelled: 'bg-slate-200 text-slate-600 ring-slate-300',
+  preempted: 'bg-amber-50 text-amber-800 ring-amber-300',
+  masked: 'bg-purple-50 text-purple-700 ring-purple-300',
+};
+
+/** A run or episode status as a coloured pill; the text is the raw status for grepping. */
+export function StatusBadge({ status }: { status: string }) {
+  const tone = tones[status] ?? 'bg-slate-100 text-slate-700 ring-slate-300';
+  return (
+    <span data-testid="status" className={`inline-flex items-center rounded px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${tone}`}>
+      {status === 'running' && <span className="mr-1 h-1.5 w-1.5 animate-pulse rounded-full bg-blue-500" />}
+      {status}
+    </span>
+  );
+}
