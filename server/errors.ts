@@ -7,3 +7,8 @@ export class DomainError extends Error {
     super(message);
   }
 }
+
+/** "field.path: message; other: message" — one line a person can act on. */
+export function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  return issues.map((i) => `${i.path.map(String).join('.') || '(input)'}: ${i.message}`).join('; ');
+}

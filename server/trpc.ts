@@ -3,7 +3,7 @@ import superjson from 'superjson';
 import { z, ZodError } from 'zod';
 import type { Context } from './context';
 import type { Role } from './auth/identity';
-import { DomainError } from './errors';
+import { describeIssues, DomainError } from './errors';
 
 const t = initTRPC.context<Context>().create({
   transformer: superjson,
@@ -12,7 +12,7 @@ const t = initTRPC.context<Context>().create({
     return {
       ...shape,
       // Field-level messages for forms and automation: {fieldErrors: {"groupSize": ["..."]}}
-      message: zodError ? `invalid input: ${zodError.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ')}` : shape.message,
+      message: zodError ? `invalid input: ${describeIssues(zodError.issues)}` : shape.message,
       data: { ...shape.data, zodError: zodError ? z.flattenError(zodError) : null, issues: zodError?.issues ?? null },
     };
   },

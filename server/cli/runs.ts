@@ -1,2 +1,113 @@
-import type { Command } from './args';
-export const commands: Command[] = [];
+import fs from 'node:fs';
+import { CliError, intOption, output, type Command } from './args';
+import { apiOptions, cliApi } from './api';
+import { table } from './format';
+
+type Run = { id: string; name: string; status: string; currentIteration: number; episodesDone: number; episodesTotal: number; lastRewardMean: number | null; createdAt: Date; config: Record<string, unknown> };
+
+const summary = (r: Run) => ({ ...r, progress: `${r.episodesDone}/${r.episodesTotal}`, reward: r.lastRewardMean?.toFixed(3) ?? null, algorithm: r.config.algorithm });
+
+/** `--set key=value` pairs (numbers and booleans parsed; dotted keys nest) merged over --config JSON. */
+function configFrom(values: Record<string, unknown>): Record<string, unknown> {
+  let config: Record<string, unknown> = {};
+  const src = values.config as string | undefined;
+  if (src) {
+    const text = src.trim().startsWith('{') ? src : fs.readFileSync(src, 'utf8');
+    try {
+      config = JSON.parse(text) as Record<string, unknown>;
+    } catch (e) {
+      throw new CliError(`--config is not valid JSON: ${(e as Error).message}`);
+    }
+  }
+  for (const kv of (values.set as string[] | undefined) ?? []) {
+    const eq = kv.indexOf('=');
+    if (eq < 1) throw new CliError(`--set expects key=value, got "${kv}"`);
+    const keys = kv.slice(0, eq).split('.');
+    const raw = kv.slice(eq + 1);
+    const value = raw === 'true' ? true : raw === 'false' ? false : raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+    let node = config;
+    for (const k of keys.slice(0, -1)) node = (node[k] ??= {}) as Record<string, unknown>;
+    node[keys.at(-1)!] = value;
+  }
+  return config;
+}
+
+const idCommand = (action: 'pause' | 'resume' | 'cancel'): Command => ({
+  name: `runs ${action}`,
+  summary: `${action} a run`,
+  usage: `crucible runs ${action} RUN_ID [--json] [--url URL --token TOKEN]`,
+  options: apiOptions,
+  run: async ({ values, positionals }) => {
+    const id = positionals[0];
+    if (!id) throw new CliError(`missing RUN_ID\nusage: crucible runs ${action} RUN_ID`);
+    const api = await cliApi(values);
+    const run = (await api(`runs.${action}`, { id })) as Run;
+    output(!!values.json, run, () => `run ${run.id} is now ${run.status}`);
+    return 0;
+  },
+});
+
+export const commands: Command[] = [
+  {
+    name: 'runs list',
+    summary: 'list runs (newest first) with filters and pagination',
+    usage: 'crucible runs list [--status S]... [--search TEXT] [--page N] [--page-size N] [--json]',
+    options: { ...apiOptions, status: { type: 'string', multiple: true }, search: { type: 'string' }, page: { type: 'string' }, 'page-size': { type: 'string' } },
+    run: async ({ values }) => {
+      const api = await cliApi(values);
+      const res = (await api('runs.list', {
+        status: values.status, search: values.search, page: intOption(values.page, 'page'), pageSize: intOption(values['page-size'], 'page-size'),
+      })) as { items: Run[]; total: number; page: number; pageSize: number };
+      output(!!values.json, res, () =>
+        `${table(res.items.map(summary), ['id', 'name', 'status', 'algorithm', 'progress', 'reward', 'createdAt'])}\n${res.total} run(s), page ${res.page}`);
+      return 0;
+    },
+  },
+  {
+    name: 'runs create',
+    summary: 'launch a run (config defaults fill in anything not given)',
+    usage: 'crucible runs create --name NAME [--config FILE|JSON] [--set key=value]... [--json]\n  e.g. --set algorithm=ppo --set groupSize=4 --set quota.cpus=1',
+    options: { ...apiOptions, name: { type: 'string' }, config: { type: 'string' }, set: { type: 'string', multiple: true } },
+    run: async ({ values }) => {
+      if (!values.name) throw new CliError('--name is required\nusage: crucible runs create --name NAME [--set key=value]...');
+      const api = await cliApi(values);
+      const run = (await api('runs.create', { name: values.name, config: configFrom(values) })) as Run;
+      output(!!values.json, run, () => `created run ${run.id} (${run.name}), status ${run.status}`);
+      return 0;
+    },
+  },
+  {
+    name: 'runs show',
+    summary: 'show a run: status, config and events',
+    usage: 'crucible runs show RUN_ID [--json]',
+    options: apiOptions,
+    run: async ({ values, positionals }) => {
+      const id = positionals[0];
+      if (!id) throw new CliError('missing RUN_ID\nusage: crucible runs show RUN_ID');
+      const api = await cliApi(values);
+      const run = (await api('runs.get', { id })) as Run & { allowedActions: string[] };
+      const events = (await api('runs.events', { id })) as { at: Date; type: string; toStatus: string | null; actor: string | null }[];
+      output(!!values.json, { ...run, events }, () =>
+        [`${run.name}  (${run.id})`, `status: ${run.status}   progress: ${summary(run).progress}   actions: ${run.allowedActions.join(', ') || 'none'}`,
+          `config: ${JSON.stringify(run.config)}`, '', table(events, ['at', 'type', 'toStatus', 'actor'])].join('\n'));
+      return 0;
+    },
+  },
+  idCommand('pause'),
+  idCommand('resume'),
+  idCommand('cancel'),
+  {
+    name: 'runs clone',
+    summary: 'start a new run with the same config',
+    usage: 'crucible runs clone RUN_ID [--name NAME] [--json]',
+    options: { ...apiOptions, name: { type: 'string' } },
+    run: async ({ values, positionals }) => {
+      const id = positionals[0];
+      if (!id) throw new CliError('missing RUN_ID\nusage: crucible runs clone RUN_ID');
+      const api = await cliApi(values);
+      const run = (await api('runs.clone', { id, name: values.name })) as Run;
+      output(!!values.json, run, () => `created run ${run.id} (${run.name}) from ${id}`);
+      return 0;
+    },
+  },
+];
