@@ -1,0 +1,95 @@
+'use client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTRPC } from '@/components/trpc';
+import { useCurrentUser } from '@/components/session';
+import { roles, type Role } from '@/components/roles';
+import { AdminOnly } from '@/components/admin/admin-only';
+import { CreateUserForm } from '@/components/admin/create-user-form';
+import { Button } from '@/components/ui/button';
+import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
+import { PageHeader, Section, inputClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { formatDateTime } from '@/components/display-format';
+
+function UsersTable() {
+  const trpc = useTRPC();
+  const me = useCurrentUser();
+  const queryClient = useQueryClient();
+  const users = useQuery(trpc.users.list.queryOptions());
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.users.list.queryKey() });
+  const setRole = useMutation(trpc.users.setRole.mutationOptions({ onSettled: refresh }));
+  const disable = useMutation(trpc.users.disable.mutationOptions({ onSettled: refresh }));
+  if (users.isPending) return <Loading label="Loading users…" />;
+  if (users.isError) return <ErrorNotice title="Could not load users" error={users.error} onRetry={() => users.refetch()} />;
+  if (users.data.length === 0) return <EmptyState title="No users">Create one above.</EmptyState>;
+  const error = setRole.error ?? disable.error;
+  return (
+    <>
+      {error && <ErrorNotice title="Change refused" error={error} />}
+      <table className={tableClass} aria-label="Users">
+        <thead>
+          <tr>
+            <th className={thClass}>Username</th>
+            <th className={thClass}>Display name</th>
+            <th className={thClass}>Role</th>
+            <th className={thClass}>Created</th>
+            <th className={thClass}>State</th>
+            <th className={thClass} />
+          </tr>
+        </thead>
+        <tbody>
+          {users.data.map((u) => {
+            const self = u.username === me.username;
+            return (
+              <tr key={u.id} data-testid="user-row">
+                <td className={`${tdClass} font-medium`}>{u.username}</td>
+                <td className={tdClass}>{u.displayName ?? '—'}</td>
+                <td className={tdClass}>
+                  <select
+                    aria-label={`Role of ${u.username}`}
+                    className={`${inputClass} w-32 py-0.5`}
+                    value={u.role}
+                    disabled={self || !!u.disabledAt || setRole.isPending}
+                    title={self ? 'You cannot change your own role' : undefined}
+                    onChange={(e) => setRole.mutate({ username: u.username, role: e.target.value as Role })}
+                  >
+                    {roles.map((r) => (
+                      <option key={r} value={r}>
+                        {r}
+                      </option>
+                    ))}
+                  </select>
+                </td>
+                <td className={`${tdClass} text-slate-600`}>{formatDateTime(u.createdAt)}</td>
+                <td className={tdClass}>{u.disabledAt ? <span className="text-red-700">disabled</span> : <span className="text-emerald-700">active</span>}</td>
+                <td className={`${tdClass} text-right`}>
+                  {!u.disabledAt && !self && (
+                    <Button variant="danger" className="py-0.5" disabled={disable.isPending} onClick={() => disable.mutate({ username: u.username })}>
+                      Disable
+                    </Button>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+export default function UsersPage() {
+  return (
+    <>
+      <title>Users · Crucible</title>
+      <PageHeader title="Users" subtitle="Who can sign in, and what their role allows. Disabling signs a user out everywhere." />
+      <AdminOnly>
+        <Section title="Create user">
+          <CreateUserForm />
+        </Section>
+        <Section title="All users">
+          <UsersTable />
+        </Section>
+      </AdminOnly>
+    </>
+  );
+}
