@@ -1,0 +1,43 @@
+import type { Db } from '@/db/client';
+import type { BackoffPolicy, ClaimedJob, JobEffect } from '@/server/queue';
+
+export type JobContext = {
+  db: Db;
+  workerId: string;
+  /** Aborted when the lease is lost or the worker is shutting down: stop and return. */
+  signal: AbortSignal;
+  log: (message: string) => void;
+};
+
+/**
+ * Processes the jobs of one queue. `run` does the slow work outside any transaction
+ * (its lease is heartbeated meanwhile) and returns the effect: the durable writes that
+ * commit in the same transaction as the job's completion, so they happen exactly once.
+ * Throwing retries the job with backoff; throw `PermanentJobError` to dead-letter it.
+ */
+export type JobHandler = {
+  queue: string;
+  /** Lease length; renewed every third of it while `run` works. */
+  leaseMs?: number;
+  backoff?: BackoffPolicy;
+  run: (job: ClaimedJob, ctx: JobContext) => Promise<JobEffect | void>;
+};
+
+/** An error that retrying cannot fix (bad payload, missing run): goes straight to dead. */
+export class PermanentJobError extends Error {
+  override name = 'PermanentJobError';
+}
+
+export const DEFAULT_LEASE_MS = 30_000;
+
+/** Accepts a handler module's `handlers` export or its default export. */
+export function handlersFromModule(mod: Record<string, unknown>, where: string): JobHandler[] {
+  const list = (mod.handlers ?? mod.default) as unknown;
+  if (!Array.isArray(list) || !list.every((h) => h && typeof h.queue === 'string' && typeof h.run === 'function')) {
+    throw new Error(`${where} must export \`handlers\` (or a default export): an array of { queue, run } job handlers`);
+  }
+  const queues = list.map((h: JobHandler) => h.queue);
+  const dup = queues.find((q, i) => queues.indexOf(q) !== i);
+  if (dup) throw new Error(`${where} registers queue "${dup}" twice`);
+  return list as JobHandler[];
+}

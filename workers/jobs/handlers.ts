@@ -1,0 +1,8 @@
+import type { JobHandler } from './handler';
+
+/**
+ * The job handlers every job worker runs, by queue. Episode rollout, reward scoring and
+ * policy updates register here as they are built; tests load their own module instead
+ * (`--handlers <module>` or CRUCIBLE_JOB_HANDLERS).
+ */
+export const handlers: JobHandler[] = [];

@@ -1,0 +1,128 @@
+import type { Db, Sql } from '@/db/client';
+import { claim, complete, fail, JobWakeup, releaseLease, renewLease, type ClaimedJob } from '@/server/queue';
+import { DEFAULT_LEASE_MS, PermanentJobError, type JobHandler } from './handler';
+
+export type JobLoopOptions = {
+  db: Db;
+  sql: Sql;
+  workerId: string;
+  handlers: JobHandler[];
+  /** Jobs run at once by this process. */
+  concurrency: number;
+  /** Polling fallback when no NOTIFY comes (retries whose backoff ended, expired leases). */
+  pollMs: number;
+  /** On stop, how long in-flight jobs may run on before their leases are released. */
+  drainMs: number;
+  signal: AbortSignal;
+  log: (message: string) => void;
+};
+
+/**
+ * Claim and run jobs for the handlers' queues until `signal` aborts, then drain: let
+ * in-flight jobs finish for up to `drainMs`, abort the rest and release their leases
+ * (not counted as attempts) so another worker takes them at once.
+ */
+export async function runJobLoop(o: JobLoopOptions): Promise<void> {
+  if (o.handlers.length === 0) {
+    o.log('no job handlers registered: idle until stopped');
+    await new Promise<void>((resolve) => (o.signal.aborted ? resolve() : o.signal.addEventListener('abort', () => resolve(), { once: true })));
+    return;
+  }
+  const wakeup = await JobWakeup.listen(o.sql, o.handlers.map((h) => h.queue));
+  const inFlight = new Map<number, { done: Promise<void>; release: () => Promise<void> }>();
+  let turn = 0;
+  o.log(`processing ${o.handlers.map((h) => h.queue).join(', ')} (concurrency ${o.concurrency})`);
+  try {
+    while (!o.signal.aborted) {
+      if (inFlight.size >= o.concurrency) {
+        await Promise.race([...[...inFlight.values()].map((f) => f.done), aborted(o.signal)]);
+        continue;
+      }
+      const mark = wakeup.mark();
+      let claimed = 0;
+      // Rotate the starting queue so one busy queue cannot starve the others.
+      turn = (turn + 1) % o.handlers.length;
+      for (let i = 0; i < o.handlers.length && inFlight.size < o.concurrency && !o.signal.aborted; i++) {
+        const handler = o.handlers[(turn + i) % o.handlers.length];
+        const leaseMs = handler.leaseMs ?? DEFAULT_LEASE_MS;
+        let jobs: ClaimedJob[] = [];
+        try {
+          jobs = await claim(o.db, { queues: [handler.queue], owner: o.workerId, leaseMs, limit: o.concurrency - inFlight.size });
+        } catch (e) {
+          o.log(`claim on ${handler.queue} failed: ${(e as Error).message}`);
+        }
+        for (const job of jobs) {
+          const run = execute(o, handler, job);
+          inFlight.set(job.id, run);
+          void run.done.finally(() => inFlight.delete(job.id));
+        }
+        claimed += jobs.length;
+      }
+      if (claimed === 0) await wakeup.wait(mark, o.pollMs, o.signal);
+    }
+  } finally {
+    await wakeup.close();
+    if (inFlight.size > 0) {
+      o.log(`stopping: waiting up to ${o.drainMs} ms for ${inFlight.size} job(s)`);
+      const drained = await Promise.race([
+        Promise.all([...inFlight.values()].map((f) => f.done)).then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), o.drainMs)),
+      ]);
+      if (!drained) {
+        const left = [...inFlight.entries()];
+        o.log(`releasing ${left.length} unfinished job(s): ${left.map(([id]) => id).join(', ')}`);
+        await Promise.all(left.map(([, f]) => f.release()));
+      }
+    }
+  }
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+}
+
+/** Run one claimed job: heartbeat its lease, then complete (with its effect) or fail it. */
+function execute(o: JobLoopOptions, handler: JobHandler, job: ClaimedJob) {
+  const leaseMs = handler.leaseMs ?? DEFAULT_LEASE_MS;
+  const ac = new AbortController();
+  let lost = false;
+  let released = false;
+  const beat = setInterval(() => {
+    renewLease(o.db, job.id, job.leaseToken, leaseMs)
+      .then((expiry) => {
+        if (expiry || lost) return;
+        lost = true;
+        o.log(`job ${job.id}: lease lost, abandoning it`);
+        ac.abort(new Error('lease lost'));
+      })
+      // A failed renewal is retried next beat; if the lease runs out, fencing protects us.
+      .catch((e) => o.log(`job ${job.id}: lease renewal failed: ${(e as Error).message}`));
+  }, Math.max(50, Math.floor(leaseMs / 3)));
+
+  const done = (async () => {
+    try {
+      const effect = await handler.run(job, { db: o.db, workerId: o.workerId, signal: ac.signal, log: o.log });
+      if (lost || released) return;
+      const r = await complete(o.db, job.id, job.leaseToken, effect ?? undefined);
+      if (!r.completed) o.log(`job ${job.id}: not completed (${r.reason})`);
+    } catch (e) {
+      if (lost || released) return;
+      const permanent = e instanceof PermanentJobError;
+      const r = await fail(o.db, job.id, job.leaseToken, e, { retry: !permanent, backoff: handler.backoff }).catch((err) => {
+        o.log(`job ${job.id}: could not record failure: ${(err as Error).message}`);
+        return undefined;
+      });
+      if (r) o.log(`job ${job.id} on ${handler.queue} failed (attempt ${job.attempts}/${job.maxAttempts}) → ${r.outcome}: ${(e as Error).message ?? e}`);
+    } finally {
+      clearInterval(beat);
+    }
+  })();
+
+  const release = async () => {
+    released = true;
+    ac.abort(new Error('worker stopping'));
+    clearInterval(beat);
+    await releaseLease(o.db, job.id, job.leaseToken).catch((e) => o.log(`job ${job.id}: release failed: ${(e as Error).message}`));
+  };
+  return { done, release };
+}

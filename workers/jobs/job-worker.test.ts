@@ -1,0 +1,128 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '@/db/client';
+import { enqueue } from '@/server/queue';
+import { freshDatabase } from '@/test/database';
+import { markLostWorkers } from '@/workers/runtime/registration';
+import { alive, startTs, testHandlers, waitFor, type Proc } from './fixtures/processes';
+
+let database: Database;
+const procs: Proc[] = [];
+const LEASE_MS = 1_500;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  await database.sql`create table job_starts (job_id bigint not null, pid int not null, attempt int not null, at timestamptz not null default clock_timestamp())`;
+  await database.sql`create table effects (job_id bigint primary key, pid int not null)`;
+  await database.sql`create table counters (name text primary key, n int not null)`;
+  await database.sql`insert into counters values ('jobs', 0)`;
+});
+
+afterAll(async () => {
+  for (const p of procs) if (alive(p.pid)) p.child.kill('SIGKILL');
+});
+
+const worker = (extra: string[] = []) => {
+  const p = startTs('workers/jobs/main.ts', ['--handlers', testHandlers, '--concurrency', '2', '--poll-ms', '500', ...extra], {
+    DATABASE_URL: database.url,
+    CRUCIBLE_TEST_LEASE_MS: String(LEASE_MS),
+    CRUCIBLE_WORKER_HEARTBEAT_MS: '300',
+  });
+  procs.push(p);
+  return p;
+};
+
+const rows = async <T>(q: ReturnType<typeof sql>) => (await database.db.execute(q)) as unknown as T[];
+
+describe('job workers (real processes)', () => {
+  it('re-claims the job of a kill -9ed worker after its lease expires and applies every effect exactly once', async () => {
+    const [a, b] = [worker(), worker()];
+    // Both register, with this node's capacity.
+    const registered = await waitFor('both workers to register', async () => {
+      const r = await rows<{ pid: number; kind: string; status: string; capacity: Record<string, number> }>(
+        sql`select pid, kind, status, capacity from workers where pid in (${a.pid}, ${b.pid})`,
+      );
+      return r.length === 2 && r;
+    });
+    for (const w of registered) {
+      expect(w).toMatchObject({ kind: 'jobs', status: 'running' });
+      expect(w.capacity.cpus).toBeGreaterThan(0);
+      expect(w.capacity.memoryMb).toBeGreaterThan(0);
+      expect(w.capacity).toHaveProperty('gpuCount');
+    }
+
+    const N = 12;
+    const ids: number[] = [];
+    for (let i = 0; i < N; i++) ids.push((await enqueue(database.db, { queue: 'test.counter', payload: { sleepMs: 600 } })).id);
+
+    // Wait until A is mid-job (started, effect not applied), then kill -9 it.
+    const victim = await waitFor('worker A to be mid-job', async () => {
+      const r = await rows<{ job_id: number }>(
+        sql`select s.job_id from job_starts s left join effects e using (job_id) where s.pid = ${a.pid} and e.job_id is null limit 1`,
+      );
+      return r[0]?.job_id;
+    });
+    a.child.kill('SIGKILL');
+    const killedAt = Date.now();
+    await a.exited;
+
+    await waitFor('all jobs to be done', async () => {
+      const [r] = await rows<{ n: number }>(sql`select count(*)::int as n from jobs where queue = 'test.counter' and state = 'done'`);
+      return r.n === N;
+    }, 30_000, 100);
+
+    // Exactly once: the counter equals the number of jobs and each job has one effect row.
+    const [counter] = await rows<{ n: number }>(sql`select n from counters where name = 'jobs'`);
+    expect(counter.n).toBe(N);
+    const effects = await rows<{ job_id: number; pid: number }>(sql`select job_id::int, pid from effects order by job_id`);
+    expect(effects.map((e) => e.job_id)).toEqual(ids);
+
+    // The victim job was started by A, then re-claimed by B only after A's lease ran out.
+    const starts = await rows<{ pid: number; attempt: number; at: Date }>(sql`select pid, attempt, at from job_starts where job_id = ${victim} order by at`);
+    expect(starts.map((s) => [s.pid, s.attempt])).toEqual([
+      [a.pid, 1],
+      [b.pid, 2],
+    ]);
+    const reclaimDelay = new Date(starts[1].at).getTime() - killedAt;
+    expect(reclaimDelay).toBeGreaterThan(0);
+    expect(reclaimDelay).toBeLessThan(LEASE_MS + 2_000);
+    expect(effects.find((e) => e.job_id === Number(victim))!.pid).toBe(b.pid);
+    const [vj] = await rows<{ attempts: number; state: string }>(sql`select attempts, state from jobs where id = ${victim}`);
+    expect(vj).toEqual({ attempts: 2, state: 'done' });
+    console.log(`victim job ${victim}: re-claimed ${reclaimDelay} ms after kill -9 (lease ${LEASE_MS} ms)`);
+
+    // A's registration stopped heartbeating: maintenance marks it lost, B stays running.
+    const lost = await waitFor('A to be marked lost', async () => (await markLostWorkers(database.db, 1_000)).find((w) => w.pid === a.pid), 5_000, 200);
+    expect(lost.pid).toBe(a.pid);
+    const [bRow] = await rows<{ status: string }>(sql`select status from workers where pid = ${b.pid}`);
+    expect(bRow.status).toBe('running');
+
+    // A failing handler: retried with backoff, then dead-lettered with its last error.
+    const { id: broken } = await enqueue(database.db, { queue: 'test.broken', maxAttempts: 3 });
+    const dead = await waitFor('the broken job to be dead', async () => {
+      const [r] = await rows<{ state: string; attempts: number; last_error: string }>(sql`select state, attempts, last_error from jobs where id = ${broken}`);
+      return r.state === 'dead' && r;
+    }, 10_000, 100);
+    expect(dead.attempts).toBe(3);
+    expect(dead.last_error).toContain('broken on attempt 3');
+
+    // Clean stop: exit 0, registration marked stopped.
+    b.child.kill('SIGTERM');
+    expect(await b.exited).toBe(0);
+    const [stopped] = await rows<{ status: string; stopped_at: Date | null }>(sql`select status, stopped_at from workers where pid = ${b.pid}`);
+    expect(stopped.status).toBe('stopped');
+    expect(stopped.stopped_at).not.toBeNull();
+  });
+
+  it('on SIGTERM mid-job, releases the lease so another worker takes the job at once, uncounted', async () => {
+    const c = worker(['--drain-ms', '300']);
+    await waitFor('worker C to register', async () => (await rows(sql`select 1 from workers where pid = ${c.pid}`)).length > 0);
+    const { id } = await enqueue(database.db, { queue: 'test.counter', payload: { sleepMs: 60_000 } });
+    await waitFor('C to start the long job', async () => (await rows(sql`select 1 from job_starts where job_id = ${id}`)).length > 0);
+    c.child.kill('SIGTERM');
+    expect(await c.exited).toBe(0);
+    const [job] = await rows<{ state: string; attempts: number; lease_token: string | null }>(sql`select state, attempts, lease_token from jobs where id = ${id}`);
+    expect(job).toEqual({ state: 'queued', attempts: 0, lease_token: null });
+    expect(c.output()).toContain('releasing 1 unfinished job');
+  }, 30_000);
+});

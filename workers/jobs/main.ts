@@ -1,0 +1,51 @@
+// A job-worker process: `node --import tsx workers/jobs/main.ts [--handlers <module>]`.
+// Runs the registered handlers' queues until SIGTERM/SIGINT. Started by the supervisor.
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { envInt } from '@/workers/runtime/settings';
+import { runWorkerProcess } from '@/workers/runtime/worker-process';
+import { handlersFromModule, type JobHandler } from './handler';
+import { runJobLoop } from './job-loop';
+
+const usage = `usage: node --import tsx workers/jobs/main.ts [options]
+  --handlers <module>   module exporting \`handlers: JobHandler[]\` (env CRUCIBLE_JOB_HANDLERS;
+                        default: workers/jobs/handlers.ts)
+  --concurrency <n>     jobs at once in this process (env CRUCIBLE_JOB_CONCURRENCY, default 2)
+  --poll-ms <ms>        polling fallback when no NOTIFY arrives (env CRUCIBLE_QUEUE_POLL_MS, default 2000)
+  --drain-ms <ms>       on stop, how long in-flight jobs may finish (env CRUCIBLE_JOB_DRAIN_MS, default 5000)`;
+
+function positive(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got ${JSON.stringify(raw)}\n${usage}`);
+  return n;
+}
+
+async function loadHandlers(module: string | undefined): Promise<JobHandler[]> {
+  if (!module) return (await import('./handlers')).handlers;
+  const file = path.resolve(module);
+  return handlersFromModule(await import(pathToFileURL(file).href), file);
+}
+
+const { values } = parseArgs({
+  options: {
+    handlers: { type: 'string' },
+    concurrency: { type: 'string' },
+    'poll-ms': { type: 'string' },
+    'drain-ms': { type: 'string' },
+    help: { type: 'boolean' },
+  },
+});
+if (values.help) {
+  console.log(usage);
+  process.exit(0);
+}
+const handlers = await loadHandlers(values.handlers ?? process.env.CRUCIBLE_JOB_HANDLERS);
+const concurrency = positive('concurrency', values.concurrency, envInt('CRUCIBLE_JOB_CONCURRENCY', 2));
+const pollMs = positive('poll-ms', values['poll-ms'], envInt('CRUCIBLE_QUEUE_POLL_MS', 2_000));
+const drainMs = positive('drain-ms', values['drain-ms'], envInt('CRUCIBLE_JOB_DRAIN_MS', 5_000));
+
+await runWorkerProcess('jobs', (ctx) =>
+  runJobLoop({ db: ctx.db, sql: ctx.database.sql, workerId: ctx.workerId, handlers, concurrency, pollMs, drainMs, signal: ctx.signal, log: ctx.log }),
+);

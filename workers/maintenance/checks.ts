@@ -1,0 +1,43 @@
+import type { Db } from '@/db/client';
+import { markLostWorkers } from '@/workers/runtime/registration';
+
+/** A periodic housekeeping task the maintenance worker runs. Returns a line to log, if any. */
+export type MaintenanceCheck = { name: string; everyMs: number; run: (db: Db) => Promise<string | void> };
+
+/** Workers that stopped heartbeating (kill -9, crash, lost node) are marked `lost`. */
+export function lostWorkersCheck(staleMs: number): MaintenanceCheck {
+  return {
+    name: 'lost-workers',
+    everyMs: Math.max(500, Math.floor(staleMs / 3)),
+    async run(db) {
+      const lost = await markLostWorkers(db, staleMs);
+      if (lost.length > 0) return `marked lost: ${lost.map((w) => `${w.id} (pid ${w.pid})`).join(', ')}`;
+    },
+  };
+}
+
+/**
+ * Run each check on its own interval until `signal` aborts. A failing check is logged and
+ * tried again next interval; checks never overlap themselves.
+ */
+export async function runChecks(db: Db, checks: MaintenanceCheck[], signal: AbortSignal, log: (m: string) => void): Promise<void> {
+  const timers = checks.map((check) => {
+    let busy = false;
+    const tick = async () => {
+      if (busy || signal.aborted) return;
+      busy = true;
+      try {
+        const line = await check.run(db);
+        if (line) log(`${check.name}: ${line}`);
+      } catch (e) {
+        log(`${check.name} failed: ${(e as Error).message}`);
+      } finally {
+        busy = false;
+      }
+    };
+    void tick();
+    return setInterval(tick, check.everyMs);
+  });
+  await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  timers.forEach(clearInterval);
+}

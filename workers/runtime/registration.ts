@@ -1,0 +1,41 @@
+import os from 'node:os';
+import { and, eq, inArray, lt, sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { workers, type NodeCapacity } from '@/db/schema';
+import { detectCapacity } from './capacity';
+
+export type WorkerStatus = 'running' | 'stopped' | 'failed' | 'lost';
+
+/** Register this process as a worker of `kind`; the id is unique per process start. */
+export async function registerWorker(db: Db, kind: string, capacity: NodeCapacity = detectCapacity()): Promise<string> {
+  const hostname = os.hostname();
+  const id = `${kind}-${hostname}-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
+  await db.insert(workers).values({ id, kind, hostname, pid: process.pid, capacity, status: 'running' });
+  return id;
+}
+
+/**
+ * Record that the worker is alive. A worker that maintenance wrongly gave up on (a long
+ * stall) comes back as running; a stopped one stays stopped.
+ */
+export async function heartbeatWorker(db: Db, id: string): Promise<boolean> {
+  const rows = await db
+    .update(workers)
+    .set({ heartbeatAt: sql`now()`, status: 'running' })
+    .where(and(eq(workers.id, id), inArray(workers.status, ['running', 'lost'])))
+    .returning({ id: workers.id });
+  return rows.length > 0;
+}
+
+export async function markWorkerStopped(db: Db, id: string, status: Exclude<WorkerStatus, 'running' | 'lost'> = 'stopped'): Promise<void> {
+  await db.update(workers).set({ status, stoppedAt: sql`now()` }).where(eq(workers.id, id));
+}
+
+/** Workers whose heartbeat is older than `staleMs` are `lost` (killed, crashed, partitioned). */
+export async function markLostWorkers(db: Db, staleMs: number): Promise<{ id: string; kind: string; pid: number }[]> {
+  return db
+    .update(workers)
+    .set({ status: 'lost', stoppedAt: sql`now()` })
+    .where(and(eq(workers.status, 'running'), lt(workers.heartbeatAt, sql`now() - ${staleMs} * interval '1 millisecond'`)))
+    .returning({ id: workers.id, kind: workers.kind, pid: workers.pid });
+}

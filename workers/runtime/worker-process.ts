@@ -1,0 +1,73 @@
+import type { Database, Db } from '@/db/client';
+import { openDatabase } from '@/db/runtime';
+import { heartbeatWorker, markWorkerStopped, registerWorker } from './registration';
+import { workerHeartbeatMs } from './settings';
+
+export type WorkerContext = {
+  database: Database;
+  db: Db;
+  workerId: string;
+  kind: string;
+  /** Aborted on SIGTERM/SIGINT or when the supervisor that started us is gone. */
+  signal: AbortSignal;
+  log: (message: string) => void;
+};
+
+/** Set by the supervisor for its children: exit if that process is gone (no orphans). */
+export const PARENT_PID_ENV = 'CRUCIBLE_PARENT_PID';
+
+/**
+ * The life of one worker OS process: connect, register in `workers` with this node's
+ * capacity, heartbeat, run `main` until a stop signal, then mark the registration
+ * stopped and exit 0 (1 if `main` failed, so the supervisor restarts it).
+ */
+export async function runWorkerProcess(kind: string, main: (ctx: WorkerContext) => Promise<void>): Promise<never> {
+  const log = (message: string) => console.log(`${new Date().toISOString()} ${kind}[${process.pid}] ${message}`);
+  const stop = new AbortController();
+  let stopping = false;
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (stopping) {
+      log(`${sig} again: exiting now`);
+      process.exit(1);
+    }
+    stopping = true;
+    log(`${sig}: stopping`);
+    stop.abort();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  const parentPid = Number(process.env[PARENT_PID_ENV] ?? 0);
+  const orphanWatch = parentPid
+    ? setInterval(() => {
+        if (process.ppid !== parentPid && !stopping) {
+          log(`supervisor ${parentPid} is gone: stopping`);
+          stopping = true;
+          stop.abort();
+        }
+      }, 1_000)
+    : undefined;
+
+  const opened = await openDatabase({ appName: `crucible-${kind}`, startEmbedded: false, max: 6 });
+  const { database } = opened;
+  const workerId = await registerWorker(database.db, kind);
+  log(`registered as ${workerId}`);
+  const beat = setInterval(() => {
+    heartbeatWorker(database.db, workerId).catch((e) => log(`heartbeat failed: ${(e as Error).message}`));
+  }, workerHeartbeatMs());
+
+  let code = 0;
+  try {
+    await main({ database, db: database.db, workerId, kind, signal: stop.signal, log });
+    if (!stop.signal.aborted) log('main returned without being asked to stop');
+  } catch (e) {
+    code = 1;
+    log(`failed: ${(e as Error).stack ?? e}`);
+  }
+  clearInterval(beat);
+  if (orphanWatch) clearInterval(orphanWatch);
+  await markWorkerStopped(database.db, workerId, code === 0 ? 'stopped' : 'failed').catch((e) => log(`could not mark stopped: ${(e as Error).message}`));
+  await opened.close().catch(() => {});
+  log(code === 0 ? 'stopped' : 'exited after failure');
+  process.exit(code);
+}
