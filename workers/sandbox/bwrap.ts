@@ -1,0 +1,134 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { cgroupLayout } from './cgroup';
+import { compileSeccompFilter } from './seccomp';
+import { Sandbox, type LaunchContext, type Launched, type SandboxRuntime, type SandboxSpec } from './runtime';
+import { SandboxError, type Enforcement } from './types';
+
+const SANDBOX_UID = 1000;
+const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The environment every sandboxed command starts with (plus ExecOptions.env). */
+export function sandboxEnv(extra: Record<string, string> = {}): Record<string, string> {
+  for (const k of Object.keys(extra)) if (!ENV_KEY.test(k)) throw new SandboxError(`invalid environment variable name ${k}`, 'config');
+  return { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/work', TMPDIR: '/tmp', LANG: 'C.UTF-8', USER: 'sandbox', ...extra };
+}
+
+/**
+ * bubblewrap: every namespace unshared (user, pid, net, mount, ipc, uts, cgroup), the
+ * environment's rootfs bound read-only as `/`, scratch bound at /work and /tmp, a fresh
+ * /proc and minimal /dev, --die-with-parent, --new-session, our seccomp filter, and
+ * bwrap itself started as an unprivileged host uid so the sandbox maps to nobody.
+ * The command is held (`--block-fd`) until bwrap's processes are in the cgroup.
+ */
+export class BwrapRuntime implements SandboxRuntime {
+  readonly name = 'bwrap';
+  constructor(readonly binary = process.env.CRUCIBLE_BWRAP ?? 'bwrap') {}
+
+  check(): void {
+    const r = spawnSync(this.binary, ['--version'], { encoding: 'utf8' });
+    if (r.error || r.status !== 0) {
+      throw new SandboxError(
+        `the bwrap runtime needs bubblewrap: \`${this.binary}\` is not installed or not runnable (${r.error?.message ?? r.stderr.trim()}). ` +
+          'Install it with `apt-get install bubblewrap` (or `bash scripts/system-deps.sh`), or choose another --runtime.',
+        'missing_runtime',
+      );
+    }
+  }
+
+  enforces(): Enforcement {
+    const cg = cgroupLayout();
+    const mode = cg.mode === 'v2' ? 'cgroup-v2' : cg.mode === 'v1' ? 'cgroup-v1' : 'none';
+    return {
+      namespaces: ['user', 'pid', 'net', 'mount', 'ipc', 'uts', 'cgroup'],
+      readOnlyRoot: true,
+      seccomp: true,
+      network: 'loopback',
+      memory: mode,
+      cpu: mode,
+      pids: mode,
+      disk: process.getuid?.() === 0 ? 'tmpfs-size' : 'none',
+      hostUid: process.getuid?.() === 0 ? 65534 : process.getuid!(),
+    };
+  }
+
+  create(spec: SandboxSpec): Sandbox {
+    return new BwrapSandbox(this, spec);
+  }
+}
+
+export class BwrapSandbox extends Sandbox {
+  private readonly seccompFile: string;
+  constructor(readonly runtime: BwrapRuntime, spec: SandboxSpec) {
+    super('bwrap', spec);
+    this.seccompFile = path.join(this.dir, 'seccomp.bpf');
+    writeFileSync(this.seccompFile, compileSeccompFilter());
+  }
+
+  args(ctx: LaunchContext): string[] {
+    const env = sandboxEnv(ctx.opts.env);
+    const a = [
+      '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
+      '--disable-userns', '--die-with-parent', '--new-session',
+      '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID), '--hostname', 'sandbox',
+      '--ro-bind', this.spec.env.rootfs, '/',
+      '--proc', '/proc', '--dev', '/dev',
+      '--bind', this.scratch.work, '/work', '--bind', this.scratch.tmp, '/tmp',
+      '--chdir', ctx.opts.cwd ?? '/work', '--clearenv',
+    ];
+    for (const [k, v] of Object.entries(env)) a.push('--setenv', k, v);
+    a.push('--seccomp', '3', '--info-fd', '4', '--block-fd', '5', '--', ...ctx.cmd);
+    return a;
+  }
+
+  protected launch(ctx: LaunchContext): Launched {
+    const seccompFd = openSync(this.seccompFile, 'r'); // a fresh fd each time: bwrap reads it to EOF
+    const asRoot = process.getuid?.() === 0;
+    let child;
+    try {
+      child = spawn(this.runtime.binary, this.args(ctx), {
+        cwd: '/',
+        env: { PATH: '/usr/bin:/bin' },
+        stdio: ['pipe', 'pipe', 'pipe', seccompFd, 'pipe', 'pipe'],
+        ...(asRoot ? { uid: this.hostUid, gid: this.hostGid } : {}),
+      });
+    } finally {
+      closeSync(seccompFd);
+    }
+    const info = child.stdio[4] as Readable;
+    const block = child.stdio[5] as Writable;
+    block.on('error', () => undefined);
+    const ready = new Promise<void>((resolve, reject) => {
+      let buf = '';
+      const onData = (d: Buffer) => {
+        buf += d.toString();
+        const m = /"child-pid":\s*(\d+)/.exec(buf);
+        if (!m) return;
+        info.off('data', onData);
+        try {
+          // bwrap (the monitor) and its child, still blocked before exec, join the cgroup;
+          // everything the command forks from here on is born inside it.
+          if (child.pid) this.cgroup.addPid(child.pid);
+          this.cgroup.addPid(Number(m[1]));
+          block.end('x');
+          resolve();
+        } catch (e) {
+          reject(new SandboxError(`cannot confine sandbox processes: ${(e as Error).message}`));
+        }
+      };
+      info.on('data', onData);
+      info.on('error', () => undefined);
+      child.once('close', () => reject(new SandboxError('bwrap exited before the command started')));
+      child.once('error', reject);
+    });
+    ready.catch(() => undefined);
+    return { child, ready };
+  }
+
+  protected setupFailure(code: number | null, stderr: string): string | undefined {
+    if (code === 1 && stderr.startsWith('bwrap: ')) return `bwrap failed to set up the sandbox: ${stderr.trim().split('\n')[0]}`;
+    return undefined;
+  }
+}

@@ -1,0 +1,245 @@
+import type { ChildProcess } from 'node:child_process';
+import { chownSync, closeSync, constants, mkdirSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync, writeSync, fstatSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { CappedCapture, splitExit } from './capture';
+import { SandboxCgroup } from './cgroup';
+import { verifyEnvironmentFast, type Environment } from './env-store';
+import { ownerTag, selfOwner } from './owner';
+import { createScratch, unmountScratch, wipeScratch, type Scratch } from './scratch';
+import { SandboxError, type Enforcement, type ExecOptions, type ExecResult, type Limits } from './types';
+
+/** Everything needed to create one sandbox. */
+export type SandboxSpec = {
+  env: Environment;
+  limits: Limits;
+  /** where sandboxes keep their state: `<dataDir>/sandboxes/<id>` */
+  dataDir: string;
+  /** host uid/gid the sandboxed processes run as (default nobody) */
+  hostUid?: number;
+  hostGid?: number;
+  /** host:port destinations reachable through the egress proxy (see egress.ts) */
+  allow?: string[];
+};
+
+/** One isolation technology. `check()` throws a SandboxError saying what to install. */
+export interface SandboxRuntime {
+  readonly name: string;
+  check(): void;
+  enforces(): Enforcement;
+  create(spec: SandboxSpec): Sandbox;
+}
+
+export type LaunchContext = { cmd: string[]; opts: ExecOptions; execId: string };
+export type Launched = {
+  child: ChildProcess;
+  /** resolves once the command's processes are confined (e.g. moved into the cgroup) */
+  ready: Promise<void>;
+  /** called after the exec (successful or not) to release runtime-side state */
+  cleanup?: () => void;
+};
+
+const NOBODY = 65534;
+const MAX_GET_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The host side every runtime shares: state directory tagged with the owner (for crash
+ * sweeps), a size-capped scratch tmpfs, the cgroup with limits and counters, env
+ * verification before every start, output capture and result classification.
+ */
+export abstract class Sandbox {
+  readonly id: string;
+  readonly dir: string;
+  readonly scratch: Scratch;
+  readonly cgroup: SandboxCgroup;
+  readonly hostUid: number;
+  readonly hostGid: number;
+  destroyed = false;
+  private busy = false;
+  execCount = 0;
+
+  constructor(readonly runtimeName: string, readonly spec: SandboxSpec) {
+    this.id = `sb-${randomBytes(6).toString('hex')}`;
+    const asRoot = process.getuid?.() === 0;
+    this.hostUid = spec.hostUid ?? (asRoot ? NOBODY : process.getuid!());
+    this.hostGid = spec.hostGid ?? (asRoot ? NOBODY : process.getgid!());
+    const root = path.join(spec.dataDir, 'sandboxes');
+    mkdirSync(root, { recursive: true, mode: 0o755 });
+    const name = `${ownerTag()}.${this.id}`;
+    this.dir = path.join(root, name);
+    mkdirSync(this.dir, { mode: 0o755 });
+    try {
+      writeFileSync(path.join(this.dir, 'owner.json'), JSON.stringify({ ...selfOwner(), id: this.id, runtime: runtimeName }));
+      this.scratch = createScratch(this.dir, spec.limits.diskMb, this.hostUid, this.hostGid);
+      this.cgroup = SandboxCgroup.create(name, spec.limits);
+    } catch (e) {
+      this.teardownDirs();
+      throw new SandboxError(`cannot create sandbox: ${(e as Error).message}`, 'internal');
+    }
+  }
+
+  get envHash(): string {
+    return this.spec.env.hash;
+  }
+
+  protected abstract launch(ctx: LaunchContext): Launched;
+  /** Runtime-specific: did the runtime itself fail before the command ran? */
+  protected abstract setupFailure(code: number | null, stderr: string): string | undefined;
+
+  async exec(cmd: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    if (this.destroyed) throw new SandboxError(`sandbox ${this.id} was destroyed`, 'internal');
+    if (this.busy) throw new SandboxError(`sandbox ${this.id} is already running a command; use one exec at a time`, 'internal');
+    if (cmd.length === 0) throw new SandboxError('no command given', 'config');
+    this.busy = true;
+    try {
+      return await this.execOnce(cmd, opts);
+    } finally {
+      this.busy = false;
+      this.execCount++;
+    }
+  }
+
+  private base(): Pick<ExecResult, 'envHash' | 'runtime' | 'sandboxId'> {
+    return { envHash: this.envHash, runtime: this.runtimeName, sandboxId: this.id };
+  }
+
+  private failed(status: 'env_mismatch' | 'sandbox_error', error: string, t0: number): ExecResult {
+    return {
+      status, exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false,
+      durationMs: Math.round(performance.now() - t0), ...this.base(), usage: { cpuMs: 0, maxRssMb: 0 }, error,
+    };
+  }
+
+  private async execOnce(cmd: string[], opts: ExecOptions): Promise<ExecResult> {
+    const t0 = performance.now();
+    const verify = verifyEnvironmentFast(this.spec.env);
+    if (!verify.ok) return this.failed('env_mismatch', `environment ${this.spec.env.name} (${this.envHash}) changed: ${verify.problems.join('; ')}`, t0);
+    const limits = this.spec.limits;
+    const timeoutMs = opts.timeoutMs ?? limits.timeoutMs;
+    this.cgroup.resetCounters();
+    const oom0 = this.cgroup.oomKills();
+    const cpu0 = this.cgroup.cpuUsageNs();
+    const out = new CappedCapture(limits.outputBytes);
+    const err = new CappedCapture(limits.outputBytes);
+    let launched: Launched;
+    try {
+      launched = this.launch({ cmd, opts, execId: randomBytes(4).toString('hex') });
+    } catch (e) {
+      return this.failed('sandbox_error', (e as Error).message, t0);
+    }
+    const { child } = launched;
+    out.attach(child.stdout);
+    err.attach(child.stderr);
+    let timedOut = false;
+    let spawnError: Error | undefined;
+    const exited = new Promise<{ code: number | null; sig: NodeJS.Signals | null }>((resolve) => {
+      child.on('error', (e) => {
+        spawnError = e;
+        resolve({ code: null, sig: null });
+      });
+      child.on('close', (code, sig) => resolve({ code, sig }));
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+      this.cgroup.killAll();
+    }, timeoutMs);
+    try {
+      await launched.ready;
+      if (child.stdin) {
+        child.stdin.on('error', () => undefined); // the command may exit without reading
+        child.stdin.end(opts.stdin ?? '');
+      }
+    } catch (e) {
+      child.kill('SIGKILL');
+      spawnError ??= e as Error;
+    }
+    const { code, sig } = await exited;
+    clearTimeout(timer);
+    this.cgroup.killAll(); // whatever the command left behind (daemons) dies with the exec
+    launched.cleanup?.();
+    const durationMs = Math.round(performance.now() - t0);
+    const usage = {
+      cpuMs: Math.round((this.cgroup.cpuUsageNs() - cpu0) / 1e6),
+      maxRssMb: Math.round((this.cgroup.memoryPeakBytes() / (1024 * 1024)) * 10) / 10,
+    };
+    const stderr = err.text();
+    if (spawnError) return { ...this.failed('sandbox_error', spawnError.message, t0), stderr };
+    const setup = timedOut ? undefined : this.setupFailure(code, stderr);
+    if (setup) return { ...this.failed('sandbox_error', setup, t0), stderr };
+    const { exitCode, signal } = splitExit(code, sig);
+    const oom = this.cgroup.oomKills() > oom0;
+    const status = timedOut ? 'timeout' : oom ? 'memory_limit' : signal ? 'killed' : exitCode === 0 ? 'ok' : 'nonzero_exit';
+    return {
+      status, exitCode: timedOut ? null : exitCode, signal: timedOut ? 'SIGKILL' : signal,
+      stdout: out.text(), stderr, stdoutTruncated: out.truncated, stderrTruncated: err.truncated,
+      durationMs, ...this.base(), usage,
+    };
+  }
+
+  /** Resolve a sandbox path (/work/..., /tmp/... or relative to /work) to the host, refusing escapes. */
+  private hostPath(p: string): string {
+    const abs = path.posix.resolve('/work', p);
+    const [, top, ...rest] = abs.split('/');
+    const base = top === 'work' ? this.scratch.work : top === 'tmp' ? this.scratch.tmp : undefined;
+    if (!base) throw new SandboxError(`files can only be put in or read from /work or /tmp, not ${p}`, 'config');
+    return path.join(base, ...rest);
+  }
+
+  private assertInside(hostFile: string): void {
+    const real = realpathSync(path.dirname(hostFile));
+    if (real !== this.scratch.root && !real.startsWith(`${this.scratch.root}/`)) {
+      throw new SandboxError(`path escapes the sandbox scratch space: ${hostFile}`, 'config');
+    }
+  }
+
+  /** Write a file into the sandbox (no command is running, so no symlink race is possible). */
+  putFile(dest: string, data: Buffer | string, mode = 0o644): void {
+    const file = this.hostPath(dest);
+    mkdirSync(path.dirname(file), { recursive: true });
+    this.assertInside(file);
+    const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, mode);
+    try {
+      writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+    } finally {
+      closeSync(fd);
+    }
+    if (process.getuid?.() === 0) chownSync(file, this.hostUid, this.hostGid);
+  }
+
+  getFile(p: string): Buffer {
+    const file = this.hostPath(p);
+    this.assertInside(file);
+    const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      const st = fstatSync(fd);
+      if (!st.isFile()) throw new SandboxError(`${p} is not a regular file`, 'config');
+      if (st.size > MAX_GET_BYTES) throw new SandboxError(`${p} is larger than ${MAX_GET_BYTES} bytes`, 'config');
+      return readFileSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Back to a clean state for the next user: processes killed, scratch wiped. */
+  reset(): void {
+    this.cgroup.killAll();
+    wipeScratch(this.scratch);
+    this.cgroup.resetCounters();
+  }
+
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.cgroup.destroy();
+    this.teardownDirs();
+  }
+
+  private teardownDirs(): void {
+    try {
+      unmountScratch(path.join(this.dir, 'scratch'));
+    } finally {
+      rmSync(this.dir, { recursive: true, force: true });
+    }
+  }
+}

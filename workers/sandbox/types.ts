@@ -1,0 +1,75 @@
+import { z } from 'zod';
+
+/** Resource limits for one sandbox. Defaults follow the issue: 2 vCPU / 4 GB / 50 GB scratch. */
+export const limitsSchema = z
+  .object({
+    cpus: z.number().positive().max(64).default(2),
+    memoryMb: z.number().int().min(16).max(1024 * 1024).default(4096),
+    diskMb: z.number().int().min(1).max(10 * 1024 * 1024).default(50 * 1024),
+    pids: z.number().int().min(8).max(1_000_000).default(512),
+    timeoutMs: z.number().int().min(1).max(24 * 3600_000).default(60_000),
+    /** per stream; output beyond it is discarded and flagged as truncated */
+    outputBytes: z.number().int().min(0).max(256 * 1024 * 1024).default(1024 * 1024),
+  })
+  .strict();
+export type Limits = z.output<typeof limitsSchema>;
+export type LimitsInput = z.input<typeof limitsSchema>;
+export const defaultLimits: Limits = limitsSchema.parse({});
+
+/** `host:port` an egress proxy may forward to. */
+export const allowEntry = z
+  .string()
+  .regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, 'allow entries look like HOST:PORT, e.g. pypi.org:443');
+
+export const execStatus = z.enum([
+  'ok', 'nonzero_exit', 'timeout', 'memory_limit', 'killed', 'env_mismatch', 'sandbox_error',
+]);
+export type ExecStatus = z.infer<typeof execStatus>;
+
+/** The result object of the CLI contract (`crucible sandbox exec --json`). */
+export type ExecResult = {
+  status: ExecStatus;
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+  durationMs: number;
+  envHash: string;
+  runtime: string;
+  sandboxId: string;
+  usage: { cpuMs: number; maxRssMb: number };
+  /** set for env_mismatch / sandbox_error: what went wrong */
+  error?: string;
+};
+
+export type ExecOptions = {
+  /** override the sandbox's timeout for this exec */
+  timeoutMs?: number;
+  /** extra environment variables for the command */
+  env?: Record<string, string>;
+  /** working directory inside the sandbox (default /work) */
+  cwd?: string;
+  stdin?: Buffer | string;
+};
+
+/** What a runtime actually enforces on this host, reported so nothing is silently weaker. */
+export type Enforcement = {
+  namespaces: string[];
+  readOnlyRoot: boolean;
+  seccomp: boolean;
+  network: 'none' | 'loopback' | 'proxy';
+  memory: 'cgroup-v2' | 'cgroup-v1' | 'rlimit' | 'none';
+  cpu: 'cgroup-v2' | 'cgroup-v1' | 'none';
+  pids: 'cgroup-v2' | 'cgroup-v1' | 'rlimit' | 'none';
+  disk: 'tmpfs-size' | 'none';
+  hostUid: number;
+};
+
+/** Raised when the sandbox layer cannot do what was asked; the message says what to change. */
+export class SandboxError extends Error {
+  constructor(message: string, readonly kind: 'missing_runtime' | 'config' | 'env_mismatch' | 'internal' = 'internal') {
+    super(message);
+  }
+}
