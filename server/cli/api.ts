@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import { createTRPCUntypedClient, httpLink, TRPCClientError } from '@trpc/client';
 import { TRPCError } from '@trpc/server';
 import superjson from 'superjson';
 import { ZodError } from 'zod';
@@ -29,10 +29,9 @@ export async function cliApi(values: Record<string, unknown>): Promise<Call> {
   const procs = appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>;
   if (url) {
     if (!token) throw new CliError('--url needs an API token: pass --token crc_… or set CRUCIBLE_TOKEN (create one with `crucible tokens create`)');
-    const client = createTRPCClient<AppRouter>({
+    const untyped = createTRPCUntypedClient<AppRouter>({
       links: [httpLink({ url: `${url.replace(/\/$/, '')}/api/trpc`, transformer: superjson, headers: { authorization: `Bearer ${token}` } })],
     });
-    const untyped = client as unknown as { query: (p: string, i: unknown) => Promise<unknown>; mutation: (p: string, i: unknown) => Promise<unknown> };
     return async (path, input) => {
       try {
         return procs[path]?._def.type === 'query' ? await untyped.query(path, input) : await untyped.mutation(path, input);

@@ -1,0 +1,104 @@
+import { execFile } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import { createHTTPServer } from '@trpc/server/adapters/standalone';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '@/db/client';
+import { identify } from '@/server/auth/identity';
+import { appRouter } from '@/server/routers';
+import { freshDatabase } from '@/test/database';
+
+const run = promisify(execFile);
+let database: Database;
+
+/** Run the real `crucible` binary against the test database. */
+async function crucible(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await run('node', ['scripts/crucible.mjs', ...args], {
+      env: { ...process.env, DATABASE_URL: database.url, ...env }, timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+beforeAll(async () => {
+  database = await freshDatabase();
+});
+
+describe('crucible CLI (local, straight to the database)', () => {
+  it('creates, lists, pauses, resumes and cancels runs with --json output', async () => {
+    const created = await crucible(['runs', 'create', '--name', 'cli smoke', '--set', 'algorithm=ppo', '--set', 'quota.cpus=1', '--json']);
+    expect(created.code).toBe(0);
+    const run = JSON.parse(created.stdout) as { id: string; status: string; config: { algorithm: string; quota: { cpus: number; memoryMb: number } } };
+    expect(run.config.algorithm).toBe('ppo');
+    expect(run.config.quota).toMatchObject({ cpus: 1, memoryMb: 4096 });
+    const listed = JSON.parse((await crucible(['runs', 'list', '--json'])).stdout) as { items: { id: string }[] };
+    expect(listed.items.map((r) => r.id)).toContain(run.id);
+    expect(JSON.parse((await crucible(['runs', 'pause', run.id, '--json'])).stdout).status).toBe('paused');
+    expect(JSON.parse((await crucible(['runs', 'cancel', run.id, '--json'])).stdout).status).toBe('cancelled');
+    const refused = await crucible(['runs', 'resume', run.id]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/cancelled run cannot be resumed/);
+  });
+
+  it('bad input and unknown commands fail with a message that says what to do', async () => {
+    const bad = await crucible(['runs', 'create', '--name', 'x', '--set', 'groupSize=0']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/config\.groupSize/);
+    const unknown = await crucible(['runs', 'explode']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command "runs explode"/);
+    const help = await crucible(['runs', 'create', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/usage: crucible runs create --name NAME/);
+  });
+
+  it('audit verify exits 0 on an intact chain and 1 after a row is edited in SQL', async () => {
+    expect((await crucible(['audit', 'verify'])).code).toBe(0);
+    await database.sql.begin(async (tx) => {
+      await tx`alter table audit_log disable trigger audit_log_no_update_delete`;
+      await tx`update audit_log set actor = 'cli:mallory' where seq = (select min(seq) from audit_log)`;
+      await tx`alter table audit_log enable trigger audit_log_no_update_delete`;
+    });
+    const v = await crucible(['audit', 'verify', '--json']);
+    expect(v.code).toBe(1);
+    expect(JSON.parse(v.stdout)).toMatchObject({ ok: false });
+  });
+});
+
+describe('crucible CLI over the tRPC API (--url, --token)', () => {
+  let url: string;
+  let close: () => void;
+  beforeAll(async () => {
+    const server = createHTTPServer({
+      basePath: '/api/trpc/',
+      router: appRouter,
+      createContext: async ({ req }) => {
+        const headers = new Headers(Object.entries(req.headers).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v] as [string, string]] : [])));
+        return { db: database.db, user: await identify(database.db, headers) };
+      },
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    close = () => server.close();
+  });
+  afterAll(() => close?.());
+
+  it('users add + tokens create locally, then the token drives runs over HTTP with its role enforced', async () => {
+    expect((await crucible(['users', 'add', 'ops', '--role', 'operator', '--json'])).code).toBe(0);
+    expect((await crucible(['users', 'add', 'rev', '--role', 'reviewer'])).code).toBe(0);
+    const opTok = JSON.parse((await crucible(['tokens', 'create', '--name', 'bot', '--user', 'ops', '--json'])).stdout).token as string;
+    const revTok = JSON.parse((await crucible(['tokens', 'create', '--name', 'bot', '--user', 'rev', '--json'])).stdout).token as string;
+    const created = await crucible(['runs', 'create', '--name', 'remote', '--json', '--url', url, '--token', opTok]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout).name).toBe('remote');
+    const denied = await crucible(['runs', 'create', '--name', 'nope', '--url', url], { CRUCIBLE_TOKEN: revTok });
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toMatch(/reviewer.*cannot launch/);
+    const [row] = await database.sql`select actor from audit_log where action = 'run.create' order by seq desc limit 1`;
+    expect(row!.actor).toBe('token:ops');
+  });
+});
