@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { closeSync, openSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -86,19 +86,21 @@ export class BwrapSandbox extends Sandbox {
   protected launch(ctx: LaunchContext): Launched {
     const seccompFd = openSync(this.seccompFile, 'r'); // a fresh fd each time: bwrap reads it to EOF
     const asRoot = process.getuid?.() === 0;
-    let child;
+    let child: ChildProcess;
+    const stdio: StdioOptions = ['pipe', 'pipe', 'pipe', seccompFd, 'pipe', 'pipe'];
     try {
       child = spawn(this.runtime.binary, this.args(ctx), {
         cwd: '/',
-        env: { PATH: '/usr/bin:/bin' },
-        stdio: ['pipe', 'pipe', 'pipe', seccompFd, 'pipe', 'pipe'],
+        env: { PATH: '/usr/bin:/bin' } as NodeJS.ProcessEnv,
+        stdio,
         ...(asRoot ? { uid: this.hostUid, gid: this.hostGid } : {}),
       });
     } finally {
       closeSync(seccompFd);
     }
-    const info = child.stdio[4] as Readable;
-    const block = child.stdio[5] as Writable;
+    const extra = child.stdio as unknown as (Readable | Writable)[];
+    const info = extra[4] as Readable;
+    const block = extra[5] as Writable;
     block.on('error', () => undefined);
     const ready = new Promise<void>((resolve, reject) => {
       let buf = '';
