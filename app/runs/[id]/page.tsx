@@ -58,7 +58,10 @@ export default function RunPage() {
       <PageHeader
         title={
           <span className="flex items-center gap-2">
-            {r.name} <StatusBadge status={r.status} />
+            {r.name}
+            <span data-testid="run-status">
+              <StatusBadge status={r.status} />
+            </span>
             {live && <span className="text-xs font-normal text-slate-400">live</span>}
           </span>
         }

@@ -1,0 +1,36 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import postgres from 'postgres';
+import { expect, type Page } from '@playwright/test';
+
+/** Set by scripts/e2e.ts for the app it started. */
+export const env = {
+  adminPassword: required('E2E_ADMIN_PASSWORD'),
+  dataDir: required('E2E_DATA_DIR'),
+};
+
+function required(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run the browser tests with \`npm run test:e2e\` (scripts/e2e.ts), which starts the app and sets it`);
+  return v;
+}
+
+/** Users the specs create through the console and then sign in as. */
+export const people = {
+  operator: { username: 'olivia-ops', password: 'operator-pass-123', role: 'operator' },
+  reviewer: { username: 'rex-review', password: 'reviewer-pass-123', role: 'reviewer' },
+} as const;
+
+export async function signIn(page: Page, username: string, password: string) {
+  await page.goto('/login');
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByTestId('current-user')).toContainText(username);
+}
+
+/** A direct connection to the app's embedded database, as advertised in runtime.json. */
+export function database() {
+  const { databaseUrl } = JSON.parse(fs.readFileSync(path.join(env.dataDir, 'runtime.json'), 'utf8')) as { databaseUrl: string };
+  return postgres(databaseUrl, { max: 1, onnotice: () => {} });
+}
