@@ -4,6 +4,7 @@ import { z, ZodError } from 'zod';
 import type { Context } from './context';
 import type { Role } from './auth/identity';
 import { describeIssues, DomainError } from './errors';
+import { TaskImportError } from './tasks/service';
 
 const t = initTRPC.context<Context>().create({
   transformer: superjson,
@@ -24,6 +25,9 @@ const mapErrors = t.middleware(async ({ next }) => {
   if (!result.ok && result.error.cause instanceof DomainError) {
     const cause = result.error.cause;
     throw new TRPCError({ code: cause.code, message: cause.message, cause });
+  }
+  if (!result.ok && result.error.cause instanceof TaskImportError) {
+    throw new TRPCError({ code: 'BAD_REQUEST', message: result.error.cause.message, cause: result.error.cause });
   }
   if (!result.ok && result.error.cause instanceof ZodError && result.error.code === 'INTERNAL_SERVER_ERROR') {
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'invalid input', cause: result.error.cause });

@@ -7,6 +7,7 @@ import { CliError, parseFor, type Command } from './args';
  */
 const groups: Record<string, { summary: string; load: () => Promise<Command[]> }> = {
   runs: { summary: 'launch and manage training runs', load: async () => (await import('./runs')).commands },
+  tasks: { summary: 'import and list task suites', load: async () => (await import('./tasks')).commands },
   users: { summary: 'manage console users', load: async () => (await import('./users')).commands },
   tokens: { summary: 'create and revoke API tokens', load: async () => (await import('./tokens')).commands },
   audit: { summary: 'inspect and verify the audit log', load: async () => (await import('./audit')).commands },

@@ -3,6 +3,7 @@ import { auditRouter } from './audit';
 import { authRouter } from './auth';
 import { episodesRouter } from './episodes';
 import { runsRouter } from './runs';
+import { tasksRouter } from './tasks';
 import { tokensRouter } from './tokens';
 import { usersRouter } from './users';
 import { workersRouter } from './workers';
@@ -12,6 +13,7 @@ export const appRouter = router({
   auth: authRouter,
   runs: runsRouter,
   episodes: episodesRouter,
+  tasks: tasksRouter,
   users: usersRouter,
   tokens: tokensRouter,
   audit: auditRouter,

@@ -1,0 +1,67 @@
+import { asc, eq, sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { tasks, taskSuites } from '@/db/schema';
+import { appendAudit, type DbOrTx } from '@/server/audit/service';
+import { DomainError } from '@/server/errors';
+import { BUILTIN_SUITE, builtinSuite } from './builtin';
+import { parseTaskFile, type LineError, type ParsedTask } from './formats';
+
+export class TaskImportError extends Error {
+  constructor(readonly errors: LineError[]) {
+    super(`${errors.length} bad line(s); nothing was imported:\n${errors.slice(0, 50).map((e) => `  line ${e.line}: ${e.message}`).join('\n')}${errors.length > 50 ? `\n  … and ${errors.length - 50} more` : ''}`);
+  }
+}
+
+/** Insert (or replace) a suite's tasks in one transaction: all or nothing. */
+export async function saveSuite(db: DbOrTx, suite: { name: string; description?: string; source: string }, parsed: ParsedTask[], actor: string, opts: { replace?: boolean } = {}) {
+  return db.transaction(async (tx) => {
+    const [existing] = await tx.select().from(taskSuites).where(eq(taskSuites.name, suite.name));
+    if (existing && !opts.replace) {
+      const [{ n }] = await tx.select({ n: sql<number>`count(*)::int` }).from(tasks).where(eq(tasks.suiteId, existing.id));
+      if (n > 0) throw new DomainError('CONFLICT', `suite "${suite.name}" already has ${n} tasks; pass --replace to replace them or choose another --suite name`);
+    }
+    const [row] = existing
+      ? await tx.update(taskSuites).set({ description: suite.description ?? existing.description, source: suite.source }).where(eq(taskSuites.id, existing.id)).returning()
+      : await tx.insert(taskSuites).values({ name: suite.name, description: suite.description ?? null, source: suite.source }).returning();
+    if (existing) await tx.delete(tasks).where(eq(tasks.suiteId, row!.id));
+    for (let i = 0; i < parsed.length; i += 500) {
+      await tx.insert(tasks).values(parsed.slice(i, i + 500).map((t) => ({ suiteId: row!.id, ...t })));
+    }
+    await appendAudit(tx, { actor, action: 'tasks.import', targetType: 'task_suite', targetId: row!.id, details: { name: suite.name, tasks: parsed.length, source: suite.source } });
+    return { suite: row!, imported: parsed.length };
+  });
+}
+
+export async function importTasks(db: Db, input: { text: string; format: 'crucible' | 'humaneval'; suite: string; replace?: boolean; source?: string }, actor: string) {
+  const { tasks: parsed, errors } = parseTaskFile(input.text, input.format);
+  if (errors.length) throw new TaskImportError(errors);
+  return saveSuite(db, { name: input.suite, source: input.source ?? `import:${input.format}` }, parsed, actor, { replace: input.replace });
+}
+
+export async function listSuiteTasks(db: Db, suiteName: string, split?: 'train' | 'heldout') {
+  if (suiteName === BUILTIN_SUITE) await ensureBuiltinSuite(db);
+  const [suite] = await db.select().from(taskSuites).where(eq(taskSuites.name, suiteName));
+  if (!suite) throw new DomainError('NOT_FOUND', `no task suite "${suiteName}"`);
+  const rows = await db.select().from(tasks).where(eq(tasks.suiteId, suite.id)).orderBy(asc(tasks.externalId));
+  return split ? rows.filter((t) => t.split === split) : rows;
+}
+
+/** Create the built-in suite if it is missing (first start, first run). */
+export async function ensureBuiltinSuite(db: DbOrTx) {
+  const [existing] = await db.select().from(taskSuites).where(eq(taskSuites.name, BUILTIN_SUITE));
+  if (existing) return existing;
+  try {
+    const { suite } = await saveSuite(
+      db,
+      { name: BUILTIN_SUITE, source: 'builtin', description: 'Built-in Python/JavaScript string, list and arithmetic functions (train + held-out splits, with demonstrations)' },
+      builtinSuite(),
+      'system:bootstrap',
+    );
+    return suite;
+  } catch (e) {
+    // A concurrent first start created it (unique name); use theirs.
+    const [created] = await db.select().from(taskSuites).where(eq(taskSuites.name, BUILTIN_SUITE));
+    if (created) return created;
+    throw e;
+  }
+}
