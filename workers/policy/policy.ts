@@ -1,0 +1,296 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { packBatch, paddedLength, TrainSequence, type Aggregation } from './batch';
+import { listVersions, readCheckpoint, versionFile, writeCheckpoint, type CheckpointState } from './checkpoint';
+import { buildInferenceGraph, buildScoreGraph, buildTrainGraph, type TrainGraphSpec } from './graphs';
+import { LossConfig, METRICS, type LossConfigInput, type MetricName } from './losses';
+import { initParams, ModelConfig, paramSpecs } from './model';
+import { OptimConfig, type OptimConfigInput } from './optim';
+import { createSession, f32, ort, type LoadedSession, type Provider } from './runtime';
+import { generate, type Completion, type SampleOptionsInput } from './sample';
+import { BYTE_TOKENIZER, Tokenizer } from './tokenizer';
+
+export type Params = Map<string, ort.Tensor>;
+
+export type StepReport = Record<MetricName, number> & {
+  step: number;
+  gradNorm: number;
+  lr: number;
+  tokens: number;
+  sequences: number;
+  microBatches: number;
+  provider: Provider;
+  seconds: number;
+};
+
+export type SampledCompletion = Completion & { text: string };
+
+export type PolicyOptions = { providers?: Provider[]; threads?: number };
+
+export const CreateOptions = z.object({
+  model: z.input(ModelConfig).optional(),
+  optim: z.custom<OptimConfigInput>().optional(),
+  seed: z.number().int().default(0),
+});
+
+/** Small defaults: ~0.2M parameters, fast on a CPU. */
+export const DEFAULT_MODEL = { vocabSize: BYTE_TOKENIZER.vocabSize, dModel: 64, nLayers: 2, nHeads: 4, dMlp: 256, maxSeqLen: 256 };
+
+/**
+ * The policy: weights and AdamW state kept as onnxruntime tensors, with sessions for
+ * sampling (KV cache), scoring and training steps. This is the surface the RL loop uses:
+ * create/load, sample, score, trainStep, save.
+ */
+export class Policy {
+  private sessions = new Map<string, Promise<LoadedSession>>();
+  /** The provider of the last session used (recorded with each step). */
+  provider: Provider = 'cpu';
+
+  private constructor(
+    readonly model: ModelConfig,
+    readonly optim: OptimConfig,
+    readonly tokenizer: Tokenizer,
+    public params: Params,
+    private moments: { m: Params; v: Params },
+    public step: number,
+    private readonly opts: PolicyOptions,
+  ) {}
+
+  static create(input: z.input<typeof CreateOptions> = {}, opts: PolicyOptions = {}): Policy {
+    const c = CreateOptions.parse(input);
+    const model = ModelConfig.parse({ ...DEFAULT_MODEL, ...c.model });
+    if (model.vocabSize < BYTE_TOKENIZER.vocabSize) throw new Error(`vocabSize must be at least ${BYTE_TOKENIZER.vocabSize} for the byte tokenizer`);
+    const optim = OptimConfig.parse(c.optim ?? {});
+    const weights = initParams(model, c.seed);
+    const params: Params = new Map();
+    const m: Params = new Map();
+    const v: Params = new Map();
+    for (const s of paramSpecs(model)) {
+      params.set(s.name, f32(weights.get(s.name)!, s.shape));
+      m.set(s.name, f32(new Float32Array(weights.get(s.name)!.length), s.shape));
+      v.set(s.name, f32(new Float32Array(weights.get(s.name)!.length), s.shape));
+    }
+    return new Policy(model, optim, new Tokenizer(), params, { m, v }, 0, opts);
+  }
+
+  static fromState(s: CheckpointState, opts: PolicyOptions = {}): Policy {
+    const params: Params = new Map();
+    const m: Params = new Map();
+    const v: Params = new Map();
+    for (const sp of paramSpecs(s.model)) {
+      const get = (k: string) => {
+        const t = s.tensors.get(k);
+        if (!t) throw new Error(`checkpoint lacks tensor ${k}`);
+        return f32(t.data, sp.shape);
+      };
+      params.set(sp.name, get(sp.name));
+      m.set(sp.name, get(`m.${sp.name}`));
+      v.set(sp.name, get(`v.${sp.name}`));
+    }
+    return new Policy(s.model, s.optim, new Tokenizer(s.tokenizer), params, { m, v }, s.step, opts);
+  }
+
+  /** Load a checkpoint file, or the latest version in a policy directory. */
+  static async load(fileOrDir: string, opts: PolicyOptions = {}): Promise<{ policy: Policy; sha256: string; path: string }> {
+    let file = fileOrDir;
+    const st = await fs.stat(fileOrDir).catch(() => undefined);
+    if (!st) throw new Error(`no policy checkpoint at ${fileOrDir}`);
+    if (st.isDirectory()) {
+      const versions = await listVersions(fileOrDir);
+      if (!versions.length) throw new Error(`no versions saved in ${fileOrDir}`);
+      file = versionFile(fileOrDir, versions.at(-1)!);
+    }
+    const { state, sha256 } = await readCheckpoint(file);
+    return { policy: Policy.fromState(state, opts), sha256, path: file };
+  }
+
+  /** Everything a checkpoint holds (tensors are copied out of onnxruntime's buffers). */
+  state(): CheckpointState {
+    const tensors = new Map<string, { shape: number[]; data: Float32Array }>();
+    const put = (k: string, t: ort.Tensor) => tensors.set(k, { shape: [...t.dims], data: t.data as Float32Array });
+    for (const s of paramSpecs(this.model)) put(s.name, this.params.get(s.name)!);
+    for (const s of paramSpecs(this.model)) put(`m.${s.name}`, this.moments.m.get(s.name)!);
+    for (const s of paramSpecs(this.model)) put(`v.${s.name}`, this.moments.v.get(s.name)!);
+    return { model: this.model, optim: this.optim, tokenizer: this.tokenizer.spec, step: this.step, tensors };
+  }
+
+  save(file: string) {
+    return writeCheckpoint(file, this.state());
+  }
+
+  /** Save as the next version in a policy directory. */
+  async saveVersion(dir: string) {
+    const versions = await listVersions(dir);
+    const version = (versions.at(-1) ?? 0) + 1;
+    return { version, ...(await writeCheckpoint(versionFile(dir, version), this.state())) };
+  }
+
+  /** Plain float32 weights (e.g. for export or inspection). */
+  weights(): Map<string, Float32Array> {
+    return new Map([...this.params].map(([k, t]) => [k, t.data as Float32Array]));
+  }
+
+  /** A frozen reference to the current weights (tensors are replaced, never mutated, by steps). */
+  snapshot(): Params {
+    return new Map(this.params);
+  }
+
+  /** Write the inference model (weights baked in) as a standalone .onnx file. */
+  async exportOnnx(file: string, o: { withPast?: boolean } = {}): Promise<{ path: string; bytes: number }> {
+    const g = buildInferenceGraph({ model: this.model, withPast: o.withPast ?? false, weights: this.weights(), allLogits: true });
+    const bytes = g.toBytes();
+    await fs.mkdir(path.dirname(path.resolve(file)), { recursive: true });
+    await fs.writeFile(file, bytes);
+    return { path: file, bytes: bytes.length };
+  }
+
+  private session(key: string, build: () => Uint8Array): Promise<LoadedSession> {
+    let s = this.sessions.get(key);
+    if (!s) {
+      s = createSession(build(), { providers: this.opts.providers, threads: this.opts.threads });
+      this.sessions.set(key, s);
+      s.catch(() => this.sessions.delete(key));
+    }
+    return s.then((x) => {
+      this.provider = x.provider;
+      return x;
+    });
+  }
+
+  private paramFeeds(params: Params = this.params): Record<string, ort.Tensor> {
+    return Object.fromEntries(params);
+  }
+
+  /** Batched sampling; string prompts are encoded with a leading BOS. */
+  async sample(prompts: (string | number[])[], o: Omit<SampleOptionsInput, 'stop'> & { stop?: (string | number[])[] } = {}): Promise<SampledCompletion[]> {
+    const ids = prompts.map((p) => (typeof p === 'string' ? this.tokenizer.encode(p, { bos: true }) : p));
+    const stop = (o.stop ?? []).map((s) => (typeof s === 'string' ? this.tokenizer.encode(s) : s));
+    const [prefill, decode] = await Promise.all([
+      this.session('prefill', () => buildInferenceGraph({ model: this.model, withPast: false }).toBytes()),
+      this.session('decode', () => buildInferenceGraph({ model: this.model, withPast: true }).toBytes()),
+    ]);
+    const out = await generate(
+      { prefill: prefill.session, decode: decode.session, params: this.paramFeeds(), model: this.model, pad: this.tokenizer.spec.pad },
+      ids,
+      { eos: this.tokenizer.spec.eos, ...o, stop },
+    );
+    return out.map((c) => ({ ...c, text: this.tokenizer.decode(c.tokens) }));
+  }
+
+  /**
+   * Token logprobs, entropies and values of sequences under these (or given, e.g. reference)
+   * weights. Entry i is about predicting token i; entry 0 is 0.
+   */
+  async score(sequences: number[][], o: { params?: Params } = {}) {
+    const B = sequences.length;
+    const T = this.seqLenFor(Math.max(...sequences.map((s) => s.length)));
+    const { session } = await this.session(`score:${B}:${T}`, () => buildScoreGraph(this.model, B, T).toBytes());
+    const seqs = sequences.map((tokens) => ({ tokens, lossMask: tokens.map(() => 1) }));
+    const feeds = packBatch(seqs, { rows: B, seqLen: T, pad: this.tokenizer.spec.pad, aggregation: 'token', stepTokens: 1, stepSequences: 1 });
+    const res = await session.run(pick(session, { ...this.paramFeeds(o.params), ...feeds }));
+    const lp = res.token_logprobs!.data as Float32Array;
+    const ent = res.entropy!.data as Float32Array;
+    const val = res.values!.data as Float32Array;
+    return sequences.map((s, b) => {
+      const at = (a: Float32Array) => [0, ...Array.from(a.subarray(b * T, b * T + s.length - 1))];
+      return { logprobs: at(lp), entropy: at(ent), values: at(val) };
+    });
+  }
+
+  private seqLenFor(maxTokens: number): number {
+    if (maxTokens - 1 > this.model.maxSeqLen) throw new Error(`sequence of ${maxTokens} tokens exceeds maxSeqLen ${this.model.maxSeqLen}`);
+    return Math.min(paddedLength(maxTokens), this.model.maxSeqLen);
+  }
+
+  /**
+   * One optimizer step over `sequences`: each micro-batch runs forward + loss + backward in
+   * one session run (adding into gradient accumulators), the last one also clips the global
+   * grad norm and applies AdamW with the scheduled learning rate. The loss is normalised
+   * over the whole step, so accumulation equals one big batch.
+   */
+  async trainStep(sequences: z.input<typeof TrainSequence>[], lossInput: LossConfigInput, o: { microBatchSize?: number } = {}): Promise<StepReport> {
+    const t0 = performance.now();
+    const loss = LossConfig.parse(lossInput);
+    const seqs = sequences.map((s) => TrainSequence.parse(s));
+    if (!seqs.length) throw new Error('trainStep needs at least one sequence');
+    const aggregation: Aggregation = loss.kind === 'sft' ? 'token' : loss.aggregation;
+    const withReference = loss.kind !== 'sft' && seqs.every((s) => s.refLogprobs);
+    if (loss.kind !== 'sft') {
+      if (loss.klCoef > 0 && !withReference) throw new Error('klCoef > 0 needs refLogprobs on every sequence');
+      if (seqs.some((s) => s.advantages === undefined || !s.oldLogprobs)) throw new Error(`${loss.kind} needs advantages and oldLogprobs on every sequence`);
+      if (loss.kind === 'ppo' && seqs.some((s) => !s.oldValues || !s.returns)) throw new Error('ppo needs oldValues and returns on every sequence');
+    }
+    const mb = Math.max(1, Math.min(o.microBatchSize ?? seqs.length, seqs.length));
+    const K = Math.ceil(seqs.length / mb);
+    const T = this.seqLenFor(Math.max(...seqs.map((s) => s.tokens.length)));
+    const tokenCounts = seqs.map((s) => s.lossMask.slice(1).reduce((a, b) => a + b, 0));
+    const stepTokens = tokenCounts.reduce((a, b) => a + b, 0);
+    const stepSequences = tokenCounts.filter((c) => c > 0).length;
+    const spec = (mode: TrainGraphSpec['mode'], withAccumulator: boolean): TrainGraphSpec => ({
+      model: this.model, loss, optim: this.optim, batch: mb, seqLen: T, mode, withAccumulator, withReference,
+    });
+    const sums = Object.fromEntries(METRICS.map((m) => [m, 0])) as Record<MetricName, number>;
+    let acc: Record<string, ort.Tensor> = {};
+    let last: ort.InferenceSession.OnnxValueMapType | undefined;
+    for (let k = 0; k < K; k++) {
+      const chunk = seqs.slice(k * mb, (k + 1) * mb);
+      const feeds = packBatch(chunk, { rows: mb, seqLen: T, pad: this.tokenizer.spec.pad, aggregation, stepTokens, stepSequences });
+      const mode = k === K - 1 ? 'update' : 'accumulate';
+      const s = spec(mode, k > 0);
+      const { session } = await this.session(JSON.stringify(s), () => buildTrainGraph(s).toBytes());
+      const all: Record<string, ort.Tensor> = { ...this.paramFeeds(), ...feeds, ...acc };
+      if (mode === 'update') {
+        all.step = f32([this.step + 1], []);
+        for (const [n, t] of this.moments.m) all[`m.${n}`] = t;
+        for (const [n, t] of this.moments.v) all[`v.${n}`] = t;
+      }
+      const res = await session.run(pick(session, all));
+      for (const m of METRICS) sums[m] += Number((res[`metric.${m}`] as ort.Tensor).data[0]);
+      if (mode === 'accumulate') {
+        acc = {};
+        for (const sp of paramSpecs(this.model)) acc[`acc.${sp.name}`] = res[`new_acc.${sp.name}`] as ort.Tensor;
+      }
+      last = res;
+    }
+    const params: Params = new Map();
+    const m: Params = new Map();
+    const v: Params = new Map();
+    for (const sp of paramSpecs(this.model)) {
+      params.set(sp.name, last![`new.${sp.name}`] as ort.Tensor);
+      m.set(sp.name, last![`new_m.${sp.name}`] as ort.Tensor);
+      v.set(sp.name, last![`new_v.${sp.name}`] as ort.Tensor);
+    }
+    this.params = params;
+    this.moments = { m, v };
+    this.step += 1;
+    return {
+      ...sums,
+      step: this.step,
+      gradNorm: Number((last!.grad_norm as ort.Tensor).data[0]),
+      lr: Number((last!.lr as ort.Tensor).data[0]),
+      tokens: stepTokens,
+      sequences: seqs.length,
+      microBatches: K,
+      provider: this.provider,
+      seconds: (performance.now() - t0) / 1000,
+    };
+  }
+
+  async release(): Promise<void> {
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    for (const s of all) await (await s.catch(() => undefined))?.session.release();
+  }
+}
+
+/** Only the feeds a session declares (onnxruntime rejects unknown inputs). */
+function pick(session: ort.InferenceSession, feeds: Record<string, ort.Tensor>): Record<string, ort.Tensor> {
+  const out: Record<string, ort.Tensor> = {};
+  for (const n of session.inputNames) {
+    const t = feeds[n];
+    if (!t) throw new Error(`missing feed ${n}`);
+    out[n] = t;
+  }
+  return out;
+}

@@ -1,0 +1,185 @@
+import { z } from 'zod';
+import { NEG_INF, type ModelConfig } from './model';
+import { Rng } from './rng';
+import { f32, i64, ort } from './runtime';
+
+export const SampleOptions = z.object({
+  maxNewTokens: z.number().int().positive().default(64),
+  /** 0 means greedy. */
+  temperature: z.number().min(0).default(1),
+  topP: z.number().gt(0).max(1).default(1),
+  /** 0 disables top-k. */
+  topK: z.number().int().min(0).default(0),
+  /** Token-id sequences that end a completion (included in its tokens). */
+  stop: z.array(z.array(z.number().int())).default([]),
+  /** End a completion at this token (normally EOS). */
+  eos: z.number().int().optional(),
+  seed: z.number().int().default(0),
+  /** false recomputes the whole prefix each step (for checks and benchmarks). */
+  kvCache: z.boolean().default(true),
+});
+export type SampleOptions = z.infer<typeof SampleOptions>;
+export type SampleOptionsInput = z.input<typeof SampleOptions>;
+
+export type Completion = {
+  promptTokens: number[];
+  tokens: number[];
+  /** The policy's log-probability (temperature 1) of each chosen token, from the graph. */
+  logprobs: number[];
+  /** The value head at the state before each chosen token (PPO's old values). */
+  values: number[];
+  finishReason: 'eos' | 'stop' | 'length';
+};
+
+export type SamplerSessions = {
+  prefill: ort.InferenceSession;
+  decode: ort.InferenceSession;
+  params: Record<string, ort.Tensor>;
+  model: ModelConfig;
+  pad: number;
+};
+
+/**
+ * Batched generation. Prompts are left-padded; positions and the attention mask skip the
+ * padding so each row computes exactly what it would alone. Every row draws from its own
+ * RNG forked from the seed, so a run replays token for token.
+ */
+export async function generate(s: SamplerSessions, prompts: number[][], input: SampleOptionsInput): Promise<Completion[]> {
+  const opts = SampleOptions.parse(input);
+  const B = prompts.length;
+  if (B === 0) return [];
+  if (prompts.some((p) => p.length === 0)) throw new Error('every prompt needs at least one token (start with BOS)');
+  const P0 = Math.max(...prompts.map((p) => p.length));
+  if (P0 + opts.maxNewTokens > s.model.maxSeqLen) {
+    throw new Error(`prompt (${P0}) + maxNewTokens (${opts.maxNewTokens}) exceeds the model's maxSeqLen ${s.model.maxSeqLen}`);
+  }
+  const pads = prompts.map((p) => P0 - p.length);
+  const seqs = prompts.map((p, b) => [...new Array<number>(pads[b]!).fill(s.pad), ...p]);
+  const root = new Rng(opts.seed);
+  const rngs = prompts.map((_, b) => root.fork(b));
+  const out: Completion[] = prompts.map((p) => ({ promptTokens: [...p], tokens: [], logprobs: [], values: [], finishReason: 'length' }));
+  const done = new Array<boolean>(B).fill(false);
+  const V = s.model.vocabSize;
+
+  let res = await runFull(s, seqs, pads);
+  for (let step = 0; step < opts.maxNewTokens; step++) {
+    const logprobs = res.logprobs!.data as Float32Array;
+    const values = res.value!.data as Float32Array;
+    const next: number[] = [];
+    for (let b = 0; b < B; b++) {
+      if (done[b]) {
+        next.push(s.pad);
+        continue;
+      }
+      const row = logprobs.subarray(b * V, (b + 1) * V);
+      const id = pick(row, opts, rngs[b]!);
+      const c = out[b]!;
+      c.tokens.push(id);
+      c.logprobs.push(row[id]!);
+      c.values.push(values[b]!);
+      next.push(id);
+      if (opts.eos !== undefined && id === opts.eos) finish(b, 'eos');
+      else if (opts.stop.some((st) => st.length > 0 && endsWith(c.tokens, st))) finish(b, 'stop');
+    }
+    seqs.forEach((q, b) => q.push(next[b]!));
+    if (done.every(Boolean) || step === opts.maxNewTokens - 1) break;
+    if (opts.kvCache) {
+      res = await runDecode(s, seqs, pads, next, presentOf(res, s.model.nLayers));
+    } else {
+      res = await runFull(s, seqs, pads);
+    }
+  }
+  return out;
+
+  function finish(b: number, why: Completion['finishReason']) {
+    done[b] = true;
+    out[b]!.finishReason = why;
+  }
+}
+
+function endsWith(a: number[], suffix: number[]): boolean {
+  if (suffix.length > a.length) return false;
+  for (let i = 0; i < suffix.length; i++) if (a[a.length - suffix.length + i] !== suffix[i]) return false;
+  return true;
+}
+
+function presentOf(res: ort.InferenceSession.OnnxValueMapType, layers: number): Record<string, ort.Tensor> {
+  const p: Record<string, ort.Tensor> = {};
+  for (let l = 0; l < layers; l++) {
+    p[`past_k.${l}`] = res[`present_k.${l}`] as ort.Tensor;
+    p[`past_v.${l}`] = res[`present_v.${l}`] as ort.Tensor;
+  }
+  return p;
+}
+
+/** Prefill / full recomputation over whole (left-padded) sequences. */
+async function runFull(s: SamplerSessions, seqs: number[][], pads: number[]) {
+  const B = seqs.length;
+  const S = seqs[0]!.length;
+  const positions: number[] = [];
+  const mask = new Float32Array(B * S * S);
+  for (let b = 0; b < B; b++) {
+    for (let i = 0; i < S; i++) {
+      positions.push(Math.max(0, i - pads[b]!));
+      for (let j = 0; j < S; j++) if (j > i || j < pads[b]!) mask[(b * S + i) * S + j] = NEG_INF;
+    }
+  }
+  return s.prefill.run({
+    ...s.params,
+    tokens: i64(seqs.flat(), [B, S]),
+    positions: i64(positions, [B, S]),
+    attn_mask: f32(mask, [B, 1, S, S]),
+  });
+}
+
+/** One incremental step: feed the newest token with the cached K/V of everything before. */
+async function runDecode(s: SamplerSessions, seqs: number[][], pads: number[], next: number[], past: Record<string, ort.Tensor>) {
+  const B = seqs.length;
+  const total = seqs[0]!.length;
+  const mask = new Float32Array(B * total);
+  for (let b = 0; b < B; b++) for (let j = 0; j < pads[b]!; j++) mask[b * total + j] = NEG_INF;
+  return s.decode.run({
+    ...s.params,
+    ...past,
+    tokens: i64(next, [B, 1]),
+    positions: i64(
+      pads.map((p) => total - 1 - p),
+      [B, 1],
+    ),
+    attn_mask: f32(mask, [B, 1, 1, total]),
+  });
+}
+
+/** Choose a token from a row of log-probabilities with temperature, top-k and top-p. */
+export function pick(logprobs: Float32Array, o: SampleOptions, rng: Rng): number {
+  const V = logprobs.length;
+  if (o.temperature === 0) {
+    let best = 0;
+    for (let i = 1; i < V; i++) if (logprobs[i]! > logprobs[best]!) best = i;
+    return best;
+  }
+  const order = Array.from({ length: V }, (_, i) => i).sort((a, b) => logprobs[b]! - logprobs[a]! || a - b);
+  const k = o.topK > 0 ? Math.min(o.topK, V) : V;
+  const top = order.slice(0, k);
+  const maxL = logprobs[top[0]!]! / o.temperature;
+  const w = top.map((i) => Math.exp(logprobs[i]! / o.temperature - maxL));
+  let total = w.reduce((a, b) => a + b, 0);
+  let keep = top.length;
+  if (o.topP < 1) {
+    let acc = 0;
+    for (let i = 0; i < top.length; i++) {
+      acc += w[i]! / total;
+      if (acc >= o.topP) {
+        keep = i + 1;
+        break;
+      }
+    }
+    total = w.slice(0, keep).reduce((a, b) => a + b, 0);
+  }
+  let u = rng.next() * total;
+  for (let i = 0; i < keep; i++) {
+    u -= w[i]!;
+    if (u < 0) return top[i]!;
+  }
+  return top[keep - 1]!;
+}
