@@ -53,6 +53,8 @@ export type Supervisor = {
   status: () => { name: string; pid: number | undefined; restarts: number }[];
   /** Stop every child (SIGTERM, SIGKILL after the grace period); resolves when all are gone. */
   stop: () => Promise<void>;
+  /** SIGKILL every child now (a second Ctrl-C); `stop()` still resolves when they are gone. */
+  kill: () => void;
 };
 
 /**
@@ -139,9 +141,18 @@ export function startSupervisor(opts: SupervisorOptions): Supervisor {
       );
     })());
 
+  const kill = () => {
+    stopping = true;
+    for (const slot of slots) {
+      if (slot.timer) clearTimeout(slot.timer);
+      if (slot.child?.pid) killGroup(slot.child.pid, 'SIGKILL');
+    }
+  };
+
   return {
     status: () => slots.map((s) => ({ name: s.spec.name, pid: s.child?.pid, restarts: s.restarts })),
     stop,
+    kill,
   };
 }
 

@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connect } from '@/db/client';
+import { runs, workers } from '@/db/schema';
+import { defaultRunConfig } from '@/server/runs/run-config';
+import { alive, repoRoot, startTs, waitFor, type Proc } from '@/workers/jobs/fixtures/processes';
+
+// Under the repo (not /tmp): as root the embedded server runs as a dedicated user that
+// must be able to reach its data directory.
+const dataDir = path.join(repoRoot, '.test-data', `start-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
+const started: Proc[] = [];
+
+afterAll(() => {
+  for (const p of started) if (alive(p.pid)) p.child.kill('SIGKILL');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.rmSync(`${dataDir}.password`, { force: true });
+});
+
+type Running = { proc: Proc; url: string; sessionPid: number; postgresPid: number; workerPids: number[] };
+
+/** `tsx scripts/start.ts --workers-only` on the temp data dir, embedded database. */
+async function start(): Promise<Running> {
+  const proc = startTs('scripts/start.ts', ['--workers-only'], {
+    CRUCIBLE_DATA_DIR: dataDir,
+    DATABASE_URL: undefined,
+    CRUCIBLE_WORKER_HEARTBEAT_MS: '500',
+  });
+  started.push(proc);
+  await waitFor('workers to be running', async () => proc.output().includes('workers running'), 60_000, 100).catch((e) => {
+    throw new Error(`${e.message}\n--- output ---\n${proc.output()}`);
+  });
+  const runtime = JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')) as { databaseUrl: string; pid: number };
+  const postgresPid = Number(fs.readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const workerPids = /started maintenance, jobs \(pids (\d+), (\d+)\)/.exec(proc.output())!.slice(1).map(Number);
+  return { proc, url: runtime.databaseUrl, sessionPid: runtime.pid, postgresPid, workerPids };
+}
+
+async function stop(r: Running): Promise<void> {
+  r.proc.child.kill('SIGTERM');
+  expect(await r.proc.exited).toBe(0);
+  // Nothing left running: the process we started, its session, the workers, postgres.
+  const pids = [r.proc.pid, r.sessionPid, r.postgresPid, ...r.workerPids];
+  await waitFor('every process to be gone', async () => pids.every((p) => !alive(p)), 5_000).catch(() => {
+    throw new Error(`still running: ${pids.filter(alive).join(', ')}\n${r.proc.output()}`);
+  });
+  expect(fs.existsSync(path.join(dataDir, 'runtime.json'))).toBe(false);
+  expect(r.proc.output()).toContain('crucible: stopped');
+}
+
+describe('scripts/start.ts --workers-only (embedded database)', () => {
+  it('starts workers, stops cleanly on SIGTERM leaving nothing running, and keeps data across restarts', async () => {
+    const first = await start();
+    expect(first.workerPids).toHaveLength(2);
+    let db = connect(first.url, { max: 1 });
+    const registered = await waitFor('both workers to register', async () => {
+      const rows = await db.db.select().from(workers);
+      return rows.length === 2 && rows;
+    });
+    expect(registered.map((w) => w.kind).sort()).toEqual(['jobs', 'maintenance']);
+    expect(new Set(registered.map((w) => w.pid))).toEqual(new Set(first.workerPids));
+    const [run] = await db.db.insert(runs).values({ name: 'survives-restart', config: defaultRunConfig }).returning();
+    await db.close();
+    await stop(first);
+
+    const second = await start();
+    expect(second.postgresPid).not.toBe(first.postgresPid);
+    db = connect(second.url, { max: 1 });
+    try {
+      const [again] = await db.db.select().from(runs).where(eq(runs.id, run.id));
+      expect(again?.name).toBe('survives-restart');
+      // The first session's workers stopped cleanly; the new ones are running.
+      const all = await waitFor('the new workers to register', async () => {
+        const rows = await db.db.select().from(workers);
+        return rows.length === 4 && rows;
+      });
+      expect(all.filter((w) => first.workerPids.includes(w.pid)).map((w) => w.status)).toEqual(['stopped', 'stopped']);
+      expect(all.filter((w) => second.workerPids.includes(w.pid)).map((w) => w.status)).toEqual(['running', 'running']);
+    } finally {
+      await db.close();
+    }
+    await stop(second);
+  }, 90_000);
+});

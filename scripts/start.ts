@@ -1,0 +1,215 @@
+// `npm start` (production), `npm run dev` (--dev), `tsx scripts/start.ts --workers-only`.
+// Starts the database (embedded under $CRUCIBLE_DATA_DIR/pg unless DATABASE_URL is set),
+// the web server and the worker supervisor; Ctrl-C or SIGTERM stops all of it, in order.
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { dataDir, openDatabase, type OpenedDatabase } from '@/db/runtime';
+import { defaultWorkerSpecs, startSupervisor, type ProcessSpec, type Supervisor } from '@/workers/supervisor';
+import { buildNeeded, buildNext, nextBin } from './next-build';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** Marks the detached session process (see `foreground`) and names its parent. */
+const SESSION_ENV = 'CRUCIBLE_START_PARENT';
+
+const usage = `usage: npm start [-- options]     (npm run dev = npm start -- --dev)
+  --dev               next dev instead of a production build
+  --workers-only      only the database connection and the workers (scale-out worker
+                      machines sharing one DATABASE_URL; tests)
+  --job-workers <n>   job-worker processes (env CRUCIBLE_JOB_WORKERS, default 1)
+Environment: PORT (default 3000), CRUCIBLE_DATA_DIR (default .data/), DATABASE_URL
+(use that PostgreSQL instead of the embedded one), CRUCIBLE_ADMIN_PASSWORD (first start).`;
+
+type Options = { dev: boolean; workersOnly: boolean; jobWorkers: number; port: number };
+
+function parseOptions(argv: string[]): Options | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      dev: { type: 'boolean', default: false },
+      'workers-only': { type: 'boolean', default: false },
+      'job-workers': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(usage);
+    return undefined;
+  }
+  const jobWorkers = Number(values['job-workers'] ?? process.env.CRUCIBLE_JOB_WORKERS ?? 1);
+  if (!Number.isInteger(jobWorkers) || jobWorkers < 0) throw new Error(`--job-workers must be a whole number, got ${values['job-workers']}`);
+  const port = Number(process.env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`PORT must be a TCP port number, got ${process.env.PORT}`);
+  return { dev: values.dev!, workersOnly: values['workers-only']!, jobWorkers, port };
+}
+
+const log = (line: string) => console.log(`crucible: ${line}`);
+
+/**
+ * The process the user started. It runs the real work in a detached session so that a
+ * terminal Ctrl-C (sent to the whole foreground process group) does not also hit the
+ * embedded Postgres and the workers at once; instead we forward it and the session stops
+ * things in order: web and workers first, the database last.
+ */
+async function foreground(argv: string[]): Promise<number> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), ...argv], {
+    cwd: root,
+    stdio: 'inherit',
+    detached: true,
+    env: { ...process.env, [SESSION_ENV]: String(process.pid), CRUCIBLE_DATA_DIR: dataDir() },
+  });
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(sig, () => {
+      try {
+        child.kill('SIGTERM');
+      } catch {
+        /* already gone */
+      }
+    });
+  }
+  return new Promise((resolve) => child.once('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, () => srv.close(() => resolve(true)));
+  });
+}
+
+/** A command whose failure is only worth a warning; `signal` cancels it. */
+function runQuietly(command: string, args: string[], env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: 'inherit', env, signal });
+    child.once('error', () => resolve(-1));
+    child.once('close', (code) => resolve(code ?? -1));
+  });
+}
+
+async function waitForHttp(url: string, signal: AbortSignal, timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (!signal.aborted && Date.now() < until) {
+    try {
+      await fetch(url, { redirect: 'manual', signal: AbortSignal.any([signal, AbortSignal.timeout(5_000)]) });
+      return true;
+    } catch {
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  }
+  return false;
+}
+
+/** The detached session: everything `npm start` runs, and its ordered shutdown. */
+async function session(o: Options): Promise<void> {
+  const stopping = new AbortController();
+  // What has started so far, for the shutdown path (which may run mid-startup).
+  const started: { opened?: Promise<OpenedDatabase>; supervisor?: Supervisor } = {};
+  let signals = 0;
+
+  let shuttingDown: Promise<never> | undefined;
+  const shutdown = (why: string, code = 0) =>
+    (shuttingDown ??= (async () => {
+      log(`${why}: stopping…`);
+      stopping.abort();
+      await started.supervisor?.stop();
+      const db = await started.opened?.catch(() => undefined);
+      await db?.close().catch((e) => log(`closing the database failed: ${(e as Error).message}`));
+      log('stopped');
+      process.exit(code);
+    })());
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (++signals === 1) return void shutdown(sig);
+    log(`${sig} again: killing everything now`);
+    started.supervisor?.kill();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+  // If the foreground process is killed outright, do not outlive it.
+  const parent = Number(process.env[SESSION_ENV]);
+  setInterval(() => {
+    if (process.ppid !== parent && !stopping.signal.aborted) void shutdown('parent process gone');
+  }, 1_000).unref();
+
+  try {
+    await startEverything(o, started, stopping.signal);
+  } catch (e) {
+    console.error(`crucible: ${(e as Error).message}`);
+    await shutdown('startup failed', 1);
+  }
+}
+
+async function startEverything(o: Options, started: { opened?: Promise<OpenedDatabase>; supervisor?: Supervisor }, signal: AbortSignal): Promise<void> {
+  const deps = await runQuietly('bash', [path.join(root, 'scripts/system-deps.sh')], { ...process.env, CRUCIBLE_SKIP_BROWSER: process.env.CRUCIBLE_SKIP_BROWSER ?? '1' }, signal);
+  if (deps !== 0 && !signal.aborted) log('warning: system packages check failed (see above); sandboxes may not work until they are installed');
+
+  if (!o.workersOnly) {
+    if (!(await portFree(o.port))) throw new Error(`port ${o.port} is already in use; set PORT to a free port (e.g. PORT=3001 npm start)`);
+    const reason = o.dev ? null : buildNeeded(root);
+    if (reason) {
+      log(`building the web app (${reason})…`);
+      await buildNext(root, signal);
+    }
+  }
+  if (signal.aborted) return;
+
+  started.opened = openDatabase({ appName: 'crucible-start', startEmbedded: true, max: 4 });
+  const { database, embedded } = await started.opened;
+  if (embedded) log(`embedded PostgreSQL on 127.0.0.1:${embedded.port}, data in ${path.join(dataDir(), 'pg')}`);
+  else {
+    const u = new URL(database.url);
+    log(`database ${u.hostname}:${u.port || 5432}${u.pathname}${process.env.DATABASE_URL ? ' (DATABASE_URL)' : ' (of the Crucible already running on this data dir)'}`);
+  }
+  if (signal.aborted) return;
+
+  if (!o.workersOnly) {
+    const { ensureInitialAdmin } = await import('@/server/users/service');
+    const admin = await ensureInitialAdmin(database.db);
+    if (admin.created) {
+      const fromEnv = Boolean(process.env.CRUCIBLE_ADMIN_PASSWORD);
+      console.log(
+        [
+          '',
+          '  ┌ First start: an administrator account was created.',
+          `  │   username: ${admin.username}`,
+          `  │   password: ${fromEnv ? '(from CRUCIBLE_ADMIN_PASSWORD)' : admin.password}`,
+          fromEnv ? '  └' : '  └ This password is shown only once. Sign in and keep it safe (or change it).',
+          '',
+        ].join('\n'),
+      );
+    }
+  }
+
+  const web: ProcessSpec[] = o.workersOnly
+    ? []
+    : [{ name: 'web', command: process.execPath, args: [nextBin(), o.dev ? 'dev' : 'start', '-p', String(o.port)], env: { NEXT_TELEMETRY_DISABLED: '1' } }];
+  const specs = [...web, ...defaultWorkerSpecs({ jobWorkers: o.jobWorkers })];
+  if (signal.aborted) return;
+  const supervisor = startSupervisor({ specs, env: { DATABASE_URL: database.url, PORT: String(o.port) }, log: (l) => console.log(l) });
+  started.supervisor = supervisor;
+  log(`started ${specs.map((s) => s.name).join(', ')} (pids ${supervisor.status().map((s) => s.pid).join(', ')})`);
+
+  if (o.workersOnly) {
+    log('workers running; Ctrl-C to stop');
+    return;
+  }
+  const url = `http://localhost:${o.port}`;
+  if (await waitForHttp(url, signal, o.dev ? 300_000 : 120_000)) log(`Crucible is running at ${url}  (Ctrl-C to stop)`);
+  else if (!signal.aborted) log(`the web server is not answering at ${url} yet; see its output above`);
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const o = parseOptions(argv);
+  if (!o) return;
+  if (!process.env[SESSION_ENV]) {
+    process.exitCode = await foreground(argv);
+    return;
+  }
+  await session(o);
+}
+
+await main();
