@@ -4,8 +4,7 @@ import * as o from './onnx/ops';
 import { Rng } from './rng';
 
 /** Model hyper-parameters, stored in every checkpoint. */
-export const ModelConfig = z
-  .object({
+export const ModelFields = z.object({
     vocabSize: z.number().int().positive(),
     dModel: z.number().int().positive(),
     nLayers: z.number().int().positive(),
@@ -14,8 +13,8 @@ export const ModelConfig = z
     maxSeqLen: z.number().int().positive(),
     lnEps: z.number().positive().default(1e-5),
     initStd: z.number().positive().default(0.02),
-  })
-  .refine((c) => c.dModel % c.nHeads === 0, { message: 'dModel must be divisible by nHeads' });
+});
+export const ModelConfig = ModelFields.refine((c) => c.dModel % c.nHeads === 0, { message: 'dModel must be divisible by nHeads' });
 export type ModelConfig = z.infer<typeof ModelConfig>;
 
 export type ParamSpec = { name: string; shape: number[]; init: 'normal' | 'zeros' | 'ones'; std?: number; decay: boolean };

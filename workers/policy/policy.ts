@@ -5,7 +5,7 @@ import { packBatch, paddedLength, TrainSequence, type Aggregation } from './batc
 import { listVersions, readCheckpoint, versionFile, writeCheckpoint, type CheckpointState } from './checkpoint';
 import { buildInferenceGraph, buildScoreGraph, buildTrainGraph, type TrainGraphSpec } from './graphs';
 import { LossConfig, METRICS, type LossConfigInput, type MetricName } from './losses';
-import { initParams, ModelConfig, paramSpecs } from './model';
+import { initParams, ModelConfig, ModelFields, paramSpecs } from './model';
 import { OptimConfig, type OptimConfigInput } from './optim';
 import { createSession, f32, ort, type LoadedSession, type Provider } from './runtime';
 import { generate, type Completion, type SampleOptionsInput } from './sample';
@@ -29,7 +29,7 @@ export type SampledCompletion = Completion & { text: string };
 export type PolicyOptions = { providers?: Provider[]; threads?: number };
 
 export const CreateOptions = z.object({
-  model: z.input(ModelConfig).optional(),
+  model: ModelFields.partial().optional(),
   optim: z.custom<OptimConfigInput>().optional(),
   seed: z.number().int().default(0),
 });
