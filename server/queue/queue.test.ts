@@ -172,7 +172,10 @@ describe('work queue', () => {
     expect(backoffMs(20, policy, () => 1)).toBe(60_000);
     const samples = new Set(Array.from({ length: 20 }, () => backoffMs(4, policy)));
     expect(samples.size).toBeGreaterThan(1);
-    for (const s of samples) expect(s).toBeGreaterThanOrEqual(4_000), expect(s).toBeLessThanOrEqual(8_000);
+    for (const s of samples) {
+      expect(s).toBeGreaterThanOrEqual(4_000);
+      expect(s).toBeLessThanOrEqual(8_000);
+    }
 
     const queue = nextQueue();
     const { id } = await enqueue(database.db, { queue });
