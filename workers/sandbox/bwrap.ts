@@ -91,7 +91,7 @@ export class BwrapSandbox extends Sandbox {
     try {
       child = spawn(this.runtime.binary, this.args(ctx), {
         cwd: '/',
-        env: { PATH: '/usr/bin:/bin' } as NodeJS.ProcessEnv,
+        env: { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv,
         stdio,
         ...(asRoot ? { uid: this.hostUid, gid: this.hostGid } : {}),
       });

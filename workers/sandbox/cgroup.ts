@@ -94,6 +94,16 @@ const tryWrite = (file: string, v: string) => {
   }
 };
 
+function pidsIn(dir: string): number[] {
+  const out = read(path.join(dir, 'cgroup.procs')).split('\n').filter(Boolean).map(Number);
+  try {
+    for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) out.push(...pidsIn(path.join(dir, e.name)));
+  } catch {
+    /* removed meanwhile */
+  }
+  return out;
+}
+
 export type CgroupLimits = { memoryMb: number; cpus: number; pids: number };
 
 /** One sandbox's cgroup(s). All methods are synchronous and cheap (a few small file I/Os). */
@@ -140,10 +150,10 @@ export class SandboxCgroup {
     for (const dir of this.dirs) write(path.join(dir, 'cgroup.procs'), String(pid));
   }
 
+  /** Every process in the group and its nested groups (an OCI runtime nests its own). */
   pids(): number[] {
     const dir = this.d.pids ?? this.d.memory;
-    if (!dir) return [];
-    return read(path.join(dir, 'cgroup.procs')).split('\n').filter(Boolean).map(Number);
+    return dir ? pidsIn(dir) : [];
   }
 
   /** SIGKILL everything in the group; loops because v1 has no atomic kill and forks race. */
@@ -173,6 +183,8 @@ export class SandboxCgroup {
   resetCounters(): void {
     if (this.layout.mode === 'v1') {
       tryWrite(path.join(this.d.memory!, 'memory.max_usage_in_bytes'), '0');
+      tryWrite(path.join(this.d.memory!, 'memory.failcnt'), '0');
+      tryWrite(path.join(this.d.memory!, 'memory.memsw.failcnt'), '0');
       tryWrite(path.join(this.d.cpuacct!, 'cpuacct.usage'), '0');
     } else if (this.layout.mode === 'v2') {
       tryWrite(path.join(this.d.memory!, 'memory.peak'), 'reset');
@@ -200,6 +212,22 @@ export class SandboxCgroup {
     if (!file) return 0;
     const m = /oom_kill (\d+)/.exec(read(path.join(this.d.memory!, file)));
     return m ? Number(m[1]) : 0;
+  }
+
+  /**
+   * Times the group's memory limit was hit since the last reset. v1 counts OOM kills only
+   * in the victim's own group (not its parents), so a nested group that is gone by now
+   * (an OCI runtime's) is still seen here.
+   */
+  memoryLimitHits(): number {
+    if (this.layout.mode === 'v1') {
+      return ['memory.failcnt', 'memory.memsw.failcnt'].reduce((n, f) => n + Number(read(path.join(this.d.memory!, f)).trim() || 0), 0);
+    }
+    if (this.layout.mode === 'v2') {
+      const m = /^max (\d+)/m.exec(read(path.join(this.d.memory!, 'memory.events')));
+      return m ? Number(m[1]) : 0;
+    }
+    return 0;
   }
 
   /** For OCI runtimes: the group path relative to each hierarchy root. */
@@ -246,8 +274,7 @@ export function sweepDeadCgroups(): string[] {
       const owner = parseOwnerTag(name);
       if (!owner || ownerAlive(owner)) continue;
       const dir = path.join(base, name);
-      const procs = read(path.join(dir, 'cgroup.procs')).split('\n').filter(Boolean).map(Number);
-      for (const p of procs) {
+      for (const p of pidsIn(dir)) {
         try {
           process.kill(p, 'SIGKILL');
         } catch {

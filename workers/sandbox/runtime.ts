@@ -118,6 +118,7 @@ export abstract class Sandbox {
     const timeoutMs = opts.timeoutMs ?? limits.timeoutMs;
     this.cgroup.resetCounters();
     const oom0 = this.cgroup.oomKills();
+    const hits0 = this.cgroup.memoryLimitHits();
     const cpu0 = this.cgroup.cpuUsageNs();
     const out = new CappedCapture(limits.outputBytes);
     const err = new CappedCapture(limits.outputBytes);
@@ -168,7 +169,10 @@ export abstract class Sandbox {
     const setup = timedOut ? undefined : this.setupFailure(code, stderr);
     if (setup) return { ...this.failed('sandbox_error', setup, t0), stderr };
     const { exitCode, signal } = splitExit(code, sig);
-    const oom = this.cgroup.oomKills() > oom0;
+    // v1 counts OOM kills only in the victim's own group, which an OCI runtime has removed
+    // by now; a SIGKILL with the limit hit or the peak at the limit is the same event.
+    const atLimit = this.cgroup.memoryPeakBytes() >= limits.memoryMb * 1024 * 1024 - 1024 * 1024;
+    const oom = this.cgroup.oomKills() > oom0 || (signal === 'SIGKILL' && (this.cgroup.memoryLimitHits() > hits0 || atLimit));
     const status = timedOut ? 'timeout' : oom ? 'memory_limit' : signal ? 'killed' : exitCode === 0 ? 'ok' : 'nonzero_exit';
     return {
       status, exitCode: timedOut ? null : exitCode, signal: timedOut ? 'SIGKILL' : signal,

@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { sandboxes } from '@/db/schema';
+import type { Environment } from './env-store';
+import type { Sandbox } from './runtime';
+import type { ExecResult } from './types';
+
+/**
+ * Audit rows for every sandbox lifecycle event and exec, plus the `sandboxes` table row
+ * the resources view and leak sweeps read. Without a database it does nothing, so the
+ * library and CLI work standalone.
+ */
+export class SandboxAudit {
+  constructor(private readonly db: Db | undefined, private readonly actor: string, private readonly workerId?: string) {}
+
+  private async append(action: string, sb: Sandbox, details: Record<string, unknown>): Promise<void> {
+    if (!this.db) return;
+    const { appendAudit } = await import('@/server/audit/service');
+    await appendAudit(this.db, { actor: this.actor, action, targetType: 'sandbox', targetId: sb.id, details: { runtime: sb.runtimeName, envHash: sb.envHash, ...details } });
+  }
+
+  async created(sb: Sandbox, env: Environment): Promise<void> {
+    if (!this.db) return;
+    await this.db.insert(sandboxes).values({
+      id: sb.id, workerId: this.workerId ?? null, runtime: sb.runtimeName, envHash: env.hash, state: 'ready',
+      limits: sb.spec.limits as unknown as Record<string, number>,
+    });
+    await this.append('sandbox.create', sb, { env: env.name, limits: sb.spec.limits });
+  }
+
+  async exec(sb: Sandbox, cmd: string[], r: ExecResult, ctx: { runId?: string; episodeId?: string }): Promise<void> {
+    await this.append('sandbox.exec', sb, {
+      runId: ctx.runId ?? null, episodeId: ctx.episodeId ?? null,
+      commandSha256: createHash('sha256').update(JSON.stringify(cmd)).digest('hex'),
+      limits: sb.spec.limits, status: r.status, exitCode: r.exitCode, signal: r.signal, durationMs: r.durationMs, usage: r.usage,
+      stdoutTruncated: r.stdoutTruncated, stderrTruncated: r.stderrTruncated,
+    });
+  }
+
+  async envMismatch(sb: Sandbox, error: string): Promise<void> {
+    await this.append('sandbox.env_mismatch', sb, { error: error.slice(0, 2000) });
+  }
+
+  async destroyed(sb: Sandbox): Promise<void> {
+    if (!this.db) return;
+    await this.db.update(sandboxes).set({ state: 'destroyed', destroyedAt: new Date(), updatedAt: new Date() }).where(eq(sandboxes.id, sb.id));
+    await this.append('sandbox.destroy', sb, { execs: sb.execCount });
+  }
+}

@@ -1,0 +1,132 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { sandboxEnv } from './bwrap';
+import { cgroupLayout } from './cgroup';
+import { OCI_HOST_ID_BASE, OCI_SANDBOX_UID, ociConfig } from './oci-config';
+import { ownerAlive, parseOwnerTag } from './owner';
+import { Sandbox, type LaunchContext, type Launched, type SandboxRuntime, type SandboxSpec } from './runtime';
+import { SandboxError, type Enforcement } from './types';
+
+const install: Record<string, string> = {
+  crun: '`apt-get install crun` (or `bash scripts/system-deps.sh`)',
+  runc: '`apt-get install runc` (or `bash scripts/system-deps.sh`)',
+  runsc: 'gVisor: https://gvisor.dev/docs/user_guide/install/ (puts `runsc` on PATH)',
+  'kata-runtime': 'Kata Containers: https://katacontainers.io/ (puts `kata-runtime` on PATH; needs KVM)',
+};
+
+/** crun 1.x refuses "hybrid" hosts: cgroup v1 plus a cgroup2 mount that has controllers. */
+function hybridCgroupControllers(): string | undefined {
+  const f = '/sys/fs/cgroup/unified/cgroup.controllers';
+  if (!existsSync(f)) return undefined;
+  const c = readFileSync(f, 'utf8').trim();
+  return c || undefined;
+}
+
+const CONTAINER_PREFIX = 'crucible-';
+
+/**
+ * Any OCI runtime (crun, runc, runsc, kata-runtime): a bundle with a generated
+ * config.json per exec, run in the foreground with `BINARY run --bundle DIR ID`. The
+ * runtime process is started inside the sandbox's cgroup and the config's relative
+ * cgroupsPath nests the container under it, so our counters and kills cover it.
+ */
+export class OciRuntime implements SandboxRuntime {
+  readonly name: string;
+  constructor(readonly binary: string) {
+    this.name = `oci:${binary}`;
+  }
+
+  check(): void {
+    const r = spawnSync(this.binary, ['--version'], { encoding: 'utf8' });
+    if (r.error || r.status !== 0) {
+      throw new SandboxError(
+        `the ${this.name} runtime needs \`${this.binary}\`, which is not installed or not runnable ` +
+          `(${r.error?.message ?? r.stderr.trim()}). Install ${install[this.binary] ?? `\`${this.binary}\``}, or choose another --runtime (bwrap, oci:runc).`,
+        'missing_runtime',
+      );
+    }
+    if (process.getuid?.() !== 0) throw new SandboxError(`${this.name} sandboxes need root (rootless OCI is not supported yet); use --runtime bwrap`, 'missing_runtime');
+    const hybrid = hybridCgroupControllers();
+    if (this.binary === 'crun' && hybrid && cgroupLayout().mode === 'v1') {
+      throw new SandboxError(
+        `crun refuses this host's hybrid cgroup layout (cgroup v1 plus /sys/fs/cgroup/unified with controllers: ${hybrid}). ` +
+          'Use --runtime oci:runc or bwrap here, or boot with a pure v1 or pure v2 hierarchy.',
+        'missing_runtime',
+      );
+    }
+  }
+
+  enforces(): Enforcement {
+    const cg = cgroupLayout();
+    const mode = cg.mode === 'v2' ? 'cgroup-v2' : cg.mode === 'v1' ? 'cgroup-v1' : 'none';
+    return {
+      namespaces: ['user', 'pid', 'net', 'mount', 'ipc', 'uts', 'cgroup'],
+      readOnlyRoot: true, seccomp: true, network: 'loopback', memory: mode, cpu: mode, pids: mode,
+      disk: 'tmpfs-size', hostUid: OCI_HOST_ID_BASE + OCI_SANDBOX_UID,
+    };
+  }
+
+  create(spec: SandboxSpec): Sandbox {
+    return new OciSandbox(this, { ...spec, hostUid: spec.hostUid ?? OCI_HOST_ID_BASE + OCI_SANDBOX_UID, hostGid: spec.hostGid ?? OCI_HOST_ID_BASE + OCI_SANDBOX_UID });
+  }
+}
+
+export class OciSandbox extends Sandbox {
+  constructor(readonly runtime: OciRuntime, spec: SandboxSpec) {
+    super(runtime.name, spec);
+  }
+
+  protected launch(ctx: LaunchContext): Launched {
+    const containerId = `${CONTAINER_PREFIX}${path.basename(this.dir)}-${ctx.execId}`;
+    const bundle = path.join(this.dir, `bundle-${ctx.execId}`);
+    mkdirSync(bundle, { mode: 0o755 });
+    const config = ociConfig({
+      rootfs: this.spec.env.rootfs, work: this.scratch.work, tmp: this.scratch.tmp, cmd: ctx.cmd,
+      env: sandboxEnv(ctx.opts.env), cwd: ctx.opts.cwd ?? '/work', limits: this.spec.limits, cgroupsPath: `c-${ctx.execId}`,
+    });
+    writeFileSync(path.join(bundle, 'config.json'), JSON.stringify(config, null, 2));
+    const procs = this.cgroup.dirs.map((d) => path.join(d, 'cgroup.procs')).join(' ');
+    // join our cgroup first, then become the runtime: nothing it starts is born outside
+    const child = spawn('/bin/sh', ['-c', 'for p in $CRUCIBLE_CGROUP_PROCS; do echo $$ > "$p" || exit 125; done; exec "$@"', 'crucible-oci',
+      this.runtime.binary, 'run', '--bundle', bundle, containerId], {
+      cwd: '/',
+      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', CRUCIBLE_CGROUP_PROCS: procs } as unknown as NodeJS.ProcessEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    return {
+      child,
+      ready: Promise.resolve(),
+      cleanup: () => {
+        spawnSync(this.runtime.binary, ['delete', '--force', containerId], { stdio: 'ignore' });
+        rmSync(bundle, { recursive: true, force: true });
+      },
+    };
+  }
+
+  protected setupFailure(code: number | null, stderr: string): string | undefined {
+    if (code === 125) return 'could not join the sandbox cgroup';
+    const first = stderr.trim().split('\n')[0] ?? '';
+    if (code !== 0 && /level=error|^crun:|^runc:|^runsc:|hybrid mode not supported|container_linux\.go/.test(first)) {
+      return `${this.runtime.name} failed to start the container: ${first}`;
+    }
+    return undefined;
+  }
+}
+
+/** Delete containers left by dead workers (their ids carry the owner tag). */
+export function sweepDeadOciContainers(): string[] {
+  const swept: string[] = [];
+  for (const bin of ['runc', 'crun']) {
+    const r = spawnSync(bin, ['list', '-q'], { encoding: 'utf8' });
+    if (r.error || r.status !== 0) continue;
+    for (const id of r.stdout.split('\n').filter((l) => l.startsWith(CONTAINER_PREFIX))) {
+      const owner = parseOwnerTag(id.slice(CONTAINER_PREFIX.length));
+      if (owner && !ownerAlive(owner)) {
+        spawnSync(bin, ['delete', '--force', id], { stdio: 'ignore' });
+        swept.push(id);
+      }
+    }
+  }
+  return swept;
+}

@@ -1,0 +1,39 @@
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { sweepDeadCgroups } from './cgroup';
+import { ownerAlive, parseOwnerTag } from './owner';
+import { mountedScratches, unmountScratch } from './scratch';
+import { sweepDeadOciContainers } from './oci';
+
+export type SweepReport = { cgroups: string[]; mounts: string[]; dirs: string[]; containers: string[] };
+
+/**
+ * What a dead worker left behind: its sandboxes' processes (killed with their cgroups),
+ * OCI containers, scratch mounts and state directories. Owners are identified by pid +
+ * start time, so a live neighbour's sandboxes are never touched.
+ */
+export function sweepDeadSandboxes(dataDir: string): SweepReport {
+  const report: SweepReport = { cgroups: [], mounts: [], dirs: [], containers: [] };
+  report.containers = sweepDeadOciContainers();
+  report.cgroups = sweepDeadCgroups();
+  for (const m of mountedScratches()) {
+    const owner = parseOwnerTag(path.basename(path.dirname(m)));
+    if (owner && !ownerAlive(owner)) {
+      unmountScratch(m);
+      report.mounts.push(m);
+      rmSync(path.dirname(m), { recursive: true, force: true });
+    }
+  }
+  const root = path.join(dataDir, 'sandboxes');
+  if (existsSync(root)) {
+    for (const name of readdirSync(root)) {
+      const owner = parseOwnerTag(name);
+      if (!owner || ownerAlive(owner)) continue;
+      const scratch = path.join(root, name, 'scratch');
+      unmountScratch(scratch);
+      rmSync(path.join(root, name), { recursive: true, force: true });
+      report.dirs.push(name);
+    }
+  }
+  return report;
+}
