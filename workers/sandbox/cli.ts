@@ -1,5 +1,195 @@
-import type { Command } from '@/server/cli/args';
+import { readFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { CliError, intOption, output, type Command } from '@/server/cli/args';
+import { table } from '@/server/cli/format';
+import { recordEnvironment, recordVerification, reachableDatabase } from './env-db';
+import {
+  buildEnvironment, dataDir, defaultEnvSpec, defaultStoreDir, envSpecSchema, listEnvironments, resolveEnvironment,
+  verifyEnvironmentFast, verifyEnvironmentFull, type EnvSpecInput,
+} from './env-store';
+import { SandboxManager } from './manager';
+import { runtimeByName } from './runtimes';
+import { sweepDeadSandboxes } from './sweep';
+import { SandboxError, allowEntry, limitsSchema, type LimitsInput } from './types';
 
-// Filled in by the sandbox library (issue 3).
-export const sandboxCommands: Command[] = [];
-export const envCommands: Command[] = [];
+/** SandboxErrors become CLI errors: exit 3 for a missing runtime, 2 for bad input. */
+async function cli<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof SandboxError) throw new CliError(e.message, e.kind === 'missing_runtime' ? 3 : e.kind === 'config' ? 2 : 1);
+    if (e && typeof e === 'object' && 'issues' in e) {
+      const issues = (e as { issues: { path: PropertyKey[]; message: string }[] }).issues;
+      throw new CliError(issues.map((i) => `${i.path.join('.') || 'value'}: ${i.message}`).join('; '));
+    }
+    throw e;
+  }
+}
+
+const EXEC_USAGE =
+  'crucible sandbox exec [--runtime bwrap|oci|NAME] [--env NAME] [--timeout-ms N] [--memory-mb N] [--cpus N] [--disk-mb N] ' +
+  '[--pids N] [--allow HOST:PORT]... [--file SRC:DEST]... [--json] -- CMD [ARGS...]';
+
+const exec: Command = {
+  name: 'sandbox exec',
+  summary: 'run one command in a fresh sandbox and print the result (exit 0 whenever the sandbox ran)',
+  usage: EXEC_USAGE,
+  allowPositionals: false,
+  options: {
+    runtime: { type: 'string' }, env: { type: 'string' }, 'timeout-ms': { type: 'string' }, 'memory-mb': { type: 'string' },
+    cpus: { type: 'string' }, 'disk-mb': { type: 'string' }, pids: { type: 'string' }, 'output-bytes': { type: 'string' },
+    allow: { type: 'string', multiple: true }, file: { type: 'string', multiple: true }, json: { type: 'boolean' },
+  },
+  run: ({ values, rest }) =>
+    cli(async () => {
+      if (rest.length === 0) throw new CliError(`no command given: put it after \`--\`\nusage: ${EXEC_USAGE}`);
+      const limits: LimitsInput = {};
+      const set = (k: keyof LimitsInput, flag: string) => {
+        const n = intOption(values[flag], flag);
+        if (n !== undefined) (limits as Record<string, number>)[k] = n;
+      };
+      set('timeoutMs', 'timeout-ms');
+      set('memoryMb', 'memory-mb');
+      set('cpus', 'cpus');
+      set('diskMb', 'disk-mb');
+      set('pids', 'pids');
+      set('outputBytes', 'output-bytes');
+      const parsed = limitsSchema.safeParse(limits);
+      if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`).join('; '));
+      const allow = ((values.allow as string[] | undefined) ?? []).map((a) => {
+        const r = allowEntry.safeParse(a);
+        if (!r.success) throw new CliError(`--allow ${a}: ${r.error.issues[0]!.message}`);
+        return a;
+      });
+      const files = ((values.file as string[] | undefined) ?? []).map((f) => {
+        const i = f.lastIndexOf(':');
+        if (i <= 0 || i === f.length - 1) throw new CliError(`--file ${f}: expected SRC:DEST, e.g. ./test.py:/work/test.py`);
+        const src = f.slice(0, i);
+        if (!existsSync(src)) throw new CliError(`--file ${f}: ${src} does not exist`);
+        return { dest: f.slice(i + 1), data: readFileSync(src) };
+      });
+      const db = await reachableDatabase();
+      const manager = new SandboxManager({ dataDir: dataDir(), db, actor: 'cli', maxIdlePerKey: 0 });
+      try {
+        const result = await manager.exec(
+          { runtime: (values.runtime as string | undefined) ?? 'bwrap', env: (values.env as string | undefined) ?? 'default', limits, allow, files },
+          rest,
+        );
+        if (values.json) process.stdout.write(JSON.stringify(result) + '\n');
+        else {
+          process.stdout.write(result.stdout);
+          process.stderr.write(result.stderr);
+          const trunc = result.stdoutTruncated || result.stderrTruncated ? ' (output truncated)' : '';
+          process.stderr.write(
+            `crucible: ${result.status} exit=${result.exitCode ?? '-'} signal=${result.signal ?? '-'} ${result.durationMs} ms, ` +
+              `${result.runtime}, env ${result.envHash}${trunc}${result.error ? `\n${result.error}` : ''}\n`,
+          );
+        }
+        return 0;
+      } finally {
+        await manager.close();
+      }
+    }),
+};
+
+const runtimes: Command = {
+  name: 'sandbox runtimes',
+  summary: 'which runtimes are installed here and what each enforces',
+  usage: 'crucible sandbox runtimes [--json]',
+  options: { json: { type: 'boolean' } },
+  run: async ({ values }) => {
+    const rows = ['bwrap', 'oci:crun', 'oci:runc', 'oci:runsc', 'oci:kata-runtime'].map((name) => {
+      const rt = runtimeByName(name);
+      try {
+        rt.check();
+        return { name, available: true, enforces: rt.enforces() };
+      } catch (e) {
+        return { name, available: false, reason: (e as Error).message };
+      }
+    });
+    output(!!values.json, rows, () => table(rows.map((r) => ({ ...r, detail: r.available ? JSON.stringify(r.enforces) : r.reason })), ['name', 'available', 'detail']));
+    return 0;
+  },
+};
+
+const sweep: Command = {
+  name: 'sandbox sweep',
+  summary: 'remove what dead workers left behind (processes, containers, mounts, directories)',
+  usage: 'crucible sandbox sweep [--json]',
+  options: { json: { type: 'boolean' } },
+  run: async ({ values }) => {
+    const r = sweepDeadSandboxes(dataDir());
+    output(!!values.json, r, () => `swept ${r.cgroups.length} cgroups, ${r.containers.length} containers, ${r.mounts.length} mounts, ${r.dirs.length} directories`);
+    return 0;
+  },
+};
+
+function specFrom(values: Record<string, unknown>, positionals: string[]): EnvSpecInput {
+  const arg = positionals[0];
+  if (arg === 'default') return defaultEnvSpec();
+  if (arg) {
+    if (!existsSync(arg)) throw new CliError(`spec file ${arg} not found (give a JSON spec, \`default\`, or --name/--include/--tarball)`);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(arg, 'utf8'));
+    } catch (e) {
+      throw new CliError(`spec file ${arg} is not valid JSON: ${(e as Error).message}`);
+    }
+    const r = envSpecSchema.safeParse(raw);
+    if (!r.success) throw new CliError(`spec file ${arg}: ${r.error.issues.map((i) => `${i.path.join('.') || 'spec'}: ${i.message}`).join('; ')}`);
+    const base = path.dirname(path.resolve(arg));
+    return { ...r.data, tarball: r.data.tarball ? path.resolve(base, r.data.tarball) : undefined };
+  }
+  if (!values.name) throw new CliError('give a SPEC file, `default`, or --name NAME with --include PATH... and/or --tarball FILE');
+  return { name: values.name as string, include: (values.include as string[] | undefined) ?? [], tarball: values.tarball as string | undefined };
+}
+
+const envBuild: Command = {
+  name: 'env build',
+  summary: 'build an immutable, content-addressed environment from a spec (host paths or a tarball)',
+  usage: 'crucible env build SPEC.json|default | --name NAME [--include PATH]... [--tarball FILE] [--json]',
+  options: { name: { type: 'string' }, include: { type: 'string', multiple: true }, tarball: { type: 'string' }, json: { type: 'boolean' } },
+  run: ({ values, positionals }) =>
+    cli(async () => {
+      const env = buildEnvironment(specFrom(values, positionals), defaultStoreDir());
+      const db = await reachableDatabase();
+      if (db) await recordEnvironment(db, env);
+      output(!!values.json, { ...env, recorded: !!db }, () =>
+        `built ${env.name} ${env.hash}\n${env.fileCount} files, ${(env.totalBytes / 1e6).toFixed(1)} MB\ntoolchain: ${JSON.stringify(env.toolchainLock)}`);
+      return 0;
+    }),
+};
+
+const envVerify: Command = {
+  name: 'env verify',
+  summary: 're-hash every file of an environment against its manifest (exit 1 on mismatch)',
+  usage: 'crucible env verify NAME [--fast] [--json]',
+  options: { fast: { type: 'boolean' }, json: { type: 'boolean' } },
+  run: ({ values, positionals }) =>
+    cli(async () => {
+      const name = positionals[0];
+      if (!name) throw new CliError('usage: crucible env verify NAME [--fast] [--json]');
+      const env = resolveEnvironment(name, defaultStoreDir());
+      const v = values.fast ? verifyEnvironmentFast(env) : verifyEnvironmentFull(env);
+      const db = await reachableDatabase();
+      if (db) await recordVerification(db, env, v);
+      output(!!values.json, { name, hash: env.hash, ...v }, () =>
+        v.ok ? `${name} ${env.hash}: ok (${v.mode}, ${v.durationMs.toFixed(0)} ms)` : `${name} ${env.hash}: MISMATCH\n${v.problems.join('\n')}`);
+      return v.ok ? 0 : 1;
+    }),
+};
+
+const envList: Command = {
+  name: 'env list',
+  summary: 'list built environments',
+  usage: 'crucible env list [--json]',
+  options: { json: { type: 'boolean' } },
+  run: async ({ values }) => {
+    const envs = listEnvironments(defaultStoreDir());
+    output(!!values.json, envs, () => table(envs.map((e) => ({ ...e, toolchain: JSON.stringify(e.toolchainLock) })), ['name', 'hash', 'fileCount', 'totalBytes', 'toolchain']));
+    return 0;
+  },
+};
+
+export const sandboxCommands: Command[] = [exec, runtimes, sweep];
+export const envCommands: Command[] = [envBuild, envVerify, envList];

@@ -61,7 +61,7 @@ export function dataDir(): string {
 }
 
 export function defaultStoreDir(): string {
-  return path.join(dataDir(), 'envs');
+  return path.resolve(process.env.CRUCIBLE_ENV_STORE ?? path.join(dataDir(), 'envs'));
 }
 
 export const hashHex = (hash: string) => hash.replace(/^sha256:/, '');
@@ -275,6 +275,10 @@ export function buildEnvironment(specInput: EnvSpecInput, storeDir = defaultStor
     writeFileSync(path.join(staging, 'manifest.json'), JSON.stringify({ hash, entries }));
     writeFileSync(path.join(staging, 'meta.json'), JSON.stringify(meta, null, 2));
     const finalDir = path.join(storeDir, hashHex(hash));
+    if (existsSync(finalDir) && !storedCopyIntact(finalDir, hash)) {
+      // a tampered copy under the same hash is replaced by the fresh build
+      rmSync(finalDir, { recursive: true, force: true });
+    }
     if (existsSync(finalDir)) rmSync(staging, { recursive: true, force: true });
     else {
       try {
@@ -291,6 +295,15 @@ export function buildEnvironment(specInput: EnvSpecInput, storeDir = defaultStor
   } catch (e) {
     rmSync(staging, { recursive: true, force: true });
     throw e;
+  }
+}
+
+function storedCopyIntact(dir: string, hash: string): boolean {
+  try {
+    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as Environment;
+    return verifyEnvironmentFull({ ...meta, name: '', hash, dir, rootfs: path.join(dir, 'rootfs'), manifestPath: path.join(dir, 'manifest.json') }).ok;
+  } catch {
+    return false;
   }
 }
 

@@ -53,7 +53,7 @@ export class SandboxManager {
   private closed = false;
 
   constructor(readonly opts: ManagerOptions) {
-    this.storeDir = opts.storeDir ?? path.join(opts.dataDir, 'envs');
+    this.storeDir = opts.storeDir ?? process.env.CRUCIBLE_ENV_STORE ?? path.join(opts.dataDir, 'envs');
     this.sweep = sweepDeadSandboxes(opts.dataDir);
     this.ledger = new QuotaLedger(opts.capacity ?? detectHostCapacity(opts.dataDir), opts.reserve ?? 0.3);
     this.audit = new SandboxAudit(opts.db, opts.actor ?? 'system:sandbox', opts.workerId);

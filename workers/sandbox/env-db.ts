@@ -1,0 +1,40 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { environments } from '@/db/schema';
+import { dataDir, type Environment, type VerifyResult } from './env-store';
+
+/** Upsert the `environments` row for a built environment (by name). */
+export async function recordEnvironment(db: Db, env: Environment): Promise<void> {
+  const row = {
+    name: env.name, contentHash: env.hash, toolchainLock: env.toolchainLock, manifestPath: env.manifestPath,
+    fileCount: env.fileCount, totalBytes: env.totalBytes,
+  };
+  await db.insert(environments).values(row).onConflictDoUpdate({
+    target: environments.name,
+    set: { ...row, quarantinedAt: null, quarantineReason: null },
+  });
+}
+
+/** Mark a verification: a pass stamps lastVerifiedAt, a failure quarantines the environment. */
+export async function recordVerification(db: Db, env: Environment, v: VerifyResult): Promise<void> {
+  const set = v.ok
+    ? { lastVerifiedAt: new Date() }
+    : { quarantinedAt: new Date(), quarantineReason: v.problems.slice(0, 10).join('; ').slice(0, 2000) };
+  await db.update(environments).set(set).where(eq(environments.name, env.name));
+}
+
+/**
+ * The database when one is already there (DATABASE_URL, or a running Crucible's
+ * runtime.json); sandbox commands never start an embedded server just to audit.
+ */
+export async function reachableDatabase(): Promise<Db | undefined> {
+  if (!process.env.DATABASE_URL && !existsSync(path.join(dataDir(), 'runtime.json'))) return undefined;
+  try {
+    const { cliDatabase } = await import('@/server/cli/database');
+    return (await cliDatabase()).db;
+  } catch {
+    return undefined;
+  }
+}

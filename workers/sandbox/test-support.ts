@@ -1,0 +1,45 @@
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { ensureDefaultEnvironment } from './env-store';
+import { SandboxManager, type ManagerOptions } from './manager';
+import { runtimeByName } from './runtimes';
+
+/**
+ * Shared by the sandbox test files: the default environment lives in one store reused
+ * across files (content-addressed, so concurrent builds converge), while each file gets
+ * its own data directory for sandboxes.
+ */
+export const TEST_STORE = '/tmp/crucible-sandbox-test-store';
+
+export function testDataDir(tag: string): string {
+  const dir = mkdtempSync(path.join('/tmp', `crucible-sbx-${tag}-`));
+  chmodSync(dir, 0o755); // sandboxes run as nobody and must traverse it
+  return dir;
+}
+
+export function testManager(tag: string, extra: Partial<ManagerOptions> = {}): { manager: SandboxManager; dataDir: string; cleanup: () => Promise<void> } {
+  mkdirSync(TEST_STORE, { recursive: true, mode: 0o755 });
+  ensureDefaultEnvironment(TEST_STORE);
+  const dataDir = testDataDir(tag);
+  const manager = new SandboxManager({ dataDir, storeDir: TEST_STORE, ...extra });
+  return {
+    manager,
+    dataDir,
+    cleanup: async () => {
+      await manager.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runtimes installed on this host; others are reported as skipped with the reason. */
+export function installedRuntimes(names: string[]): { name: string; available: boolean; reason?: string }[] {
+  return names.map((name) => {
+    try {
+      runtimeByName(name).check();
+      return { name, available: true };
+    } catch (e) {
+      return { name, available: false, reason: (e as Error).message };
+    }
+  });
+}
