@@ -3,49 +3,29 @@
  * embedded Postgres, known admin password) on a free port, run the Playwright specs against
  * it, then stop it. Exit code is Playwright's.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { buildNeeded, buildNext } from './next-build';
 
 const root = path.resolve(import.meta.dirname, '..');
-const distDir = path.join(root, process.env.CRUCIBLE_NEXT_DIST ?? '.next');
 
-// What a production build depends on; a newer file here means the build is stale.
-const buildInputs = ['app', 'components', 'server', 'db', 'next.config.mjs', 'postcss.config.mjs', 'tsconfig.json', 'package-lock.json'];
-
-function newestMtime(p: string): number {
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(p);
-  } catch {
-    return 0;
-  }
-  if (!st.isDirectory()) return st.mtimeMs;
-  let max = 0;
-  for (const e of fs.readdirSync(p, { withFileTypes: true })) {
-    if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
-    if (e.isFile() && /\.test\.tsx?$/.test(e.name)) continue; // tests are not part of the build
-    max = Math.max(max, newestMtime(path.join(p, e.name)));
-  }
-  return max;
-}
-
-function buildIfNeeded() {
-  const buildId = path.join(distDir, 'BUILD_ID');
-  const builtAt = fs.existsSync(buildId) ? fs.statSync(buildId).mtimeMs : 0;
-  const changedAt = Math.max(...buildInputs.map((p) => newestMtime(path.join(root, p))));
-  if (builtAt > changedAt) {
+/** Same staleness rule as `npm start` (scripts/next-build.ts), so neither rebuilds behind the other. */
+async function buildIfNeeded() {
+  const reason = buildNeeded(root);
+  if (!reason) {
     console.log('[e2e] build is up to date');
     return;
   }
-  console.log(builtAt ? '[e2e] sources changed since the last build: npx next build' : '[e2e] no build yet: npx next build');
+  console.log(`[e2e] ${reason}: next build`);
   const t0 = Date.now();
-  const r = spawnSync('npx', ['next', 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
-  if (r.status !== 0) {
-    console.error('[e2e] next build failed; fix the errors above and rerun');
-    process.exit(r.status ?? 1);
+  try {
+    await buildNext(root);
+  } catch (e) {
+    console.error(`[e2e] ${(e as Error).message}`);
+    process.exit(1);
   }
   console.log(`[e2e] built in ${((Date.now() - t0) / 1000).toFixed(0)}s`);
 }
@@ -96,9 +76,11 @@ function stopApp(app: ChildProcess, timeoutMs = 30_000): Promise<void> {
 }
 
 async function main(): Promise<number> {
-  buildIfNeeded();
+  await buildIfNeeded();
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-e2e-'));
+  // As root, embedded Postgres runs as its own user, which must be able to enter the dir.
+  fs.chmodSync(dataDir, 0o755);
   const adminPassword = `e2e-admin-${Math.random().toString(36).slice(2, 12)}`;
   const baseUrl = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {

@@ -1,7 +1,7 @@
 'use client';
-import { Suspense, useState, type FormEvent } from 'react';
+import { Suspense, useEffect, useState, type FormEvent } from 'react';
 import { useRouter, useSearchParams } from 'next/navigation';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { errorCode, errorMessage } from '@/components/api-error';
 import { Button } from '@/components/ui/button';
@@ -15,13 +15,19 @@ function LoginForm() {
   const router = useRouter();
   const params = useSearchParams();
   const queryClient = useQueryClient();
+  const me = useQuery(trpc.auth.me.queryOptions());
+  const next = safeNext(params.get('next'));
+  // Already signed in (e.g. a bookmarked /login): go straight on.
+  useEffect(() => {
+    if (me.data) router.replace(next);
+  }, [me.data, next, router]);
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const login = useMutation(
     trpc.auth.login.mutationOptions({
       onSuccess: async () => {
         await queryClient.invalidateQueries();
-        router.replace(safeNext(params.get('next')));
+        router.replace(next);
       },
     }),
   );

@@ -91,7 +91,7 @@ export default function RunsPage() {
         ) : (
           <EmptyState title="No runs yet">
             {canOperateRuns(user.role)
-              ? <>Launch the first one with <Link className="text-accent underline" href="/runs/new">Launch run</Link>, or `npx crucible runs create`.</>
+              ? <>Start one from the <Link className="text-accent underline" href="/runs/new">launch form</Link>, or with `npx crucible runs create`.</>
               : 'An operator or admin can launch one.'}
           </EmptyState>
         )

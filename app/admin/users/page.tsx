@@ -1,4 +1,5 @@
 'use client';
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { useCurrentUser } from '@/components/session';
@@ -15,9 +16,10 @@ function UsersTable() {
   const me = useCurrentUser();
   const queryClient = useQueryClient();
   const users = useQuery(trpc.users.list.queryOptions());
+  const [confirming, setConfirming] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.users.list.queryKey() });
   const setRole = useMutation(trpc.users.setRole.mutationOptions({ onSettled: refresh }));
-  const disable = useMutation(trpc.users.disable.mutationOptions({ onSettled: refresh }));
+  const disable = useMutation(trpc.users.disable.mutationOptions({ onSettled: () => { setConfirming(null); return refresh(); } }));
   if (users.isPending) return <Loading label="Loading users…" />;
   if (users.isError) return <ErrorNotice title="Could not load users" error={users.error} onRetry={() => users.refetch()} />;
   if (users.data.length === 0) return <EmptyState title="No users">Create one above.</EmptyState>;
@@ -62,11 +64,22 @@ function UsersTable() {
                 <td className={`${tdClass} text-slate-600`}>{formatDateTime(u.createdAt)}</td>
                 <td className={tdClass}>{u.disabledAt ? <span className="text-red-700">disabled</span> : <span className="text-emerald-700">active</span>}</td>
                 <td className={`${tdClass} text-right`}>
-                  {!u.disabledAt && !self && (
-                    <Button variant="danger" className="py-0.5" disabled={disable.isPending} onClick={() => disable.mutate({ username: u.username })}>
-                      Disable
-                    </Button>
-                  )}
+                  {!u.disabledAt && !self &&
+                    (confirming === u.username ? (
+                      <span className="inline-flex items-center gap-1">
+                        <span className="text-xs text-red-700">Signs them out everywhere.</span>
+                        <Button variant="danger" className="py-0.5" disabled={disable.isPending} onClick={() => disable.mutate({ username: u.username })}>
+                          Confirm disable
+                        </Button>
+                        <Button variant="ghost" className="py-0.5" onClick={() => setConfirming(null)}>
+                          Keep
+                        </Button>
+                      </span>
+                    ) : (
+                      <Button variant="danger" className="py-0.5" onClick={() => setConfirming(u.username)}>
+                        Disable
+                      </Button>
+                    ))}
                 </td>
               </tr>
             );
