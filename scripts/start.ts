@@ -19,10 +19,11 @@ const usage = `usage: npm start [-- options]     (npm run dev = npm start -- --d
   --workers-only      only the database connection and the workers (scale-out worker
                       machines sharing one DATABASE_URL; tests)
   --job-workers <n>   job-worker processes (env CRUCIBLE_JOB_WORKERS, default 1)
+  --no-build          use the existing production build even if sources are newer
 Environment: PORT (default 3000), CRUCIBLE_DATA_DIR (default .data/), DATABASE_URL
 (use that PostgreSQL instead of the embedded one), CRUCIBLE_ADMIN_PASSWORD (first start).`;
 
-type Options = { dev: boolean; workersOnly: boolean; jobWorkers: number; port: number };
+type Options = { dev: boolean; workersOnly: boolean; noBuild: boolean; jobWorkers: number; port: number };
 
 function parseOptions(argv: string[]): Options | undefined {
   const { values } = parseArgs({
@@ -31,6 +32,7 @@ function parseOptions(argv: string[]): Options | undefined {
       dev: { type: 'boolean', default: false },
       'workers-only': { type: 'boolean', default: false },
       'job-workers': { type: 'string' },
+      'no-build': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -42,7 +44,7 @@ function parseOptions(argv: string[]): Options | undefined {
   if (!Number.isInteger(jobWorkers) || jobWorkers < 0) throw new Error(`--job-workers must be a whole number, got ${values['job-workers']}`);
   const port = Number(process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`PORT must be a TCP port number, got ${process.env.PORT}`);
-  return { dev: values.dev!, workersOnly: values['workers-only']!, jobWorkers, port };
+  return { dev: values.dev!, workersOnly: values['workers-only']!, noBuild: values['no-build']!, jobWorkers, port };
 }
 
 const log = (line: string) => console.log(`crucible: ${line}`);
@@ -60,8 +62,13 @@ async function foreground(argv: string[]): Promise<number> {
     detached: true,
     env: { ...process.env, [SESSION_ENV]: String(process.pid), CRUCIBLE_DATA_DIR: dataDir() },
   });
+  // One Ctrl-C often arrives twice (from the terminal and relayed by npm/tsx wrappers);
+  // only a second press a moment later means "stop waiting and kill everything".
+  let lastForward = 0;
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(sig, () => {
+      if (Date.now() - lastForward < 1_000) return;
+      lastForward = Date.now();
       try {
         child.kill('SIGTERM');
       } catch {
@@ -148,7 +155,7 @@ async function startEverything(o: Options, started: { opened?: Promise<OpenedDat
 
   if (!o.workersOnly) {
     if (!(await portFree(o.port))) throw new Error(`port ${o.port} is already in use; set PORT to a free port (e.g. PORT=3001 npm start)`);
-    const reason = o.dev ? null : buildNeeded(root);
+    const reason = o.dev ? null : o.noBuild ? (buildNeeded(root) === 'no build yet' ? 'no build yet' : null) : buildNeeded(root);
     if (reason) {
       log(`building the web app (${reason})…`);
       await buildNext(root, signal);
