@@ -1,0 +1,177 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxManager } from './manager';
+import { installedRuntimes, testManager } from './test-support';
+import type { LimitsInput } from './types';
+
+/**
+ * Hostile code against every runtime installed here (real bwrap / runc, real cgroups).
+ * Limits are tight so each case takes well under a few seconds.
+ */
+const tight: LimitsInput = { memoryMb: 128, diskMb: 32, pids: 64, cpus: 1, timeoutMs: 4000, outputBytes: 64 * 1024 };
+
+/** Host processes whose command line contains `marker` (any uid). */
+function hostProcessesWith(marker: string): number[] {
+  const out: number[] = [];
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker)) out.push(Number(p));
+    } catch {
+      /* exited */
+    }
+  }
+  return out;
+}
+
+for (const rt of installedRuntimes(['bwrap', 'oci:runc', 'oci:crun'])) {
+  const title = rt.available ? `hostile code in ${rt.name}` : `hostile code in ${rt.name} (skipped: ${rt.reason})`;
+  describe.skipIf(!rt.available)(title, () => {
+    let manager: SandboxManager;
+    let cleanup: () => Promise<void>;
+    beforeAll(() => {
+      ({ manager, cleanup } = testManager(`hostile-${rt.name.replace(':', '-')}`));
+    });
+    afterAll(async () => cleanup?.());
+    const run = (cmd: string[], limits: LimitsInput = {}) => manager.exec({ runtime: rt.name, limits: { ...tight, ...limits } }, cmd);
+    const py = (code: string, limits?: LimitsInput) => run(['python3', '-c', code], limits);
+
+    it('a fork bomb is contained by the pids limit and leaves no process behind', async () => {
+      const sb = await manager.acquire({ runtime: rt.name, limits: { ...tight, timeoutMs: 1500 } });
+      try {
+        const r = await sb.exec(['sh', '-c', 'b(){ b | b & }; b; sleep 5']);
+        expect(['timeout', 'nonzero_exit', 'ok']).toContain(r.status);
+        expect(sb.cgroup.pids()).toEqual([]);
+      } finally {
+        await manager.release(sb);
+      }
+      const after = await run(['echo', 'alive']);
+      expect(after.stdout).toBe('alive\n');
+    });
+
+    it('a memory bomb ends as memory_limit', async () => {
+      const r = await py('x = bytearray(1024 * 1024 * 1024)');
+      expect(r.status).toBe('memory_limit');
+      expect(r.usage.maxRssMb).toBeLessThanOrEqual(130);
+    });
+
+    it('a CPU spin ends as timeout and the whole tree is killed on time', async () => {
+      const r = await run(['sh', '-c', 'python3 -c "while True: pass" & python3 -c "while True: pass"'], { timeoutMs: 1000 });
+      expect(r.status).toBe('timeout');
+      expect(r.signal).toBe('SIGKILL');
+      expect(r.durationMs).toBeLessThan(2500);
+      expect(r.usage.cpuMs).toBeGreaterThan(300);
+    });
+
+    it('filling the disk stops at the scratch cap (ENOSPC), the host disk untouched', async () => {
+      const r = await run(['sh', '-c', 'dd if=/dev/zero of=/work/fill bs=1M count=200 2>&1; echo "dd=$?"; ls -l /work/fill'], { memoryMb: 256 });
+      expect(r.stdout).toContain('dd=1');
+      expect(r.stdout).toMatch(/No space left/);
+      const size = Number(/\s(\d+)\s+\w{3}\s+\d+/.exec(r.stdout.split('\n').find((l) => l.includes('/work/fill')) ?? '')?.[1] ?? 0);
+      expect(size).toBeLessThanOrEqual(32 * 1024 * 1024);
+    });
+
+    it('an output flood is truncated at the cap and host memory stays flat', async () => {
+      const rss0 = process.memoryUsage().rss;
+      const r = await run(['sh', '-c', 'head -c 300000000 /dev/zero; echo done >&2']);
+      expect(r.status).toBe('ok');
+      expect(r.stdoutTruncated).toBe(true);
+      expect(Buffer.byteLength(r.stdout)).toBe(64 * 1024);
+      expect(r.stderr).toBe('done\n');
+      expect(process.memoryUsage().rss - rss0).toBeLessThan(60 * 1024 * 1024);
+    });
+
+    it('a listener on the host sees nothing; connections from the sandbox fail', async () => {
+      let accepted = 0;
+      const server = net.createServer((s) => {
+        accepted++;
+        s.destroy();
+      });
+      await new Promise<void>((res) => server.listen(0, '0.0.0.0', res));
+      const port = (server.address() as net.AddressInfo).port;
+      const hostIps = ['127.0.0.1', ...Object.values(os.networkInterfaces()).flat().filter((i) => i && i.family === 'IPv4').map((i) => i!.address)];
+      try {
+        const code = `import socket\nfor h in ${JSON.stringify([...new Set(hostIps)])}:\n  s = socket.socket(); s.settimeout(1)\n  try:\n    s.connect((h, ${port})); print("CONNECTED", h)\n  except OSError as e:\n    print("refused", h, e.errno)\n`;
+        const r = await py(code);
+        expect(r.stdout).not.toContain('CONNECTED');
+        expect(r.stdout).toContain('refused 127.0.0.1');
+        expect(accepted).toBe(0);
+      } finally {
+        server.close();
+      }
+    });
+
+    it('writes to /usr, /etc, /root and /tmp leave the host unchanged', async () => {
+      const tag = `crucible-evil-${process.pid}`;
+      const r = await run(['sh', '-c', `for d in /usr /usr/bin /etc /root /tmp; do echo x > $d/${tag} && echo "wrote $d"; done; true`]);
+      expect(r.stdout).toBe('wrote /tmp\n'); // only the private /tmp is writable
+      for (const d of ['/usr', '/usr/bin', '/etc', '/root', '/tmp']) expect(existsSync(`${d}/${tag}`)).toBe(false);
+    });
+
+    it('a secret under /root on the host is not visible', async () => {
+      const secret = `/root/.crucible-test-secret-${process.pid}`;
+      writeFileSync(secret, 'TOPSECRET', { mode: 0o600 });
+      try {
+        const r = await run(['sh', '-c', `ls -a /root; cat ${secret}; cat /etc/shadow; true`]);
+        expect(r.stdout).not.toContain('TOPSECRET');
+        expect(r.stdout).not.toContain('.crucible-test-secret');
+        expect(r.stderr).toMatch(/No such file/);
+      } finally {
+        rmSync(secret, { force: true });
+      }
+    });
+
+    it('host processes can be neither seen nor killed', async () => {
+      const victim: ChildProcess = spawn('sleep', ['30'], { stdio: 'ignore' });
+      try {
+        const r = await run(['sh', '-c', `ls /proc | grep -E '^[0-9]+$' | wc -l; kill -9 ${victim.pid}; echo kill=$?; kill -9 1; true`]);
+        expect(Number(r.stdout.split('\n')[0])).toBeLessThanOrEqual(6);
+        expect(r.stdout).toContain('kill=1');
+        await new Promise((res) => setTimeout(res, 50));
+        expect(victim.exitCode).toBeNull();
+        expect(victim.signalCode).toBeNull();
+      } finally {
+        victim.kill('SIGKILL');
+      }
+    });
+
+    it('daemonised children (setsid, nohup) die with the exec', async () => {
+      const marker = `${(process.pid % 1000) + 100}.${Date.now() % 100000}`;
+      const r = await run(['sh', '-c', `setsid sleep ${marker} >/dev/null 2>&1 < /dev/null & nohup sleep ${marker} >/dev/null 2>&1 & echo started`]);
+      expect(r.stdout).toBe('started\n');
+      await new Promise((res) => setTimeout(res, 100));
+      expect(hostProcessesWith(`sleep\0${marker}`)).toEqual([]);
+    });
+
+    it('mount, unshare, ptrace and sysctl writes are refused', async () => {
+      const code = [
+        'import ctypes, os',
+        'libc = ctypes.CDLL(None, use_errno=True)',
+        'def call(name, *a):',
+        '  r = getattr(libc, name)(*a); print(name, r, ctypes.get_errno())',
+        'call("mount", b"none", b"/tmp", b"tmpfs", 0, None)',
+        'call("unshare", 0x10000000)',
+        'call("unshare", 0x20000)',
+        'call("ptrace", 16, 1, None, None)',
+        'call("chroot", b"/tmp")',
+        'try:',
+        '  open("/proc/sys/kernel/hostname", "w").write("pwned"); print("sysctl written")',
+        'except OSError as e: print("sysctl refused", e.errno)',
+      ].join('\n');
+      const r = await py(code);
+      expect(r.status).toBe('ok');
+      for (const name of ['mount', 'unshare', 'ptrace', 'chroot']) expect(r.stdout).toMatch(new RegExp(`^${name} -1 1$`, 'm'));
+      expect(r.stdout).toMatch(/sysctl refused (1|13|30)/);
+      expect(readFileSync('/proc/sys/kernel/hostname', 'utf8')).not.toContain('pwned');
+    });
+
+    it('binary output keeps the result JSON-serialisable and exact for valid UTF-8', async () => {
+      const r = await py('import sys; sys.stdout.buffer.write(bytes(range(256))); sys.stdout.write("ünïcode")');
+      expect(() => JSON.parse(JSON.stringify(r))).not.toThrow();
+      expect(r.stdout.endsWith('ünïcode')).toBe(true);
+    });
+  });
+}
