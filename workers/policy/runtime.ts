@@ -2,6 +2,10 @@ import os from 'node:os';
 import * as ort from 'onnxruntime-node';
 
 export { ort };
+
+// onnxruntime logs a failed CUDA load at error level before throwing; we report the
+// fallback ourselves (once, with the reason), so keep its own log quiet by default.
+ort.env.logLevel = (process.env.CRUCIBLE_POLICY_ORT_LOG as typeof ort.env.logLevel) ?? 'fatal';
 export type Provider = 'cuda' | 'cpu';
 
 export type LoadedSession = { session: ort.InferenceSession; provider: Provider };

@@ -1,0 +1,70 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CliError, parseFor } from '@/server/cli/args';
+import { commands } from './cli';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'crucible-policy-cli-'));
+  process.env.CRUCIBLE_DATA_DIR = dir;
+});
+afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+
+/** Run `crucible policy <argv>` in-process and return its parsed --json output. */
+async function cli(argv: string[]): Promise<unknown> {
+  const cmd = commands.find((c) => c.name === `policy ${argv[0]}`);
+  if (!cmd) throw new Error(`no command ${argv[0]}`);
+  const chunks: string[] = [];
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
+    chunks.push(String(s));
+    return true;
+  });
+  const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+  try {
+    const code = await cmd.run(parseFor(cmd, [...argv.slice(1), '--json', '--cpu'].filter((a) => a !== '--cpu' || cmd.options?.cpu)));
+    expect(code).toBe(0);
+  } finally {
+    spy.mockRestore();
+    err.mockRestore();
+  }
+  return JSON.parse(chunks.join(''));
+}
+
+describe('crucible policy CLI', () => {
+  it('init, sft, sample, inspect, export', async () => {
+    const created = (await cli(['init', 'toy', '--d-model', '32', '--layers', '1', '--heads', '2', '--max-seq', '32', '--lr', '1e-2'])) as { version: number; sha256: string; parameters: number };
+    expect(created.version).toBe(1);
+    expect(created.parameters).toBeGreaterThan(10_000);
+    await expect(cli(['init', 'toy'])).rejects.toThrow(/already exists/);
+
+    const data = path.join(dir, 'demos.jsonl');
+    await fs.writeFile(data, '{"prompt":"ping ","completion":"pong"}\n{"prompt":"1+1=","completion":"2"}\n');
+    const trained = (await cli(['sft', 'toy', '--data', data, '--steps', '60', '--batch', '2'])) as { version: number; steps: { loss: number; provider: string }[] };
+    expect(trained.version).toBe(2);
+    expect(trained.steps.at(-1)!.loss).toBeLessThan(0.1);
+    expect(trained.steps[0]!.provider).toBe('cpu');
+
+    const samples = (await cli(['sample', 'toy', '--prompt', 'ping ', '--temperature', '0', '--max-new-tokens', '8'])) as { text: string; finishReason: string; logprobs: number[] }[];
+    expect(samples[0]!.text).toBe('pong');
+    expect(samples[0]!.finishReason).toBe('eos');
+
+    const info = (await cli(['inspect', 'toy'])) as { step: number; versions: { version: number }[]; sha256: string };
+    expect(info.step).toBe(60);
+    expect(info.versions.map((v) => v.version)).toEqual([1, 2]);
+
+    const out = path.join(dir, 'toy.onnx');
+    const exported = (await cli(['export', 'toy', '--out', out])) as { bytes: number };
+    expect(exported.bytes).toBe((await fs.stat(out)).size);
+  });
+
+  it('explains bad input', async () => {
+    await expect(cli(['sample', 'missing', '--prompt', 'x'])).rejects.toThrow(CliError);
+    await expect(cli(['sample', 'missing', '--prompt', 'x'])).rejects.toThrow(/policy init missing/);
+    const bad = path.join(dir, 'bad.jsonl');
+    await fs.writeFile(bad, '{"prompt": 1}\n');
+    await expect(cli(['init', 'other'])).resolves.toBeTruthy();
+    await expect(cli(['sft', 'other', '--data', bad])).rejects.toThrow(/bad.jsonl:1/);
+  });
+});
