@@ -19,7 +19,8 @@ export function describeError(error: unknown): string {
  * Record a failed attempt. The job goes back to `queued` after an exponential backoff
  * with jitter, or to `dead` (the dead-letter state) once it has used `maxAttempts`, or
  * at once with `retry: false` for errors that retrying cannot fix. The last error is
- * kept either way. A caller that no longer holds the lease changes nothing.
+ * kept either way. A caller whose job was re-claimed by another worker (new token) or has
+ * already finished changes nothing.
  */
 export async function fail(
   db: Db,
