@@ -13,6 +13,7 @@ const groups: Record<string, { summary: string; load: () => Promise<Command[]> }
   audit: { summary: 'inspect and verify the audit log', load: async () => (await import('./audit')).commands },
   sandbox: { summary: 'run commands in isolated sandboxes', load: async () => (await import('@/workers/sandbox/cli')).sandboxCommands },
   env: { summary: 'build and verify content-hashed environments', load: async () => (await import('@/workers/sandbox/cli')).envCommands },
+  reward: { summary: 'score solutions from real execution', load: async () => (await import('@/workers/rl/reward/cli')).rewardCommands },
   policy: { summary: 'the built-in ONNX policy: init, sft, sample, inspect', load: async () => (await import('@/workers/policy/cli')).commands },
 };
 
