@@ -42,5 +42,7 @@ export function formatNumber(v: number | null | undefined, digits = 3): string {
 
 export function shortHash(h: string | null | undefined, n = 12): string {
   if (!h) return '—';
-  return h.length > n ? h.slice(0, n) : h;
+  // "sha256:abcd…" → "abcd…": the algorithm prefix is the same on every row.
+  const digest = h.includes(':') ? h.slice(h.indexOf(':') + 1) : h;
+  return digest.length > n ? digest.slice(0, n) : digest;
 }

@@ -8,7 +8,7 @@ import { canOperateRuns } from '@/components/roles';
 import { buttonClass } from '@/components/ui/button';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
-import { PageHeader, inputClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { PageHeader, controlClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
 import { Pagination } from '@/components/ui/pagination';
 import { ProgressBar } from '@/components/runs/progress-bar';
 import { isActive, runStatuses, type RunStatus } from '@/components/runs/run-status';
@@ -56,7 +56,7 @@ export default function RunsPage() {
       />
       <div className="mb-3 flex flex-wrap items-center gap-2">
         <input
-          className={`${inputClass} max-w-xs`}
+          className={`${controlClass} w-72`}
           type="search"
           placeholder="Search by name or id"
           aria-label="Search runs"
@@ -64,7 +64,7 @@ export default function RunsPage() {
           onChange={(e) => setSearchInput(e.target.value)}
         />
         <select
-          className={`${inputClass} w-40`}
+          className={`${controlClass} w-40`}
           aria-label="Filter by status"
           value={status}
           onChange={(e) => {

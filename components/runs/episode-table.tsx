@@ -6,7 +6,7 @@ import { useTRPC } from '../trpc';
 import { StatusBadge } from '../ui/status-badge';
 import { EmptyState, ErrorNotice, Loading } from '../ui/states';
 import { Pagination } from '../ui/pagination';
-import { inputClass, tableClass, tdClass, thClass } from '../ui/layout-parts';
+import { controlClass, tableClass, tdClass, thClass } from '../ui/layout-parts';
 import { durationBetween, formatNumber, shortHash } from '../display-format';
 
 const episodeStatuses = ['pending', 'running', 'scored', 'failed', 'sandbox_error', 'env_mismatch', 'preempted', 'cancelled', 'masked'] as const;
@@ -26,7 +26,7 @@ export function EpisodeTable({ runId, live }: { runId: string; live: boolean }) 
     <div>
       <div className="mb-2 flex items-center gap-2">
         <select
-          className={`${inputClass} w-44`}
+          className={`${controlClass} w-44`}
           aria-label="Filter episodes by status"
           value={status}
           onChange={(e) => {

@@ -177,7 +177,6 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
             setName(e.target.value);
             touch(NAME);
           }}
-          onBlur={() => touch(NAME)}
           autoFocus
         />
         {nameErr && (

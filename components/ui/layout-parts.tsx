@@ -41,5 +41,7 @@ export function Facts({ items }: { items: [string, ReactNode][] }) {
 export const tableClass = 'w-full border-collapse text-left text-sm';
 export const thClass = 'border-b border-slate-200 bg-slate-50 px-3 py-1.5 text-xs font-semibold uppercase tracking-wide text-slate-600';
 export const tdClass = 'border-b border-slate-100 px-3 py-1.5 align-top';
-export const inputClass =
-  'w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-sm shadow-xs focus:border-accent focus:outline-none focus:ring-1 focus:ring-accent aria-[invalid=true]:border-red-500 aria-[invalid=true]:ring-red-500';
+/** Form control look without a width, for inline filters that set their own. */
+export const controlClass =
+  'rounded border border-slate-300 bg-white px-2 py-1.5 text-sm shadow-xs focus:border-accent focus:outline-none focus:ring-1 focus:ring-accent aria-[invalid=true]:border-red-500 aria-[invalid=true]:ring-red-500';
+export const inputClass = `${controlClass} w-full`;

@@ -8,7 +8,7 @@ import { AdminOnly } from '@/components/admin/admin-only';
 import { CreateUserForm } from '@/components/admin/create-user-form';
 import { Button } from '@/components/ui/button';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
-import { PageHeader, Section, inputClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { PageHeader, Section, controlClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
 import { formatDateTime } from '@/components/display-format';
 
 function UsersTable() {
@@ -48,7 +48,7 @@ function UsersTable() {
                 <td className={tdClass}>
                   <select
                     aria-label={`Role of ${u.username}`}
-                    className={`${inputClass} w-32 py-0.5`}
+                    className={`${controlClass} w-32 py-0.5`}
                     value={u.role}
                     disabled={self || !!u.disabledAt || setRole.isPending}
                     title={self ? 'You cannot change your own role' : undefined}
