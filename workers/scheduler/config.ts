@@ -33,6 +33,7 @@ export const schedulerConfigSchema = z
     queues: z.array(queueSchema).default([]),
     reserveFraction: z.number().min(0).max(0.95).default(0.3),
     leaseMs: z.number().positive().default(30_000),
+    suspectAfterMs: z.number().positive().default(10_000),
     minRunTimeMs: z.number().nonnegative().default(60_000),
     backoff: z
       .object({ baseMs: z.number().nonnegative().default(5_000), maxMs: z.number().nonnegative().default(300_000) })

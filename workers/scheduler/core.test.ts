@@ -197,11 +197,15 @@ describe('scheduling core', () => {
     const late = cpuNode('late', 8, { heartbeatAt: NOW - 29_000 }); // silent, but inside its lease
     const a = running('standard', 4, 'lost');
     const b = running('standard', 4, 'late');
-    const p = pending('standard', 8);
+    const p = pending('standard', 4);
     const r = schedule(state({ nodes: [lost, late], running: [a, b], pending: [p], config }));
     expect(r.requeues).toEqual([expect.objectContaining({ workloadId: a.id, nodeId: 'lost', reason: 'node-lost' })]);
     expect(r.requeues[0].message).toMatch(/no heartbeat for 31 s/);
-    expect(r.admissions).toEqual([]); // 'late' has 4 free, 'lost' takes nothing
+    // 'late' keeps its work but, suspect, takes nothing new though 4 cpu are free; 'lost' is gone.
+    expect(r.admissions).toEqual([]);
+    expect(r.waiting).toEqual([{ workloadId: p.id, reason: 'capacity' }]);
+    const fresh = schedule(state({ nodes: [lost, late, cpuNode('fresh', 4)], running: [a, b], pending: [p], config }));
+    expect(fresh.admissions).toEqual([expect.objectContaining({ workloadId: p.id, nodeId: 'fresh' })]);
   });
 
   it('shares a tier fairly between runs (dominant resource fairness)', () => {
@@ -217,6 +221,24 @@ describe('scheduling core', () => {
     const shareB = (nB * 4096) / (400 * 1024); // memory is B's
     expect(Math.abs(shareA - shareB)).toBeLessThan(0.05);
     expect(nA).toBeGreaterThan(30);
+  });
+
+  it('holds a node for an aged big workload so small ones stop refilling it', () => {
+    const config = plain({ minRunTimeMs: 0 });
+    const bound = config.tiers.find((t) => t.name === 'standard')!.starvationBoundMs;
+    // Two 8-cpu nodes, each half busy; a stream of small standard work would keep both half full.
+    const nodes = [cpuNode('n1', 8), cpuNode('n2', 8)];
+    const busy = [running('standard', 4, 'n1', { startedAt: NOW - 1000 }), running('standard', 5, 'n2', { startedAt: NOW - 1000 })];
+    const big = pending('standard', 8, { runId: 'big', createdAt: NOW - bound, queuedAt: NOW - bound });
+    const smalls = Array.from({ length: 6 }, () => pending('standard', 1, { runId: 'small' }));
+    const r = schedule(state({ nodes, running: busy, pending: [big, ...smalls], config }));
+    // n1 (the emptier) is held for the big one; smalls only fill n2, nothing is preempted.
+    expect(r.admissions.every((a) => a.nodeId === 'n2')).toBe(true);
+    expect(r.admissions).toHaveLength(3);
+    expect(r.preemptions).toEqual([]);
+    // A young big workload holds nothing: the smalls use both nodes.
+    const young = schedule(state({ nodes, running: busy, pending: [{ ...big, createdAt: NOW, queuedAt: NOW }, ...smalls], config }));
+    expect(young.admissions).toHaveLength(6);
   });
 
   it('is pure: its input is left untouched', () => {

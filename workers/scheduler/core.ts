@@ -1,5 +1,5 @@
 import { Heap } from './heap';
-import { newSlot, PoolIndex, type NodeSlot } from './node-index';
+import { mayUse, newSlot, PoolIndex, type NodeSlot } from './node-index';
 import { addInto, complete, copy, dominantShare, excess, fits, fitsUnder, reduces, scale, zero, anyPositive } from './resources';
 import type {
   Admission, PendingWorkload, Preemption, Requeue, Resources, RunningWorkload, SchedulerState,
@@ -48,9 +48,15 @@ interface Group {
   next: number;
   /** The run's share when this entry was pushed; stale entries are re-pushed on pop. */
   pushedShare: number;
+  /** Its head has waited past the tier's aging point: it goes before the fair-share order. */
+  aged: boolean;
 }
 
 const EPS = 1e-12;
+/** A workload waiting past this fraction of its tier's starvation bound is aged (a node drains for it). */
+const AGING_FRACTION = 0.25;
+/** At most this share of a pool's nodes is held for aged workloads at once. */
+const MAX_HELD_FRACTION = 0.1;
 
 /** Decide one scheduling instant. */
 export function schedule(state: SchedulerState): SchedulingResult {
@@ -78,9 +84,11 @@ export class SchedulingPass {
   private newestFirst?: RunSlot[];
   /** Requests that already failed to preempt, per queue and priority; cleared when anything frees. */
   private failedPreempt = new Map<string, Resources[]>();
+  private readonly holdsLeft = new Map<PoolIndex, number>();
   private readonly heap = new Heap<Group>((a, b) =>
     a.rank !== b.rank ? a.rank > b.rank
     : a.priority !== b.priority ? a.priority > b.priority
+    : a.aged !== b.aged ? a.aged
     : Math.abs(a.pushedShare - b.pushedShare) > EPS ? a.pushedShare < b.pushedShare
     : a.items[a.next].createdAt < b.items[b.next].createdAt,
   );
@@ -114,7 +122,7 @@ export class SchedulingPass {
     // Nodes: lost ones (silent past their lease) take no part; their workloads are requeued.
     for (const n of state.nodes) {
       if (this.now - n.heartbeatAt > config.leaseMs) continue;
-      this.nodes.set(n.id, newSlot(n, !n.cordoned));
+      this.nodes.set(n.id, newSlot(n, !n.cordoned && this.now - n.heartbeatAt <= config.suspectAfterMs));
     }
     const registered = new Map(state.nodes.map((n) => [n.id, n]));
     for (const r of state.running) {
@@ -180,14 +188,16 @@ export class SchedulingPass {
       let g = groups.get(key);
       if (!g) {
         const run = this.runShare(p.tier, p.runId);
-        groups.set(key, (g = { queue, rank: queue.tier.cfg.rank, priority, run, items: [], next: 0, pushedShare: run.share }));
+        groups.set(key, (g = { queue, rank: queue.tier.cfg.rank, priority, run, items: [], next: 0, pushedShare: run.share, aged: false }));
       }
       g.items.push(p);
     }
     for (const g of groups.values()) {
       g.items.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      g.aged = this.isAged(g.items[0], g.queue);
       this.heap.push(g);
     }
+    for (const pool of this.pools.values()) this.holdsLeft.set(pool, Math.max(1, Math.ceil(pool.nodes.length * MAX_HELD_FRACTION)));
   }
 
   /** Make one decision; false when nothing is left to decide. */
@@ -205,6 +215,7 @@ export class SchedulingPass {
       this.decide(w, g.queue);
       if (g.next < g.items.length) {
         g.pushedShare = g.run.share;
+        g.aged = this.isAged(g.items[g.next], g.queue);
         this.heap.push(g);
       }
       return true;
@@ -226,6 +237,34 @@ export class SchedulingPass {
     };
   }
 
+  private isAged(w: PendingWorkload, q: QueueState): boolean {
+    return this.now - (w.queuedAt ?? w.createdAt) >= q.tier.cfg.starvationBoundMs * AGING_FRACTION;
+  }
+
+  /**
+   * Hold the node closest to fitting an aged workload that fits nowhere, so smaller work of
+   * its tier and below stops refilling it (a big workload is otherwise starved by small ones).
+   * Stateless: recomputed every pass, and the same node stays closest while it drains.
+   */
+  private hold(w: PendingWorkload, q: QueueState, pools: PoolIndex[]): void {
+    const req = w.request;
+    const rank = q.tier.cfg.rank;
+    const priority = w.priority ?? 0;
+    let best: { pool: PoolIndex; node: NodeSlot; score: number } | undefined;
+    for (const pool of pools) {
+      if ((this.holdsLeft.get(pool) ?? 0) <= 0) continue;
+      for (const node of pool.nodes) {
+        if (node.hold || !fits(req, node.info.capacity)) continue;
+        let score = Infinity;
+        for (const k of KEYS) if (req[k] > 0) score = Math.min(score, node.free[k] / req[k]);
+        if (!best || score > best.score) best = { pool, node, score };
+      }
+    }
+    if (!best) return;
+    best.node.hold = { rank, priority, workloadId: w.id };
+    this.holdsLeft.set(best.pool, this.holdsLeft.get(best.pool)! - 1);
+  }
+
   private runShare(tier: string, runId: string): RunShare {
     const key = `${tier}\u0000${runId}`;
     let r = this.runs.get(key);
@@ -241,26 +280,41 @@ export class SchedulingPass {
       this.waiting.push({ workloadId: w.id, reason: 'no-pool' });
       return;
     }
+    const rank = q.tier.cfg.rank;
+    const priority = w.priority ?? 0;
     let reason: WaitReason;
+    /** Some node has room now (the blocker is quota or the reserve, not capacity). */
+    let roomy: { pool: PoolIndex; node: NodeSlot } | undefined;
     if (!fitsUnder(q.used, req, q.limit)) reason = 'quota';
     else if (q.cohort && !fitsUnder(q.cohort.used, req, q.cohort.nominal)) reason = 'cohort';
     else {
       reason = 'capacity';
       const useReserve = q.tier.cfg.useReserve;
       for (const pool of pools) {
+        const node = pool.bestFit(req, rank, priority);
+        if (!node) continue;
         if (!useReserve && !fitsUnder(pool.lowerUsed, req, this.lowerCap.get(pool)!)) {
-          // Only the reserve's fault when the room would be there without it.
-          if (fitsUnder(pool.used, req, pool.capacity)) reason = 'reserve';
+          reason = 'reserve';
+          roomy ??= { pool, node };
           continue;
         }
-        const node = pool.bestFit(req);
-        if (node) {
-          this.admit(w, q, pool, node, []);
-          return;
-        }
+        this.admit(w, q, pool, node, []);
+        return;
       }
     }
-    if (q.tier.cfg.canPreempt && this.tryPreempt(w, q, pools)) return;
+    if (q.tier.cfg.canPreempt) {
+      if (reason === 'quota' || reason === 'cohort') {
+        for (const pool of pools) {
+          const node = pool.bestFit(req, rank, priority);
+          if (node) {
+            roomy = { pool, node };
+            break;
+          }
+        }
+      }
+      if (this.tryPreempt(w, q, pools, roomy)) return;
+    }
+    if (reason === 'capacity' && this.isAged(w, q)) this.hold(w, q, pools);
     this.waiting.push({ workloadId: w.id, reason });
   }
 
@@ -329,7 +383,7 @@ export class SchedulingPass {
     return lower;
   }
 
-  private tryPreempt(w: PendingWorkload, q: QueueState, pools: PoolIndex[]): boolean {
+  private tryPreempt(w: PendingWorkload, q: QueueState, pools: PoolIndex[], roomy?: { pool: PoolIndex; node: NodeSlot }): boolean {
     const req = w.request;
     const cacheKey = `${q.cfg.name}\u0000${w.priority ?? 0}`;
     const failed = this.failedPreempt.get(cacheKey);
@@ -348,11 +402,39 @@ export class SchedulingPass {
 
     // Phase 1: the node needing the fewest evictions (then the newest ones, then the tightest
     // fit), taking victims newest first and only those that free a resource still short.
+    const rank = q.tier.cfg.rank;
+    const priority = w.priority ?? 0;
     let best: { pool: PoolIndex; node: NodeSlot; victims: RunSlot[]; slack: number; oldest: number } | undefined;
+    if (roomy) best = { ...roomy, victims: [], slack: 0, oldest: Infinity };
+    // Fast path: the newest eligible workload that alone makes room on its node is the best
+    // one-victim answer; scanning newest first finds it without visiting every node.
+    if (!best) {
+      const list = this.newestFirst!;
+      const oldEnough = this.now - this.state.config.minRunTimeMs;
+      let lo = 0;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (list[mid].w.startedAt > oldEnough) lo = mid + 1;
+        else hi = mid;
+      }
+      const free1 = zero();
+      for (let i = lo; i < list.length; i++) {
+        const v = list[i];
+        const node = v.node!;
+        if (v.taken || !node.schedulable || !pools.includes(v.pool!) || !mayUse(node, rank, priority)) continue;
+        free1.cpu = node.free.cpu + v.w.request.cpu; free1.memoryMb = node.free.memoryMb + v.w.request.memoryMb;
+        free1.gpu = node.free.gpu + v.w.request.gpu; free1.gpuMemoryMb = node.free.gpuMemoryMb + v.w.request.gpuMemoryMb;
+        free1.diskMb = node.free.diskMb + v.w.request.diskMb;
+        if (!fits(req, free1) || !this.eligible(w, q, withinNominal, v, freed)) continue;
+        best = { pool: v.pool!, node, victims: [v], slack: 0, oldest: v.w.startedAt };
+        break;
+      }
+    }
     const free = zero();
-    search: for (const pool of pools) {
+    search: for (const pool of best ? [] : pools) {
       for (const node of pool.nodes) {
-        if (!fits(req, node.info.capacity)) continue;
+        if (!fits(req, node.info.capacity) || !mayUse(node, rank, priority)) continue;
         free.cpu = node.free.cpu; free.memoryMb = node.free.memoryMb; free.gpu = node.free.gpu;
         free.gpuMemoryMb = node.free.gpuMemoryMb; free.diskMb = node.free.diskMb;
         const victims: RunSlot[] = [];

@@ -8,6 +8,14 @@ export interface NodeSlot {
   free: Resources;
   /** Accepts new work (alive and not cordoned). */
   schedulable: boolean;
+  /** Held for an aged workload: only work that outranks it may be placed here. */
+  hold?: { rank: number; priority: number; workloadId: string };
+}
+
+/** Whether work of (rank, priority) may use `slot` despite a hold. */
+export function mayUse(slot: NodeSlot, rank: number, priority: number): boolean {
+  const h = slot.hold;
+  return !h || rank > h.rank || (rank === h.rank && priority > h.priority);
 }
 
 /** One pool's nodes, sorted by (free GPUs, free CPUs) ascending for best-fit lookup. */
@@ -52,10 +60,10 @@ export class PoolIndex {
    * Best fit: the node with the fewest free GPUs, then CPUs, that still fits the request,
    * so big holes stay whole for big workloads.
    */
-  bestFit(req: Resources): NodeSlot | undefined {
+  bestFit(req: Resources, rank = Infinity, priority = 0): NodeSlot | undefined {
     const a = this.sorted;
     for (let i = this.lowerBound(req.gpu, req.cpu); i < a.length; i++) {
-      if (fits(req, a[i].free)) return a[i];
+      if (fits(req, a[i].free) && mayUse(a[i], rank, priority)) return a[i];
     }
     return undefined;
   }

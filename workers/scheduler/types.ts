@@ -25,6 +25,8 @@ export interface Workload {
 }
 
 export interface PendingWorkload extends Workload {
+  /** When it last entered the queue (submission or requeue); waits age from here (default createdAt). */
+  queuedAt?: number;
   /** Not admitted before this time: the backoff after a preemption or node loss. */
   notBefore?: number;
   /** How many times it was preempted so far (drives the backoff). */
@@ -58,7 +60,11 @@ export interface TierConfig {
   useReserve: boolean;
   /** May evict others at all. */
   canPreempt: boolean;
-  /** Longest a waiting workload of this tier may go unserved (checked by the simulator). */
+  /**
+   * Longest a workload of this tier should wait (checked by the simulator). Past a quarter a
+   * workload is "aged": it goes first in its tier and, if no node fits it, one node is held
+   * for it (nothing of its tier or below is placed there) until it drains enough.
+   */
   starvationBoundMs: number;
 }
 
@@ -80,6 +86,8 @@ export interface SchedulerConfig {
   reserveFraction: number;
   /** A node whose heartbeat is older than this is lost; its workloads are requeued. */
   leaseMs: number;
+  /** A node silent for longer than this (but inside its lease) takes no new work. */
+  suspectAfterMs: number;
   /** A running workload younger than this is never preempted (anti-thrashing). */
   minRunTimeMs: number;
   /** Backoff before a preempted workload may be admitted again: base·2^(n-1), capped. */
