@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { TRPCClientError } from '@trpc/client';
+import { errorCode, errorHint, errorMessage, validationIssues } from './api-error';
+
+// A client error as our server's errorFormatter shapes it (server/trpc.ts).
+function clientError(message: string, data: Record<string, unknown>) {
+  return TRPCClientError.from({ error: { message, code: -32600, data } } as never);
+}
+
+describe('API errors for people', () => {
+  it('give field paths from data.issues', () => {
+    const e = clientError('invalid input: config.groupSize: Too small', {
+      code: 'BAD_REQUEST',
+      httpStatus: 400,
+      issues: [{ path: ['config', 'groupSize'], message: 'Too small: expected number to be >=1' }],
+    });
+    expect(errorCode(e)).toBe('BAD_REQUEST');
+    expect(validationIssues(e)).toEqual([{ path: ['config', 'groupSize'], message: 'Too small: expected number to be >=1' }]);
+    expect(errorMessage(e)).toBe('config.groupSize: Too small: expected number to be >=1');
+  });
+
+  it('say what to do for refusals and for an unreachable server', () => {
+    const forbidden = clientError('your role (reviewer) cannot launch or change runs', { code: 'FORBIDDEN', httpStatus: 403 });
+    expect(errorHint(forbidden)).toMatch(/ask an admin/i);
+    expect(validationIssues(forbidden)).toEqual([]);
+    expect(errorHint(new TypeError('Failed to fetch'))).toMatch(/npm start/);
+  });
+});

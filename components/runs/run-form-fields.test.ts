@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { defaultRunConfig, runConfigSchema } from '@/server/runs/run-config';
+import { allFields, configFromValues, valuesFromConfig } from './run-form-fields';
+
+describe('launch form fields', () => {
+  it('cover every config key, so nothing is silently left at its default', () => {
+    const leafPaths = (o: object, prefix = ''): string[] =>
+      Object.entries(o).flatMap(([k, v]) => (v && typeof v === 'object' ? leafPaths(v, `${prefix}${k}.`) : [`${prefix}${k}`]));
+    expect(allFields.map((f) => f.path).sort()).toEqual(leafPaths(defaultRunConfig).sort());
+  });
+
+  it('start from the schema defaults and turn back into exactly the default config', () => {
+    const values = valuesFromConfig();
+    expect(values.groupSize).toBe('8');
+    expect(values['quota.memoryMb']).toBe('4096');
+    const { config, errors } = configFromValues(values);
+    expect(errors).toEqual({});
+    expect(runConfigSchema.parse(config)).toEqual(defaultRunConfig);
+  });
+
+  it('report blank and non-numeric numbers by field instead of sending NaN', () => {
+    const values = { ...valuesFromConfig(), groupSize: '', learningRate: 'fast' };
+    const { errors } = configFromValues(values);
+    expect(errors).toEqual({ groupSize: 'Enter a number', learningRate: 'Enter a number' });
+  });
+
+  it('keep out-of-range values for the schema to reject with the field path', () => {
+    const { config } = configFromValues({ ...valuesFromConfig(), 'quota.cpus': '0' });
+    const r = runConfigSchema.safeParse(config);
+    expect(r.success).toBe(false);
+    expect(r.error!.issues.map((i) => i.path.join('.'))).toEqual(['quota.cpus']);
+  });
+});
