@@ -1,0 +1,111 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditLog, environments, sandboxes } from '@/db/schema';
+import type { Database } from '@/db/client';
+import { freshDatabase } from '@/test/database';
+import { verifyAudit } from '@/server/audit/service';
+import { recordEnvironment, recordVerification } from './env-db';
+import { verifyEnvironmentFull } from './env-store';
+import { QuotaLedger } from './quota';
+import { testManager } from './test-support';
+import { limitsSchema } from './types';
+
+const small = { memoryMb: 128, diskMb: 16, cpus: 0.5, timeoutMs: 5000 };
+
+describe('sandbox manager: warm pool, quotas, audit', () => {
+  let database: Database;
+  let t: ReturnType<typeof testManager>;
+  beforeAll(async () => {
+    database = await freshDatabase();
+    t = testManager('manager', { db: database.db, actor: 'test', maxIdlePerKey: 2, idleTtlMs: 60_000, capacity: { cpus: 4, memoryMb: 2048, diskMb: 1000 } });
+  });
+  afterAll(async () => t?.cleanup());
+
+  it('reuses a warm sandbox after a reset: processes killed, scratch wiped, near-instant acquire', async () => {
+    const { manager } = t;
+    const a = await manager.acquire({ limits: small });
+    a.putFile('/work/hello.txt', 'hi');
+    const r = await a.exec(['sh', '-c', 'cat hello.txt; echo left > /tmp/left; (sleep 30 &) ; echo ok']);
+    expect(r.stdout).toBe('hiok\n');
+    await manager.release(a);
+    const t0 = performance.now();
+    const b = await manager.acquire({ limits: small });
+    const acquireMs = performance.now() - t0;
+    expect(b).toBe(a); // same sandbox, from the pool
+    expect(acquireMs).toBeLessThan(5);
+    expect(b.cgroup.pids()).toEqual([]);
+    const r2 = await b.exec(['sh', '-c', 'ls -A /work /tmp']);
+    expect(r2.stdout).toBe('/tmp:\n\n/work:\n');
+    await manager.release(b);
+  });
+
+  it('grows under concurrent demand and shrinks when idle, leaving no directories behind', async () => {
+    const { manager, dataDir } = t;
+    const held = await Promise.all([1, 2, 3].map(() => manager.acquire({ limits: small })));
+    expect(new Set(held).size).toBe(3);
+    const results = await Promise.all(held.map((sb, i) => sb.exec(['sh', '-c', `echo ${i}`])));
+    expect(results.map((r) => r.stdout)).toEqual(['0\n', '1\n', '2\n']);
+    for (const sb of held) await manager.release(sb);
+    expect(manager.stats().idle).toBe(2); // maxIdlePerKey: the third was destroyed
+    expect(manager.shrink(0)).toBe(2);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(manager.stats()).toMatchObject({ idle: 0, busy: 0, quota: { cpus: 0, memoryMb: 0, diskMb: 0 } });
+    expect(readdirSync(path.join(dataDir, 'sandboxes'))).toEqual([]);
+  });
+
+  it('admits at most capacity minus the 30% reserve', async () => {
+    const { manager } = t;
+    // capacity 2048 MB → 1433 MB admissible: two 600 MB sandboxes fit, a third does not
+    const a = await manager.acquire({ limits: { ...small, memoryMb: 600 } });
+    const b = await manager.acquire({ limits: { ...small, memoryMb: 600 } });
+    await expect(manager.acquire({ limits: { ...small, memoryMb: 600 } })).rejects.toThrow(/host quota exceeded: memoryMb/);
+    await manager.destroy(a);
+    const c = await manager.acquire({ limits: { ...small, memoryMb: 600 } });
+    await manager.destroy(b);
+    await manager.destroy(c);
+  });
+
+  it('defaults are 2 vCPU / 4 GB / 50 GB, clipped to what the host can admit', () => {
+    expect(limitsSchema.parse({})).toMatchObject({ cpus: 2, memoryMb: 4096, diskMb: 51200 });
+    const ledger = new QuotaLedger({ cpus: 2, memoryMb: 4096, diskMb: 100_000 });
+    expect(ledger.clampDefaults(limitsSchema.parse({}), {})).toMatchObject({ cpus: 1.4, memoryMb: 2867, diskMb: 51200 });
+  });
+
+  it('writes an audit row for every lifecycle event and exec, and a sandboxes row', async () => {
+    const { manager } = t;
+    const r = await manager.exec({ limits: small }, ['sh', '-c', 'exit 3'], {}, { runId: undefined, episodeId: undefined });
+    expect(r.status).toBe('nonzero_exit');
+    const rows = await database.db.select().from(auditLog).where(eq(auditLog.targetId, r.sandboxId));
+    const actions = rows.map((x) => x.action);
+    expect(actions).toContain('sandbox.exec');
+    const exec = rows.find((x) => x.action === 'sandbox.exec')!;
+    expect(exec.details).toMatchObject({ status: 'nonzero_exit', exitCode: 3, envHash: r.envHash, runtime: 'bwrap' });
+    expect((exec.details as { commandSha256: string }).commandSha256).toMatch(/^[0-9a-f]{64}$/);
+    const all = await database.db.select({ action: auditLog.action }).from(auditLog);
+    expect(all.map((x) => x.action)).toEqual(expect.arrayContaining(['sandbox.create', 'sandbox.exec', 'sandbox.destroy']));
+    const [row] = await database.db.select().from(sandboxes).where(eq(sandboxes.id, r.sandboxId));
+    expect(row).toMatchObject({ runtime: 'bwrap', envHash: r.envHash });
+    expect((await verifyAudit(database.db)).ok).toBe(true);
+  });
+
+  it('records environments and their verification in the environments table', async () => {
+    const env = t.manager.environment('default');
+    await recordEnvironment(database.db, env);
+    await recordVerification(database.db, env, verifyEnvironmentFull(env));
+    const [row] = await database.db.select().from(environments).where(eq(environments.name, 'default'));
+    expect(row).toMatchObject({ contentHash: env.hash, fileCount: env.fileCount, quarantinedAt: null });
+    expect(row!.toolchainLock).toMatchObject({ python3: expect.stringMatching(/^Python 3/), node: expect.stringMatching(/^v\d+/) });
+    expect(row!.lastVerifiedAt).toBeInstanceOf(Date);
+    await recordVerification(database.db, env, { ok: false, mode: 'full', problems: ['modified: /usr/bin/node'], durationMs: 1 });
+    const [q] = await database.db.select().from(environments).where(eq(environments.name, 'default'));
+    expect(q!.quarantineReason).toContain('/usr/bin/node');
+  });
+
+  it('refuses a runtime that is not installed, saying what to install', async () => {
+    await expect(t.manager.acquire({ runtime: 'oci:runsc' })).rejects.toThrow(/gVisor|runsc/);
+    await expect(t.manager.acquire({ runtime: 'kata' })).rejects.toThrow(/Kata/);
+    await expect(t.manager.acquire({ runtime: 'nonsense' })).rejects.toThrow(/unknown sandbox runtime/);
+  });
+});
