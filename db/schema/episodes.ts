@@ -85,13 +85,18 @@ export const rewards = pgTable(
 
 export const reviewVerdict = pgEnum('review_verdict', ['correct', 'false_negative', 'false_positive', 'unclear']);
 
-/** A person's spot check of one episode's reward. */
+/**
+ * A person's spot check of one episode's reward. An episode sampled for double review has
+ * two rows (slot 0 and 1) that must go to different reviewers.
+ */
 export const reviews = pgTable(
   'reviews',
   {
     id: uuid('id').primaryKey().defaultRandom(),
     episodeId: uuid('episode_id').notNull().references(() => episodes.id, { onDelete: 'cascade' }),
     runId: uuid('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    slot: integer('slot').notNull().default(0),
+    /** why the sampler picked it: boundary:partial_pass, anomaly:task_outlier, uniform, ... (comma-separated) */
     sampleReason: text('sample_reason').notNull(),
     reviewerId: uuid('reviewer_id').references(() => users.id),
     claimedAt: timestamp('claimed_at', { withTimezone: true }),
@@ -102,5 +107,44 @@ export const reviews = pgTable(
     submittedAt: timestamp('submitted_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('reviews_queue_idx').on(t.verdict, t.claimExpiresAt)],
+  (t) => [index('reviews_queue_idx').on(t.verdict, t.claimExpiresAt), uniqueIndex('reviews_episode_slot_idx').on(t.episodeId, t.slot)],
 );
+
+/** Every verdict and edit of a review, oldest first: a verdict's visible history. */
+export const reviewEvents = pgTable(
+  'review_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    reviewId: uuid('review_id').notNull().references(() => reviews.id, { onDelete: 'cascade' }),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+    actor: text('actor').notNull(),
+    verdict: reviewVerdict('verdict'),
+    correctedReward: doublePrecision('corrected_reward'),
+    note: text('note'),
+  },
+  (t) => [index('review_events_review_idx').on(t.reviewId)],
+);
+
+/**
+ * A disputed reward's re-run: the episode's final code on the baseline environment and on
+ * the environment it was scored in, side by side.
+ */
+export const diagnoses = pgTable('diagnoses', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  reviewId: uuid('review_id').notNull().references(() => reviews.id, { onDelete: 'cascade' }),
+  episodeId: uuid('episode_id').notNull().references(() => episodes.id, { onDelete: 'cascade' }),
+  status: text('status').notNull().default('pending'),
+  baseline: jsonb('baseline').$type<Record<string, unknown>>(),
+  scored: jsonb('scored').$type<Record<string, unknown>>(),
+  error: text('error'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  finishedAt: timestamp('finished_at', { withTimezone: true }),
+});
+
+/** Small admin-editable settings (review guidelines, ...). */
+export const settings = pgTable('settings', {
+  key: text('key').primaryKey(),
+  value: jsonb('value').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedBy: text('updated_by'),
+});

@@ -51,6 +51,9 @@ export const environments = pgTable('environments', {
   manifestPath: text('manifest_path'),
   fileCount: integer('file_count'),
   totalBytes: doublePrecision('total_bytes'),
+  /** set when disputed verdicts cluster on this hash; an admin then quarantines or clears it */
+  flaggedAt: timestamp('flagged_at', { withTimezone: true }),
+  flagReason: text('flag_reason'),
   quarantinedAt: timestamp('quarantined_at', { withTimezone: true }),
   quarantineReason: text('quarantine_reason'),
   lastVerifiedAt: timestamp('last_verified_at', { withTimezone: true }),

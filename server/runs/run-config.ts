@@ -19,6 +19,20 @@ export const taskQuota = z.object({
   scratchMb: z.number().int().min(16).max(10 * 1024 * 1024).default(50 * 1024),
 });
 
+/** How this run's rewards are spot-checked (issue: reward spot checks). */
+export const reviewConfig = z.object({
+  /** share of scored episodes sampled for review; never below 5% */
+  rate: z.number().min(0.05, 'at least 5% of rewards must be reviewed').max(1).default(0.05),
+  /** share of sampled episodes reviewed twice, for agreement (kappa) */
+  doubleReviewShare: z.number().min(0).max(1).default(0.1),
+  /** hide run name, policy version and the automatic reward until the verdict is given */
+  blind: z.boolean().default(true),
+  /** what training does with a disputed reward */
+  disputed: z.enum(['exclude', 'replace']).default('exclude'),
+  /** rewards within 0.05 of these count as boundary cases */
+  thresholds: z.array(z.number().min(0).max(1)).max(10).default([0.5]),
+});
+
 /**
  * The full, validated configuration of a training run. Every field has a sensible
  * default so `runs.create({name, suite})` is enough; bounds catch typos early.
@@ -46,6 +60,7 @@ export const runConfigSchema = z
     queue: z.enum(['critical', 'standard', 'best-effort']).default('standard'),
     priority: z.number().int().min(0).max(1000).default(100),
     seed: z.number().int().min(0).max(2 ** 31 - 1).default(1),
+    review: reviewConfig.default({ rate: 0.05, doubleReviewShare: 0.1, blind: true, disputed: 'exclude', thresholds: [0.5] }),
   })
   .strict();
 
