@@ -1,15 +1,16 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '@/db/client';
 import { runs, workers } from '@/db/schema';
 import { defaultRunConfig } from '@/server/runs/run-config';
-import { alive, repoRoot, startTs, waitFor, type Proc } from '@/workers/jobs/fixtures/processes';
+import { alive, startTs, waitFor, type Proc } from '@/workers/jobs/fixtures/processes';
 
-// Under the repo (not /tmp): as root the embedded server runs as a dedicated user that
-// must be able to reach its data directory.
-const dataDir = path.join(repoRoot, '.test-data', `start-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
+// A private (0700) temp dir, like e2e uses: start.ts must still let the embedded server's
+// dedicated user (when run as root) reach <data>/pg.
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-start-test-'));
 const started: Proc[] = [];
 
 afterAll(() => {

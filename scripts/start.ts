@@ -2,6 +2,7 @@
 // Starts the database (embedded under $CRUCIBLE_DATA_DIR/pg unless DATABASE_URL is set),
 // the web server and the worker supervisor; Ctrl-C or SIGTERM stops all of it, in order.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,6 +110,18 @@ async function waitForHttp(url: string, signal: AbortSignal, timeoutMs: number):
   return false;
 }
 
+/**
+ * As root, the embedded server runs as a dedicated unprivileged user, which must be able
+ * to pass through the data dir to reach <data>/pg. A private (0700) dir, e.g. from
+ * mkdtemp, would make initdb fail with "Permission denied": allow traversal (x), not listing.
+ */
+function letPostgresUserThrough(dir: string): void {
+  if (process.getuid?.() !== 0 || process.env.DATABASE_URL) return;
+  fs.mkdirSync(dir, { recursive: true });
+  const mode = fs.statSync(dir).mode & 0o777;
+  if ((mode & 0o001) === 0) fs.chmodSync(dir, mode | 0o011);
+}
+
 /** The detached session: everything `npm start` runs, and its ordered shutdown. */
 async function session(o: Options): Promise<void> {
   const stopping = new AbortController();
@@ -163,6 +176,7 @@ async function startEverything(o: Options, started: { opened?: Promise<OpenedDat
   }
   if (signal.aborted) return;
 
+  letPostgresUserThrough(dataDir());
   started.opened = openDatabase({ appName: 'crucible-start', startEmbedded: true, max: 4 });
   const { database, embedded } = await started.opened;
   if (embedded) log(`embedded PostgreSQL on 127.0.0.1:${embedded.port}, data in ${path.join(dataDir(), 'pg')}`);
