@@ -11,6 +11,7 @@ type NavItem = { href: string; label: string; admin?: boolean };
 // Only pages that exist; later features add their entries here.
 const items: NavItem[] = [
   { href: '/runs', label: 'Runs' },
+  { href: '/workers', label: 'Workers' },
   { href: '/admin/users', label: 'Users', admin: true },
   { href: '/admin/tokens', label: 'Tokens', admin: true },
   { href: '/audit', label: 'Audit', admin: true },

@@ -11,6 +11,8 @@ const tones: Record<string, string> = {
   cancelled: 'bg-slate-200 text-slate-600 ring-slate-300',
   preempted: 'bg-amber-50 text-amber-800 ring-amber-300',
   masked: 'bg-purple-50 text-purple-700 ring-purple-300',
+  stopped: 'bg-slate-200 text-slate-600 ring-slate-300',
+  lost: 'bg-red-50 text-red-700 ring-red-300',
 };
 
 /** A run or episode status as a coloured pill; the text is the raw status for grepping. */
