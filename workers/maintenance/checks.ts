@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import { markLostWorkers } from '@/workers/runtime/registration';
+import { markLostWorkers, pruneEndedWorkers } from '@/workers/runtime/registration';
 
 /** A periodic housekeeping task the maintenance worker runs. Returns a line to log, if any. */
 export type MaintenanceCheck = { name: string; everyMs: number; run: (db: Db) => Promise<string | void> };
@@ -12,6 +12,18 @@ export function lostWorkersCheck(staleMs: number): MaintenanceCheck {
     async run(db) {
       const lost = await markLostWorkers(db, staleMs);
       if (lost.length > 0) return `marked lost: ${lost.map((w) => `${w.id} (pid ${w.pid})`).join(', ')}`;
+    },
+  };
+}
+
+/** Every restart registers anew; drop rows of workers that ended long ago. */
+export function pruneWorkersCheck(retentionMs: number, everyMs = 3_600_000): MaintenanceCheck {
+  return {
+    name: 'prune-workers',
+    everyMs,
+    async run(db) {
+      const n = await pruneEndedWorkers(db, retentionMs);
+      if (n > 0) return `forgot ${n} worker registration(s) that ended over ${Math.round(retentionMs / 86_400_000)} day(s) ago`;
     },
   };
 }

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { and, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { workers, type NodeCapacity } from '@/db/schema';
 import { detectCapacity } from './capacity';
@@ -21,7 +21,7 @@ export async function registerWorker(db: Db, kind: string, capacity: NodeCapacit
 export async function heartbeatWorker(db: Db, id: string): Promise<boolean> {
   const rows = await db
     .update(workers)
-    .set({ heartbeatAt: sql`now()`, status: 'running' })
+    .set({ heartbeatAt: sql`now()`, status: 'running', stoppedAt: null })
     .where(and(eq(workers.id, id), inArray(workers.status, ['running', 'lost'])))
     .returning({ id: workers.id });
   return rows.length > 0;
@@ -38,4 +38,19 @@ export async function markLostWorkers(db: Db, staleMs: number): Promise<{ id: st
     .set({ status: 'lost', stoppedAt: sql`now()` })
     .where(and(eq(workers.status, 'running'), lt(workers.heartbeatAt, sql`now() - ${staleMs} * interval '1 millisecond'`)))
     .returning({ id: workers.id, kind: workers.kind, pid: workers.pid });
+}
+
+/** Forget registrations that ended (stopped, failed, lost) more than `olderThanMs` ago. */
+export async function pruneEndedWorkers(db: Db, olderThanMs: number): Promise<number> {
+  const rows = await db
+    .delete(workers)
+    .where(
+      and(
+        inArray(workers.status, ['stopped', 'failed', 'lost']),
+        isNotNull(workers.stoppedAt),
+        lt(workers.stoppedAt, sql`now() - ${olderThanMs} * interval '1 millisecond'`),
+      ),
+    )
+    .returning({ id: workers.id });
+  return rows.length;
 }

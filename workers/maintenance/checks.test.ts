@@ -1,0 +1,44 @@
+import { sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '@/db/client';
+import { workers } from '@/db/schema';
+import { freshDatabase } from '@/test/database';
+import { heartbeatWorker, registerWorker } from '@/workers/runtime/registration';
+import { lostWorkersCheck, pruneWorkersCheck, runChecks } from './checks';
+
+let database: Database;
+beforeAll(async () => {
+  database = await freshDatabase();
+});
+
+const capacity = { cpus: 1, memoryMb: 1024, gpuCount: 0, gpuMemoryMb: 0, diskMb: 1024 };
+const statuses = async () =>
+  Object.fromEntries(((await database.db.select({ id: workers.id, status: workers.status }).from(workers)) as { id: string; status: string }[]).map((w) => [w.id, w.status]));
+
+describe('maintenance checks', () => {
+  it('marks silent workers lost, revives one that heartbeats again, and forgets long-ended ones', async () => {
+    const fresh = await registerWorker(database.db, 'jobs', capacity);
+    const silent = await registerWorker(database.db, 'jobs', capacity);
+    const ancient = await registerWorker(database.db, 'jobs', capacity);
+    await database.db.execute(sql`update workers set heartbeat_at = now() - interval '1 minute' where id = ${silent}`);
+    await database.db.execute(sql`update workers set status = 'stopped', stopped_at = now() - interval '30 days' where id = ${ancient}`);
+
+    const lines: string[] = [];
+    const stop = new AbortController();
+    const loop = runChecks(database.db, [lostWorkersCheck(10_000), pruneWorkersCheck(7 * 86_400_000, 1_000)], stop.signal, (l) => lines.push(l));
+    await new Promise((r) => setTimeout(r, 300));
+    stop.abort();
+    await loop;
+
+    const s = await statuses();
+    expect(s[fresh]).toBe('running');
+    expect(s[silent]).toBe('lost');
+    expect(s[ancient]).toBeUndefined();
+    expect(lines.some((l) => l.startsWith('lost-workers: marked lost: ') && l.includes(silent))).toBe(true);
+    expect(lines.some((l) => l.startsWith('prune-workers: forgot 1'))).toBe(true);
+
+    // A lost worker that was only stalled comes back on its next heartbeat.
+    expect(await heartbeatWorker(database.db, silent)).toBe(true);
+    expect((await statuses())[silent]).toBe('running');
+  });
+});
