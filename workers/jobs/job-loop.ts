@@ -87,10 +87,12 @@ function execute(o: JobLoopOptions, handler: JobHandler, job: ClaimedJob) {
   const ac = new AbortController();
   let lost = false;
   let released = false;
+  // Once complete/fail runs, they check the lease themselves; later renewals say nothing.
+  let settling = false;
   const beat = setInterval(() => {
     renewLease(o.db, job.id, job.leaseToken, leaseMs)
       .then((expiry) => {
-        if (expiry || lost) return;
+        if (expiry || lost || settling) return;
         lost = true;
         o.log(`job ${job.id}: lease lost, abandoning it`);
         ac.abort(new Error('lease lost'));
@@ -103,10 +105,12 @@ function execute(o: JobLoopOptions, handler: JobHandler, job: ClaimedJob) {
     try {
       const effect = await handler.run(job, { db: o.db, workerId: o.workerId, signal: ac.signal, log: o.log });
       if (lost || released) return;
+      settling = true;
       const r = await complete(o.db, job.id, job.leaseToken, effect ?? undefined);
       if (!r.completed) o.log(`job ${job.id}: not completed (${r.reason})`);
     } catch (e) {
       if (lost || released) return;
+      settling = true;
       const permanent = e instanceof PermanentJobError;
       const r = await fail(o.db, job.id, job.leaseToken, e, { retry: !permanent, backoff: handler.backoff }).catch((err) => {
         o.log(`job ${job.id}: could not record failure: ${(err as Error).message}`);
