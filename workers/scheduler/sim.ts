@@ -91,11 +91,13 @@ export function writeCharts(r: SimReport, dir: string): string[] {
       lines: tiers.map((t) => ({ name: t, values: s.pending[t], color: COLORS[t] ?? '#555' })),
     }),
     'sim-critical-wait.svg': lineChart({
-      title: 'Critical wait p99 per bucket, and preemptions', x: s.t, xLabel: 'virtual time (s)', yLabel: 'seconds / 1000 preemptions',
-      lines: [
-        { name: 'critical p99 (s)', values: s.criticalWaitP99, color: COLORS.critical },
-        { name: 'preemptions/1000', values: s.preemptions.map((p) => p / 1000), color: '#7f7f7f' },
-      ],
+      title: 'Critical wait, p99 per time bucket (buckets with critical admissions)', x: s.t, xLabel: 'virtual time (s)',
+      yLabel: 'seconds', yMax: 1,
+      lines: [{ name: 'critical p99', values: s.criticalWaitP99, color: COLORS.critical }],
+    }),
+    'sim-preemptions.svg': lineChart({
+      title: 'Preemptions per time bucket', x: s.t, xLabel: 'virtual time (s)', yLabel: 'preemptions',
+      lines: [{ name: 'preemptions', values: s.preemptions, color: '#7f7f7f' }],
     }),
   };
   const written: string[] = [];

@@ -69,6 +69,12 @@ export function lineChart(spec: ChartSpec): string {
       pen = true;
     });
     out.push(`<path d="${d}" fill="none" stroke="${line.color}" stroke-width="1.6"/>`);
+    // A point with no measured neighbour would be invisible as a path: mark it.
+    line.values.forEach((v, i) => {
+      if (Number.isFinite(v) && !Number.isFinite(line.values[i - 1] ?? NaN) && !Number.isFinite(line.values[i + 1] ?? NaN)) {
+        out.push(`<circle cx="${sx(xs[i]).toFixed(1)}" cy="${sy(v).toFixed(1)}" r="2.5" fill="${line.color}"/>`);
+      }
+    });
     const ly = M.t + 12 + li * 16;
     out.push(`<line x1="${M.l + pw + 12}" x2="${M.l + pw + 30}" y1="${ly - 4}" y2="${ly - 4}" stroke="${line.color}" stroke-width="3"/>`);
     out.push(`<text x="${M.l + pw + 36}" y="${ly}">${esc(line.name)}</text>`);
