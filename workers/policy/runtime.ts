@@ -21,7 +21,7 @@ export type SessionOptions = {
 const defaultFallbackLog = (p: Provider, reason: string) => {
   if (!warned.has(p)) {
     warned.add(p);
-    console.warn(`policy: execution provider ${p} unavailable, falling back: ${reason.split('\n')[0]}`);
+    console.warn(`policy: execution provider ${p} unavailable (${reason.split('\n')[0]}); falling back to the next provider`);
   }
 };
 const warned = new Set<Provider>();
@@ -34,7 +34,7 @@ export async function createSession(model: Uint8Array, opts: SessionOptions = {}
   const providers = opts.providers ?? ['cuda', 'cpu'];
   const onFallback = opts.onFallback ?? defaultFallbackLog;
   let lastError: unknown;
-  for (const provider of providers) {
+  for (const [i, provider] of providers.entries()) {
     try {
       const session = await ort.InferenceSession.create(model, {
         executionProviders: [provider],
@@ -48,7 +48,7 @@ export async function createSession(model: Uint8Array, opts: SessionOptions = {}
       // The CPU provider always exists, so a failure there is the model's fault: surface it.
       if (provider === 'cpu') throw e;
       lastError = e;
-      onFallback(provider, (e as Error).message);
+      if (i < providers.length - 1) onFallback(provider, (e as Error).message);
     }
   }
   throw new Error(`no execution provider loaded (${providers.join(', ')}): ${(lastError as Error)?.message}`);
