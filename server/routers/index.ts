@@ -2,6 +2,8 @@ import { createCallerFactory, router } from '@/server/trpc';
 import { auditRouter } from './audit';
 import { authRouter } from './auth';
 import { episodesRouter } from './episodes';
+import { environmentsRouter } from './environments';
+import { reviewsRouter } from './reviews';
 import { runsRouter } from './runs';
 import { tasksRouter } from './tasks';
 import { tokensRouter } from './tokens';
@@ -14,6 +16,8 @@ export const appRouter = router({
   runs: runsRouter,
   episodes: episodesRouter,
   tasks: tasksRouter,
+  reviews: reviewsRouter,
+  environments: environmentsRouter,
   users: usersRouter,
   tokens: tokensRouter,
   audit: auditRouter,

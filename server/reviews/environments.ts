@@ -1,0 +1,29 @@
+import { desc, eq, sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { environments } from '@/db/schema';
+import { appendAudit } from '@/server/audit/service';
+import { DomainError } from '@/server/errors';
+
+export async function listEnvironments(db: Db) {
+  return db.select().from(environments).orderBy(desc(environments.flaggedAt), environments.name);
+}
+
+/** A quarantined environment gets no new sandbox starts until an admin clears it. */
+export async function setQuarantine(db: Db, name: string, on: boolean, actor: string, reason?: string) {
+  return db.transaction(async (tx) => {
+    const [env] = await tx.select().from(environments).where(eq(environments.name, name));
+    if (!env) throw new DomainError('NOT_FOUND', `no environment "${name}"`);
+    const [row] = await tx.update(environments)
+      .set(on ? { quarantinedAt: new Date(), quarantineReason: reason ?? env.flagReason ?? 'quarantined by an admin' } : { quarantinedAt: null, quarantineReason: null, flaggedAt: null, flagReason: null })
+      .where(eq(environments.id, env.id)).returning();
+    await appendAudit(tx, { actor, action: on ? 'environment.quarantine' : 'environment.clear', targetType: 'environment', targetId: name, details: { hash: env.contentHash, reason: reason ?? null } });
+    return row!;
+  });
+}
+
+/** Throws when `envHash` (or the environment named `name`) is quarantined: call before every sandbox start. */
+export async function assertNotQuarantined(db: Db, env: { name?: string; hash?: string }) {
+  const [q] = await db.select({ name: environments.name, reason: environments.quarantineReason }).from(environments)
+    .where(sql`${environments.quarantinedAt} is not null and (${environments.name} = ${env.name ?? ''} or ${environments.contentHash} = ${env.hash ?? ''})`).limit(1);
+  if (q) throw new DomainError('PRECONDITION_FAILED', `environment "${q.name}" is quarantined (${q.reason ?? 'no reason given'}); an admin must clear it before new sandboxes start on it`);
+}

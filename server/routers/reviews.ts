@@ -1,0 +1,46 @@
+import { TRPCError } from '@trpc/server';
+import { z } from 'zod';
+import { actorOf, type CurrentUser } from '@/server/auth/identity';
+import { adminProcedure, reviewerProcedure, router, viewerProcedure } from '@/server/trpc';
+import { getGuidelines, setGuidelines } from '@/server/reviews/guidelines';
+import { VERDICTS } from '@/server/reviews/kappa';
+import { claimNext, listQueue, releaseClaim, reviewItem } from '@/server/reviews/queue';
+import { agreement, coverage, reliability, reviewerStats } from '@/server/reviews/stats';
+import { submitVerdict, verdictHistory } from '@/server/reviews/verdicts';
+
+const reviewId = z.object({ id: z.uuid('id must be a review item id (uuid)') });
+
+function reviewerIdOf(user: CurrentUser): string {
+  if (!user.id) throw new TRPCError({ code: 'FORBIDDEN', message: 'reviews need a real user: sign in, or use the CLI with --url and a reviewer token' });
+  return user.id;
+}
+
+export const reviewsRouter = router({
+  queue: reviewerProcedure
+    .input(z.object({ runId: z.uuid().optional(), state: z.enum(['open', 'done', 'all']).default('open'), page: z.number().int().min(1).default(1), pageSize: z.number().int().min(1).max(200).default(50) }))
+    .query(({ ctx, input }) => listQueue(ctx.db, input)),
+  claim: reviewerProcedure
+    .input(z.object({ runId: z.uuid().optional() }))
+    .mutation(async ({ ctx, input }) => ({ id: await claimNext(ctx.db, reviewerIdOf(ctx.user), input) })),
+  release: reviewerProcedure.input(reviewId).mutation(({ ctx, input }) => releaseClaim(ctx.db, input.id, reviewerIdOf(ctx.user))),
+  item: reviewerProcedure.input(reviewId).query(({ ctx, input }) => reviewItem(ctx.db, input.id, { id: ctx.user.id, role: ctx.user.role })),
+  submit: reviewerProcedure
+    .input(z.object({
+      id: z.uuid('id must be a review item id (uuid)'),
+      verdict: z.enum(VERDICTS),
+      correctedReward: z.number().min(0, 'a reward is between 0 and 1').max(1, 'a reward is between 0 and 1').nullish(),
+      note: z.string().max(5000).nullish(),
+    }))
+    .mutation(({ ctx, input }) =>
+      submitVerdict(ctx.db, { reviewId: input.id, verdict: input.verdict, correctedReward: input.correctedReward, note: input.note }, { id: reviewerIdOf(ctx.user), actor: actorOf(ctx.user) })),
+  history: reviewerProcedure.input(reviewId).query(({ ctx, input }) => verdictHistory(ctx.db, input.id)),
+  agreement: reviewerProcedure.input(z.object({ runId: z.uuid().optional() })).query(({ ctx, input }) => agreement(ctx.db, input.runId)),
+  reviewers: reviewerProcedure.query(({ ctx }) => reviewerStats(ctx.db)),
+  reliability: reviewerProcedure.input(z.object({ runId: z.uuid('runId must be a run id (uuid)') })).query(({ ctx, input }) => reliability(ctx.db, input.runId)),
+  /** Coverage is shown on run pages to everyone who can read runs. */
+  coverage: viewerProcedure.input(z.object({ runIds: z.array(z.uuid()).max(200).optional() })).query(({ ctx, input }) => coverage(ctx.db, input.runIds)),
+  guidelines: reviewerProcedure.query(({ ctx }) => getGuidelines(ctx.db)),
+  setGuidelines: adminProcedure
+    .input(z.object({ text: z.string().trim().min(20, 'guidelines should say something (20+ characters)').max(50_000) }))
+    .mutation(({ ctx, input }) => setGuidelines(ctx.db, input.text, actorOf(ctx.user))),
+});
