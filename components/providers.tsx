@@ -1,6 +1,6 @@
 'use client';
 import { useState, type ReactNode } from 'react';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createTRPCClient, httpBatchLink } from '@trpc/client';
 import superjson from 'superjson';
 import type { AppRouter } from '@/server/routers/index';
@@ -11,7 +11,13 @@ import { errorCode } from './api-error';
 const noRetry = new Set(['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED']);
 
 function makeQueryClient() {
-  return new QueryClient({
+  // A session that expired mid-use: re-check who we are, and the shell sends us to /login.
+  const onError = (error: unknown) => {
+    if (errorCode(error) === 'UNAUTHORIZED') void client.invalidateQueries({ queryKey: [['auth', 'me']] });
+  };
+  const client: QueryClient = new QueryClient({
+    queryCache: new QueryCache({ onError }),
+    mutationCache: new MutationCache({ onError }),
     defaultOptions: {
       queries: {
         staleTime: 2_000,
@@ -20,6 +26,7 @@ function makeQueryClient() {
       },
     },
   });
+  return client;
 }
 
 function apiUrl() {

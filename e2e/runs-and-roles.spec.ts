@@ -20,6 +20,12 @@ test('admin signs in and creates an operator and a reviewer', async ({ page }) =
     const row = page.getByTestId('user-row').filter({ hasText: p.username });
     await expect(row.getByLabel(`Role of ${p.username}`)).toHaveValue(p.role);
   }
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  // Signed out means signed out: a protected page sends us back to sign in.
+  await page.goto('/admin/users');
+  await expect(page).toHaveURL(/\/login\?next=%2Fadmin%2Fusers$/);
 });
 
 test('operator launches a run from the form, finds it listed, and pauses, resumes and cancels it', async ({ page }) => {

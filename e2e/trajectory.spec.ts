@@ -20,6 +20,7 @@ test('a seeded episode shows every turn, its reward and environment hash, reache
   await expect(episodeRow).toContainText('0.875');
   await episodeRow.getByRole('link').click();
   await expect(page).toHaveURL(new RegExp(`/episodes/${seeded.episodeId}$`));
+  await expect(page.getByRole('link', { name: seeded.runName })).toBeVisible();
 
   const turns = page.getByTestId('turn');
   await expect(turns).toHaveCount(seededTurns.length);

@@ -29,7 +29,7 @@ export default function EpisodePage() {
       </div>
     );
   }
-  const { episode: e, task, turns, reward } = q.data;
+  const { episode: e, task, turns, reward, runName } = q.data;
   const sortedTurns = [...turns].sort((a, b) => a.index - b.index);
   return (
     <>
@@ -39,8 +39,8 @@ export default function EpisodePage() {
           Runs
         </Link>{' '}
         /{' '}
-        <Link href={`/runs/${e.runId}`} className="font-mono hover:underline">
-          {e.runId.slice(0, 8)}
+        <Link href={`/runs/${e.runId}`} className="hover:underline">
+          {runName}
         </Link>{' '}
         / episode <span className="font-mono">{e.id}</span>
       </div>
