@@ -49,6 +49,12 @@ export async function startEmbeddedPostgres(opts: {
 }): Promise<EmbeddedServer> {
   const dir = path.resolve(opts.dir);
   fs.mkdirSync(path.dirname(dir), { recursive: true });
+  if (process.getuid?.() === 0) {
+    // As root, postgres runs as a separate user that must traverse (not list) the parent;
+    // mkdtemp-style 0700 parents would make initdb fail with "Permission denied".
+    const parent = path.dirname(dir);
+    fs.chmodSync(parent, fs.statSync(parent).mode | 0o711);
+  }
   const secretFile = `${dir}.password`;
   let password: string;
   if (fs.existsSync(secretFile)) password = fs.readFileSync(secretFile, 'utf8').trim();
