@@ -3,6 +3,7 @@ import { closeSync, openSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { cgroupLayout } from './cgroup';
+import { EgressProxy, FORWARDER, PROXY_PORT } from './egress';
 import { compileSeccompFilter } from './seccomp';
 import { Sandbox, type LaunchContext, type Launched, type SandboxRuntime, type SandboxSpec } from './runtime';
 import { SandboxError, type Enforcement } from './types';
@@ -61,14 +62,30 @@ export class BwrapRuntime implements SandboxRuntime {
 
 export class BwrapSandbox extends Sandbox {
   private readonly seccompFile: string;
+  private readonly egress?: EgressProxy;
+  private readonly egressReady?: Promise<void>;
+
   constructor(readonly runtime: BwrapRuntime, spec: SandboxSpec) {
     super('bwrap', spec);
     this.seccompFile = path.join(this.dir, 'seccomp.bpf');
     writeFileSync(this.seccompFile, compileSeccompFilter());
+    if (spec.allow?.length) {
+      this.egress = new EgressProxy(path.join(this.dir, 'egress.sock'), spec.allow);
+      this.egressReady = this.egress.listen();
+      this.egressReady.catch(() => undefined);
+    }
+  }
+
+  protected override onDestroy(): void {
+    this.egress?.close();
   }
 
   args(ctx: LaunchContext): string[] {
-    const env = sandboxEnv(ctx.opts.env);
+    const proxy = `http://127.0.0.1:${PROXY_PORT}`;
+    const env = sandboxEnv({
+      ...(this.egress ? { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, http_proxy: proxy, https_proxy: proxy } : {}),
+      ...ctx.opts.env,
+    });
     const a = [
       '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
       '--disable-userns', '--die-with-parent', '--new-session',
@@ -102,6 +119,8 @@ export class BwrapSandbox extends Sandbox {
     const info = extra[4] as Readable;
     const block = extra[5] as Writable;
     block.on('error', () => undefined);
+    let forwarder: ChildProcess | undefined;
+    const logFrom = this.egress?.log.length ?? 0;
     const ready = new Promise<void>((resolve, reject) => {
       let buf = '';
       const onData = (d: Buffer) => {
@@ -109,16 +128,15 @@ export class BwrapSandbox extends Sandbox {
         const m = /"child-pid":\s*(\d+)/.exec(buf);
         if (!m) return;
         info.off('data', onData);
-        try {
+        const childPid = Number(m[1]);
+        (async () => {
           // bwrap (the monitor) and its child, still blocked before exec, join the cgroup;
           // everything the command forks from here on is born inside it.
           if (child.pid) this.cgroup.addPid(child.pid);
-          this.cgroup.addPid(Number(m[1]));
+          this.cgroup.addPid(childPid);
+          if (this.egress) forwarder = await this.startForwarder(childPid);
           block.end('x');
-          resolve();
-        } catch (e) {
-          reject(new SandboxError(`cannot confine sandbox processes: ${(e as Error).message}`));
-        }
+        })().then(resolve, (e: Error) => reject(new SandboxError(`cannot confine sandbox processes: ${e.message}`)));
       };
       info.on('data', onData);
       info.on('error', () => undefined);
@@ -126,7 +144,41 @@ export class BwrapSandbox extends Sandbox {
       child.once('error', reject);
     });
     ready.catch(() => undefined);
-    return { child, ready };
+    return {
+      child,
+      ready,
+      cleanup: () => forwarder?.kill('SIGKILL'),
+      extra: () => (this.egress ? { egress: this.egress.log.slice(logFrom) } : {}),
+    };
+  }
+
+  /**
+   * The proxy forwarder: a host python3 entered into the sandbox's network namespace
+   * only (host mount namespace, so it reaches the proxy's unix socket), running as the
+   * sandbox's host uid inside its cgroup, so it dies with the exec.
+   */
+  private async startForwarder(childPid: number): Promise<ChildProcess> {
+    await this.egressReady;
+    const fwd = spawn('nsenter', [`--net=/proc/${childPid}/ns/net`, '--', 'setpriv', `--reuid=${this.hostUid}`, `--regid=${this.hostGid}`, '--clear-groups',
+      'python3', '-c', FORWARDER, this.egress!.socketPath, String(PROXY_PORT)], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv });
+    if (fwd.pid) this.cgroup.addPid(fwd.pid);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('egress forwarder did not start within 5 s')), 5000);
+      let err = '';
+      fwd.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+      fwd.stdout!.on('data', (d: Buffer) => {
+        if (d.toString().includes('ready')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      fwd.once('exit', (c) => {
+        clearTimeout(timer);
+        reject(new Error(`egress forwarder exited (${c}): ${err.trim()}`));
+      });
+      fwd.once('error', reject);
+    });
+    return fwd;
   }
 
   protected setupFailure(code: number | null, stderr: string): string | undefined {

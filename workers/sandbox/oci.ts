@@ -68,6 +68,9 @@ export class OciRuntime implements SandboxRuntime {
   }
 
   create(spec: SandboxSpec): Sandbox {
+    if (spec.allow?.length) {
+      throw new SandboxError(`--allow (egress allow-list) is implemented for the bwrap runtime only; ${this.name} sandboxes have no network but loopback`, 'config');
+    }
     return new OciSandbox(this, { ...spec, hostUid: spec.hostUid ?? OCI_HOST_ID_BASE + OCI_SANDBOX_UID, hostGid: spec.hostGid ?? OCI_HOST_ID_BASE + OCI_SANDBOX_UID });
   }
 }

@@ -37,6 +37,8 @@ export type Launched = {
   ready: Promise<void>;
   /** called after the exec (successful or not) to release runtime-side state */
   cleanup?: () => void;
+  /** runtime-specific fields merged into the result (e.g. the egress log) */
+  extra?: () => Partial<ExecResult>;
 };
 
 const NOBODY = 65534;
@@ -177,7 +179,7 @@ export abstract class Sandbox {
     return {
       status, exitCode: timedOut ? null : exitCode, signal: timedOut ? 'SIGKILL' : signal,
       stdout: out.text(), stderr, stdoutTruncated: out.truncated, stderrTruncated: err.truncated,
-      durationMs, ...this.base(), usage,
+      durationMs, ...this.base(), usage, ...launched.extra?.(),
     };
   }
 
@@ -232,11 +234,18 @@ export abstract class Sandbox {
     this.cgroup.resetCounters();
   }
 
+  /** Runtime-side teardown (e.g. closing the egress proxy). */
+  protected onDestroy(): void {}
+
   destroy(): void {
     if (this.destroyed) return;
     this.destroyed = true;
     this.cgroup.destroy();
-    this.teardownDirs();
+    try {
+      this.onDestroy();
+    } finally {
+      this.teardownDirs();
+    }
   }
 
   private teardownDirs(): void {

@@ -42,6 +42,8 @@ export type ExecResult = {
   usage: { cpuMs: number; maxRssMb: number };
   /** set for env_mismatch / sandbox_error: what went wrong */
   error?: string;
+  /** with an allow-list only: every connection attempt through the egress proxy */
+  egress?: { at: string; host: string; port: number; allowed: boolean; bytesOut: number; bytesIn: number; error?: string }[];
 };
 
 export type ExecOptions = {
