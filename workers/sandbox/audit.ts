@@ -35,6 +35,7 @@ export class SandboxAudit {
       commandSha256: createHash('sha256').update(JSON.stringify(cmd)).digest('hex'),
       limits: sb.spec.limits, status: r.status, exitCode: r.exitCode, signal: r.signal, durationMs: r.durationMs, usage: r.usage,
       stdoutTruncated: r.stdoutTruncated, stderrTruncated: r.stderrTruncated,
+      ...(r.egress ? { egress: r.egress.map((e) => ({ host: e.host, port: e.port, allowed: e.allowed, bytesOut: e.bytesOut, bytesIn: e.bytesIn })) } : {}),
     });
   }
 

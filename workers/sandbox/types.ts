@@ -13,6 +13,12 @@ export const limitsSchema = z
   })
   .strict();
 export type Limits = z.output<typeof limitsSchema>;
+/** The same fields, all optional and without defaults (so "not given" stays visible). */
+export const limitsInputSchema = z
+  .object(Object.fromEntries(Object.entries(limitsSchema.shape).map(([k, v]) => [k, v.unwrap().optional()])) as {
+    [K in keyof typeof limitsSchema.shape]: z.ZodOptional<ReturnType<(typeof limitsSchema.shape)[K]['unwrap']>>;
+  })
+  .strict();
 export type LimitsInput = z.input<typeof limitsSchema>;
 export const defaultLimits: Limits = limitsSchema.parse({});
 

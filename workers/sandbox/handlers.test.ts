@@ -1,0 +1,56 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '@/db/client';
+import { jobs } from '@/db/schema';
+import { enqueue } from '@/server/queue';
+import { freshDatabase } from '@/test/database';
+import { runJobLoop } from '@/workers/jobs/job-loop';
+import { SANDBOX_QUEUE, sandboxHandlers } from './handlers';
+import { TEST_STORE, testDataDir, testManager } from './test-support';
+
+describe('sandbox worker: sandbox.exec jobs through the real queue', () => {
+  let database: Database;
+  const stop = new AbortController();
+  let loop: Promise<void>;
+  let h: ReturnType<typeof sandboxHandlers>;
+  beforeAll(async () => {
+    database = await freshDatabase();
+    testManager('handlers-store'); // shared default environment
+    h = sandboxHandlers({ dataDir: testDataDir('handlers'), storeDir: TEST_STORE });
+    loop = runJobLoop({ db: database.db, sql: database.sql, workerId: 'test-sandbox-worker', handlers: h.handlers, concurrency: 2, pollMs: 200, drainMs: 1000, signal: stop.signal, log: () => undefined });
+  });
+  afterAll(async () => {
+    stop.abort();
+    await loop;
+    await h.manager()?.close();
+  });
+
+  const finished = async (id: number) => {
+    for (let i = 0; i < 300; i++) {
+      const [j] = await database.db.select().from(jobs).where(eq(jobs.id, id));
+      if (j && (j.state === 'done' || j.state === 'dead')) return j;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`job ${id} did not finish`);
+  };
+
+  it('runs the command in a sandbox and stores the exec result as the job result', async () => {
+    const { id } = await enqueue(database.db, {
+      queue: SANDBOX_QUEUE,
+      payload: { cmd: ['python3', 'main.py'], limits: { memoryMb: 128, diskMb: 16 }, files: [{ dest: 'main.py', contentBase64: Buffer.from('print(6*7)').toString('base64') }] },
+    });
+    const job = await finished(id);
+    expect(job.state, job.lastError ?? '').toBe('done');
+    expect(job.result).toMatchObject({ status: 'ok', exitCode: 0, stdout: '42\n', runtime: 'bwrap', envHash: expect.stringMatching(/^sha256:/) });
+  });
+
+  it('dead-letters a job whose runtime is not installed or whose payload is invalid', async () => {
+    const a = await enqueue(database.db, { queue: SANDBOX_QUEUE, payload: { cmd: ['true'], runtime: 'oci:runsc' } });
+    const b = await enqueue(database.db, { queue: SANDBOX_QUEUE, payload: { cmd: [] } });
+    const [ja, jb] = [await finished(a.id), await finished(b.id)];
+    expect(ja.state).toBe('dead');
+    expect(ja.lastError).toMatch(/gVisor/);
+    expect(jb.state).toBe('dead');
+    expect(jb.lastError).toMatch(/cmd/);
+  });
+});

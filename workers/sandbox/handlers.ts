@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import type { JobHandler } from '@/workers/jobs/handler';
+import { PermanentJobError } from '@/workers/jobs/handler';
+import { dataDir } from './env-store';
+import { SandboxManager, type ManagerOptions } from './manager';
+import { SandboxError, allowEntry, limitsInputSchema } from './types';
+
+/** Payload of a `sandbox.exec` job. */
+export const sandboxExecPayload = z
+  .object({
+    cmd: z.array(z.string()).min(1, 'cmd needs at least the program'),
+    runtime: z.string().default('bwrap'),
+    env: z.string().default('default'),
+    limits: limitsInputSchema.default({}),
+    allow: z.array(allowEntry).default([]),
+    /** files copied into the sandbox first; content is base64 */
+    files: z.array(z.object({ dest: z.string(), contentBase64: z.string(), mode: z.number().int().optional() })).default([]),
+    runId: z.uuid().optional(),
+    episodeId: z.uuid().optional(),
+  })
+  .strict();
+export type SandboxExecPayload = z.input<typeof sandboxExecPayload>;
+
+export const SANDBOX_QUEUE = 'sandbox.exec';
+
+/**
+ * The sandbox worker's job handler: runs the payload's command in a pooled sandbox and
+ * stores the exec result (the CLI contract's object) as the job result. A missing
+ * runtime or bad payload dead-letters the job at once: retrying cannot fix it.
+ */
+export function sandboxHandlers(options: Partial<ManagerOptions> = {}): { handlers: JobHandler[]; manager: () => SandboxManager | undefined } {
+  let manager: SandboxManager | undefined;
+  const handler: JobHandler = {
+    queue: SANDBOX_QUEUE,
+    leaseMs: 60_000,
+    run: async (job, ctx) => {
+      const parsed = sandboxExecPayload.safeParse(job.payload);
+      if (!parsed.success) throw new PermanentJobError(`bad sandbox.exec payload: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      const p = parsed.data;
+      manager ??= new SandboxManager({ dataDir: dataDir(), db: ctx.db, actor: `worker:${ctx.workerId}`, workerId: ctx.workerId, ...options });
+      try {
+        const result = await manager.exec(
+          { runtime: p.runtime, env: p.env, limits: p.limits, allow: p.allow, files: p.files.map((f) => ({ dest: f.dest, data: Buffer.from(f.contentBase64, 'base64'), mode: f.mode })) },
+          p.cmd,
+          {},
+          { runId: p.runId, episodeId: p.episodeId },
+        );
+        return async () => result as unknown as Record<string, unknown>;
+      } catch (e) {
+        if (e instanceof SandboxError && (e.kind === 'missing_runtime' || e.kind === 'config')) throw new PermanentJobError(e.message);
+        throw e;
+      }
+    },
+  };
+  return { handlers: [handler], manager: () => manager };
+}
+
+export const handlers: JobHandler[] = sandboxHandlers().handlers;
