@@ -6,7 +6,7 @@ import { getGuidelines, setGuidelines } from '@/server/reviews/guidelines';
 import { VERDICTS } from '@/server/reviews/kappa';
 import { claimNext, listQueue, releaseClaim, reviewItem } from '@/server/reviews/queue';
 import { agreement, coverage, reliability, reviewerStats } from '@/server/reviews/stats';
-import { submitVerdict, verdictHistory } from '@/server/reviews/verdicts';
+import { latestDiagnosis, submitVerdict, verdictHistory } from '@/server/reviews/verdicts';
 
 const reviewId = z.object({ id: z.uuid('id must be a review item id (uuid)') });
 
@@ -34,6 +34,8 @@ export const reviewsRouter = router({
     .mutation(({ ctx, input }) =>
       submitVerdict(ctx.db, { reviewId: input.id, verdict: input.verdict, correctedReward: input.correctedReward, note: input.note }, { id: reviewerIdOf(ctx.user), actor: actorOf(ctx.user) })),
   history: reviewerProcedure.input(reviewId).query(({ ctx, input }) => verdictHistory(ctx.db, input.id)),
+  /** The re-runs a disputed verdict opened: pending until a job worker has run both. */
+  diagnosis: reviewerProcedure.input(reviewId).query(({ ctx, input }) => latestDiagnosis(ctx.db, input.id)),
   agreement: reviewerProcedure.input(z.object({ runId: z.uuid().optional() })).query(({ ctx, input }) => agreement(ctx.db, input.runId)),
   reviewers: reviewerProcedure.query(({ ctx }) => reviewerStats(ctx.db)),
   reliability: reviewerProcedure.input(z.object({ runId: z.uuid('runId must be a run id (uuid)') })).query(({ ctx, input }) => reliability(ctx.db, input.runId)),

@@ -21,6 +21,8 @@ export type JobHandler = {
   leaseMs?: number;
   backoff?: BackoffPolicy;
   run: (job: ClaimedJob, ctx: JobContext) => Promise<JobEffect | void>;
+  /** Release process-wide resources (e.g. a sandbox pool) when the worker stops. */
+  close?: () => Promise<void>;
 };
 
 /** An error that retrying cannot fix (bad payload, missing run): goes straight to dead. */

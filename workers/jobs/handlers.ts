@@ -1,3 +1,4 @@
+import { diagnoseHandler } from '@/workers/reviews/diagnose';
 import type { JobHandler } from './handler';
 
 /**
@@ -5,4 +6,4 @@ import type { JobHandler } from './handler';
  * policy updates register here as they are built; tests load their own module instead
  * (`--handlers <module>` or CRUCIBLE_JOB_HANDLERS).
  */
-export const handlers: JobHandler[] = [];
+export const handlers: JobHandler[] = [diagnoseHandler];

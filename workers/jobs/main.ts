@@ -46,6 +46,10 @@ const concurrency = positive('concurrency', values.concurrency, envInt('CRUCIBLE
 const pollMs = positive('poll-ms', values['poll-ms'], envInt('CRUCIBLE_QUEUE_POLL_MS', 2_000));
 const drainMs = positive('drain-ms', values['drain-ms'], envInt('CRUCIBLE_JOB_DRAIN_MS', 5_000));
 
-await runWorkerProcess('jobs', (ctx) =>
-  runJobLoop({ db: ctx.db, sql: ctx.database.sql, workerId: ctx.workerId, handlers, concurrency, pollMs, drainMs, signal: ctx.signal, log: ctx.log }),
-);
+await runWorkerProcess('jobs', async (ctx) => {
+  try {
+    await runJobLoop({ db: ctx.db, sql: ctx.database.sql, workerId: ctx.workerId, handlers, concurrency, pollMs, drainMs, signal: ctx.signal, log: ctx.log });
+  } finally {
+    for (const h of handlers) await h.close?.().catch((e: Error) => ctx.log(`closing ${h.queue}: ${e.message}`));
+  }
+});

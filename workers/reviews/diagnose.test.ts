@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '@/db/client';
+import { tasks } from '@/db/schema';
+import { sampleForReview } from '@/server/reviews/sampler';
+import { callerAs } from '@/test/callers';
+import { freshDatabase } from '@/test/database';
+import { seedEpisode, seedRun } from '@/test/seed';
+import { startTs, waitFor, type Proc } from '@/workers/jobs/fixtures/processes';
+import { ensureDefaultEnvironment } from '@/workers/sandbox/env-store';
+import { eq } from 'drizzle-orm';
+
+let database: Database;
+let dataDir: string;
+let worker: Proc | undefined;
+beforeAll(async () => {
+  database = await freshDatabase();
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-diag-'));
+  fs.chmodSync(dataDir, 0o755);
+});
+afterAll(async () => {
+  if (worker) {
+    worker.child.kill('SIGTERM');
+    await worker.exited;
+  }
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('diagnosis of a disputed reward', () => {
+  it('a false-negative verdict re-runs the final code on the baseline and on the scored environment, in a real job worker', async () => {
+    const env = ensureDefaultEnvironment(path.join(dataDir, 'envs'));
+    const { run, tasks: [task] } = await seedRun(database.db, { tasks: 1, config: { review: { rate: 1, doubleReviewShare: 0, blind: true, disputed: 'exclude', thresholds: [0.5] } } });
+    await database.db.update(tasks).set({ tests: { kind: 'io', cases: [{ input: [1], expected: 2 }, { input: [5], expected: 6 }] } }).where(eq(tasks.id, task!.id));
+    // Scored 0 although its final code is right: the kind of bug a reviewer catches.
+    const ep = await seedEpisode(database.db, run.id, task!.id, 0, { envHash: env.hash, actions: ['def f0(x):\n    return x\n', 'def f0(x):\n    return x + 1\n'] });
+    await sampleForReview(database.db, ep.id);
+    const reviewer = await callerAs(database.db, 'reviewer');
+    const { id } = await reviewer.reviews.claim({ runId: run.id });
+    expect(await reviewer.reviews.diagnosis({ id: id! })).toBeNull();
+    await reviewer.reviews.submit({ id: id!, verdict: 'false_negative', correctedReward: 1 });
+    expect(await reviewer.reviews.diagnosis({ id: id! })).toMatchObject({ status: 'pending' });
+
+    worker = startTs('workers/jobs/main.ts', [], { DATABASE_URL: database.url, CRUCIBLE_DATA_DIR: dataDir });
+    const d = await waitFor('the diagnosis', async () => {
+      const r = await reviewer.reviews.diagnosis({ id: id! });
+      return r && r.status !== 'pending' ? r : null;
+    }, 90_000, 250).catch((e) => {
+      throw new Error(`${(e as Error).message}\nworker output:\n${worker!.output()}`);
+    });
+    expect(d.status, JSON.stringify(d)).toBe('done');
+    const baseline = d.baseline as { status: string; reward: number; envHash: string; components: { passRate: number } };
+    const scored = d.scored as { status: string; envHash: string; components: { passRate: number } };
+    expect(baseline).toMatchObject({ status: 'scored', envHash: env.hash, components: { passRate: 1 } });
+    expect(baseline.reward).toBeGreaterThan(0.9);
+    expect(scored).toMatchObject({ status: 'scored', envHash: env.hash, components: { passRate: 1 } });
+  }, 120_000);
+});

@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { desc, eq } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { dataDir } from '@/db/runtime';
+import { diagnoses, episodes, rewards, runs, tasks, turns } from '@/db/schema';
+import { assertNotQuarantined } from '@/server/reviews/environments';
+import { DIAGNOSIS_QUEUE } from '@/server/reviews/verdicts';
+import type { TaskTests } from '@/server/tasks/formats';
+import type { JobEffect } from '@/server/queue';
+import { PermanentJobError, type JobHandler } from '@/workers/jobs/handler';
+import { scoreSolution, type ScoreResult } from '@/workers/rl/reward/reward';
+import { hashHex } from '@/workers/sandbox/env-store';
+import { SandboxManager } from '@/workers/sandbox/manager';
+
+let manager: SandboxManager | undefined;
+const sandboxes = (db: Db) => (manager ??= new SandboxManager({ dataDir: dataDir(), db, actor: 'system:diagnosis' }));
+
+export type RerunSummary = {
+  label: string;
+  status: ScoreResult['status'] | 'unavailable' | 'quarantined';
+  reward: number | null;
+  components: ScoreResult['components'] | null;
+  envHash: string | null;
+  runtime: string | null;
+  tests: { index: number; passed: boolean; detail: string }[];
+  note?: string;
+};
+
+const summary = (label: string, r: ScoreResult): RerunSummary => ({
+  label, status: r.status, reward: r.reward, components: r.components, envHash: r.envHash, runtime: r.runtime,
+  tests: r.harness.tests.map((t) => ({ index: t.index, passed: t.passed, detail: t.detail })),
+});
+const missing = (label: string, status: RerunSummary['status'], envHash: string | null, note: string): RerunSummary =>
+  ({ label, status, reward: null, components: null, envHash, runtime: null, tests: [], note });
+
+/**
+ * The scored environment by its hash. The store keeps every built hash; a name points
+ * at one of them. To run on an older hash, give it an alias ref of its own (same
+ * format as the store's refs) so the sandbox manager verifies and mounts it as usual.
+ */
+function aliasForHash(storeDir: string, envHash: string): string | null {
+  const hex = hashHex(envHash);
+  if (!/^[0-9a-f]{64}$/.test(hex) || !fs.existsSync(path.join(storeDir, hex, 'meta.json'))) return null;
+  const name = `hash-${hex.slice(0, 16)}`;
+  const ref = path.join(storeDir, 'refs', `${name}.json`);
+  if (!fs.existsSync(ref)) fs.writeFileSync(ref, JSON.stringify({ name, hash: envHash.startsWith('sha256:') ? envHash : `sha256:${hex}` }));
+  return name;
+}
+
+/**
+ * A disputed verdict's diagnosis: re-run the episode's final code on the baseline
+ * environment (hash-verified before start) and on the environment it was scored in,
+ * and store both results side by side.
+ */
+export const diagnoseHandler: JobHandler = {
+  queue: DIAGNOSIS_QUEUE,
+  leaseMs: 120_000,
+  run: async (job, ctx) => {
+    const diagnosisId = String(job.payload.diagnosisId ?? '');
+    const [row] = await ctx.db
+      .select({ d: diagnoses, e: episodes, t: tasks, envHash: rewards.envHash, config: runs.config })
+      .from(diagnoses)
+      .innerJoin(episodes, eq(episodes.id, diagnoses.episodeId))
+      .innerJoin(runs, eq(runs.id, episodes.runId))
+      .leftJoin(tasks, eq(tasks.id, episodes.taskId))
+      .leftJoin(rewards, eq(rewards.episodeId, episodes.id))
+      .where(eq(diagnoses.id, diagnosisId));
+    if (!row) throw new PermanentJobError(`no diagnosis ${diagnosisId}`);
+    const fail = (error: string): JobEffect => async (tx) => {
+      await tx.update(diagnoses).set({ status: 'failed', error, finishedAt: new Date() }).where(eq(diagnoses.id, diagnosisId));
+    };
+    if (!row.t) return fail('the episode has no task to re-run against');
+    const [last] = await ctx.db.select({ action: turns.action }).from(turns).where(eq(turns.episodeId, row.e.id)).orderBy(desc(turns.index)).limit(1);
+    if (!last) return fail('the episode has no turns: there is no final code to re-run');
+    const m = sandboxes(ctx.db);
+    const task = { language: row.t.language, entryPoint: row.t.entryPoint, tests: row.t.tests as TaskTests };
+    const runtime = row.e.runtime ?? 'bwrap';
+    const weights = row.config.rewardWeights;
+    const baselineName = row.t.environmentName ?? 'default';
+
+    const rerun = async (label: string, envName: string, envHash: string | null): Promise<RerunSummary> => {
+      try {
+        await assertNotQuarantined(ctx.db, { name: envName, hash: envHash ?? undefined });
+      } catch (e) {
+        return missing(label, 'quarantined', envHash, (e as Error).message);
+      }
+      return summary(label, await scoreSolution(m, { runtime, env: envName }, task, last.action, { weights, context: { runId: row.e.runId, episodeId: row.e.id } }));
+    };
+    const baseline = await rerun('baseline', baselineName, null);
+    let scored: RerunSummary;
+    if (!row.envHash) scored = missing('scored', 'unavailable', null, 'the episode has no reward, so no scored environment');
+    else if (baseline.envHash === row.envHash) scored = { ...(await rerun('scored', baselineName, row.envHash)), note: 'scored on the baseline environment itself (same hash): a second run checks for flakiness' };
+    else {
+      const alias = aliasForHash(m.storeDir, row.envHash);
+      scored = alias ? await rerun('scored', alias, row.envHash) : missing('scored', 'unavailable', row.envHash, `environment ${row.envHash} is no longer in the store`);
+    }
+    return async (tx) => {
+      await tx.update(diagnoses).set({ status: 'done', baseline, scored, finishedAt: new Date() }).where(eq(diagnoses.id, diagnosisId));
+      return { baseline: baseline.status, scored: scored.status };
+    };
+  },
+  close: async () => {
+    await manager?.close();
+    manager = undefined;
+  },
+};
