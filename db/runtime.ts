@@ -6,7 +6,8 @@ import { applyMigrations } from './migrate';
 
 /** Where Crucible keeps its data (embedded database, environments, checkpoints). */
 export function dataDir(): string {
-  return path.resolve(process.env.CRUCIBLE_DATA_DIR ?? '.data');
+  // turbopackIgnore: a runtime path, not a file the server bundle should trace.
+  return path.resolve(/* turbopackIgnore: true */ process.env.CRUCIBLE_DATA_DIR ?? '.data');
 }
 
 type RuntimeFile = { databaseUrl: string; pid: number; startedAt: string };

@@ -5,7 +5,7 @@ import { allFields, configFromValues, valuesFromConfig } from './run-form-fields
 describe('launch form fields', () => {
   it('cover every config key, so nothing is silently left at its default', () => {
     const leafPaths = (o: object, prefix = ''): string[] =>
-      Object.entries(o).flatMap(([k, v]) => (v && typeof v === 'object' ? leafPaths(v, `${prefix}${k}.`) : [`${prefix}${k}`]));
+      Object.entries(o).flatMap(([k, v]) => (v && typeof v === 'object' && !Array.isArray(v) ? leafPaths(v, `${prefix}${k}.`) : [`${prefix}${k}`]));
     expect(allFields.map((f) => f.path).sort()).toEqual(leafPaths(defaultRunConfig).sort());
   });
 

@@ -8,6 +8,8 @@ export type FieldSpec = {
   options?: readonly string[];
   step?: string;
   help?: string;
+  /** how a select/text value becomes config: 'boolean' ("true"/"false") or 'numbers' (comma-separated) */
+  parse?: 'boolean' | 'numbers';
 };
 
 export type FieldGroup = { title: string; fields: FieldSpec[] };
@@ -61,6 +63,16 @@ export const fieldGroups: FieldGroup[] = [
     ],
   },
   {
+    title: 'Reward review',
+    fields: [
+      { path: 'review.rate', label: 'Share reviewed', kind: 'number', step: 'any', help: 'At least 0.05: that share of scored episodes goes to reviewers.' },
+      { path: 'review.doubleReviewShare', label: 'Double-reviewed share', kind: 'number', step: 'any', help: 'Of the sampled items, reviewed by two people (for agreement).' },
+      { path: 'review.blind', label: 'Blind review', kind: 'select', options: ['true', 'false'], parse: 'boolean', help: 'Hide run, policy version and reward until the verdict.' },
+      { path: 'review.disputed', label: 'Disputed rewards', kind: 'select', options: ['exclude', 'replace'], help: 'Exclude from training, or train on the corrected reward.' },
+      { path: 'review.thresholds', label: 'Decision thresholds', kind: 'text', parse: 'numbers', help: 'Comma-separated; rewards within 0.05 are boundary cases.' },
+    ],
+  },
+  {
     title: 'Scheduling',
     fields: [
       { path: 'queue', label: 'Queue', kind: 'select', options: ['critical', 'standard', 'best-effort'] },
@@ -82,7 +94,7 @@ export function valuesFromConfig(config: Partial<RunConfig> = defaultRunConfig):
   const out: FormValues = {};
   for (const f of allFields) {
     const v = getPath(config, f.path) ?? getPath(defaultRunConfig, f.path);
-    out[f.path] = v == null ? '' : String(v);
+    out[f.path] = v == null ? '' : Array.isArray(v) ? v.join(', ') : String(v);
   }
   return out;
 }
@@ -101,6 +113,12 @@ export function configFromValues(values: FormValues): { config: Record<string, u
       if (raw === '') errors[f.path] = 'Enter a number';
       v = Number(raw);
       if (raw !== '' && !Number.isFinite(v as number)) errors[f.path] = 'Enter a number';
+    } else if (f.parse === 'boolean') {
+      v = raw === 'true';
+    } else if (f.parse === 'numbers') {
+      const parts = raw === '' ? [] : raw.split(',').map((x) => x.trim());
+      v = parts.map(Number);
+      if (parts.some((x) => x === '' || !Number.isFinite(Number(x)))) errors[f.path] = 'Enter numbers separated by commas';
     }
     const keys = f.path.split('.');
     let o = config;

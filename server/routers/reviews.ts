@@ -20,7 +20,7 @@ export const reviewsRouter = router({
     .input(z.object({ runId: z.uuid().optional(), state: z.enum(['open', 'done', 'all']).default('open'), page: z.number().int().min(1).default(1), pageSize: z.number().int().min(1).max(200).default(50) }))
     .query(({ ctx, input }) => listQueue(ctx.db, input)),
   claim: reviewerProcedure
-    .input(z.object({ runId: z.uuid().optional() }))
+    .input(z.object({ runId: z.uuid().optional() }).strict())
     .mutation(async ({ ctx, input }) => ({ id: await claimNext(ctx.db, reviewerIdOf(ctx.user), input) })),
   release: reviewerProcedure.input(reviewId).mutation(({ ctx, input }) => releaseClaim(ctx.db, input.id, reviewerIdOf(ctx.user))),
   item: reviewerProcedure.input(reviewId).query(({ ctx, input }) => reviewItem(ctx.db, input.id, { id: ctx.user.id, role: ctx.user.role })),
@@ -36,11 +36,11 @@ export const reviewsRouter = router({
   history: reviewerProcedure.input(reviewId).query(({ ctx, input }) => verdictHistory(ctx.db, input.id)),
   /** The re-runs a disputed verdict opened: pending until a job worker has run both. */
   diagnosis: reviewerProcedure.input(reviewId).query(({ ctx, input }) => latestDiagnosis(ctx.db, input.id)),
-  agreement: reviewerProcedure.input(z.object({ runId: z.uuid().optional() })).query(({ ctx, input }) => agreement(ctx.db, input.runId)),
+  agreement: reviewerProcedure.input(z.object({ runId: z.uuid().optional() }).strict()).query(({ ctx, input }) => agreement(ctx.db, input.runId)),
   reviewers: reviewerProcedure.query(({ ctx }) => reviewerStats(ctx.db)),
   reliability: reviewerProcedure.input(z.object({ runId: z.uuid('runId must be a run id (uuid)') })).query(({ ctx, input }) => reliability(ctx.db, input.runId)),
   /** Coverage is shown on run pages to everyone who can read runs. */
-  coverage: viewerProcedure.input(z.object({ runIds: z.array(z.uuid()).max(200).optional() })).query(({ ctx, input }) => coverage(ctx.db, input.runIds)),
+  coverage: viewerProcedure.input(z.object({ runIds: z.array(z.uuid()).max(200).optional() }).strict()).query(({ ctx, input }) => coverage(ctx.db, input.runIds)),
   guidelines: reviewerProcedure.query(({ ctx }) => getGuidelines(ctx.db)),
   setGuidelines: adminProcedure
     .input(z.object({ text: z.string().trim().min(20, 'guidelines should say something (20+ characters)').max(50_000) }))
