@@ -61,6 +61,7 @@ export class BwrapRuntime implements SandboxRuntime {
 }
 
 export class BwrapSandbox extends Sandbox {
+  protected override readonly gatedStart = true;
   private readonly seccompFile: string;
   private readonly egress?: EgressProxy;
   private readonly egressReady?: Promise<void>;
@@ -135,6 +136,7 @@ export class BwrapSandbox extends Sandbox {
           if (child.pid) this.cgroup.addPid(child.pid);
           this.cgroup.addPid(childPid);
           if (this.egress) forwarder = await this.startForwarder(childPid);
+          if (!ctx.gate()) throw new Error('environment verification did not pass');
           block.end('x');
         })().then(resolve, (e: Error) => reject(new SandboxError(`cannot confine sandbox processes: ${e.message}`)));
       };

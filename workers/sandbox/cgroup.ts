@@ -257,6 +257,21 @@ function removeGroup(dir: string): void {
   }
 }
 
+/** Kill what is left in recorded group directories and remove them (crash sweep). */
+export function removeRecordedGroups(dirs: string[]): void {
+  for (const dir of dirs) {
+    if (!dir.startsWith('/sys/fs/cgroup/') || !existsSync(dir)) continue;
+    for (const p of pidsIn(dir)) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    removeGroup(dir);
+  }
+}
+
 /** Remove the groups of sandboxes whose owning worker is dead. Returns their names. */
 export function sweepDeadCgroups(): string[] {
   const l = cgroupLayout();

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { CappedCapture, splitExit } from './capture';
 import { SandboxCgroup } from './cgroup';
-import { verifyEnvironmentFast, type Environment } from './env-store';
+import { verifyEnvironmentFast, type Environment, type VerifyResult } from './env-store';
 import { ownerTag, selfOwner } from './owner';
 import { createScratch, unmountScratch, wipeScratch, type Scratch } from './scratch';
 import { SandboxError, type Enforcement, type ExecOptions, type ExecResult, type Limits } from './types';
@@ -30,7 +30,13 @@ export interface SandboxRuntime {
   create(spec: SandboxSpec): Sandbox;
 }
 
-export type LaunchContext = { cmd: string[]; opts: ExecOptions; execId: string };
+export type LaunchContext = {
+  cmd: string[];
+  opts: ExecOptions;
+  execId: string;
+  /** runtimes that can hold the command before exec call this first: false → do not start */
+  gate: () => boolean;
+};
 export type Launched = {
   child: ChildProcess;
   /** resolves once the command's processes are confined (e.g. moved into the cgroup) */
@@ -74,6 +80,8 @@ export abstract class Sandbox {
       writeFileSync(path.join(this.dir, 'owner.json'), JSON.stringify({ ...selfOwner(), id: this.id, runtime: runtimeName }));
       this.scratch = createScratch(this.dir, spec.limits.diskMb, this.hostUid, this.hostGid);
       this.cgroup = SandboxCgroup.create(name, spec.limits);
+      // the groups' paths depend on this process's own cgroup; a sweeper started elsewhere finds them here
+      writeFileSync(path.join(this.dir, 'owner.json'), JSON.stringify({ ...selfOwner(), id: this.id, runtime: runtimeName, cgroups: this.cgroup.dirs }));
     } catch (e) {
       this.teardownDirs();
       throw new SandboxError(`cannot create sandbox: ${(e as Error).message}`, 'internal');
@@ -85,6 +93,11 @@ export abstract class Sandbox {
   }
 
   protected abstract launch(ctx: LaunchContext): Launched;
+  /**
+   * True when launch() holds the command until `gate()` passes (bwrap's --block-fd): the
+   * environment check then runs while the runtime sets up namespaces, off the critical path.
+   */
+  protected readonly gatedStart: boolean = false;
   /** Runtime-specific: did the runtime itself fail before the command ran? */
   protected abstract setupFailure(code: number | null, stderr: string): string | undefined;
 
@@ -114,8 +127,12 @@ export abstract class Sandbox {
 
   private async execOnce(cmd: string[], opts: ExecOptions): Promise<ExecResult> {
     const t0 = performance.now();
-    const verify = verifyEnvironmentFast(this.spec.env);
-    if (!verify.ok) return this.failed('env_mismatch', `environment ${this.spec.env.name} (${this.envHash}) changed: ${verify.problems.join('; ')}`, t0);
+    let verify: VerifyResult | undefined;
+    const mismatch = () => this.failed('env_mismatch', `environment ${this.spec.env.name} (${this.envHash}) changed: ${verify!.problems.join('; ')}`, t0);
+    if (!this.gatedStart) {
+      verify = verifyEnvironmentFast(this.spec.env);
+      if (!verify.ok) return mismatch();
+    }
     const limits = this.spec.limits;
     const timeoutMs = opts.timeoutMs ?? limits.timeoutMs;
     this.cgroup.resetCounters();
@@ -126,11 +143,24 @@ export abstract class Sandbox {
     const err = new CappedCapture(limits.outputBytes);
     let launched: Launched;
     try {
-      launched = this.launch({ cmd, opts, execId: randomBytes(4).toString('hex') });
+      launched = this.launch({ cmd, opts, execId: randomBytes(4).toString('hex'), gate: () => verify?.ok === true });
     } catch (e) {
       return this.failed('sandbox_error', (e as Error).message, t0);
     }
     const { child } = launched;
+    if (this.gatedStart) {
+      // synchronous, so it completes before the runtime's "ready to exec" event is handled
+      verify = verifyEnvironmentFast(this.spec.env);
+      if (!verify.ok) {
+        child.kill('SIGKILL');
+        child.stdout?.resume();
+        child.stderr?.resume();
+        await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r)));
+        launched.cleanup?.();
+        this.cgroup.killAll();
+        return mismatch();
+      }
+    }
     out.attach(child.stdout);
     err.attach(child.stderr);
     let timedOut = false;

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chownSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -48,6 +48,11 @@ export function unmountScratch(root: string): void {
   try {
     execFileSync('umount', [root], { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch {
-    execFileSync('umount', ['-l', root], { stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      execFileSync('umount', ['-l', root], { stdio: ['ignore', 'ignore', 'pipe'] });
+    } catch (e) {
+      // a concurrent sweeper (another worker starting) may have unmounted it first
+      if (mountedScratches().includes(root) && existsSync(root)) throw e;
+    }
   }
 }

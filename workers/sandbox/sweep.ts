@@ -1,6 +1,6 @@
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { sweepDeadCgroups } from './cgroup';
+import { removeRecordedGroups, sweepDeadCgroups } from './cgroup';
 import { ownerAlive, parseOwnerTag } from './owner';
 import { mountedScratches, unmountScratch } from './scratch';
 import { sweepDeadOciContainers } from './oci';
@@ -19,9 +19,19 @@ export function sweepDeadSandboxes(dataDir: string): SweepReport {
   for (const m of mountedScratches()) {
     const owner = parseOwnerTag(path.basename(path.dirname(m)));
     if (owner && !ownerAlive(owner)) {
-      unmountScratch(m);
-      report.mounts.push(m);
-      rmSync(path.dirname(m), { recursive: true, force: true });
+      try {
+        const rec = JSON.parse(readFileSync(path.join(path.dirname(m), 'owner.json'), 'utf8')) as { cgroups?: string[] };
+        removeRecordedGroups(rec.cgroups ?? []);
+      } catch {
+        /* no record */
+      }
+      try {
+        unmountScratch(m);
+        report.mounts.push(m);
+        rmSync(path.dirname(m), { recursive: true, force: true });
+      } catch {
+        /* raced by a concurrent sweeper */
+      }
     }
   }
   const root = path.join(dataDir, 'sandboxes');
@@ -29,10 +39,19 @@ export function sweepDeadSandboxes(dataDir: string): SweepReport {
     for (const name of readdirSync(root)) {
       const owner = parseOwnerTag(name);
       if (!owner || ownerAlive(owner)) continue;
-      const scratch = path.join(root, name, 'scratch');
-      unmountScratch(scratch);
-      rmSync(path.join(root, name), { recursive: true, force: true });
-      report.dirs.push(name);
+      try {
+        const rec = JSON.parse(readFileSync(path.join(root, name, 'owner.json'), 'utf8')) as { cgroups?: string[] };
+        removeRecordedGroups(rec.cgroups ?? []);
+      } catch {
+        /* no record (died while creating): the cgroup scan above covers its own tree */
+      }
+      try {
+        unmountScratch(path.join(root, name, 'scratch'));
+        rmSync(path.join(root, name), { recursive: true, force: true });
+        report.dirs.push(name);
+      } catch {
+        /* busy or raced by a concurrent sweeper; the next sweep retries */
+      }
     }
   }
   return report;
