@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import {
   chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync,
-  realpathSync, renameSync, rmSync, symlinkSync, writeFileSync, openSync, readSync, closeSync,
+  realpathSync, renameSync, rmSync, symlinkSync, writeFileSync, openSync, readSync, closeSync, utimesSync,
 } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -165,6 +165,9 @@ class Stager {
     } else if (st.isFile()) {
       copyFileSync(p, dest);
       chmodSync(dest, st.mode & 0o7777 & ~0o6000); // never carry setuid/setgid bits in
+      // keep mtimes: Python validates __pycache__ against source mtimes, and a read-only
+      // root cannot be re-cached, so new mtimes would mean recompiling on every start
+      utimesSync(dest, st.atime, st.mtime);
       if (st.size > 4 && isElf(p)) this.elves.push(p);
     }
   }
