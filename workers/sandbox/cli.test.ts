@@ -2,13 +2,13 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_STORE, testDataDir, testManager } from './test-support';
+import { TEST_STORE, testDataDir, ensureTestEnvironment } from './test-support';
 
 // Real `crucible` processes (scripts/crucible.mjs), as automation calls them.
 const root = path.resolve(import.meta.dirname, '../..');
 let dataDir: string;
 beforeAll(() => {
-  testManager('cli-store'); // builds the shared default environment once
+  ensureTestEnvironment();
   dataDir = testDataDir('cli');
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SandboxManager } from './manager';
 import { mountedScratches } from './scratch';
-import { TEST_STORE, installedRuntimes, testDataDir, testManager } from './test-support';
+import { TEST_STORE, installedRuntimes, testDataDir, ensureTestEnvironment } from './test-support';
 
 function processesWith(marker: string): number[] {
   return readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
@@ -22,7 +22,7 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 for (const rt of installedRuntimes(['bwrap', 'oci:runc'])) {
   describe.skipIf(!rt.available)(`crash recovery with ${rt.name}${rt.available ? '' : ` (skipped: ${rt.reason})`}`, () => {
     it('a worker kill -9ed mid-exec leaves nothing behind after the next start', async () => {
-      testManager('warm-store'); // makes sure the shared default environment exists
+      ensureTestEnvironment();
       const dataDir = testDataDir('crash');
       dirs.push(dataDir);
       const marker = `${200 + (process.pid % 500)}.${Date.now() % 100000}`;

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
@@ -6,23 +7,26 @@ import { enqueue } from '@/server/queue';
 import { freshDatabase } from '@/test/database';
 import { runJobLoop } from '@/workers/jobs/job-loop';
 import { SANDBOX_QUEUE, sandboxHandlers } from './handlers';
-import { TEST_STORE, testDataDir, testManager } from './test-support';
+import { TEST_STORE, testDataDir, ensureTestEnvironment } from './test-support';
 
 describe('sandbox worker: sandbox.exec jobs through the real queue', () => {
   let database: Database;
   const stop = new AbortController();
   let loop: Promise<void>;
   let h: ReturnType<typeof sandboxHandlers>;
+  let dataDir: string;
   beforeAll(async () => {
     database = await freshDatabase();
-    testManager('handlers-store'); // shared default environment
-    h = sandboxHandlers({ dataDir: testDataDir('handlers'), storeDir: TEST_STORE });
+    ensureTestEnvironment();
+    dataDir = testDataDir('handlers');
+    h = sandboxHandlers({ dataDir, storeDir: TEST_STORE });
     loop = runJobLoop({ db: database.db, sql: database.sql, workerId: 'test-sandbox-worker', handlers: h.handlers, concurrency: 2, pollMs: 200, drainMs: 1000, signal: stop.signal, log: () => undefined });
   });
   afterAll(async () => {
     stop.abort();
     await loop;
     await h.manager()?.close();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   const finished = async (id: number) => {

@@ -17,9 +17,14 @@ export function testDataDir(tag: string): string {
   return dir;
 }
 
-export function testManager(tag: string, extra: Partial<ManagerOptions> = {}): { manager: SandboxManager; dataDir: string; cleanup: () => Promise<void> } {
+/** The shared default environment, built once for all sandbox test files. */
+export function ensureTestEnvironment(): void {
   mkdirSync(TEST_STORE, { recursive: true, mode: 0o755 });
   ensureDefaultEnvironment(TEST_STORE);
+}
+
+export function testManager(tag: string, extra: Partial<ManagerOptions> = {}): { manager: SandboxManager; dataDir: string; cleanup: () => Promise<void> } {
+  ensureTestEnvironment();
   const dataDir = testDataDir(tag);
   const manager = new SandboxManager({ dataDir, storeDir: TEST_STORE, ...extra });
   return {
