@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { closeSync, openSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { cgroupLayout } from './cgroup';
@@ -60,6 +60,28 @@ export class BwrapRuntime implements SandboxRuntime {
   }
 }
 
+const searchable = new Set<string>();
+
+/** bwrap runs as the sandbox's host uid, which must be able to reach the paths it binds. */
+function assertSearchable(target: string, uid: number, gid: number): void {
+  if (uid === 0) return;
+  for (let p = path.resolve(target); ; p = path.dirname(p)) {
+    if (!searchable.has(p)) {
+      const st = statSync(p);
+      const ok = st.uid === uid ? st.mode & 0o100 : st.gid === gid ? st.mode & 0o010 : st.mode & 0o001;
+      if (!ok) {
+        throw new SandboxError(
+          `${p} (mode ${(st.mode & 0o777).toString(8)}) cannot be searched by the sandbox's host uid ${uid}, so bwrap cannot bind ${target}. ` +
+            `Run \`chmod o+x ${p}\`, or put CRUCIBLE_DATA_DIR / CRUCIBLE_ENV_STORE under a searchable directory.`,
+          'config',
+        );
+      }
+      searchable.add(p);
+    }
+    if (p === '/') return;
+  }
+}
+
 export class BwrapSandbox extends Sandbox {
   protected override readonly gatedStart = true;
   private readonly seccompFile: string;
@@ -68,6 +90,12 @@ export class BwrapSandbox extends Sandbox {
 
   constructor(readonly runtime: BwrapRuntime, spec: SandboxSpec) {
     super('bwrap', spec);
+    try {
+      for (const p of [spec.env.rootfs, this.scratch.work]) assertSearchable(p, this.hostUid, this.hostGid);
+    } catch (e) {
+      this.destroy();
+      throw e;
+    }
     this.seccompFile = path.join(this.dir, 'seccomp.bpf');
     writeFileSync(this.seccompFile, compileSeccompFilter());
     if (spec.allow?.length) {

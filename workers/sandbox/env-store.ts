@@ -405,18 +405,24 @@ export function verifyEnvironmentFull(env: Environment): VerifyResult {
 
 /** The default environment: sh + coreutils and friends, python3 (stdlib) and node. */
 export function defaultEnvSpec(): EnvSpecInput {
-  const include = new Set<string>(['/usr/bin/sh', '/usr/bin/dash', '/usr/bin/python3', '/usr/lib/python3.11', '/usr/bin/node']);
+  // the host's python3 (e.g. python3.11) with its stdlib directory of the same name
+  let py = 'python3.11';
+  try {
+    py = path.basename(realpathSync('/usr/bin/python3'));
+  } catch {
+    /* no python3 on this host: the environment just lacks it */
+  }
+  const pyLib = `/usr/lib/${py}`;
+  const include = new Set<string>(['/usr/bin/sh', '/usr/bin/dash', '/usr/bin/python3', `/usr/bin/${py}`, pyLib, '/usr/bin/node']);
   const coreutils = ['[', 'basename', 'cat', 'chmod', 'cp', 'cut', 'date', 'dd', 'df', 'dirname', 'du', 'echo', 'env', 'expr', 'false',
     'head', 'id', 'kill', 'ln', 'ls', 'mkdir', 'mktemp', 'mv', 'nohup', 'nproc', 'printf', 'pwd', 'readlink', 'realpath', 'rm', 'rmdir',
     'seq', 'sha256sum', 'sleep', 'sort', 'stat', 'tail', 'tee', 'test', 'timeout', 'touch', 'tr', 'true', 'uname', 'uniq', 'wc', 'whoami',
     'yes', 'grep', 'sed', 'setsid', 'find', 'xargs', 'ps'];
   for (const c of coreutils) if (existsSync(`/usr/bin/${c}`)) include.add(`/usr/bin/${c}`);
-  const py = ['/usr/bin/python3.11'].filter(existsSync);
-  for (const p of py) include.add(p);
   return {
     name: 'default',
     include: [...include].filter(existsSync),
-    exclude: ['/usr/lib/python3.11/test', '/usr/lib/python3.11/idlelib', '/usr/lib/python3.11/tkinter', '/usr/lib/python3.11/turtledemo', '/usr/lib/python3.11/ensurepip', 'dist-packages'],
+    exclude: [`${pyLib}/test`, `${pyLib}/idlelib`, `${pyLib}/tkinter`, `${pyLib}/turtledemo`, `${pyLib}/ensurepip`, 'dist-packages'],
     files: {
       '/etc/passwd': 'root:x:0:0:root:/root:/bin/sh\nsandbox:x:1000:1000:sandbox:/work:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n',
       '/etc/group': 'root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n',

@@ -103,6 +103,21 @@ describe('sandbox manager: warm pool, quotas, audit', () => {
     expect(q!.quarantineReason).toContain('/usr/bin/node');
   });
 
+  it('a data directory the sandbox uid cannot search is refused with what to chmod', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { SandboxManager } = await import('./manager');
+    const { TEST_STORE } = await import('./test-support');
+    const priv = mkdtempSync('/tmp/crucible-sbx-private-'); // mode 0700
+    const m = new SandboxManager({ dataDir: priv, storeDir: TEST_STORE });
+    try {
+      await expect(m.acquire({ limits: small })).rejects.toThrow(/cannot be searched by the sandbox's host uid 65534[\s\S]*chmod o\+x/);
+      expect(readdirSync(path.join(priv, 'sandboxes'))).toEqual([]);
+    } finally {
+      await m.close();
+      rmSync(priv, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a runtime that is not installed, saying what to install', async () => {
     await expect(t.manager.acquire({ runtime: 'oci:runsc' })).rejects.toThrow(/gVisor|runsc/);
     await expect(t.manager.acquire({ runtime: 'kata' })).rejects.toThrow(/Kata/);
