@@ -148,6 +148,11 @@ export class BwrapSandbox extends Sandbox {
     const info = extra[4] as Readable;
     const block = extra[5] as Writable;
     block.on('error', () => undefined);
+    // control sockets must not hold the child's 'close' (stdout/stderr still drain normally)
+    child.once('exit', () => {
+      info.destroy();
+      block.destroy();
+    });
     let forwarder: ChildProcess | undefined;
     const logFrom = this.egress?.log.length ?? 0;
     const ready = new Promise<void>((resolve, reject) => {
@@ -164,7 +169,7 @@ export class BwrapSandbox extends Sandbox {
           if (child.pid) this.cgroup.addPid(child.pid);
           this.cgroup.addPid(childPid);
           if (this.egress) forwarder = await this.startForwarder(childPid);
-          if (!ctx.gate()) throw new Error('environment verification did not pass');
+          if (!(await ctx.gate())) throw new Error('environment verification did not pass');
           block.end('x');
         })().then(resolve, (e: Error) => reject(new SandboxError(`cannot confine sandbox processes: ${e.message}`)));
       };

@@ -341,10 +341,11 @@ function writeSignatures(dir: string): void {
 
 export type VerifyResult = { ok: boolean; mode: 'fast' | 'full'; problems: string[]; durationMs: number };
 
-type FastBaseline = { paths: string[]; sigs: Sig[] };
+export type FastBaseline = { paths: string[]; sigs: Sig[] };
 const baselines = new Map<string, FastBaseline>();
 
-function baselineFor(env: Environment): FastBaseline {
+/** The fast check's baseline for an environment (exported for the off-thread checker). */
+export function baselineFor(env: Environment): FastBaseline {
   let b = baselines.get(env.dir);
   if (!b) {
     const { entries } = readManifest(env);

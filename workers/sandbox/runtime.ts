@@ -5,6 +5,7 @@ import path from 'node:path';
 import { CappedCapture, splitExit } from './capture';
 import { SandboxCgroup } from './cgroup';
 import { verifyEnvironmentFast, type Environment, type VerifyResult } from './env-store';
+import { verifyThread } from './verify-thread';
 import { ownerTag, selfOwner } from './owner';
 import { createScratch, unmountScratch, wipeScratch, type Scratch } from './scratch';
 import { SandboxError, type Enforcement, type ExecOptions, type ExecResult, type Limits } from './types';
@@ -34,8 +35,8 @@ export type LaunchContext = {
   cmd: string[];
   opts: ExecOptions;
   execId: string;
-  /** runtimes that can hold the command before exec call this first: false → do not start */
-  gate: () => boolean;
+  /** runtimes that can hold the command before exec await this first: false → do not start */
+  gate: () => Promise<boolean>;
 };
 export type Launched = {
   child: ChildProcess;
@@ -142,25 +143,20 @@ export abstract class Sandbox {
     const out = new CappedCapture(limits.outputBytes);
     const err = new CappedCapture(limits.outputBytes);
     let launched: Launched;
+    // gated runtimes: the check starts on its thread now and the command waits for it
+    const checking = this.gatedStart
+      ? verifyThread.verify(this.spec.env).then(
+        (v) => (verify = v),
+        (e: Error) => (verify = { ok: false, mode: 'fast', problems: [e.message], durationMs: 0 }),
+      )
+      : undefined;
     try {
-      launched = this.launch({ cmd, opts, execId: randomBytes(4).toString('hex'), gate: () => verify?.ok === true });
+      launched = this.launch({ cmd, opts, execId: randomBytes(4).toString('hex'), gate: async () => ((await checking) ?? verify)?.ok === true });
     } catch (e) {
+      await checking;
       return this.failed('sandbox_error', (e as Error).message, t0);
     }
     const { child } = launched;
-    if (this.gatedStart) {
-      // synchronous, so it completes before the runtime's "ready to exec" event is handled
-      verify = verifyEnvironmentFast(this.spec.env);
-      if (!verify.ok) {
-        child.kill('SIGKILL');
-        child.stdout?.resume();
-        child.stderr?.resume();
-        await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r)));
-        launched.cleanup?.();
-        this.cgroup.killAll();
-        return mismatch();
-      }
-    }
     out.attach(child.stdout);
     err.attach(child.stderr);
     let timedOut = false;
@@ -177,6 +173,22 @@ export abstract class Sandbox {
       child.kill('SIGKILL');
       this.cgroup.killAll();
     }, timeoutMs);
+    if (checking) {
+      await checking;
+      if (!verify!.ok) {
+        // the command never ran: bwrap is still holding it on --block-fd. Let the runtime
+        // finish confining its processes first (ready settles: the gate refuses), so the
+        // cgroup kill below reaches them all.
+        await launched.ready.catch(() => undefined);
+        clearTimeout(timer);
+        child.kill('SIGKILL');
+        await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r)));
+        for (const s of child.stdio) s?.destroy(); // the unused block/info sockets would hold 'close'
+        launched.cleanup?.();
+        this.cgroup.killAll();
+        return mismatch();
+      }
+    }
     try {
       await launched.ready;
       if (child.stdin) {
