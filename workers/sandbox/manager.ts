@@ -6,6 +6,7 @@ import { checkedRuntime } from './runtimes';
 import { sweepDeadSandboxes, type SweepReport } from './sweep';
 import { SandboxError, limitsSchema, type ExecOptions, type ExecResult, type Limits, type LimitsInput } from './types';
 import { SandboxAudit } from './audit';
+import { verifyThread } from './verify-thread';
 import path from 'node:path';
 
 export type ManagerOptions = {
@@ -221,5 +222,6 @@ export class SandboxManager {
     for (const list of this.idle.values()) for (const i of list) await this.destroy(i.sandbox);
     this.idle.clear();
     for (const sb of [...this.busy.keys()]) await this.destroy(sb);
+    verifyThread.close();
   }
 }

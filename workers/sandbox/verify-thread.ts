@@ -36,6 +36,7 @@ class VerifyThread {
   private readonly waiting = new Map<number, (r: Reply) => void>();
   private readonly sent = new Map<string, FastBaseline>();
   private broken = false;
+  private idle?: NodeJS.Timeout;
 
   private get(): Worker | undefined {
     if (this.broken) return undefined;
@@ -64,7 +65,25 @@ class VerifyThread {
     this.waiting.clear();
   }
 
+  /** Stop the thread (it is restarted on demand); idle for 2 s it stops by itself. */
+  close(): void {
+    clearTimeout(this.idle);
+    const w = this.worker;
+    this.worker = undefined;
+    this.sent.clear();
+    if (w) {
+      w.removeAllListeners('exit');
+      void w.terminate();
+    }
+    for (const [, resolve] of this.waiting) resolve({ id: 0, need: true }); // checked inline instead
+    this.waiting.clear();
+  }
+
   private ask(key: string, b?: FastBaseline): Promise<Reply> {
+    clearTimeout(this.idle);
+    // a parked worker thread can keep a process from exiting under some loaders (tsx)
+    this.idle = setTimeout(() => this.close(), 2000);
+    this.idle.unref();
     const w = this.get();
     if (!w) return Promise.resolve({ id: 0, need: true });
     const id = this.next++;
