@@ -1,0 +1,32 @@
+// The metrics sampler: `node --import tsx workers/metrics/main.ts`. Every few seconds stores
+// this node's CPU/memory/GPU and the cluster's sandbox/queue/run figures in metric_samples;
+// once a minute rolls raw samples up into 1-minute and 10-minute averages and applies retention.
+import { runWorkerProcess } from '@/workers/runtime/worker-process';
+import { rollup } from './rollup';
+import { sampleCluster, sampleNode, storeSamples } from './sampler';
+
+const intervalMs = Number(process.env.CRUCIBLE_METRICS_INTERVAL_MS ?? 5_000);
+const rollupMs = 60_000;
+
+await runWorkerProcess('metrics', async (ctx) => {
+  const state = {};
+  sampleNode(state); // first CPU reading; utilisation needs a delta
+  let lastRollup = 0;
+  while (!ctx.signal.aborted) {
+    await new Promise((r) => {
+      const t = setTimeout(r, intervalMs);
+      ctx.signal.addEventListener('abort', () => { clearTimeout(t); r(null); }, { once: true });
+    });
+    if (ctx.signal.aborted) break;
+    try {
+      await storeSamples(ctx.db, [...sampleNode(state), ...(await sampleCluster(ctx.db))]);
+      if (Date.now() - lastRollup >= rollupMs) {
+        lastRollup = Date.now();
+        const r = await rollup(ctx.db);
+        if (r.written || r.deleted) ctx.log(`rollup: ${r.written} averaged, ${r.deleted} expired`);
+      }
+    } catch (e) {
+      ctx.log(`sample failed: ${(e as Error).message}`);
+    }
+  }
+});

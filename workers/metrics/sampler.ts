@@ -1,0 +1,86 @@
+import os from 'node:os';
+import { sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { metricSamples } from '@/db/schema';
+import { cpuUtilisation, readCpuTimes, readGpus, readMemory, type CpuTimes, type GpuReading } from './node-stats';
+
+/** Resource samples carry source 'resources'; run metrics use other sources. */
+export const RESOURCE_SOURCE = 'resources';
+/** Share of capacity held back for the critical tier (issue 7); override with CRUCIBLE_RESERVE_FRACTION. */
+export function reserveFraction(): number {
+  const v = Number(process.env.CRUCIBLE_RESERVE_FRACTION ?? 0.3);
+  return Number.isFinite(v) && v >= 0 && v < 1 ? v : 0.3;
+}
+
+type Point = { name: string; value: number; labels: Record<string, string> };
+
+/** Node figures from /proc and nvidia-smi; `prev` carries the CPU reading between calls. */
+export function sampleNode(state: { prev?: CpuTimes }, gpus: () => GpuReading[] | null = readGpus, node = os.hostname()): Point[] {
+  const now = readCpuTimes();
+  const points: Point[] = [];
+  const cpu = state.prev ? cpuUtilisation(state.prev, now) : null;
+  state.prev = now;
+  if (cpu !== null) points.push({ name: 'node_cpu_utilisation', value: cpu, labels: { node } });
+  points.push({ name: 'node_cpus', value: os.availableParallelism(), labels: { node } });
+  const mem = readMemory();
+  points.push({ name: 'node_memory_used_mb', value: mem.usedMb, labels: { node } }, { name: 'node_memory_total_mb', value: mem.totalMb, labels: { node } });
+  const g = gpus();
+  points.push({ name: 'node_gpu_present', value: g ? 1 : 0, labels: { node } });
+  for (const x of g ?? []) {
+    const labels = { node, gpu: String(x.index) };
+    points.push(
+      { name: 'node_gpu_utilisation', value: x.utilisation, labels },
+      { name: 'node_gpu_memory_used_mb', value: x.memoryUsedMb, labels },
+      { name: 'node_gpu_memory_total_mb', value: x.memoryTotalMb, labels },
+    );
+  }
+  return points;
+}
+
+/** Cluster figures from the database: sandboxes, queues per tier, per-run usage, capacity, reserve. */
+export async function sampleCluster(db: Db): Promise<Point[]> {
+  const points: Point[] = [];
+  const sandboxes = await db.execute<{ state: string; n: number }>(
+    sql`select state, count(*)::int as n from sandboxes where destroyed_at is null group by state`,
+  );
+  const byState: Record<string, number> = { busy: 0, idle: 0, warm: 0 };
+  for (const r of sandboxes) {
+    const k = r.state === 'running' || r.state === 'busy' ? 'busy' : r.state === 'warm' ? 'warm' : r.state === 'idle' || r.state === 'ready' ? 'idle' : null;
+    if (k) byState[k] = (byState[k] ?? 0) + r.n;
+  }
+  for (const [state, n] of Object.entries(byState)) points.push({ name: 'sandboxes', value: n, labels: { state } });
+
+  const queues = await db.execute<{ queue: string; tier: string; state: string; n: number }>(sql`
+    select j.queue, coalesce(r.config->>'queue', 'standard') as tier, j.state::text as state, count(*)::int as n
+    from jobs j left join runs r on r.id = j.run_id
+    where j.state in ('queued', 'running') group by 1, 2, 3`);
+  for (const r of queues) {
+    points.push({ name: r.state === 'queued' ? 'queue_depth' : 'jobs_running', value: r.n, labels: { queue: r.queue, tier: r.tier } });
+  }
+
+  const perRun = await db.execute<{ run_id: string; running: number; sandboxes: number }>(sql`
+    select r.id as run_id,
+      (select count(*)::int from jobs j where j.run_id = r.id and j.state = 'running') as running,
+      (select count(*)::int from sandboxes s join episodes e on e.id = s.episode_id where e.run_id = r.id and s.destroyed_at is null) as sandboxes
+    from runs r where r.status in ('running', 'queued', 'paused')`);
+  for (const r of perRun) {
+    points.push({ name: 'run_jobs_running', value: r.running, labels: { run: r.run_id } }, { name: 'run_sandboxes', value: r.sandboxes, labels: { run: r.run_id } });
+  }
+
+  const cap = await db.execute<{ cpus: number; memory_mb: number; gpus: number }>(sql`
+    select coalesce(sum(c.cpus), 0)::float8 as cpus, coalesce(sum(c.mem), 0)::float8 as memory_mb, coalesce(sum(c.gpus), 0)::float8 as gpus
+    from (select distinct on (hostname) hostname, (capacity->>'cpus')::float8 as cpus, (capacity->>'memoryMb')::float8 as mem, (capacity->>'gpuCount')::float8 as gpus
+          from workers where status = 'running' order by hostname, heartbeat_at desc) c`);
+  const c = cap[0] ?? { cpus: 0, memory_mb: 0, gpus: 0 };
+  const f = reserveFraction();
+  for (const [resource, total] of [['cpu', c.cpus], ['memory_mb', c.memory_mb], ['gpu', c.gpus]] as const) {
+    points.push({ name: 'capacity', value: total, labels: { resource } }, { name: 'reserve', value: total * f, labels: { resource } });
+  }
+  return points;
+}
+
+export async function storeSamples(db: Db, points: Point[], at = new Date()): Promise<number> {
+  if (points.length === 0) return 0;
+  await db.insert(metricSamples).values(points.map((p) => ({ source: RESOURCE_SOURCE, name: p.name, value: p.value, labels: p.labels, at })));
+  return points.length;
+}
