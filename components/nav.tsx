@@ -12,6 +12,7 @@ type NavItem = { href: string; label: string; admin?: boolean };
 const items: NavItem[] = [
   { href: '/runs', label: 'Runs' },
   { href: '/workers', label: 'Workers' },
+  { href: '/resources', label: 'Resources' },
   { href: '/admin/users', label: 'Users', admin: true },
   { href: '/admin/tokens', label: 'Tokens', admin: true },
   { href: '/audit', label: 'Audit', admin: true },

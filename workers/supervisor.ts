@@ -25,6 +25,7 @@ export function defaultWorkerSpecs(opts: { jobWorkers?: number; handlers?: strin
   const jobArgs = opts.handlers ? ['--handlers', opts.handlers] : [];
   return [
     tsProcess('maintenance', 'workers/maintenance/main.ts'),
+    tsProcess('metrics', 'workers/metrics/main.ts'),
     ...Array.from({ length: n }, (_, i) => tsProcess(n === 1 ? 'jobs' : `jobs-${i + 1}`, 'workers/jobs/main.ts', jobArgs)),
   ];
 }

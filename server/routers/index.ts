@@ -3,6 +3,7 @@ import { auditRouter } from './audit';
 import { authRouter } from './auth';
 import { episodesRouter } from './episodes';
 import { environmentsRouter } from './environments';
+import { resourcesRouter } from './resources';
 import { reviewsRouter } from './reviews';
 import { runsRouter } from './runs';
 import { tasksRouter } from './tasks';
@@ -22,6 +23,7 @@ export const appRouter = router({
   tokens: tokensRouter,
   audit: auditRouter,
   workers: workersRouter,
+  resources: resourcesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,97 @@
+import { sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '@/db/client';
+import { TIERS } from '@/workers/metrics/rollup';
+import { RESOURCE_SOURCE } from '@/workers/metrics/sampler';
+
+export const windowSchema = z.enum(['15m', '1h', '24h', '7d']);
+export type SeriesWindow = z.infer<typeof windowSchema>;
+const WINDOW_MS: Record<SeriesWindow, number> = { '15m': 900_000, '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 };
+
+/** The finest stored resolution that still covers the window (raw ≤1 h, 1-minute ≤24 h, else 10-minute). */
+export function sourceForWindow(w: SeriesWindow): string {
+  const ms = WINDOW_MS[w];
+  return (TIERS.find((t) => t.keepMs >= ms) ?? TIERS[TIERS.length - 1]!).source;
+}
+
+export type Figure = { name: string; value: number; labels: Record<string, string>; at: Date };
+
+/** The newest raw sample of every (name, labels) seen in the last `freshMs` (the sampler writes every 5 s). */
+export async function currentFigures(db: Db, freshMs = 60_000): Promise<Figure[]> {
+  const since = new Date(Date.now() - freshMs).toISOString();
+  const rows = await db.execute<{ name: string; value: number; labels: Record<string, string>; at: string }>(sql`
+    select distinct on (name, labels) name, value, labels, at from metric_samples
+    where source = ${RESOURCE_SOURCE} and at >= ${since}::timestamptz
+    order by name, labels, at desc`);
+  return rows.map((r) => ({ name: r.name, value: r.value, labels: r.labels, at: new Date(r.at) }));
+}
+
+export type Overview = Awaited<ReturnType<typeof resourceOverview>>;
+
+/** What the /resources page and /api/metrics show: one shape built from the latest samples. */
+export async function resourceOverview(db: Db) {
+  const figs = await currentFigures(db);
+  const sampledAt = figs.reduce<Date | null>((a, f) => (!a || f.at > a ? f.at : a), null);
+  const pick = (name: string, where: (l: Record<string, string>) => boolean = () => true) => figs.find((f) => f.name === name && where(f.labels))?.value ?? null;
+  const nodes = [...new Set(figs.filter((f) => f.name.startsWith('node_')).map((f) => f.labels.node!))].sort().map((node) => {
+    const on = (l: Record<string, string>) => l.node === node;
+    const gpus = figs
+      .filter((f) => f.name === 'node_gpu_utilisation' && on(f.labels))
+      .map((f) => ({
+        gpu: f.labels.gpu!,
+        utilisation: f.value,
+        memoryUsedMb: pick('node_gpu_memory_used_mb', (l) => on(l) && l.gpu === f.labels.gpu),
+        memoryTotalMb: pick('node_gpu_memory_total_mb', (l) => on(l) && l.gpu === f.labels.gpu),
+      }));
+    return {
+      node,
+      cpus: pick('node_cpus', on),
+      cpuUtilisation: pick('node_cpu_utilisation', on),
+      memoryUsedMb: pick('node_memory_used_mb', on),
+      memoryTotalMb: pick('node_memory_total_mb', on),
+      gpuPresent: pick('node_gpu_present', on) === 1,
+      gpus,
+    };
+  });
+  const tiers = new Map<string, { tier: string; queued: number; admitted: number; queues: { queue: string; queued: number; running: number }[] }>();
+  for (const f of figs.filter((x) => x.name === 'queue_depth' || x.name === 'jobs_running')) {
+    const tier = f.labels.tier ?? 'standard';
+    const t = tiers.get(tier) ?? { tier, queued: 0, admitted: 0, queues: [] };
+    let q = t.queues.find((x) => x.queue === f.labels.queue);
+    if (!q) t.queues.push((q = { queue: f.labels.queue!, queued: 0, running: 0 }));
+    if (f.name === 'queue_depth') { t.queued += f.value; q.queued += f.value; } else { t.admitted += f.value; q.running += f.value; }
+    tiers.set(tier, t);
+  }
+  const runs = [...new Set(figs.filter((f) => f.name.startsWith('run_')).map((f) => f.labels.run!))].map((run) => ({
+    run,
+    jobsRunning: pick('run_jobs_running', (l) => l.run === run) ?? 0,
+    sandboxes: pick('run_sandboxes', (l) => l.run === run) ?? 0,
+  }));
+  const byResource = (name: string) => Object.fromEntries(figs.filter((f) => f.name === name).map((f) => [f.labels.resource!, f.value]));
+  return {
+    sampledAt,
+    /** No sample in the last minute means the metrics worker is not running. */
+    samplerRunning: sampledAt !== null,
+    nodes,
+    sandboxes: { busy: pick('sandboxes', (l) => l.state === 'busy'), idle: pick('sandboxes', (l) => l.state === 'idle'), warm: pick('sandboxes', (l) => l.state === 'warm') },
+    tiers: [...tiers.values()].sort((a, b) => a.tier.localeCompare(b.tier)),
+    capacity: byResource('capacity'),
+    reserve: byResource('reserve'),
+    // The DB-backed scheduler loop is not built yet: quota used vs borrowed has no live source.
+    quota: { status: 'no scheduler running' as const },
+    runs,
+  };
+}
+
+export const seriesInput = z.object({ window: windowSchema.default('1h'), names: z.array(z.string().regex(/^[a-z_]{1,80}$/, 'metric names are lower-case letters and _')).min(1).max(10) });
+
+/** Points for the named metrics over the window, from the resolution that covers it. */
+export async function resourceSeries(db: Db, input: z.infer<typeof seriesInput>) {
+  const source = sourceForWindow(input.window);
+  const since = new Date(Date.now() - WINDOW_MS[input.window]).toISOString();
+  const rows = await db.execute<{ name: string; labels: Record<string, string>; at: string; value: number }>(sql`
+    select name, labels, at, value from metric_samples
+    where source = ${source} and name in ${sql.raw(`(${input.names.map((n) => `'${n.replace(/'/g, "''")}'`).join(',')})`)} and at >= ${since}::timestamptz
+    order by at limit 20000`);
+  return { source, points: rows.map((r) => ({ name: r.name, labels: r.labels, at: new Date(r.at).getTime(), value: r.value })) };
+}
