@@ -1,4 +1,5 @@
 import { diagnoseHandler } from '@/workers/reviews/diagnose';
+import { rlHandlers } from '@/workers/rl/handlers';
 import type { JobHandler } from './handler';
 
 /**
@@ -6,4 +7,4 @@ import type { JobHandler } from './handler';
  * policy updates register here as they are built; tests load their own module instead
  * (`--handlers <module>` or CRUCIBLE_JOB_HANDLERS).
  */
-export const handlers: JobHandler[] = [diagnoseHandler];
+export const handlers: JobHandler[] = [diagnoseHandler, ...rlHandlers];

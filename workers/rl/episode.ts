@@ -1,0 +1,144 @@
+import type { TaskTests } from '@/server/tasks/formats';
+import type { Policy } from '@/workers/policy/policy';
+import { scoreSolution, type ScoreResult } from '@/workers/rl/reward/reward';
+import type { RewardWeights } from '@/workers/rl/reward/score';
+import type { AcquireSpec, SandboxManager } from '@/workers/sandbox/manager';
+
+/** Postgres text cannot hold NUL; byte-level policies do emit it. Token ids keep the exact bytes. */
+const clean = (x: string) => x.replace(/\u0000/g, '\uFFFD');
+
+export type EpisodeTask = { language: 'python' | 'javascript'; prompt: string; entryPoint: string; tests: TaskTests };
+
+export type TurnRecord = {
+  index: number;
+  action: string;
+  /** prompt tokens (seen, mask 0) followed by the tokens the policy produced (mask 1) */
+  tokenIds: number[];
+  lossMask: number[];
+  /** aligned with tokenIds; 0 on observation tokens */
+  logprobs: number[];
+  observation: string;
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  execStatus: string;
+  policyMs: number;
+  sandboxMs: number;
+  cpuMs: number;
+  maxRssMb: number;
+  truncated: boolean;
+};
+
+export type EpisodeOutcome = {
+  turns: TurnRecord[];
+  /** last turn's score (the episode's reward), or the infra failure that ended it */
+  score: ScoreResult;
+  endReason: 'solved' | 'done' | 'max_turns' | 'infra';
+  policyMs: number;
+  sandboxMs: number;
+};
+
+const comment = (lang: EpisodeTask['language']) => (lang === 'python' ? '# ' : '// ');
+
+/** Earlier turns' code and feedback as comments above the task, newest last, cut to a byte budget. */
+export function buildPrompt(task: EpisodeTask, history: { body: string; observation: string }[], budget: number): string {
+  const c = comment(task.language);
+  let notes = history
+    .map((h, i) => `${c}attempt ${i + 1}: ${h.body.trim().replace(/\s*\n\s*/g, ' ')}\n${c}result: ${h.observation}\n`)
+    .join('');
+  if (notes.length > budget) notes = notes.slice(notes.length - budget).replace(/^[^\n]*\n/, '');
+  return notes + task.prompt;
+}
+
+/** What the candidate's code looks like as a whole file: the prompt's header plus the body. */
+export function sourceFor(task: EpisodeTask, body: string): string {
+  return task.language === 'javascript' ? `${task.prompt}${body}\n}\n` : `${task.prompt}${body}\n`;
+}
+
+/** Short execution feedback for the next turn (the visible checks' outcome). */
+export function observe(s: ScoreResult): string {
+  const h = s.harness;
+  if (h.loadError) return `error: ${h.loadError.split('\n').filter(Boolean).at(-1)?.slice(0, 80) ?? 'load failed'}`;
+  const failed = h.tests.find((t) => !t.passed);
+  return `${h.testsPassed}/${h.testsTotal} passed${failed ? `; ${failed.detail.slice(0, 60)}` : ''}`;
+}
+
+const STOP = { python: ['\n\n', '\ndef '], javascript: ['\n}'] } as const;
+
+/**
+ * One multi-turn episode: the policy writes a body, the sandbox runs it against the
+ * task's checks, the feedback goes into the next prompt; ends when all pass, when the
+ * policy emits nothing new (done), or at max turns. Infrastructure failures end it at once.
+ */
+export async function runEpisode(o: {
+  policy: Policy;
+  manager: SandboxManager;
+  sandbox: AcquireSpec;
+  task: EpisodeTask;
+  maxTurns: number;
+  seed: number;
+  temperature: number;
+  topP: number;
+  maxNewTokens: number;
+  feedbackBudget: number;
+  weights: RewardWeights;
+  testTimeoutMs: number;
+  context: { runId: string; episodeId: string };
+  signal?: AbortSignal;
+}): Promise<EpisodeOutcome> {
+  const turns: TurnRecord[] = [];
+  const history: { body: string; observation: string }[] = [];
+  let score: ScoreResult | undefined;
+  let endReason: EpisodeOutcome['endReason'] = 'max_turns';
+  let policyMs = 0;
+  let sandboxMs = 0;
+  const maxPrompt = o.policy.model.maxSeqLen - o.maxNewTokens;
+  for (let t = 0; t < o.maxTurns; t++) {
+    if (o.signal?.aborted) throw new Error('episode aborted (lease lost or worker stopping)');
+    let prompt = buildPrompt(o.task, history, o.feedbackBudget);
+    let ids = o.policy.tokenizer.encode(prompt, { bos: true });
+    while (ids.length > maxPrompt && history.length) {
+      history.shift();
+      prompt = buildPrompt(o.task, history, o.feedbackBudget);
+      ids = o.policy.tokenizer.encode(prompt, { bos: true });
+    }
+    const t0 = performance.now();
+    const [c] = await o.policy.sample([ids], {
+      maxNewTokens: o.maxNewTokens, temperature: o.temperature, topP: o.topP,
+      // seeded per (episode, turn): a fixed run seed replays to the same tokens
+      seed: (o.seed * 31 + t) >>> 0, stop: [...STOP[o.task.language]],
+    });
+    const pMs = performance.now() - t0;
+    policyMs += pMs;
+    const body = c!.text.replace(/\n\}?$/, '').replace(/\n+$/, '');
+    const t1 = performance.now();
+    score = await scoreSolution(o.manager, o.sandbox, o.task, sourceFor(o.task, body), { weights: o.weights, testTimeoutMs: o.testTimeoutMs, context: o.context });
+    const sMs = performance.now() - t1;
+    sandboxMs += sMs;
+    const observation = score.status === 'scored' ? observe(score) : `infrastructure failure: ${score.status}`;
+    const exec = score.harness.exec;
+    turns.push({
+      index: t,
+      action: clean(body),
+      tokenIds: [...c!.promptTokens, ...c!.tokens],
+      lossMask: [...c!.promptTokens.map(() => 0), ...c!.tokens.map(() => 1)],
+      logprobs: [...c!.promptTokens.map(() => 0), ...c!.logprobs],
+      observation: clean(observation),
+      stdout: clean(exec.stdout.slice(0, 4000)),
+      stderr: clean(exec.stderr.slice(0, 4000)),
+      exitCode: exec.exitCode,
+      execStatus: exec.status,
+      policyMs: Math.round(pMs),
+      sandboxMs: Math.round(sMs),
+      cpuMs: Math.round(exec.usage?.cpuMs ?? 0),
+      maxRssMb: exec.usage?.maxRssMb ?? 0,
+      truncated: c!.finishReason === 'length',
+    });
+    if (score.status !== 'scored') { endReason = 'infra'; break; }
+    if (score.components.passRate === 1) { endReason = 'solved'; break; }
+    // The policy says it is done by repeating its previous attempt verbatim.
+    if (history.length && history.at(-1)!.body === body) { endReason = 'done'; break; }
+    history.push({ body, observation });
+  }
+  return { turns, score: score!, endReason, policyMs, sandboxMs };
+}

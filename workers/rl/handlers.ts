@@ -1,0 +1,251 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { dataDir } from '@/db/runtime';
+import { episodes, metricSamples, policyVersions, rewards, runs, tasks, turns } from '@/db/schema';
+import { assertNotQuarantined } from '@/server/reviews/environments';
+import { sampleForReview } from '@/server/reviews/sampler';
+import type { TaskTests } from '@/server/tasks/formats';
+import { PermanentJobError, type JobHandler } from '@/workers/jobs/handler';
+import { gae, groupAdvantages } from '@/workers/policy/advantages';
+import { Policy } from '@/workers/policy/policy';
+import { SandboxManager } from '@/workers/sandbox/manager';
+import { runEpisode } from './episode';
+import { heldoutPassAt1 } from './evaluate';
+import { latestVersion, loadPolicy, policyDir, releasePolicies } from './policy-store';
+import { episodeSeed, runEvent, topUp } from './schedule';
+import { QUEUES, rlSettings } from './settings';
+import { sftWarmStart } from './sft';
+
+let manager: SandboxManager | undefined;
+const sandboxes = (db: Db) => (manager ??= new SandboxManager({ dataDir: dataDir(), db, actor: 'system:rl' }));
+
+async function loadRun(db: Db, runId: string) {
+  const [run] = await db.select().from(runs).where(eq(runs.id, runId));
+  if (!run) throw new PermanentJobError(`no run ${runId}`);
+  return run;
+}
+
+const versionPath = (runId: string, v: number) => path.join(policyDir(runId), `v${String(v).padStart(6, '0')}.ckpt`);
+
+/** Start a queued run (policy version 0, optional SFT warm start, baseline held-out eval), or top up a running one. */
+export const advanceHandler: JobHandler = {
+  queue: QUEUES.advance,
+  leaseMs: 120_000,
+  run: async (job, ctx) => {
+    const runId = String(job.payload.runId);
+    const run = await loadRun(ctx.db, runId);
+    if (run.status === 'running') return (tx) => topUp(tx, runId);
+    if (run.status !== 'queued') return;
+    const s = rlSettings();
+    let v0 = await latestVersion(ctx.db, runId);
+    let created: { sha256: string; provider: string; sft: unknown; passAt1: number; heldout: number } | undefined;
+    if (!v0) {
+      const policy = Policy.create({ seed: run.config.seed, optim: { lr: run.config.learningRate, warmupSteps: 0, totalSteps: Math.max(10, run.config.iterations + s.sftSteps) } });
+      const sft = s.sftSteps > 0 ? await sftWarmStart(ctx.db, policy, run.suiteId!, s.sftSteps, run.config.seed) : null;
+      await fs.mkdir(policyDir(runId), { recursive: true });
+      const saved = await policy.save(versionPath(runId, 0));
+      const ev = await heldoutPassAt1(ctx.db, sandboxes(ctx.db), policy, run);
+      created = { sha256: saved.sha256, provider: policy.provider, sft, passAt1: ev.passAt1, heldout: ev.tasks };
+      await policy.release();
+    }
+    return async (tx) => {
+      const [locked] = await tx.select({ status: runs.status }).from(runs).where(eq(runs.id, runId)).for('update');
+      if (locked?.status !== 'queued') return;
+      if (created) {
+        await tx.insert(policyVersions).values({ runId, version: 0, checkpointPath: versionPath(runId, 0), sha256: created.sha256, executionProvider: created.provider, isReference: true, metrics: { heldout_pass_at_1: created.passAt1 } }).onConflictDoNothing();
+        await tx.insert(metricSamples).values({ runId, source: 'rl', name: 'heldout_pass_at_1', step: 0, value: created.passAt1, labels: { tasks: String(created.heldout) } });
+        v0 = await latestVersion(tx, runId);
+      }
+      await tx.update(runs).set({ status: 'running', startedAt: sql`coalesce(${runs.startedAt}, now())`, updatedAt: new Date() }).where(eq(runs.id, runId));
+      await runEvent(tx, runId, 'started', `training started from policy version ${v0?.version ?? 0}`, { sft: created?.sft ?? null, heldoutPassAt1: created?.passAt1 });
+      // status change fires the wake-up trigger too; topUp is idempotent
+      await topUp(tx, runId);
+    };
+  },
+};
+
+/** One multi-turn episode; its turns, reward and the run's next step commit with the job. */
+export const episodeHandler: JobHandler = {
+  queue: QUEUES.episode,
+  leaseMs: 60_000,
+  run: async (job, ctx) => {
+    const episodeId = String(job.payload.episodeId);
+    const [row] = await ctx.db.select({ e: episodes, t: tasks, run: runs }).from(episodes)
+      .innerJoin(runs, eq(runs.id, episodes.runId)).innerJoin(tasks, eq(tasks.id, episodes.taskId)).where(eq(episodes.id, episodeId));
+    if (!row) throw new PermanentJobError(`no episode ${episodeId}`);
+    if (row.e.status !== 'running') return; // already finished (or reset by a cancel)
+    const { e, t, run } = row;
+    const s = rlSettings();
+    const version = await latestVersion(ctx.db, run.id);
+    if (!version) throw new Error('run has no policy version yet');
+    const runtime = run.config.isolation[t.risk];
+    const env = t.environmentName ?? 'default';
+    await assertNotQuarantined(ctx.db, { name: env }).catch((err) => { throw new PermanentJobError((err as Error).message); });
+    const policy = await loadPolicy(version.checkpointPath);
+    const startedAt = new Date();
+    const out = await runEpisode({
+      policy, manager: sandboxes(ctx.db), sandbox: { runtime, env, limits: { cpus: 0.5, memoryMb: 512 } },
+      task: { language: t.language, prompt: t.prompt, entryPoint: t.entryPoint, tests: t.tests as TaskTests },
+      maxTurns: run.config.maxTurns, seed: episodeSeed(run.config.seed, e.iteration, e.groupIndex, e.sampleIndex),
+      temperature: run.config.temperature, topP: run.config.topP, maxNewTokens: s.maxNewTokens, feedbackBudget: s.feedbackBudget,
+      weights: run.config.rewardWeights, testTimeoutMs: s.testTimeoutMs, context: { runId: run.id, episodeId }, signal: ctx.signal,
+    });
+    const infra = out.score.status !== 'scored';
+    const retry = infra && e.attempt <= s.infraRetries;
+    return async (tx) => {
+      const [cur] = await tx.select({ status: episodes.status }).from(episodes).where(eq(episodes.id, episodeId)).for('update');
+      if (cur?.status !== 'running') return { skipped: cur?.status };
+      await tx.delete(turns).where(eq(turns.episodeId, episodeId));
+      await tx.insert(turns).values(out.turns.map((x) => ({
+        episodeId, index: x.index, action: x.action, tokenIds: x.tokenIds, logprobs: x.logprobs, lossMask: x.lossMask,
+        observation: x.observation, stdout: x.stdout, stderr: x.stderr, exitCode: x.exitCode, execStatus: x.execStatus,
+        policyMs: x.policyMs, sandboxMs: x.sandboxMs, cpuMs: x.cpuMs, maxRssMb: x.maxRssMb,
+      })));
+      const base = { policyVersionId: version.id, runtime: out.score.runtime, envHash: out.score.envHash, turnsCount: out.turns.length, startedAt, finishedAt: new Date() };
+      if (retry) {
+        // infrastructure failure: not the policy's fault, run the slot again
+        await tx.update(episodes).set({ ...base, status: 'pending', attempt: e.attempt + 1, error: `attempt ${e.attempt}: ${out.score.status}`, endReason: 'infra' }).where(eq(episodes.id, episodeId));
+      } else if (infra) {
+        // masked out of the loss and out of its group's baseline; never scored 0
+        await tx.update(episodes).set({ ...base, status: out.score.status, endReason: 'infra', error: out.score.harness.exec.stderr.slice(0, 500) }).where(eq(episodes.id, episodeId));
+        await tx.update(runs).set({ episodesDone: sql`${runs.episodesDone} + 1`, updatedAt: new Date() }).where(eq(runs.id, run.id));
+      } else {
+        await tx.insert(rewards).values({ episodeId, value: out.score.reward!, components: out.score.components, envHash: out.score.envHash, harnessVersion: out.score.harnessVersion, policyVersionId: version.id }).onConflictDoNothing();
+        await tx.update(episodes).set({ ...base, status: 'scored', endReason: out.endReason }).where(eq(episodes.id, episodeId));
+        await tx.update(runs).set({ episodesDone: sql`${runs.episodesDone} + 1`, updatedAt: new Date() }).where(eq(runs.id, run.id));
+        await sampleForReview(tx, episodeId);
+      }
+      await topUp(tx, run.id);
+      return { status: retry ? 'retry' : out.score.status, reward: out.score.reward, turns: out.turns.length, policyMs: Math.round(out.policyMs), sandboxMs: Math.round(out.sandboxMs) };
+    };
+  },
+};
+
+const mean = (a: number[]) => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : 0);
+const std = (a: number[]) => { const m = mean(a); return Math.sqrt(mean(a.map((x) => (x - m) ** 2))); };
+
+/** The learner step of one iteration: advantages, one optimizer step, new policy version, metrics. */
+export const learnHandler: JobHandler = {
+  queue: QUEUES.learn,
+  leaseMs: 300_000,
+  run: async (job, ctx) => {
+    const runId = String(job.payload.runId);
+    const iteration = Number(job.payload.iteration);
+    const run = await loadRun(ctx.db, runId);
+    if (run.currentIteration !== iteration || run.status === 'cancelled' || run.status === 'failed') return;
+    const s = rlSettings();
+    const t0 = performance.now();
+    const eps = await ctx.db.select({ e: episodes, r: rewards }).from(episodes).leftJoin(rewards, eq(rewards.episodeId, episodes.id))
+      .where(and(eq(episodes.runId, runId), eq(episodes.iteration, iteration))).orderBy(asc(episodes.groupIndex), asc(episodes.sampleIndex));
+    const current = await latestVersion(ctx.db, runId);
+    if (!current) throw new Error('run has no policy version');
+    const versions = await ctx.db.select({ id: policyVersions.id, version: policyVersions.version }).from(policyVersions).where(eq(policyVersions.runId, runId));
+    const versionOf = new Map(versions.map((v) => [v.id, v.version]));
+    const disputedMode = run.config.review.disputed;
+    // which episodes train: scored, within the staleness bound (older ones are dropped), disputed per config
+    const valid = eps.filter(({ e, r }) => {
+      if (e.status !== 'scored' || !r) return false;
+      if (current.version - (versionOf.get(e.policyVersionId ?? '') ?? -1) > s.maxStaleness) return false;
+      if (r.disputed && disputedMode === 'exclude') return false;
+      return true;
+    });
+    const rewardOf = ({ r }: (typeof eps)[number]) => (r!.disputed && disputedMode === 'replace' && r!.correctedValue != null ? r!.correctedValue : r!.value);
+    const rs = valid.map(rewardOf);
+    const adv = groupAdvantages(rs, valid.map(({ e }) => e.groupIndex));
+    const groups = new Map<number, number[]>();
+    valid.forEach(({ e }, i) => groups.set(e.groupIndex, [...(groups.get(e.groupIndex) ?? []), rs[i]!]));
+    const zeroVar = [...groups.values()].filter((g) => g.length > 1 && std(g) < 1e-9).length;
+    const turnRows = valid.length ? await ctx.db.select().from(turns).where(inArray(turns.episodeId, valid.map(({ e }) => e.id))).orderBy(asc(turns.episodeId), asc(turns.index)) : [];
+    const advOf = new Map(valid.map(({ e }, i) => [e.id, adv[i]!]));
+    const rewOf = new Map(valid.map(({ e }, i) => [e.id, rs[i]!]));
+    const policy = (await Policy.load(current.checkpointPath)).policy;
+    const algo = run.config.algorithm;
+    let seqs = turnRows
+      .filter((t) => t.tokenIds && t.tokenIds.length >= 2 && t.lossMask!.some((m) => m === 1) && (algo === 'ppo' || Math.abs(advOf.get(t.episodeId)!) > 1e-9))
+      .map((t) => ({ episodeId: t.episodeId, tokens: t.tokenIds!, lossMask: t.lossMask!, oldLogprobs: t.logprobs! }));
+    let report: Awaited<ReturnType<Policy['trainStep']>> | null = null;
+    if (seqs.length) {
+      const extra: Record<string, unknown>[] = seqs.map(() => ({}));
+      if (run.config.klCoef > 0) {
+        const ref = (await Policy.load(versionPath(runId, 0))).policy;
+        const scored = await policy.score(seqs.map((q) => q.tokens), { params: ref.params });
+        scored.forEach((x, i) => (extra[i]!.refLogprobs = x.logprobs));
+        await ref.release();
+      }
+      if (algo === 'ppo') {
+        const vals = await policy.score(seqs.map((q) => q.tokens));
+        seqs.forEach((q, i) => {
+          const rew = q.tokens.map(() => 0);
+          rew[rew.length - 1] = rewOf.get(q.episodeId)!;
+          const g = gae(rew, vals[i]!.values, q.lossMask, { gamma: 1, lambda: 0.95 });
+          Object.assign(extra[i]!, { advantages: g.advantages, returns: g.returns, oldValues: vals[i]!.values });
+        });
+      } else seqs.forEach((q, i) => (extra[i]!.advantages = advOf.get(q.episodeId)!));
+      const batch = seqs.map((q, i) => ({ tokens: q.tokens, lossMask: q.lossMask, oldLogprobs: q.oldLogprobs, ...extra[i] }));
+      report = await policy.trainStep(batch as never, { kind: algo, clipLow: run.config.clipLow, clipHigh: run.config.clipHigh, klCoef: run.config.klCoef }, { microBatchSize: 16 });
+    }
+    const updateS = (performance.now() - t0) / 1000;
+    const next = iteration + 1;
+    await fs.mkdir(policyDir(runId), { recursive: true });
+    const saved = await policy.save(versionPath(runId, next));
+    const ev = await heldoutPassAt1(ctx.db, sandboxes(ctx.db), policy, run);
+    await policy.release();
+    seqs = [];
+    // metrics of the iteration
+    const all = eps.filter(({ e }) => e.status !== 'pending' && e.status !== 'running');
+    const infra = all.filter(({ e }) => e.status === 'sandbox_error' || e.status === 'env_mismatch' || e.status === 'preempted');
+    const epTurns = await ctx.db.select({ episodeId: turns.episodeId, policyMs: turns.policyMs, sandboxMs: turns.sandboxMs, tokenIds: turns.tokenIds, lossMask: turns.lossMask })
+      .from(turns).where(inArray(turns.episodeId, all.length ? all.map(({ e }) => e.id) : ['00000000-0000-0000-0000-000000000000']));
+    const policyMs = epTurns.reduce((a, t) => a + (t.policyMs ?? 0), 0);
+    const sandboxMs = epTurns.reduce((a, t) => a + (t.sandboxMs ?? 0), 0);
+    const genTokens = epTurns.reduce((a, t) => a + (t.lossMask ?? []).reduce((x, y) => x + y, 0), 0);
+    const starts = all.map(({ e }) => e.startedAt?.getTime() ?? Date.now());
+    const epTimes = all.map(({ e }) => (e.finishedAt?.getTime() ?? 0) - (e.startedAt?.getTime() ?? 0));
+    const iterS = (Date.now() - Math.min(...starts, Date.now())) / 1000;
+    const metrics: Record<string, number> = {
+      reward_mean: mean(rs), reward_std: std(rs), reward_min: rs.length ? Math.min(...rs) : 0, reward_max: rs.length ? Math.max(...rs) : 0,
+      heldout_pass_at_1: ev.passAt1,
+      kl: report?.kl ?? 0, entropy: report?.entropy ?? 0, clip_fraction: report?.clipFraction ?? 0, loss: report?.loss ?? 0, grad_norm: report?.gradNorm ?? 0,
+      response_length: epTurns.length ? genTokens / epTurns.length : 0,
+      turns_per_episode: all.length ? epTurns.length / all.length : 0,
+      episode_time_ms: mean(epTimes),
+      sandbox_time_share: policyMs + sandboxMs > 0 ? sandboxMs / (policyMs + sandboxMs) : 0,
+      tokens_per_s: policyMs > 0 ? genTokens / (policyMs / 1000) : 0,
+      iteration_time_s: iterS, update_time_s: updateS,
+      infra_failed_rate: all.length ? infra.length / all.length : 0,
+      zero_variance_group_share: groups.size ? zeroVar / groups.size : 0,
+      pass_rate: mean(valid.map(({ r }) => r!.components.passRate ?? 0)),
+      style: mean(valid.map(({ r }) => r!.components.style ?? 0)),
+      efficiency: mean(valid.map(({ r }) => r!.components.efficiency ?? 0)),
+      trained_sequences: report?.sequences ?? 0,
+    };
+    const failures = new Map<string, number>();
+    for (const { e } of infra) failures.set(e.status, (failures.get(e.status) ?? 0) + 1);
+    return async (tx) => {
+      const [locked] = await tx.select().from(runs).where(eq(runs.id, runId)).for('update');
+      if (!locked || locked.currentIteration !== iteration) return { skipped: true };
+      await tx.insert(policyVersions).values({ runId, version: next, parentId: current.id, checkpointPath: saved.path, sha256: saved.sha256, executionProvider: report?.provider ?? policy.provider, metrics }).onConflictDoNothing();
+      await tx.insert(metricSamples).values([
+        ...Object.entries(metrics).map(([name, value]) => ({ runId, source: 'rl', name, step: next, value: Number.isFinite(value) ? value : 0 })),
+        ...[...failures].map(([status, n]) => ({ runId, source: 'rl', name: 'sandbox_failures', step: next, value: n, labels: { status } })),
+      ]);
+      const done = next >= locked.config.iterations;
+      await tx.update(runs).set({
+        currentIteration: next, lastRewardMean: metrics.reward_mean, updatedAt: new Date(),
+        ...(done && locked.status === 'running' ? { status: 'completed' as const, finishedAt: new Date() } : {}),
+      }).where(eq(runs.id, runId));
+      await runEvent(tx, runId, done ? 'completed' : 'iteration', `iteration ${iteration} trained: reward ${metrics.reward_mean!.toFixed(3)}, held-out pass@1 ${ev.passAt1.toFixed(3)}, policy v${next}`, { iteration, version: next });
+      if (!done) await topUp(tx, runId);
+      return { version: next, rewardMean: metrics.reward_mean, heldoutPassAt1: ev.passAt1 };
+    };
+  },
+  close: async () => {
+    await releasePolicies();
+    await manager?.close();
+    manager = undefined;
+  },
+};
+
+export const rlHandlers: JobHandler[] = [advanceHandler, episodeHandler, learnHandler];

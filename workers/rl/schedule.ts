@@ -1,0 +1,84 @@
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { episodes, runEvents, runs, tasks } from '@/db/schema';
+import { enqueue, type Tx } from '@/server/queue';
+import type { RunConfig } from '@/server/runs/run-config';
+import { QUEUES } from './settings';
+
+/** Deterministic 32-bit PRNG (mulberry32): the seeded source of task sampling. */
+export function prng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+/** The seed of one episode slot: same run seed → same slots → same tokens. */
+export const episodeSeed = (seed: number, iteration: number, group: number, sample: number) =>
+  (Math.imul(seed + 1, 0x9e3779b1) ^ Math.imul(iteration + 1, 0x85ebca6b) ^ Math.imul(group + 1, 0xc2b2ae35) ^ (sample + 1) * 2654435761) >>> 0;
+
+/** Create an iteration's episode rows (tasks × group size from the train split, seeded). Idempotent. */
+export async function createIteration(tx: Tx, run: { id: string; suiteId: string | null; config: RunConfig }, iteration: number) {
+  const train = await tx.select({ id: tasks.id }).from(tasks)
+    .where(and(eq(tasks.suiteId, run.suiteId!), eq(tasks.split, 'train'))).orderBy(asc(tasks.externalId));
+  if (!train.length) throw new Error('the suite has no train tasks');
+  const rand = prng(run.config.seed * 7919 + iteration);
+  const order = train.map((t) => t.id);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  const rows = [];
+  for (let g = 0; g < run.config.tasksPerIteration; g++) {
+    for (let s = 0; s < run.config.groupSize; s++) {
+      rows.push({ runId: run.id, taskId: order[g % order.length]!, iteration, groupIndex: g, sampleIndex: s });
+    }
+  }
+  await tx.insert(episodes).values(rows).onConflictDoNothing();
+}
+
+/**
+ * Keep `concurrency` episode jobs of the current iteration in flight; when none is
+ * pending or running, enqueue the iteration's learner job. Runs in the transaction of
+ * whatever changed the run's state (start, an episode's completion, a learner step,
+ * resume), under the run's row lock, so concurrent completions cannot overshoot.
+ */
+export async function topUp(tx: Tx, runId: string): Promise<void> {
+  const [run] = await tx.select().from(runs).where(eq(runs.id, runId)).for('update');
+  if (!run || run.status !== 'running') return;
+  const iteration = run.currentIteration;
+  if (iteration >= run.config.iterations) return;
+  const counts = await tx.select({ status: episodes.status, n: sql<number>`count(*)::int` }).from(episodes)
+    .where(and(eq(episodes.runId, runId), eq(episodes.iteration, iteration))).groupBy(episodes.status);
+  const n = (s: string) => counts.find((c) => c.status === s)?.n ?? 0;
+  if (!counts.length) {
+    await createIteration(tx, run, iteration);
+    return topUp(tx, runId);
+  }
+  const pending = n('pending');
+  const running = n('running');
+  if (pending === 0 && running === 0) {
+    await enqueue(tx, { queue: QUEUES.learn, payload: { runId, iteration }, runId, idempotencyKey: `learn:${runId}:${iteration}`, priority: 20, maxAttempts: 10 });
+    return;
+  }
+  const free = run.config.concurrency - running;
+  if (free <= 0 || pending === 0) return;
+  const next = await tx.select({ id: episodes.id, g: episodes.groupIndex, s: episodes.sampleIndex, attempt: episodes.attempt }).from(episodes)
+    .where(and(eq(episodes.runId, runId), eq(episodes.iteration, iteration), eq(episodes.status, 'pending')))
+    .orderBy(asc(episodes.groupIndex), asc(episodes.sampleIndex)).limit(free);
+  for (const e of next) {
+    await tx.update(episodes).set({ status: 'running' }).where(eq(episodes.id, e.id));
+    await enqueue(tx, {
+      queue: QUEUES.episode, payload: { runId, episodeId: e.id }, runId, priority: run.config.priority,
+      // run:iteration:group:sample (+ attempt, so an infra retry is a new job)
+      idempotencyKey: `${runId}:${iteration}:${e.g}:${e.s}:${e.attempt}`,
+    });
+  }
+}
+
+export async function runEvent(tx: Tx, runId: string, type: string, message: string, data: Record<string, unknown> = {}) {
+  await tx.insert(runEvents).values({ runId, type, actor: 'system:rl', message, data });
+}

@@ -1,0 +1,29 @@
+import { and, asc, eq, isNotNull } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { tasks } from '@/db/schema';
+import type { Policy } from '@/workers/policy/policy';
+import { prng } from './schedule';
+
+/**
+ * Optional SFT warm start on the suite's train demonstrations: the loss covers the body
+ * the policy will have to write (the prompt's tokens are observation, mask 0).
+ */
+export async function sftWarmStart(db: Db, policy: Policy, suiteId: string, steps: number, seed: number) {
+  const demos = await db.select({ prompt: tasks.prompt, demo: tasks.demonstration }).from(tasks)
+    .where(and(eq(tasks.suiteId, suiteId), eq(tasks.split, 'train'), isNotNull(tasks.demonstration))).orderBy(asc(tasks.externalId));
+  const seqs = demos.flatMap((d) => {
+    const p = policy.tokenizer.encode(d.prompt, { bos: true });
+    const full = [...policy.tokenizer.encode(d.demo!, { bos: true }), policy.tokenizer.spec.eos];
+    if (full.length > policy.model.maxSeqLen) return [];
+    return [{ tokens: full, lossMask: full.map((_, i) => (i >= p.length ? 1 : 0)) }];
+  });
+  if (!seqs.length) return { steps: 0, loss: null as number | null };
+  const rand = prng(seed);
+  let loss: number | null = null;
+  const batch = Math.min(16, seqs.length);
+  for (let i = 0; i < steps; i++) {
+    const pick = Array.from({ length: batch }, () => seqs[Math.floor(rand() * seqs.length)]!);
+    loss = (await policy.trainStep(pick, { kind: 'sft' })).loss;
+  }
+  return { steps, loss };
+}
