@@ -1,0 +1,189 @@
+'use client';
+import type { RefObject } from 'react';
+import type { RouterOutputs } from '@/components/trpc';
+import { Section, inputClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { formatDateTime, formatNumber } from '@/components/display-format';
+import { CodeBlock } from './code-block';
+import { languageOf } from './highlight';
+import { VERDICT_KEYS, type VerdictKey } from './shortcuts';
+
+export type ReviewItem = RouterOutputs['reviews']['item'];
+export type VerdictForm = { verdict: VerdictKey | null; reward: string; note: string };
+
+export const verdictLabels: Record<VerdictKey, string> = {
+  correct: 'Correct',
+  false_negative: 'False negative',
+  false_positive: 'False positive',
+  unclear: 'Unclear',
+};
+
+const HIDDEN = 'hidden until you give a verdict';
+
+function Hidden({ value, revealed, testId }: { value: string | null; revealed: boolean; testId: string }) {
+  return revealed ? <span data-testid={testId}>{value ?? '—'}</span> : <span data-testid={testId} className="italic text-slate-400">{HIDDEN}</span>;
+}
+
+function TextOut({ label, text }: { label: string; text: string | null }) {
+  if (!text) return null;
+  return (
+    <div className="min-w-0">
+      <div className="mb-1 text-xs font-semibold text-slate-500">{label}</div>
+      <pre className="log-block" data-testid={label}>{text}</pre>
+    </div>
+  );
+}
+
+/** The item's facts: sample reason, environment against its baseline, and what blind review withholds. */
+function ItemFacts({ item }: { item: ReviewItem }) {
+  const env = item.baselineEnv;
+  return (
+    <dl className="grid grid-cols-1 gap-x-6 gap-y-2 text-sm sm:grid-cols-2 lg:grid-cols-3">
+      <div><dt className="text-xs text-slate-500">Sample reason</dt><dd data-testid="sample-reason" className="font-mono text-xs">{item.sampleReason}</dd></div>
+      <div><dt className="text-xs text-slate-500">Task</dt><dd>{item.task?.externalId ?? '—'} <span className="text-slate-400">({item.task?.language ?? '?'})</span></dd></div>
+      <div><dt className="text-xs text-slate-500">Slot</dt><dd>{item.slot === 0 ? 'first review' : `double review #${item.slot + 1}`}</dd></div>
+      <div className="sm:col-span-2">
+        <dt className="text-xs text-slate-500">Environment hash / baseline</dt>
+        <dd className="font-mono text-xs break-all">
+          <span data-testid="env-hash">{item.envHash ?? '—'}</span>
+          {env ? (
+            <>
+              <span className="mx-1 text-slate-400">vs {env.name}</span>
+              <span className="break-all">{env.hash}</span>{' '}
+              <span data-testid="env-match" className={`rounded px-1.5 py-0.5 font-sans ${env.matches ? 'bg-emerald-100 text-emerald-800' : 'bg-red-100 text-red-800'}`}>{env.matches ? 'matches baseline' : 'differs from baseline'}</span>
+              {env.quarantined && <span className="ml-1 rounded bg-red-600 px-1.5 py-0.5 font-sans text-white">quarantined</span>}
+            </>
+          ) : <span className="ml-1 font-sans text-slate-400">(no baseline registered)</span>}
+        </dd>
+      </div>
+      <div><dt className="text-xs text-slate-500">Run</dt><dd><Hidden value={item.runName} revealed={item.revealed} testId="run-name" /></dd></div>
+      <div><dt className="text-xs text-slate-500">Policy version</dt><dd><Hidden value={item.policyVersion == null ? null : String(item.policyVersion)} revealed={item.revealed} testId="policy-version" /></dd></div>
+      <div><dt className="text-xs text-slate-500">Automatic reward</dt><dd className="tabular-nums"><Hidden value={item.reward == null ? null : formatNumber(item.reward)} revealed={item.revealed} testId="auto-reward" /></dd></div>
+    </dl>
+  );
+}
+
+function Components({ components }: { components: unknown }) {
+  if (!components || typeof components !== 'object') return <p className="text-slate-400">no reward components</p>;
+  return (
+    <table className={tableClass} aria-label="Reward components">
+      <tbody>
+        {Object.entries(components as Record<string, unknown>).map(([k, v]) => (
+          <tr key={k}><td className={`${tdClass} text-slate-500`}>{k}</td><td className={`${tdClass} tabular-nums`}>{typeof v === 'number' ? formatNumber(v) : JSON.stringify(v)}</td></tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Everything a reviewer needs to judge one reward, and the verdict form. */
+export function ItemView({ item, form, setForm, onSubmit, submitting, noteRef, rewardRef }: {
+  item: ReviewItem;
+  form: VerdictForm;
+  setForm: (f: VerdictForm) => void;
+  onSubmit: () => void;
+  submitting: boolean;
+  noteRef: RefObject<HTMLTextAreaElement | null>;
+  rewardRef: RefObject<HTMLInputElement | null>;
+}) {
+  const lang = languageOf(item.task?.language);
+  const tests = item.task?.tests;
+  return (
+    <div data-testid="review-item" data-review-id={item.id}>
+      <Section title="Item">
+        <ItemFacts item={item} />
+      </Section>
+      <Section title="Task">
+        {item.task ? (
+          <div className="space-y-2">
+            <pre className="whitespace-pre-wrap text-sm" data-testid="task-prompt">{item.task.prompt}</pre>
+            <div className="text-xs text-slate-500">entry point <span className="font-mono">{item.task.entryPoint ?? '—'}</span> · tests</div>
+            {typeof tests === 'string' ? <CodeBlock code={tests} language={lang} testId="task-tests" /> : <pre className="log-block" data-testid="task-tests">{JSON.stringify(tests, null, 2)}</pre>}
+          </div>
+        ) : <p className="text-slate-400">the episode has no task</p>}
+      </Section>
+      <Section title={`Turns (${item.turns.length})`}>
+        <div className="space-y-3">
+          {item.turns.map((t) => (
+            <article key={t.index} data-testid="turn" aria-label={`Turn ${t.index}`} className="rounded border border-slate-200">
+              <header className="flex gap-3 border-b border-slate-200 bg-slate-50 px-3 py-1 text-xs">
+                <span className="font-semibold">Turn {t.index}</span>
+                <span className={t.exitCode === 0 ? 'text-emerald-700' : 'text-red-700'}>exit {t.exitCode ?? '—'}</span>
+                {t.execStatus && <span>{t.execStatus}</span>}
+              </header>
+              <div className="space-y-2 p-2">
+                <CodeBlock code={t.action} language={lang} testId="action" />
+                <div className="grid grid-cols-1 gap-2 lg:grid-cols-2">
+                  <TextOut label="stdout" text={t.stdout} />
+                  <TextOut label="stderr" text={t.stderr} />
+                </div>
+                <TextOut label="observation" text={t.observation} />
+              </div>
+            </article>
+          ))}
+        </div>
+      </Section>
+      <Section title="Reward components">
+        <Components components={item.components} />
+      </Section>
+      <Section title="Verdict">
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            onSubmit();
+          }}
+          className="space-y-3"
+        >
+          <div role="radiogroup" aria-label="Verdict" className="flex flex-wrap gap-2">
+            {VERDICT_KEYS.map((v, i) => (
+              <button
+                key={v}
+                type="button"
+                role="radio"
+                aria-checked={form.verdict === v}
+                data-testid={`verdict-${v}`}
+                onClick={() => setForm({ ...form, verdict: v })}
+                className={`rounded border px-3 py-1.5 text-sm ${form.verdict === v ? 'border-accent bg-accent text-white' : 'border-slate-300 bg-white hover:bg-slate-100'}`}
+              >
+                <kbd className="mr-1 text-xs opacity-70">{i + 1}</kbd>{verdictLabels[v]}
+              </button>
+            ))}
+          </div>
+          <div className="grid grid-cols-1 gap-3 md:grid-cols-[12rem_1fr]">
+            <label className="block text-xs text-slate-500">
+              Corrected reward (0–1, <kbd>r</kbd>)
+              <input ref={rewardRef} className={inputClass} inputMode="decimal" value={form.reward} disabled={form.verdict === 'correct'}
+                placeholder={form.verdict === 'correct' ? 'keeps the automatic reward' : 'optional'}
+                onChange={(e) => setForm({ ...form, reward: e.target.value })} aria-label="Corrected reward" />
+            </label>
+            <label className="block text-xs text-slate-500">
+              Note (<kbd>n</kbd>, Esc to leave)
+              <textarea ref={noteRef} className={`${inputClass} h-16`} value={form.note} onChange={(e) => setForm({ ...form, note: e.target.value })} aria-label="Note" />
+            </label>
+          </div>
+          <button type="submit" disabled={submitting || !form.verdict} className="rounded bg-accent px-3 py-1.5 text-sm font-medium text-white disabled:opacity-50">
+            {item.verdict ? 'Update verdict' : 'Submit verdict'} <kbd className="text-xs opacity-70">Enter</kbd>
+          </button>
+          {item.verdict && <span data-testid="saved-verdict" className="ml-3 text-sm text-emerald-700">saved: {item.verdict}</span>}
+        </form>
+      </Section>
+      {item.history.length > 0 && (
+        <Section title="Verdict history">
+          <table className={tableClass} aria-label="Verdict history">
+            <thead><tr><th className={thClass}>when</th><th className={thClass}>who</th><th className={thClass}>verdict</th><th className={thClass}>corrected</th><th className={thClass}>note</th></tr></thead>
+            <tbody>
+              {item.history.map((h) => (
+                <tr key={h.id} data-testid="history-row">
+                  <td className={tdClass}>{formatDateTime(h.at)}</td>
+                  <td className={tdClass}>{h.actor}</td>
+                  <td className={tdClass}>{h.verdict}</td>
+                  <td className={tdClass}>{formatNumber(h.correctedReward)}</td>
+                  <td className={tdClass}>{h.note}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Section>
+      )}
+    </div>
+  );
+}

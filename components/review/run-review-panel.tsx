@@ -1,0 +1,61 @@
+'use client';
+import { useQuery } from '@tanstack/react-query';
+import { useTRPC } from '@/components/trpc';
+import { useCurrentUser } from '@/components/session';
+import { Section, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { formatNumber, shortHash } from '@/components/display-format';
+
+type Rel = { key: string; reviewed: number; disputed: number; disputedRate: number; falseNegativeRate: number; falsePositiveRate: number };
+
+const pct = (x: number) => `${formatNumber(x * 100, 1)}%`;
+
+function RelTable({ label, rows, hash }: { label: string; rows: Rel[]; hash?: boolean }) {
+  if (!rows.length) return null;
+  return (
+    <table className={tableClass} aria-label={label}>
+      <thead><tr><th className={thClass}>{label}</th><th className={thClass}>reviewed</th><th className={thClass}>disputed</th><th className={thClass}>false neg.</th><th className={thClass}>false pos.</th></tr></thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.key}>
+            <td className={`${tdClass} font-mono text-xs`} title={r.key}>{hash ? shortHash(r.key, 20) : r.key}</td>
+            <td className={tdClass}>{r.reviewed}</td>
+            <td className={tdClass}>{pct(r.disputedRate)}</td>
+            <td className={tdClass}>{pct(r.falseNegativeRate)}</td>
+            <td className={tdClass}>{pct(r.falsePositiveRate)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Review coverage of a run (everyone) and its reward reliability (reviewers and admins). */
+export function RunReviewPanel({ runId }: { runId: string }) {
+  const trpc = useTRPC();
+  const me = useCurrentUser();
+  const canReview = me.role === 'admin' || me.role === 'reviewer';
+  const cov = useQuery(trpc.reviews.coverage.queryOptions({ runIds: [runId] }));
+  const rel = useQuery({ ...trpc.reviews.reliability.queryOptions({ runId }), enabled: canReview });
+  const c = cov.data?.[0];
+  return (
+    <Section title="Reward review">
+      <div data-testid="review-coverage" className="mb-2 text-sm">
+        {c ? (
+          <>
+            Reviewed <span className="font-semibold tabular-nums">{c.reviewed} / {c.required}</span> required ({pct(c.rate)} of {c.scored} scored; {c.sampled} sampled)
+            {c.belowTarget && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900">below coverage</span>}
+          </>
+        ) : cov.isPending ? 'Loading coverage…' : 'No coverage figures'}
+      </div>
+      {canReview && rel.data?.overall && (
+        <div className="space-y-3" data-testid="review-reliability">
+          <p className="text-sm">
+            Disputed {pct(rel.data.overall.disputedRate)} · false negatives {pct(rel.data.overall.falseNegativeRate)} · false positives {pct(rel.data.overall.falsePositiveRate)} of {rel.data.overall.reviewed} reviewed
+          </p>
+          <RelTable label="environment hash" rows={rel.data.byEnvHash} hash />
+          <RelTable label="task" rows={rel.data.byTask} />
+        </div>
+      )}
+    </Section>
+  );
+}
