@@ -6,13 +6,15 @@ import { useTRPC } from './trpc';
 import { isAdmin } from './roles';
 import type { CurrentUser } from './session';
 
-type NavItem = { href: string; label: string; admin?: boolean };
+type NavItem = { href: string; label: string; admin?: boolean; reviewer?: boolean };
 
 // Only pages that exist; later features add their entries here.
 const items: NavItem[] = [
   { href: '/runs', label: 'Runs' },
   { href: '/workers', label: 'Workers' },
   { href: '/resources', label: 'Resources' },
+  { href: '/review', label: 'Review', reviewer: true },
+  { href: '/reviewers', label: 'Reviewers', reviewer: true },
   { href: '/admin/users', label: 'Users', admin: true },
   { href: '/admin/tokens', label: 'Tokens', admin: true },
   { href: '/audit', label: 'Audit', admin: true },
@@ -31,7 +33,7 @@ export function Nav({ user }: { user: CurrentUser | null }) {
       },
     }),
   );
-  const visible = items.filter((i) => !i.admin || isAdmin(user?.role));
+  const visible = items.filter((i) => (!i.admin || isAdmin(user?.role)) && (!i.reviewer || isAdmin(user?.role) || user?.role === 'reviewer'));
   return (
     <header className="border-b border-slate-800 bg-slate-900 text-slate-200">
       <div className="mx-auto flex h-11 max-w-7xl items-center gap-6 px-4">

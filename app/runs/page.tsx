@@ -11,6 +11,7 @@ import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
 import { PageHeader, controlClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
 import { Pagination } from '@/components/ui/pagination';
 import { ProgressBar } from '@/components/runs/progress-bar';
+import { CoverageFlag } from '@/components/review/coverage-flag';
 import { isActive, runStatuses, type RunStatus } from '@/components/runs/run-status';
 import { formatNumber, timeAgo } from '@/components/display-format';
 
@@ -54,6 +55,7 @@ export default function RunsPage() {
           )
         }
       />
+      <CoverageFlag runIds={runs.data?.items.map((r) => r.id) ?? []} names={Object.fromEntries((runs.data?.items ?? []).map((r) => [r.id, r.name]))} />
       <div className="mb-3 flex flex-wrap items-center gap-2">
         <input
           className={`${controlClass} w-72`}

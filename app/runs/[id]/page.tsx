@@ -13,6 +13,7 @@ import { MetricCharts } from '@/components/runs/metric-charts';
 import { EpisodeTable } from '@/components/runs/episode-table';
 import { ConfigView } from '@/components/runs/config-view';
 import { ProgressBar } from '@/components/runs/progress-bar';
+import { RunReviewPanel } from '@/components/review/run-review-panel';
 import { isActive } from '@/components/runs/run-status';
 import { formatDateTime, formatNumber, timeAgo } from '@/components/display-format';
 
@@ -119,6 +120,7 @@ export default function RunPage() {
           <ConfigView config={r.config} />
         </Section>
       </div>
+      <RunReviewPanel runId={r.id} />
       <Section title="Episodes">
         <EpisodeTable runId={r.id} live={live} />
       </Section>
