@@ -4,7 +4,7 @@ import type { RouterOutputs } from '@/components/trpc';
 import { Section, inputClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
 import { formatDateTime, formatNumber } from '@/components/display-format';
 import { CodeBlock } from './code-block';
-import { languageOf } from './highlight';
+import { languageOf, type CodeLanguage } from './highlight';
 import { VERDICT_KEYS, type VerdictKey } from './shortcuts';
 
 export type ReviewItem = RouterOutputs['reviews']['item'];
@@ -75,6 +75,24 @@ function Components({ components }: { components: unknown }) {
   );
 }
 
+/** tasks.tests: input/expected cases, or a HumanEval check() function. */
+function TestsView({ tests, lang }: { tests: unknown; lang: CodeLanguage }) {
+  const t = tests as { kind?: string; check?: string; cases?: { input: unknown[]; expected: unknown }[] } | null;
+  if (t?.kind === 'humaneval' && typeof t.check === 'string') return <CodeBlock code={t.check} language={lang} testId="task-tests" />;
+  const cases = t?.kind === 'io' ? t.cases : Array.isArray(tests) ? (tests as { input: unknown[]; expected: unknown }[]) : null;
+  if (!cases) return <pre className="log-block" data-testid="task-tests">{JSON.stringify(tests, null, 2)}</pre>;
+  return (
+    <table className={tableClass} aria-label="Tests" data-testid="task-tests">
+      <thead><tr><th className={thClass}>#</th><th className={thClass}>input</th><th className={thClass}>expected</th></tr></thead>
+      <tbody>
+        {cases.map((c, i) => (
+          <tr key={i}><td className={tdClass}>{i}</td><td className={`${tdClass} font-mono text-xs`}>{JSON.stringify(c.input)}</td><td className={`${tdClass} font-mono text-xs`}>{JSON.stringify(c.expected)}</td></tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 /** Everything a reviewer needs to judge one reward, and the verdict form. */
 export function ItemView({ item, form, setForm, onSubmit, submitting, noteRef, rewardRef }: {
   item: ReviewItem;
@@ -97,7 +115,7 @@ export function ItemView({ item, form, setForm, onSubmit, submitting, noteRef, r
           <div className="space-y-2">
             <pre className="whitespace-pre-wrap text-sm" data-testid="task-prompt">{item.task.prompt}</pre>
             <div className="text-xs text-slate-500">entry point <span className="font-mono">{item.task.entryPoint ?? '—'}</span> · tests</div>
-            {typeof tests === 'string' ? <CodeBlock code={tests} language={lang} testId="task-tests" /> : <pre className="log-block" data-testid="task-tests">{JSON.stringify(tests, null, 2)}</pre>}
+            <TestsView tests={tests} lang={lang} />
           </div>
         ) : <p className="text-slate-400">the episode has no task</p>}
       </Section>

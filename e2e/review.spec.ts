@@ -1,0 +1,141 @@
+import { expect, test, type Page } from '@playwright/test';
+import { defaultRunConfig } from '@/server/runs/run-config';
+import { database, env, signIn } from './support';
+
+const tag = Date.now().toString(36);
+const reviewer = { username: `kay-review-${tag}`, password: 'keyboard-pass-123' };
+const runName = `review-run-${tag}`;
+const reasons = ['boundary:partial_pass', 'anomaly:task_outlier', 'uniform'];
+
+/**
+ * A finished run with blind review at rate 1 and three scored episodes, each with turns,
+ * a reward and a review item (what the sampler writes as episodes are scored). The items
+ * are back-dated so the queue, oldest first, hands out exactly these three.
+ */
+async function seedReviewRun() {
+  const sql = database();
+  try {
+    const [envRow] = await sql`select content_hash from environments where name = 'default'`;
+    const envHash: string = envRow?.content_hash ?? `sha256:${'cd34'.repeat(16)}`;
+    const [suite] = await sql`insert into task_suites (name, description, source) values (${`review-suite-${tag}`}, 'seeded by e2e', 'import') returning id`;
+    const [task] = await sql`
+      insert into tasks (suite_id, external_id, language, prompt, entry_point, tests)
+      values (${suite.id}, ${`add-${tag}`}, 'python', 'Write add(a, b) returning the sum.', 'add',
+        ${sql.json({ kind: 'io', cases: [{ input: [2, 3], expected: 5 }, { input: [1, 1], expected: 2 }] })})
+      returning id`;
+    const config = { ...defaultRunConfig, suite: `review-suite-${tag}`, review: { ...defaultRunConfig.review, rate: 1, blind: true, doubleReviewShare: 0 } };
+    const [run] = await sql`
+      insert into runs (name, status, config, suite_id, current_iteration, episodes_total, episodes_done, started_at, finished_at)
+      values (${runName}, 'completed', ${sql.json(config)}, ${suite.id}, 1, 3, 3, now() - interval '5 minutes', now()) returning id`;
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const [ep] = await sql`
+        insert into episodes (run_id, task_id, iteration, group_index, sample_index, status, runtime, env_hash, turns_count, end_reason, started_at, finished_at)
+        values (${run.id}, ${task.id}, 0, 0, ${i}, 'scored', 'bwrap', ${envHash}, 2, 'tests_passed', now() - interval '1 minute', now()) returning id`;
+      await sql`insert into turns (episode_id, index, action, stdout, stderr, exit_code, exec_status)
+        values (${ep.id}, 0, ${'def add(a, b):\n    return a - b  # wrong'}, 'FAILED: expected 5, got -1', 'AssertionError', 1, 'ok'),
+               (${ep.id}, 1, ${'def add(a, b):\n    return a + b'}, 'ran 2 tests: 2 passed', '', 0, 'ok')`;
+      await sql`insert into rewards (episode_id, value, components, env_hash, harness_version)
+        values (${ep.id}, ${[0.5, 0.1, 1][i]!}, ${sql.json({ passRate: [0.5, 0.1, 1][i]!, testsPassed: [1, 0, 2][i]!, testsTotal: 2 })}, ${envHash}, 'harness-e2e')`;
+      const [rev] = await sql`insert into reviews (episode_id, run_id, slot, sample_reason, created_at)
+        values (${ep.id}, ${run.id}, 0, ${reasons[i]!}, now() - interval '20 years' + ${i} * interval '1 second') returning id`;
+      ids.push(rev.id);
+    }
+    return { runId: run.id as string, reviewIds: ids, envHash };
+  } finally {
+    await sql.end();
+  }
+}
+
+const item = (page: Page) => page.getByTestId('review-item');
+
+test('a reviewer reviews three items with the keyboard alone; verdicts persist; a false negative opens a diagnosis', async ({ page }) => {
+  test.setTimeout(120_000);
+  const seeded = await seedReviewRun();
+
+  // The admin creates the reviewer through the API (the users page is covered elsewhere).
+  await signIn(page, 'admin', env.adminPassword);
+  const res = await page.request.post('/api/trpc/users.create', { data: { json: { ...reviewer, role: 'reviewer' } } });
+  expect(res.ok(), await res.text()).toBe(true);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(/\/login$/);
+
+  await signIn(page, reviewer.username, reviewer.password);
+  await page.goto('/review');
+  await expect(page.getByRole('heading', { name: 'Review', level: 1 })).toBeVisible();
+  await expect(page.getByTestId('shortcuts').first()).toContainText('skip');
+  await expect(page.getByTestId('queue-row').filter({ hasText: 'boundary:partial_pass' }).first()).toBeVisible();
+  await expect(page.getByTestId('coverage-flag')).toContainText(runName);
+  await expect(page.getByTestId('guidelines')).toContainText('Watch for bias');
+
+  // From here on: keyboard only.
+  // 1: correct. Blind review hides the run and the automatic reward until the verdict.
+  await page.keyboard.press('j');
+  await expect(item(page)).toHaveAttribute('data-review-id', seeded.reviewIds[0]!);
+  await expect(page.getByTestId('sample-reason')).toHaveText(reasons[0]!);
+  await expect(page.getByTestId('run-name')).toHaveText('hidden until you give a verdict');
+  await expect(page.getByTestId('auto-reward')).toHaveText('hidden until you give a verdict');
+  await expect(page.getByTestId('turn')).toHaveCount(2);
+  await expect(page.getByTestId('action').first().locator('[data-token="keyword"]').first()).toHaveText('def');
+  await expect(page.getByTestId('env-hash')).toHaveText(seeded.envHash);
+  await page.keyboard.press('1');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('saved-verdict')).toHaveText('saved: correct');
+  await expect(page.getByTestId('run-name')).toHaveText(runName);
+  await expect(page.getByTestId('auto-reward')).toHaveText('0.500');
+
+  // 2: false negative with a note (typed shortcuts must not fire there) and a corrected reward.
+  await page.keyboard.press('j');
+  await expect(item(page)).toHaveAttribute('data-review-id', seeded.reviewIds[1]!);
+  await expect(page.getByTestId('run-name')).toHaveText('hidden until you give a verdict');
+  await page.keyboard.press('2');
+  await page.keyboard.press('n');
+  const note = 'tests ran on a broken fixture; j k 1 4 s are just text here';
+  await page.keyboard.type(note);
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('r');
+  await page.keyboard.type('1');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('saved-verdict')).toHaveText('saved: false_negative');
+  await expect(page.getByLabel('Note')).toHaveValue(note);
+  await expect(page.getByTestId('diagnosis')).toBeVisible();
+
+  // 3: unclear.
+  await page.keyboard.press('j');
+  await expect(item(page)).toHaveAttribute('data-review-id', seeded.reviewIds[2]!);
+  await page.keyboard.press('4');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('saved-verdict')).toHaveText('saved: unclear');
+
+  // Back to the false negative: still there after a reload, with its history and diagnosis.
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Review', level: 1 })).toBeVisible();
+  await page.keyboard.press('k');
+  await expect(item(page)).toHaveAttribute('data-review-id', seeded.reviewIds[2]!);
+  await page.keyboard.press('k');
+  await expect(item(page)).toHaveAttribute('data-review-id', seeded.reviewIds[1]!);
+  await expect(page.getByTestId('saved-verdict')).toHaveText('saved: false_negative');
+  await expect(page.getByTestId('history-row')).toHaveCount(1);
+  await expect(page.getByTestId('history-row')).toContainText(note);
+  // The job worker re-runs the final code on the baseline and the scored environment.
+  await expect(page.getByTestId('diagnosis-status')).toHaveText(/done|failed/, { timeout: 60_000 });
+  if ((await page.getByTestId('diagnosis-status').textContent()) === 'done') {
+    await expect(page.getByTestId('rerun-baseline')).toBeVisible();
+    await expect(page.getByTestId('rerun-scored')).toBeVisible();
+    await expect(page.getByTestId('rerun-baseline').getByTestId('rerun-status')).not.toHaveText('—');
+  } else {
+    throw new Error(`diagnosis failed: ${await page.getByTestId('diagnosis').textContent()}`);
+  }
+
+  // And in the database.
+  const sql = database();
+  try {
+    const rows = await sql`select id, verdict, corrected_reward, note from reviews where id in ${sql(seeded.reviewIds)}`;
+    const byId = new Map(rows.map((r) => [r.id as string, r]));
+    expect(seeded.reviewIds.map((id) => byId.get(id)?.verdict)).toEqual(['correct', 'false_negative', 'unclear']);
+    expect(byId.get(seeded.reviewIds[1]!)?.corrected_reward).toBe(1);
+    expect(byId.get(seeded.reviewIds[1]!)?.note).toBe(note);
+  } finally {
+    await sql.end();
+  }
+});
