@@ -215,7 +215,7 @@ export default function ReviewPage() {
                 <Facts items={[
                   ['Open', open.data?.total ?? '…'],
                   ['Reviewed', done.data?.total ?? '…'],
-                  ['Reviewed by you', myCount],
+                  ['Reviewed by you', <span key="mine" data-testid="my-reviewed">{myCount}</span>],
                 ]} />
               </div>
               {open.isPending ? <Loading label="Loading queue…" /> : open.isError ? <ErrorNotice error={open.error} onRetry={() => open.refetch()} /> : open.data.items.length === 0 ? (
