@@ -78,11 +78,12 @@ export default function ReviewPage() {
   const release = useMutation(trpc.reviews.release.mutationOptions());
   const submit = useMutation(trpc.reviews.submit.mutationOptions());
 
-  const claimNext = useCallback(async () => {
+  const claimNext = useCallback(async (skipped?: string) => {
     setMessage(null);
     try {
       const { id } = await claim.mutateAsync({});
       if (!id) setMessage('The queue is empty: nothing left to review.');
+      else if (id === skipped) setMessage('The queue gave this item back: it is the oldest open one.');
       show(id);
       refreshLists();
     } catch (e) {
@@ -113,7 +114,7 @@ export default function ReviewPage() {
         return;
       }
     }
-    await claimNext();
+    await claimNext(d?.id);
   }, [item.data, release, claimNext]);
 
   const doSubmit = useCallback(async () => {
