@@ -7,6 +7,7 @@ import { connect } from '@/db/client';
 import { runs, workers } from '@/db/schema';
 import { defaultRunConfig } from '@/server/runs/run-config';
 import { alive, startTs, waitFor, type Proc } from '@/workers/jobs/fixtures/processes';
+import { defaultWorkerSpecs } from '@/workers/supervisor';
 
 // A private (0700) temp dir, like e2e uses: start.ts must still let the embedded server's
 // dedicated user (when run as root) reach <data>/pg.
@@ -34,7 +35,8 @@ async function start(): Promise<Running> {
   });
   const runtime = JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')) as { databaseUrl: string; pid: number };
   const postgresPid = Number(fs.readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const workerPids = /started maintenance, jobs \(pids (\d+), (\d+)\)/.exec(proc.output())!.slice(1).map(Number);
+  // "started maintenance, metrics, jobs (pids 1, 2, 3)": every worker the supervisor runs.
+  const workerPids = /started [a-z, -]+ \(pids ([\d, ]+)\)/.exec(proc.output())![1]!.split(', ').map(Number);
   return { proc, url: runtime.databaseUrl, sessionPid: runtime.pid, postgresPid, workerPids };
 }
 
@@ -53,13 +55,14 @@ async function stop(r: Running): Promise<void> {
 describe('scripts/start.ts --workers-only (embedded database)', () => {
   it('starts workers, stops cleanly on SIGTERM leaving nothing running, and keeps data across restarts', async () => {
     const first = await start();
-    expect(first.workerPids).toHaveLength(2);
+    expect(first.workerPids).toHaveLength(defaultWorkerSpecs().length);
     let db = connect(first.url, { max: 1 });
-    const registered = await waitFor('both workers to register', async () => {
+    const kinds = ['jobs', 'maintenance', 'metrics'];
+    const registered = await waitFor('every worker to register', async () => {
       const rows = await db.db.select().from(workers);
-      return rows.length === 2 && rows;
+      return rows.length === kinds.length && rows;
     });
-    expect(registered.map((w) => w.kind).sort()).toEqual(['jobs', 'maintenance']);
+    expect(registered.map((w) => w.kind).sort()).toEqual(kinds);
     expect(new Set(registered.map((w) => w.pid))).toEqual(new Set(first.workerPids));
     const [run] = await db.db.insert(runs).values({ name: 'survives-restart', config: defaultRunConfig }).returning();
     await db.close();
@@ -74,10 +77,10 @@ describe('scripts/start.ts --workers-only (embedded database)', () => {
       // The first session's workers stopped cleanly; the new ones are running.
       const all = await waitFor('the new workers to register', async () => {
         const rows = await db.db.select().from(workers);
-        return rows.length === 4 && rows;
+        return rows.length === 2 * kinds.length && rows;
       });
-      expect(all.filter((w) => first.workerPids.includes(w.pid)).map((w) => w.status)).toEqual(['stopped', 'stopped']);
-      expect(all.filter((w) => second.workerPids.includes(w.pid)).map((w) => w.status)).toEqual(['running', 'running']);
+      expect(all.filter((w) => first.workerPids.includes(w.pid)).map((w) => w.status)).toEqual(kinds.map(() => 'stopped'));
+      expect(all.filter((w) => second.workerPids.includes(w.pid)).map((w) => w.status)).toEqual(kinds.map(() => 'running'));
     } finally {
       await db.close();
     }
