@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
+import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 
 export { ort };
@@ -52,6 +55,20 @@ export async function createSession(model: Uint8Array, opts: SessionOptions = {}
     }
   }
   throw new Error(`no execution provider loaded (${providers.join(', ')}): ${(lastError as Error)?.message}`);
+}
+
+/**
+ * Where onnxruntime-node's CUDA provider library would be, and whether it is there. The npm
+ * package ships only the CPU provider; the CUDA one is downloaded at install time with
+ * `--onnxruntime-node-install=cuda12` (and needs an NVIDIA driver + CUDA 12 at run time).
+ * Used to explain a fallback and to choose which provider tests apply; the actual decision
+ * is always whether a session loads.
+ */
+export function cudaProviderLibrary(): { path: string; present: boolean } {
+  const require = createRequire(import.meta.url);
+  const pkg = path.dirname(require.resolve('onnxruntime-node/package.json'));
+  const file = path.join(pkg, 'bin', 'napi-v6', process.platform, process.arch, 'libonnxruntime_providers_cuda.so');
+  return { path: file, present: existsSync(file) };
 }
 
 export function defaultThreads(): number {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Policy } from './policy';
 import type { TrainSequence } from './batch';
+import { gae } from './advantages';
 
 const model = { dModel: 32, nLayers: 2, nHeads: 4, dMlp: 64, maxSeqLen: 32 };
 const make = (lr = 1e-2) =>
@@ -137,6 +138,102 @@ describe('PPO step', () => {
       lossCurve.push(r.valueLoss);
     }
     expect(lossCurve.at(-1)!).toBeLessThan(lossCurve[0]! * 0.5);
+    await p.release();
+  });
+
+  it('clips the value loss as max((v - R)^2, (old + clip(v - old, +-c) - R)^2) / 2, and the clipped side passes no gradient', async () => {
+    const p = make(1e-2);
+    const seqs = await batch(p);
+    const now = await p.score(seqs.map((s) => s.tokens));
+    const c = 0.2;
+    const cfg = { kind: 'ppo' as const, valueCoef: 1, valueClip: c, klCoef: 0, entropyCoef: 0 };
+    // Zero advantages make the policy term's gradient 0, so the step only sees the value loss.
+    const ppo = (old: (v: number, t: number) => number, ret: (v: number, t: number) => number) =>
+      seqs.map((s, k) => ({
+        ...s,
+        advantages: s.tokens.map(() => 0),
+        oldLogprobs: now[k]!.logprobs,
+        oldValues: now[k]!.values.map(old),
+        returns: now[k]!.values.map(ret),
+      }));
+    const expected = (b: ReturnType<typeof ppo>) => {
+      let clipped = 0;
+      let plain = 0;
+      const total = b.reduce((a, s) => a + s.lossMask.reduce((x, y) => x + y, 0), 0);
+      b.forEach((s, k) => s.tokens.forEach((_, t) => {
+        if (!s.lossMask[t]) return;
+        const v = now[k]!.values[t]!;
+        const o = s.oldValues[t]!;
+        const R = s.returns[t]!;
+        const vc = o + Math.min(Math.max(v - o, -c), c);
+        clipped += (0.5 * Math.max((v - R) ** 2, (vc - R) ** 2)) / total;
+        plain += (0.5 * (v - R) ** 2) / total;
+      }));
+      return { clipped, plain };
+    };
+    // Mixed: old values 1 above or below v on alternate tokens, returns 0.5 above v, so
+    // some tokens take the clipped branch and some the plain one.
+    const mixed = ppo((v, t) => v + (t % 2 ? 1 : -1), (v) => v + 0.5);
+    const want = expected(mixed);
+    expect(Math.abs(want.clipped - want.plain)).toBeGreaterThan(1e-2); // the max really matters here
+    const q = Policy.fromState(p.state(), { providers: ['cpu'], threads: 1 });
+    const r = await q.trainStep(mixed, cfg);
+    expect(r.valueLoss).toBeCloseTo(want.clipped, 5);
+    expect(r.loss).toBeCloseTo(r.policyLoss + r.valueLoss, 5);
+    expect(r.policyLoss).toBeCloseTo(0, 6);
+    // All clipped: old = v + 1, R = v - 1; the clipped error (1.8) beats the plain one (1),
+    // and the clipped value is constant in v, so no gradient reaches any weight.
+    const allClipped = ppo((v) => v + 1, (v) => v - 1);
+    const rc = await Policy.fromState(p.state(), { providers: ['cpu'], threads: 1 }).trainStep(allClipped, cfg);
+    expect(rc.valueLoss).toBeCloseTo(expected(allClipped).clipped, 5);
+    expect(rc.valueLoss).toBeCloseTo(0.5 * 1.8 ** 2, 4);
+    expect(rc.gradNorm).toBeLessThan(1e-6);
+    // All plain: old = v + 1, R = v + 2; gradient flows.
+    const allPlain = ppo((v) => v + 1, (v) => v + 2);
+    const rp = await Policy.fromState(p.state(), { providers: ['cpu'], threads: 1 }).trainStep(allPlain, cfg);
+    expect(rp.valueLoss).toBeCloseTo(0.5 * 2 ** 2, 4);
+    expect(rp.gradNorm).toBeGreaterThan(1e-2);
+    await p.release();
+    await q.release();
+  });
+
+  it('a PPO step on GAE advantages over a multi-turn episode moves each policy token the way its advantage says', async () => {
+    const p = make(3e-3);
+    // Turn 1 (policy) "p:aaaa", tool output "<ok>" (not trained), turn 2 (policy) "bb".
+    const episodes = [
+      { turns: ['p:', 'aaaa', '<ok>', 'bb'], reward: 1 },
+      { turns: ['p:', 'cccc', '<no>', 'dd'], reward: -1 },
+    ];
+    const built = episodes.map((e) => {
+      const tokens: number[] = [p.tokenizer.spec.bos];
+      const policy: number[] = [0];
+      e.turns.forEach((turn, i) => {
+        for (const t of p.tokenizer.encode(turn)) {
+          tokens.push(t);
+          policy.push(i === 1 || i === 3 ? 1 : 0);
+        }
+      });
+      return { tokens, policy, reward: e.reward };
+    });
+    const now = await p.score(built.map((b) => b.tokens));
+    const seqs = built.map((b, k) => {
+      const rewards = b.tokens.map((_, t) => (t === b.tokens.length - 1 ? b.reward : 0));
+      const { advantages, returns } = gae(rewards, now[k]!.values, b.policy, { gamma: 0.99, lambda: 0.95 });
+      return { tokens: b.tokens, lossMask: b.policy, advantages, returns, oldLogprobs: now[k]!.logprobs, oldValues: now[k]!.values };
+    });
+    seqs.forEach((s, k) => s.tokens.forEach((_, t) => {
+      if (!s.lossMask[t]) expect(s.advantages[t]).toBe(0); // tool tokens get no advantage
+      else expect(Math.sign(s.advantages[t]!)).toBe(episodes[k]!.reward); // values are ~0 at init
+    }));
+    const r = await p.trainStep(seqs, { kind: 'ppo' });
+    expect(r.clipFraction).toBe(0); // on-policy
+    expect(r.valueLoss).toBeGreaterThan(0);
+    expect(r.tokens).toBe(seqs.reduce((a, s) => a + s.lossMask.reduce((x, y) => x + y, 0), 0));
+    const after = await p.score(seqs.map((s) => s.tokens));
+    seqs.forEach((s, k) => {
+      const d = seqLogprob(after[k]!, s.lossMask) - seqLogprob(now[k]!, s.lossMask);
+      expect(Math.sign(d)).toBe(episodes[k]!.reward);
+    });
     await p.release();
   });
 
