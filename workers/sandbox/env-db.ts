@@ -5,16 +5,17 @@ import type { Db } from '@/db/client';
 import { environments } from '@/db/schema';
 import { dataDir, type Environment, type VerifyResult } from './env-store';
 
-/** Upsert the `environments` row for a built environment (by name). */
+/**
+ * Upsert the `environments` row for a built environment (by name): its baseline hash,
+ * toolchain lock and size. A quarantine is never cleared here, not even by a rebuild;
+ * clearing is an explicit admin action (`setQuarantine` in server/reviews/environments.ts).
+ */
 export async function recordEnvironment(db: Db, env: Environment): Promise<void> {
   const row = {
     name: env.name, contentHash: env.hash, toolchainLock: env.toolchainLock, manifestPath: env.manifestPath,
     fileCount: env.fileCount, totalBytes: env.totalBytes,
   };
-  await db.insert(environments).values(row).onConflictDoUpdate({
-    target: environments.name,
-    set: { ...row, quarantinedAt: null, quarantineReason: null },
-  });
+  await db.insert(environments).values(row).onConflictDoUpdate({ target: environments.name, set: row });
 }
 
 /** Mark a verification: a pass stamps lastVerifiedAt, a failure quarantines the environment. */

@@ -6,6 +6,7 @@ import { auditLog, environments, sandboxes } from '@/db/schema';
 import type { Database } from '@/db/client';
 import { freshDatabase } from '@/test/database';
 import { verifyAudit } from '@/server/audit/service';
+import { setQuarantine } from '@/server/reviews/environments';
 import { recordEnvironment, recordVerification } from './env-db';
 import { verifyEnvironmentFull } from './env-store';
 import { QuotaLedger } from './quota';
@@ -88,6 +89,43 @@ describe('sandbox manager: warm pool, quotas, audit', () => {
     const [row] = await database.db.select().from(sandboxes).where(eq(sandboxes.id, r.sandboxId));
     expect(row).toMatchObject({ runtime: 'bwrap', envHash: r.envHash });
     expect((await verifyAudit(database.db)).ok).toBe(true);
+  });
+
+  it('the first start registers the environment\'s baseline row; a quarantine refuses new sandboxes (warm or new) until an admin clears it', async () => {
+    const env = t.manager.environment('default');
+    // nothing but the acquires above wrote this row: the first start registered the baseline
+    const [row] = await database.db.select().from(environments).where(eq(environments.name, 'default'));
+    expect(row).toMatchObject({ contentHash: env.hash, fileCount: env.fileCount, quarantinedAt: null });
+    expect(row!.toolchainLock).toMatchObject({ node: expect.stringMatching(/^v\d+/) });
+
+    const { SandboxManager } = await import('./manager');
+    const { TEST_STORE } = await import('./test-support');
+    const m = new SandboxManager({ dataDir: t.dataDir, storeDir: TEST_STORE, db: database.db, quarantineCacheMs: 100, maxIdlePerKey: 1 });
+    try {
+      await m.prewarm({ limits: small }, 1); // a warm sandbox waiting in the pool
+      expect(m.stats().idle).toBe(1);
+      await setQuarantine(database.db, 'default', true, 'test', 'disputed rewards cluster on this hash');
+      await new Promise((r) => setTimeout(r, 150)); // past the lookup cache
+      await expect(m.acquire({ limits: small })).rejects.toThrow(/environment "default" is quarantined \(disputed rewards cluster on this hash\)[\s\S]*environments\.clear/);
+      await expect(m.acquire({ limits: { ...small, memoryMb: 129 } })).rejects.toThrow(/quarantined/); // no new one either
+      const r = await m.exec({ limits: small }, ['sh', '-c', 'echo should-not-run']);
+      expect(r).toMatchObject({ status: 'env_mismatch', stdout: '', envHash: env.hash, runtime: 'bwrap' });
+      expect(r.error).toMatch(/quarantined/);
+      expect(m.stats()).toMatchObject({ idle: 1, busy: 0 }); // the warm one was not handed out
+
+      // registering the environment again (a rebuild, `env build`) never clears a quarantine
+      await recordEnvironment(database.db, env);
+      const [still] = await database.db.select().from(environments).where(eq(environments.name, 'default'));
+      expect(still!.quarantinedAt).toBeInstanceOf(Date);
+      await expect(m.acquire({ limits: small })).rejects.toThrow(/quarantined/);
+
+      await setQuarantine(database.db, 'default', false, 'test'); // the explicit admin action
+      await new Promise((r) => setTimeout(r, 150));
+      const ok = await m.exec({ limits: small }, ['sh', '-c', 'echo runs-again']);
+      expect(ok).toMatchObject({ status: 'ok', stdout: 'runs-again\n' });
+    } finally {
+      await m.close();
+    }
   });
 
   it('records environments and their verification in the environments table', async () => {

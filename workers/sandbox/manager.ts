@@ -7,6 +7,7 @@ import { sweepDeadSandboxes, type SweepReport } from './sweep';
 import { SandboxError, limitsSchema, type ExecOptions, type ExecResult, type Limits, type LimitsInput } from './types';
 import { SandboxAudit } from './audit';
 import { verifyThread } from './verify-thread';
+import { EnvironmentGate } from './env-gate';
 import path from 'node:path';
 
 export type ManagerOptions = {
@@ -22,6 +23,8 @@ export type ManagerOptions = {
   maxIdlePerKey?: number;
   /** idle sandboxes older than this are destroyed (pool shrink) */
   idleTtlMs?: number;
+  /** how long a quarantine lookup is reused (default 1.5 s) */
+  quarantineCacheMs?: number;
 };
 
 export type AcquireSpec = {
@@ -50,6 +53,7 @@ export class SandboxManager {
   private readonly idle = new Map<string, Idle[]>();
   private readonly busy = new Map<Sandbox, string>();
   private readonly audit: SandboxAudit;
+  private readonly gate?: EnvironmentGate;
   private shrinkTimer?: NodeJS.Timeout;
   private closed = false;
 
@@ -58,6 +62,7 @@ export class SandboxManager {
     this.sweep = sweepDeadSandboxes(opts.dataDir);
     this.ledger = new QuotaLedger(opts.capacity ?? detectHostCapacity(opts.dataDir), opts.reserve ?? 0.3);
     this.audit = new SandboxAudit(opts.db, opts.actor ?? 'system:sandbox', opts.workerId);
+    if (opts.db) this.gate = new EnvironmentGate(opts.db, opts.quarantineCacheMs);
     const ttl = opts.idleTtlMs ?? 30_000;
     this.shrinkTimer = setInterval(() => this.shrink(ttl), Math.max(1000, ttl / 2));
     this.shrinkTimer.unref();
@@ -95,6 +100,8 @@ export class SandboxManager {
     const rtName = spec.runtime ?? 'bwrap';
     const rt = this.runtime(rtName);
     const env = this.environment(spec.env ?? 'default');
+    // registers the baseline row and refuses a quarantined environment (cached briefly)
+    await this.gate?.assertUsable(env);
     const limits = this.limits(spec.limits);
     const allow = spec.allow ?? [];
     const key = this.key(rtName, env, limits, allow);
@@ -176,7 +183,14 @@ export class SandboxManager {
 
   /** Acquire, copy files in, run, audit, release: one call per command. */
   async exec(spec: AcquireSpec & { files?: { dest: string; data: Buffer | string; mode?: number }[] }, cmd: string[], opts: ExecOptions = {}, ctx: ExecContext = {}): Promise<ExecResult> {
-    const sb = await this.acquire(spec);
+    let sb: Sandbox;
+    try {
+      sb = await this.acquire(spec);
+    } catch (e) {
+      // a quarantined environment: the start is refused like a failed environment check
+      if (e instanceof SandboxError && e.kind === 'env_mismatch') return this.refused(spec, e.message);
+      throw e;
+    }
     try {
       for (const f of spec.files ?? []) sb.putFile(f.dest, f.data, f.mode);
       const result = await sb.exec(cmd, opts);
@@ -190,6 +204,14 @@ export class SandboxManager {
     } finally {
       await this.release(sb);
     }
+  }
+
+  private refused(spec: AcquireSpec, error: string): ExecResult {
+    return {
+      status: 'env_mismatch', exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, durationMs: 0,
+      envHash: this.environment(spec.env ?? 'default').hash, runtime: this.runtime(spec.runtime ?? 'bwrap').name, sandboxId: '',
+      usage: { cpuMs: 0, maxRssMb: 0 }, error,
+    };
   }
 
   /** Destroy idle sandboxes that waited longer than `ttlMs`. */
