@@ -1,43 +1,101 @@
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { environments, episodes, policyVersions, reviewEvents, reviews, rewards, runs, tasks, turns, users } from '@/db/schema';
 import { DomainError } from '@/server/errors';
 import { reviewConfig } from '@/server/runs/run-config';
+import type { Verdict } from './kappa';
 
 /** How long a claim is held before it returns to the queue (an abandoned claim). */
 export const CLAIM_MS = 15 * 60_000;
 
 export type QueueFilter = { runId?: string };
+export type ClaimOptions = QueueFilter & {
+  /**
+   * Items this reviewer skipped in this session: neither they nor the other slot of their
+   * episode are handed out again until the list is dropped.
+   */
+  exclude?: string[];
+};
+export type ClaimResult = {
+  id: string | null;
+  /** Open items left only among the excluded (skipped) ones: drop the exclude list to go through them again. */
+  skippedLeft: number;
+};
 
 /**
- * Claim the next review for `reviewerId`: the oldest open slot nobody holds (or whose
- * claim expired), never the second slot of an episode this reviewer already has.
- * SKIP LOCKED: two reviewers claiming at once get different items.
+ * Open slots this reviewer may take: no verdict, not held by anyone (or the claim expired),
+ * never a second slot of an episode the reviewer already has a slot on.
  */
-export async function claimNext(db: Db, reviewerId: string, filter: QueueFilter = {}) {
+const claimable = (reviewerId: string, filter: QueueFilter) => sql`
+  r.verdict is null
+  and (r.claim_expires_at is null or r.claim_expires_at < now())
+  ${filter.runId ? sql`and r.run_id = ${filter.runId}` : sql``}
+  and not exists (select 1 from reviews o where o.episode_id = r.episode_id and o.id <> r.id and o.reviewer_id = ${reviewerId})`;
+
+/**
+ * The claim order (docs/reviews.md, "Claim order"):
+ * 1. runs below their required coverage first, the lowest coverage (reviewed / required) first,
+ *    then the largest shortfall: the 5% floor is what the queue exists to keep;
+ * 2. within that, boundary and anomaly items before uniform ones: they are where rewards go wrong;
+ * 3. then the oldest item, first slot first.
+ * Coverage is computed only for runs that have open items.
+ */
+const claimOrder = sql`
+  (c.reviewed >= c.required),
+  case when c.required = 0 then 1 else c.reviewed::float8 / c.required end,
+  (c.required - c.reviewed) desc,
+  case when r.sample_reason ~ '(^|,)(boundary|anomaly):' then 0 else 1 end,
+  r.created_at, r.slot, r.id`;
+
+const runCoverage = sql`
+  open_runs as (select distinct run_id from reviews where verdict is null),
+  cov as (
+    select o.run_id,
+      ceil(greatest(coalesce((ru.config->'review'->>'rate')::float8, 0.05), 0.05)
+        * (select count(*) from rewards w join episodes e on e.id = w.episode_id where e.run_id = o.run_id))::int as required,
+      (select count(distinct v.episode_id)::int from reviews v where v.run_id = o.run_id and v.verdict is not null) as reviewed
+    from open_runs o join runs ru on ru.id = o.run_id)`;
+
+/**
+ * Claim the next review for `reviewerId` in the claim order above, skipping `exclude`.
+ * SKIP LOCKED: two reviewers claiming at once get different items. A claim this reviewer
+ * still holds is handed back as the next item, unless it is excluded (skipped) or outside
+ * `runId`: then it returns to the queue, so a skip is one call.
+ */
+export async function claimNext(db: Db, reviewerId: string, opts: ClaimOptions = {}): Promise<ClaimResult> {
+  const exclude = [...new Set(opts.exclude ?? [])];
   return db.transaction(async (tx) => {
-    // Already holding one? Give it back rather than piling up claims.
-    const [held] = await tx.select({ id: reviews.id }).from(reviews)
+    const held = await tx.select({ id: reviews.id, runId: reviews.runId }).from(reviews)
       .where(and(eq(reviews.reviewerId, reviewerId), isNull(reviews.verdict), sql`${reviews.claimExpiresAt} > now()`))
-      .orderBy(asc(reviews.claimedAt)).limit(1);
-    if (held) return held.id;
+      .orderBy(asc(reviews.claimedAt));
+    const keep = held.find((h) => !exclude.includes(h.id) && (!opts.runId || h.runId === opts.runId));
+    if (keep) return { id: keep.id, skippedLeft: 0 };
+    if (held.length) {
+      await tx.update(reviews).set({ reviewerId: null, claimedAt: null, claimExpiresAt: null })
+        .where(inArray(reviews.id, held.map((h) => h.id)));
+    }
     const rows = await tx.execute<{ id: string }>(sql`
-      select r.id from reviews r
-      where r.verdict is null
-        and (r.claim_expires_at is null or r.claim_expires_at < now())
-        ${filter.runId ? sql`and r.run_id = ${filter.runId}` : sql``}
-        and not exists (select 1 from reviews o where o.episode_id = r.episode_id and o.id <> r.id and o.reviewer_id = ${reviewerId})
-      order by r.created_at, r.slot
+      with ${runCoverage}
+      select r.id from reviews r join cov c on c.run_id = r.run_id
+      where ${claimable(reviewerId, opts)}
+        ${exclude.length ? sql`and r.episode_id not in (select x.episode_id from reviews x where x.id in ${exclude})` : sql``}
+      order by ${claimOrder}
       limit 1
-      for update skip locked`);
+      for update of r skip locked`);
     const id = rows[0]?.id;
-    if (!id) return null;
+    if (!id) {
+      if (!exclude.length) return { id: null, skippedLeft: 0 };
+      const [{ n }] = await tx.execute<{ n: number }>(sql`
+        select count(*)::int as n from reviews r where ${claimable(reviewerId, opts)}
+          and r.episode_id in (select x.episode_id from reviews x where x.id in ${exclude})`);
+      return { id: null, skippedLeft: n };
+    }
     await tx.update(reviews).set({ reviewerId, claimedAt: new Date(), claimExpiresAt: new Date(Date.now() + CLAIM_MS) }).where(eq(reviews.id, id));
-    return id;
+    return { id, skippedLeft: 0 };
   });
 }
 
-/** Skip: hand a claimed item back to the queue. */
+/** Hand a claimed item back to the queue without claiming another (claimNext with `exclude` is the skip). */
 export async function releaseClaim(db: Db, reviewId: string, reviewerId: string) {
   const res = await db.update(reviews).set({ reviewerId: null, claimedAt: null, claimExpiresAt: null })
     .where(and(eq(reviews.id, reviewId), eq(reviews.reviewerId, reviewerId), isNull(reviews.verdict))).returning({ id: reviews.id });
@@ -45,7 +103,11 @@ export async function releaseClaim(db: Db, reviewId: string, reviewerId: string)
   return { released: true };
 }
 
-export async function listQueue(db: Db, opts: { runId?: string; state?: 'open' | 'done' | 'all'; page: number; pageSize: number }) {
+/**
+ * Queue items, oldest first. For a viewer with an open slot on an episode, the other slots'
+ * verdicts on it are withheld (double review is independent).
+ */
+export async function listQueue(db: Db, opts: { runId?: string; state?: 'open' | 'done' | 'all'; page: number; pageSize: number; viewerId?: string | null }) {
   const conds = [];
   if (opts.runId) conds.push(eq(reviews.runId, opts.runId));
   if (opts.state === 'open') conds.push(isNull(reviews.verdict));
@@ -54,7 +116,11 @@ export async function listQueue(db: Db, opts: { runId?: string; state?: 'open' |
   const items = await db
     .select({
       id: reviews.id, episodeId: reviews.episodeId, runId: reviews.runId, slot: reviews.slot, sampleReason: reviews.sampleReason,
-      verdict: reviews.verdict, reviewer: users.username, claimExpiresAt: reviews.claimExpiresAt, submittedAt: reviews.submittedAt,
+      verdict: opts.viewerId
+        ? sql<Verdict | null>`case when ${reviews.reviewerId} is distinct from ${opts.viewerId} and exists (select 1 from reviews o where o.episode_id = ${reviews.episodeId}
+            and o.reviewer_id = ${opts.viewerId} and o.verdict is null) then null else ${reviews.verdict} end`
+        : reviews.verdict,
+      reviewer: users.username, claimExpiresAt: reviews.claimExpiresAt, submittedAt: reviews.submittedAt,
       createdAt: reviews.createdAt, taskExternalId: tasks.externalId,
     })
     .from(reviews)
@@ -84,7 +150,14 @@ export async function reviewItem(db: Db, reviewId: string, viewer: { id: string 
     .where(eq(reviews.id, reviewId));
   if (!row) throw new DomainError('NOT_FOUND', `no review item ${reviewId}`);
   const blind = reviewConfig.parse(row.config.review ?? {}).blind;
-  const revealed = !blind || row.review.verdict !== null;
+  // Double review is independent: while the viewer still has an open slot on this episode,
+  // another reviewer's verdict on it (and what that verdict reveals) stays hidden.
+  const [ownOpen] = viewer.id && row.review.reviewerId !== viewer.id
+    ? await db.select({ id: reviews.id }).from(reviews)
+      .where(and(eq(reviews.episodeId, row.episode.id), eq(reviews.reviewerId, viewer.id), isNull(reviews.verdict))).limit(1)
+    : [];
+  const independent = !ownOpen;
+  const revealed = (!blind || row.review.verdict !== null) && independent;
   const turnRows = await db.select({ index: turns.index, action: turns.action, observation: turns.observation, stdout: turns.stdout, stderr: turns.stderr,
     exitCode: turns.exitCode, execStatus: turns.execStatus }).from(turns).where(eq(turns.episodeId, row.episode.id)).orderBy(asc(turns.index));
   // The environment's baseline: the hash registered under the environment's name.
@@ -92,16 +165,18 @@ export async function reviewItem(db: Db, reviewId: string, viewer: { id: string 
     ? await db.select({ name: environments.name, contentHash: environments.contentHash, quarantinedAt: environments.quarantinedAt }).from(environments)
       .where(eq(environments.name, row.task?.environmentName ?? 'default'))
     : [];
-  const history = await db.select().from(reviewEvents).where(eq(reviewEvents.reviewId, reviewId)).orderBy(asc(reviewEvents.id));
+  const history = independent ? await db.select().from(reviewEvents).where(eq(reviewEvents.reviewId, reviewId)).orderBy(asc(reviewEvents.id)) : [];
   const reward = row.reward;
   return {
     id: row.review.id,
     episodeId: row.episode.id,
     sampleReason: row.review.sampleReason,
     slot: row.review.slot,
-    verdict: row.review.verdict,
-    correctedReward: row.review.correctedReward,
-    note: row.review.note,
+    verdict: independent ? row.review.verdict : null,
+    correctedReward: independent ? row.review.correctedReward : null,
+    note: independent ? row.review.note : null,
+    /** false while the viewer has an open slot of their own on this episode: the other verdict is withheld. */
+    independent,
     heldByMe: row.review.reviewerId !== null && row.review.reviewerId === viewer.id,
     claimExpiresAt: row.review.claimExpiresAt,
     blind,

@@ -80,10 +80,6 @@ async function flagEnvironmentIfClustered(tx: DbOrTx, episodeId: string): Promis
   return res[0]?.name ?? null;
 }
 
-export async function verdictHistory(db: Db, reviewId: string) {
-  return db.select().from(reviewEvents).where(eq(reviewEvents.reviewId, reviewId)).orderBy(reviewEvents.id);
-}
-
 export async function latestDiagnosis(db: Db, reviewId: string) {
   const [d] = await db.select().from(diagnoses).where(eq(diagnoses.reviewId, reviewId)).orderBy(sql`${diagnoses.createdAt} desc`).limit(1);
   return d ?? null;

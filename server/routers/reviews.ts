@@ -6,7 +6,7 @@ import { getGuidelines, setGuidelines } from '@/server/reviews/guidelines';
 import { VERDICTS } from '@/server/reviews/kappa';
 import { claimNext, listQueue, releaseClaim, reviewItem } from '@/server/reviews/queue';
 import { agreement, coverage, reliability, reviewerStats } from '@/server/reviews/stats';
-import { latestDiagnosis, submitVerdict, verdictHistory } from '@/server/reviews/verdicts';
+import { latestDiagnosis, submitVerdict } from '@/server/reviews/verdicts';
 
 const reviewId = z.object({ id: z.uuid('id must be a review item id (uuid)') });
 
@@ -18,10 +18,17 @@ function reviewerIdOf(user: CurrentUser): string {
 export const reviewsRouter = router({
   queue: reviewerProcedure
     .input(z.object({ runId: z.uuid().optional(), state: z.enum(['open', 'done', 'all']).default('open'), page: z.number().int().min(1).default(1), pageSize: z.number().int().min(1).max(200).default(50) }))
-    .query(({ ctx, input }) => listQueue(ctx.db, input)),
+    .query(({ ctx, input }) => listQueue(ctx.db, { ...input, viewerId: ctx.user.id })),
+  /**
+   * Claim the next item (docs/reviews.md, "Claim order"). `exclude`: the items this reviewer
+   * skipped; when only those are left, `id` is null and `skippedLeft` says how many.
+   */
   claim: reviewerProcedure
-    .input(z.object({ runId: z.uuid().optional() }).strict())
-    .mutation(async ({ ctx, input }) => ({ id: await claimNext(ctx.db, reviewerIdOf(ctx.user), input) })),
+    .input(z.object({
+      runId: z.uuid('runId must be a run id (uuid)').optional(),
+      exclude: z.array(z.uuid('exclude lists review item ids (uuids)')).max(1000, 'exclude at most 1000 skipped items; drop the list to start over').default([]),
+    }).strict())
+    .mutation(({ ctx, input }) => claimNext(ctx.db, reviewerIdOf(ctx.user), input)),
   release: reviewerProcedure.input(reviewId).mutation(({ ctx, input }) => releaseClaim(ctx.db, input.id, reviewerIdOf(ctx.user))),
   item: reviewerProcedure.input(reviewId).query(({ ctx, input }) => reviewItem(ctx.db, input.id, { id: ctx.user.id, role: ctx.user.role })),
   submit: reviewerProcedure
@@ -33,7 +40,8 @@ export const reviewsRouter = router({
     }))
     .mutation(({ ctx, input }) =>
       submitVerdict(ctx.db, { reviewId: input.id, verdict: input.verdict, correctedReward: input.correctedReward, note: input.note }, { id: reviewerIdOf(ctx.user), actor: actorOf(ctx.user) })),
-  history: reviewerProcedure.input(reviewId).query(({ ctx, input }) => verdictHistory(ctx.db, input.id)),
+  /** Every version of a verdict, oldest first (withheld like the item's own history). */
+  history: reviewerProcedure.input(reviewId).query(async ({ ctx, input }) => (await reviewItem(ctx.db, input.id, { id: ctx.user.id, role: ctx.user.role })).history),
   /** The re-runs a disputed verdict opened: pending until a job worker has run both. */
   diagnosis: reviewerProcedure.input(reviewId).query(({ ctx, input }) => latestDiagnosis(ctx.db, input.id)),
   agreement: reviewerProcedure.input(z.object({ runId: z.uuid().optional() }).strict()).query(({ ctx, input }) => agreement(ctx.db, input.runId)),
