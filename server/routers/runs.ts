@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { actorOf } from '@/server/auth/identity';
 import { router, operatorProcedure, viewerProcedure } from '@/server/trpc';
 import {
-  cloneRun, createRun, getRun, listRunEvents, listRuns, listRunsSchema, listSuites, newRunSchema, runMetrics, runNameSchema, transitionRun,
+  cloneRun, compareRunMetrics, compareRunsSchema, createRun, getRun, listRunEvents, listRuns, listRunsSchema, listSuites, newRunSchema, runMetrics, runNameSchema, transitionRun,
 } from '@/server/runs/service';
 import { actionsFor, type RunStatus } from '@/server/runs/transitions';
 
@@ -18,6 +18,8 @@ export const runsRouter = router({
   metrics: viewerProcedure
     .input(z.object({ ids: z.array(z.uuid()).min(1).max(10), names: z.array(z.string().max(100)).max(100).optional() }))
     .query(({ ctx, input }) => runMetrics(ctx.db, input.ids, input.names)),
+  /** Metrics of one or more runs with their names, for the run page and /runs/compare. */
+  compare: viewerProcedure.input(compareRunsSchema).query(({ ctx, input }) => compareRunMetrics(ctx.db, input)),
   suites: viewerProcedure.query(({ ctx }) => listSuites(ctx.db)),
   create: operatorProcedure.input(newRunSchema).mutation(({ ctx, input }) => createRun(ctx.db, input, actorOf(ctx.user), ctx.user.id)),
   pause: operatorProcedure.input(byId).mutation(({ ctx, input }) => transitionRun(ctx.db, input.id, 'pause', actorOf(ctx.user))),

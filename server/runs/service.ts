@@ -131,3 +131,42 @@ export async function listSuites(db: Db) {
     .orderBy(asc(taskSuites.name));
   return rows;
 }
+
+/** How many runs one comparison may hold: beyond this the charts stop being readable. */
+export const COMPARE_MAX_RUNS = 8;
+
+export const compareRunsSchema = z.object({
+  ids: z
+    .array(z.uuid('each id must be a run id (uuid)'))
+    .min(1, 'pick at least one run')
+    .max(COMPARE_MAX_RUNS, `compare at most ${COMPARE_MAX_RUNS} runs at once; deselect some`)
+    .refine((ids) => new Set(ids).size === ids.length, 'each run may appear only once'),
+});
+
+/**
+ * Runs (name, status, progress) and every metric sample of each, labels included (e.g.
+ * sandbox_failures{status}), for the run page and the compare page. Unknown ids are an
+ * error naming them rather than a silently shorter comparison.
+ */
+export async function compareRunMetrics(db: Db, input: z.input<typeof compareRunsSchema>) {
+  const { ids } = compareRunsSchema.parse(input);
+  const found = await db
+    .select({ id: runs.id, name: runs.name, status: runs.status, currentIteration: runs.currentIteration, config: runs.config, createdAt: runs.createdAt })
+    .from(runs)
+    .where(inArray(runs.id, ids));
+  const missing = ids.filter((id) => !found.some((r) => r.id === id));
+  if (missing.length) throw new DomainError('NOT_FOUND', `no run ${missing.join(', ')}; list runs with \`crucible runs list\` and compare existing ids`);
+  const samples = await db
+    .select({ runId: metricSamples.runId, name: metricSamples.name, step: metricSamples.step, value: metricSamples.value, labels: metricSamples.labels, at: metricSamples.at })
+    .from(metricSamples)
+    .where(inArray(metricSamples.runId, ids))
+    .orderBy(asc(metricSamples.step), asc(metricSamples.at), asc(metricSamples.id))
+    .limit(100_000);
+  const order = new Map(ids.map((id, i) => [id, i]));
+  return {
+    runs: found
+      .sort((a, b) => order.get(a.id)! - order.get(b.id)!)
+      .map((r) => ({ id: r.id, name: r.name, status: r.status, currentIteration: r.currentIteration, iterations: r.config.iterations, algorithm: r.config.algorithm, createdAt: r.createdAt })),
+    samples: samples.map((s) => ({ ...s, runId: s.runId! })),
+  };
+}
