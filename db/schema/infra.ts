@@ -1,10 +1,12 @@
 import {
-  bigserial, doublePrecision, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid,
+  bigint, bigserial, boolean, doublePrecision, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid,
 } from 'drizzle-orm/pg-core';
 import { environments, runs } from './runs';
 import { episodes } from './episodes';
 
 export type NodeCapacity = { cpus: number; memoryMb: number; gpuCount: number; gpuMemoryMb: number; diskMb: number };
+/** A scheduled job's resource request (the scheduler core's `Resources`). */
+export type WorkloadRequest = { cpu: number; memoryMb: number; gpu: number; gpuMemoryMb: number; diskMb: number };
 
 /** A worker process (and the node it runs on) that has registered and heartbeats. */
 export const workers = pgTable(
@@ -19,8 +21,13 @@ export const workers = pgTable(
     startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
     heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }).notNull().defaultNow(),
     stoppedAt: timestamp('stopped_at', { withTimezone: true }),
+    /**
+     * Set by processes that run scheduled jobs: the scheduler node they belong to. Every
+     * process of one node carries the same name and capacity; null for other workers.
+     */
+    node: text('node'),
   },
-  (t) => [index('workers_heartbeat_idx').on(t.heartbeatAt)],
+  (t) => [index('workers_heartbeat_idx').on(t.heartbeatAt), index('workers_node_idx').on(t.node)],
 );
 
 export const jobState = pgEnum('job_state', ['queued', 'running', 'done', 'dead', 'cancelled']);
@@ -50,9 +57,32 @@ export const jobs = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
+    // ---- scheduled workloads (docs/scheduler.md). `tier` null: not scheduled, claimed by anyone.
+    /** Scheduler tier (critical / standard / best-effort); `priority` is its priority class. */
+    tier: text('tier'),
+    /** Quota queue in the scheduler config; null means the tier's own queue. */
+    workloadQueue: text('workload_queue'),
+    request: jsonb('request').$type<WorkloadRequest>(),
+    /** When it last entered the queue (submission, preemption or node loss): waits age from here. */
+    queuedAt: timestamp('queued_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Admission: only workers of this node may claim it. */
+    admittedNode: text('admitted_node'),
+    admittedAt: timestamp('admitted_at', { withTimezone: true }),
+    /** Its queue was above nominal when admitted: lenders may reclaim it. */
+    borrowing: boolean('borrowing').notNull().default(false),
+    /** When the current attempt started running (claimed); minimum run time counts from here. */
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    /** Set while it is being evicted: its worker stops it and puts it back in the queue. */
+    preemptedAt: timestamp('preempted_at', { withTimezone: true }),
+    preemptedBy: bigint('preempted_by', { mode: 'number' }),
+    preemptions: integer('preemptions').notNull().default(0),
+    /** Why it last left a node without finishing (preemption or node loss), for operators. */
+    lastRequeueReason: text('last_requeue_reason'),
   },
   (t) => [
     index('jobs_claim_idx').on(t.queue, t.state, t.priority, t.runAfter),
+    index('jobs_scheduled_idx').on(t.state, t.tier, t.admittedNode),
+    index('jobs_preempted_by_idx').on(t.preemptedBy),
     uniqueIndex('jobs_idempotency_idx').on(t.queue, t.idempotencyKey),
   ],
 );
