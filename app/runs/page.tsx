@@ -1,5 +1,6 @@
 'use client';
 import Link from 'next/link';
+import { useRouter } from 'next/navigation';
 import { useEffect, useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
@@ -14,6 +15,8 @@ import { ProgressBar } from '@/components/runs/progress-bar';
 import { CoverageFlag } from '@/components/review/coverage-flag';
 import { isActive, runStatuses, type RunStatus } from '@/components/runs/run-status';
 import { formatNumber, timeAgo } from '@/components/display-format';
+import { compareHref } from '@/components/runs/compare-picker';
+import { COMPARE_MAX_RUNS } from '@/components/runs/compare-limits';
 
 const pageSize = 25;
 
@@ -24,6 +27,10 @@ export default function RunsPage() {
   const [searchInput, setSearchInput] = useState('');
   const [search, setSearch] = useState('');
   const [page, setPage] = useState(1);
+  // Ticked for comparison; kept across pages and filters so runs can be picked from several.
+  const [picked, setPicked] = useState<string[]>([]);
+  const router = useRouter();
+  const toggle = (id: string) => setPicked((p) => (p.includes(id) ? p.filter((x) => x !== id) : [...p, id]));
 
   // Debounce typing so each keystroke is not a request.
   useEffect(() => {
@@ -82,6 +89,22 @@ export default function RunsPage() {
           ))}
         </select>
         {runs.isFetching && !runs.isPending && <span className="text-xs text-slate-400">updating…</span>}
+        <span className="ml-auto flex items-center gap-2">
+          {picked.length > 0 && (
+            <button type="button" className="text-xs text-slate-500 hover:underline" onClick={() => setPicked([])}>
+              clear
+            </button>
+          )}
+          <button
+            type="button"
+            className={buttonClass('secondary')}
+            disabled={picked.length < 2 || picked.length > COMPARE_MAX_RUNS}
+            title={picked.length < 2 ? 'Tick two or more runs to compare' : picked.length > COMPARE_MAX_RUNS ? `At most ${COMPARE_MAX_RUNS} runs` : undefined}
+            onClick={() => router.push(compareHref(picked))}
+          >
+            Compare{picked.length ? ` (${picked.length})` : ''}
+          </button>
+        </span>
       </div>
       {runs.isPending ? (
         <Loading label="Loading runs…" />
@@ -102,6 +125,9 @@ export default function RunsPage() {
           <table className={tableClass} aria-label="Runs">
             <thead>
               <tr>
+                <th className={`${thClass} w-8`}>
+                  <span className="sr-only">Compare</span>
+                </th>
                 <th className={thClass}>Name</th>
                 <th className={thClass}>Status</th>
                 <th className={thClass}>Algorithm</th>
@@ -114,6 +140,9 @@ export default function RunsPage() {
             <tbody>
               {runs.data.items.map((r) => (
                 <tr key={r.id} className="hover:bg-slate-50" data-testid="run-row">
+                  <td className={tdClass}>
+                    <input type="checkbox" aria-label={`Compare ${r.name}`} checked={picked.includes(r.id)} onChange={() => toggle(r.id)} />
+                  </td>
                   <td className={tdClass}>
                     <Link href={`/runs/${r.id}`} className="font-medium text-accent hover:underline">
                       {r.name}

@@ -10,6 +10,7 @@ import { Facts, PageHeader, Section } from '@/components/ui/layout-parts';
 import { RunActions } from '@/components/runs/run-actions';
 import { EventTimeline } from '@/components/runs/event-timeline';
 import { MetricCharts } from '@/components/runs/metric-charts';
+import { ComparePicker } from '@/components/runs/compare-picker';
 import { EpisodeTable } from '@/components/runs/episode-table';
 import { ConfigView } from '@/components/runs/config-view';
 import { ProgressBar } from '@/components/runs/progress-bar';
@@ -29,7 +30,7 @@ export default function RunPage() {
   });
   const live = !!run.data && isActive(run.data.status);
   const events = useQuery({ ...trpc.runs.events.queryOptions({ id }), enabled: run.isSuccess, refetchInterval: live ? LIVE_MS : false });
-  const metrics = useQuery({ ...trpc.runs.metrics.queryOptions({ ids: [id] }), enabled: run.isSuccess, refetchInterval: live ? LIVE_MS * 2 : false });
+  const metrics = useQuery({ ...trpc.runs.compare.queryOptions({ ids: [id] }), enabled: run.isSuccess, refetchInterval: live ? LIVE_MS * 2 : false });
 
   if (run.isPending) return <Loading label="Loading run…" />;
   if (run.isError) {
@@ -97,13 +98,13 @@ export default function RunPage() {
           </p>
         )}
       </Section>
-      <Section title="Metrics">
+      <Section title="Metrics" actions={<ComparePicker runId={r.id} />}>
         {metrics.isPending ? (
           <Loading label="Loading metrics…" />
         ) : metrics.isError ? (
           <ErrorNotice title="Could not load metrics" error={metrics.error} onRetry={() => metrics.refetch()} />
         ) : (
-          <MetricCharts samples={metrics.data} />
+          <MetricCharts samples={metrics.data.samples} />
         )}
       </Section>
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">

@@ -1,0 +1,163 @@
+/**
+ * How the RL metric samples are laid out on the run and compare pages: which charts exist,
+ * in which section, and which series each draws. Pure so it can be tested without a browser.
+ */
+
+export type MetricSampleView = {
+  runId?: string | null;
+  name: string;
+  step: number | null;
+  value: number;
+  at: Date | string;
+  labels?: Record<string, string> | null;
+};
+
+export type Section = { title: string; metrics: readonly string[] };
+
+/**
+ * The sections an operator reads top to bottom; reward and held-out pass@1 first. Metrics
+ * not named here go to "Other" alphabetically (e.g. a trainer's own samples).
+ */
+export const sections: readonly Section[] = [
+  { title: 'Reward and pass rate', metrics: ['reward_mean', 'reward/mean', 'heldout_pass_at_1', 'heldout_pass_at_k'] },
+  { title: 'Policy update', metrics: ['kl', 'entropy', 'clip_fraction', 'loss', 'grad_norm', 'trained_sequences'] },
+  { title: 'Lengths, turns and time', metrics: ['response_length', 'turns_per_episode', 'episode_time_ms', 'iteration_time_s', 'update_time_s', 'tokens_per_s', 'sandbox_time_share'] },
+  { title: 'Health', metrics: ['infra_failed_rate', 'zero_variance_group_share', 'sandbox_failures'] },
+  { title: 'Reward components', metrics: ['pass_rate', 'style', 'efficiency'] },
+];
+
+/** Drawn inside the reward_mean chart (spread of the iteration's rewards), not as charts of their own. */
+export const rewardSpread = ['reward_min', 'reward_max', 'reward_std'] as const;
+
+/** Short explanations shown under a chart's title. */
+export const metricHelp: Record<string, string> = {
+  reward_mean: 'mean episode reward; band: ±1 std, dashed: min / max',
+  heldout_pass_at_1: 'greedy pass@1 on held-out tasks (step 0: before RL)',
+  heldout_pass_at_k: 'pass@k on held-out tasks',
+  kl: 'KL to the reference policy',
+  clip_fraction: 'share of tokens whose ratio was clipped',
+  response_length: 'generated tokens per turn',
+  sandbox_time_share: 'sandbox ms / (policy + sandbox ms)',
+  infra_failed_rate: 'episodes lost to sandbox / env failures',
+  zero_variance_group_share: 'groups whose rewards were all equal (no GRPO signal)',
+  sandbox_failures: 'failed episodes per iteration, by status',
+};
+
+export type ChartPoint = { x: number; [series: string]: number | [number, number] | undefined };
+export type SeriesSpec = { key: string; label: string; dashed?: boolean; color?: string };
+export type ChartSpec = {
+  name: string;
+  series: SeriesSpec[];
+  /** A shaded [low, high] range drawn under the lines, stored on each point under `band`. */
+  band?: boolean;
+  /** Always show the legend (comparisons: which line is which run, even when only one has data). */
+  legend?: boolean;
+  points: ChartPoint[];
+};
+export type SectionView = { title: string; charts: ChartSpec[] };
+
+const labelText = (labels: Record<string, string> | null | undefined) => {
+  const entries = Object.entries(labels ?? {});
+  return entries.length ? entries.map(([k, v]) => `${k}=${v}`).join(',') : '';
+};
+
+/** x = step; samples without a step are numbered in arrival order. */
+function byStep(samples: MetricSampleView[]): Map<number, MetricSampleView[]> {
+  const out = new Map<number, MetricSampleView[]>();
+  samples.forEach((s, i) => {
+    const x = s.step ?? i;
+    const list = out.get(x) ?? [];
+    list.push(s);
+    out.set(x, list);
+  });
+  return out;
+}
+
+const sortedPoints = (m: Map<number, ChartPoint>) => [...m.values()].sort((a, b) => a.x - b.x);
+
+/** One run's charts: reward with its spread, labelled metrics as one series per label set. */
+export function runCharts(samples: MetricSampleView[]): SectionView[] {
+  const byName = new Map<string, MetricSampleView[]>();
+  for (const s of samples) byName.set(s.name, [...(byName.get(s.name) ?? []), s]);
+  const chartOf = (name: string): ChartSpec | null => {
+    const own = byName.get(name);
+    if (!own?.length) return null;
+    const labelled = own.some((s) => labelText(s.labels) !== '' && name !== 'heldout_pass_at_1');
+    const points = new Map<number, ChartPoint>();
+    const series = new Map<string, SeriesSpec>();
+    for (const [x, list] of byStep(own)) {
+      const p: ChartPoint = { x };
+      for (const s of list) {
+        const key = labelled ? labelText(s.labels) || 'value' : 'value';
+        series.set(key, { key, label: labelled ? key : name });
+        // Several samples of one series at one step (a re-run step): the last one wins.
+        p[key] = s.value;
+      }
+      points.set(x, p);
+    }
+    const spec: ChartSpec = { name, series: [...series.values()].sort((a, b) => a.key.localeCompare(b.key)), points: [] };
+    if (name === 'reward_mean') {
+      const spread = Object.fromEntries(rewardSpread.map((n) => [n, new Map((byName.get(n) ?? []).map((s) => [s.step ?? -1, s.value]))]));
+      for (const p of points.values()) {
+        const mean = p.value as number | undefined;
+        const std = spread.reward_std!.get(p.x);
+        if (mean !== undefined && std !== undefined) p.band = [mean - std, mean + std];
+        const lo = spread.reward_min!.get(p.x);
+        const hi = spread.reward_max!.get(p.x);
+        if (lo !== undefined) p.min = lo;
+        if (hi !== undefined) p.max = hi;
+      }
+      if (spread.reward_std!.size) spec.band = true;
+      if (spread.reward_min!.size) spec.series.push({ key: 'min', label: 'reward_min', dashed: true });
+      if (spread.reward_max!.size) spec.series.push({ key: 'max', label: 'reward_max', dashed: true });
+    }
+    spec.points = sortedPoints(points);
+    return spec;
+  };
+  const placed = new Set<string>([...sections.flatMap((s) => s.metrics), ...(byName.has('reward_mean') ? rewardSpread : [])]);
+  const out: SectionView[] = sections
+    .map((s) => ({ title: s.title, charts: s.metrics.map(chartOf).filter((c): c is ChartSpec => c !== null) }))
+    .filter((s) => s.charts.length > 0);
+  const rest = [...byName.keys()].filter((n) => !placed.has(n)).sort((a, b) => a.localeCompare(b));
+  if (rest.length) out.push({ title: 'Other', charts: rest.map(chartOf).filter((c): c is ChartSpec => c !== null) });
+  return out;
+}
+
+export type CompareRun = { id: string; name: string };
+
+/**
+ * Several runs' charts: one chart per metric, one series per run (keyed by run id, labelled
+ * by run name). Labelled metrics are summed over their labels per step, so each run stays
+ * one line (sandbox_failures becomes total failures).
+ */
+export function compareCharts(runsToCompare: CompareRun[], samples: MetricSampleView[]): SectionView[] {
+  const names = new Set(samples.map((s) => s.name));
+  const chartOf = (name: string): ChartSpec | null => {
+    if (!names.has(name)) return null;
+    const points = new Map<number, ChartPoint>();
+    const present = new Set<string>();
+    for (const run of runsToCompare) {
+      const own = samples.filter((s) => s.runId === run.id && s.name === name);
+      for (const [x, list] of byStep(own)) {
+        const p = points.get(x) ?? { x };
+        const labelled = list.some((s) => labelText(s.labels) !== '') && name !== 'heldout_pass_at_1';
+        p[run.id] = labelled ? list.reduce((a, s) => a + s.value, 0) : list[list.length - 1]!.value;
+        points.set(x, p);
+        present.add(run.id);
+      }
+    }
+    // Colour by the run's position in the comparison, so a run keeps its colour on every chart.
+    const series = runsToCompare.flatMap((r, i) => (present.has(r.id) ? [{ key: r.id, label: r.name, color: palette[i % palette.length] }] : []));
+    return { name, series, legend: true, points: sortedPoints(points) };
+  };
+  const placed = new Set(sections.flatMap((s) => s.metrics));
+  const out: SectionView[] = sections
+    .map((s) => ({ title: s.title, charts: s.metrics.map(chartOf).filter((c): c is ChartSpec => c !== null) }))
+    .filter((s) => s.charts.length > 0);
+  const rest = [...names].filter((n) => !placed.has(n)).sort((a, b) => a.localeCompare(b));
+  if (rest.length) out.push({ title: 'Other', charts: rest.map(chartOf).filter((c): c is ChartSpec => c !== null) });
+  return out;
+}
+
+/** Distinguishable line colours, cycled. */
+export const palette = ['#4f46e5', '#dc2626', '#059669', '#d97706', '#0891b2', '#9333ea', '#db2777', '#65a30d'];
