@@ -11,8 +11,9 @@ const reasons = ['boundary:partial_pass', 'anomaly:task_outlier', 'uniform'];
 
 /**
  * A finished run with blind review at rate 1 and three scored episodes, each with turns,
- * a reward and a review item (what the sampler writes as episodes are scored). The items
- * are back-dated so the queue, oldest first, hands out exactly these three.
+ * a reward and a review item (what the sampler writes as episodes are scored). The test
+ * reviews this run's own queue (/review?run=ID), which hands out boundary and anomaly items
+ * before uniform ones, then the oldest: exactly these three, in this order.
  */
 async function seedReviewRun() {
   const sql = database();
@@ -71,8 +72,25 @@ test('a reviewer reviews three items with the keyboard alone; verdicts persist; 
   // Runs are named by id here, not name: the queue page should not undo blind review.
   await expect(page.getByTestId('coverage-flag')).toContainText(`${seeded.runId.slice(0, 8)} 0/3`);
   await expect(page.getByTestId('guidelines')).toContainText('Watch for bias');
+  // The flag links each run to its own queue (not to the run page, which would undo blind review).
+  await page.getByTestId('coverage-flag').getByRole('link', { name: seeded.runId.slice(0, 8) }).click();
+  await expect(page).toHaveURL(new RegExp(`/review\\?run=${seeded.runId}$`));
+  await expect(page.getByTestId('review-scope')).toHaveText(seeded.runId.slice(0, 8));
+  await expect(page.getByTestId('queue-row')).toHaveCount(3);
 
   // From here on: keyboard only.
+  // Skip moves on to the next item each time; once only skipped items are left it says so,
+  // and j goes through them again.
+  await page.keyboard.press('j');
+  await expect(item(page)).toHaveAttribute('data-review-id', seeded.reviewIds[0]!);
+  await page.keyboard.press('s');
+  await expect(item(page)).toHaveAttribute('data-review-id', seeded.reviewIds[1]!);
+  await page.keyboard.press('s');
+  await expect(item(page)).toHaveAttribute('data-review-id', seeded.reviewIds[2]!);
+  await page.keyboard.press('s');
+  await expect(page.getByTestId('review-message')).toHaveText('Only the 3 items you skipped are left. Press j to go through them again.');
+  await expect(item(page)).toHaveCount(0);
+
   // 1: correct. Blind review hides the run and the automatic reward until the verdict.
   await page.keyboard.press('j');
   await expect(item(page)).toHaveAttribute('data-review-id', seeded.reviewIds[0]!);

@@ -1,5 +1,7 @@
 'use client';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { Suspense, useCallback, useEffect, useRef, useState } from 'react';
+import Link from 'next/link';
+import { useSearchParams } from 'next/navigation';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { useCurrentUser } from '@/components/session';
@@ -25,8 +27,41 @@ function ShortcutList() {
   );
 }
 
-/** The review queue and the keyboard-driven reviewing flow. */
+/** Items skipped in this browser session: the claim's exclude list, kept across reloads of the tab. */
+const SKIPPED_KEY = 'crucible.review.skipped';
+function loadSkipped(): string[] {
+  try {
+    const v: unknown = JSON.parse(sessionStorage.getItem(SKIPPED_KEY) ?? '[]');
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string').slice(-1000) : [];
+  } catch {
+    return [];
+  }
+}
+function storeSkipped(ids: string[]): string[] {
+  const kept = ids.slice(-1000);
+  try {
+    sessionStorage.setItem(SKIPPED_KEY, JSON.stringify(kept));
+  } catch {
+    // storage unavailable: the list lives for this page only
+  }
+  return kept;
+}
+
+/** The review queue and the keyboard-driven reviewing flow; `?run=ID` reviews one run's items only. */
 export default function ReviewPage() {
+  return (
+    <Suspense fallback={<Loading label="Loading…" />}>
+      <ScopedReview />
+    </Suspense>
+  );
+}
+
+function ScopedReview() {
+  const runId = useSearchParams().get('run') ?? undefined;
+  return <ReviewScreen key={runId ?? 'all'} runId={runId} />;
+}
+
+function ReviewScreen({ runId }: { runId?: string }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const me = useCurrentUser();
@@ -37,10 +72,16 @@ export default function ReviewPage() {
   const [form, setForm] = useState<VerdictForm>(emptyForm);
   const [help, setHelp] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
+  // Skipped items are not handed out again in this session; once only they are left, j goes through them again.
+  const skipped = useRef<string[]>([]);
+  const [onlySkippedLeft, setOnlySkippedLeft] = useState(false);
+  useEffect(() => {
+    skipped.current = loadSkipped();
+  }, []);
   const noteRef = useRef<HTMLTextAreaElement | null>(null);
   const rewardRef = useRef<HTMLInputElement | null>(null);
 
-  const open = useQuery({ ...trpc.reviews.queue.queryOptions({ state: 'open', pageSize: 20 }), enabled: allowed });
+  const open = useQuery({ ...trpc.reviews.queue.queryOptions({ state: 'open', pageSize: 20, runId }), enabled: allowed });
   const done = useQuery({ ...trpc.reviews.queue.queryOptions({ state: 'done', pageSize: 200 }), enabled: allowed });
   const item = useQuery({ ...trpc.reviews.item.queryOptions({ id: currentId ?? '00000000-0000-4000-8000-000000000000' }), enabled: allowed && !!currentId });
 
@@ -75,21 +116,30 @@ export default function ReviewPage() {
   }, []);
 
   const claim = useMutation(trpc.reviews.claim.mutationOptions());
-  const release = useMutation(trpc.reviews.release.mutationOptions());
   const submit = useMutation(trpc.reviews.submit.mutationOptions());
 
-  const claimNext = useCallback(async (skipped?: string) => {
+  /**
+   * Claim the next item, never one skipped in this session (the server also gives back a
+   * skipped claim in the same call). When only skipped items are left, say so; the next
+   * claim after that drops the skip list and goes through them again.
+   */
+  const claimNext = useCallback(async (skip?: string) => {
     setMessage(null);
+    if (skip) skipped.current = storeSkipped([...skipped.current.filter((x) => x !== skip), skip]);
+    else if (onlySkippedLeft) skipped.current = storeSkipped([]);
+    setOnlySkippedLeft(false);
     try {
-      const { id } = await claim.mutateAsync({});
-      if (!id) setMessage('The queue is empty: nothing left to review.');
-      else if (id === skipped) setMessage('The queue gave this item back: it is the oldest open one.');
+      const { id, skippedLeft } = await claim.mutateAsync({ runId, exclude: skipped.current });
+      if (!id && skippedLeft > 0) {
+        setOnlySkippedLeft(true);
+        setMessage(`Only ${skippedLeft === 1 ? 'the 1 item' : `the ${skippedLeft} items`} you skipped ${skippedLeft === 1 ? 'is' : 'are'} left. Press j to go through them again.`);
+      } else if (!id) setMessage(runId ? 'Nothing left to review in this run.' : 'The queue is empty: nothing left to review.');
       show(id);
       refreshLists();
     } catch (e) {
       setMessage(`Could not claim an item: ${(e as Error).message}`);
     }
-  }, [claim, show, refreshLists]);
+  }, [claim, show, refreshLists, runId, onlySkippedLeft]);
 
   const next = useCallback(() => {
     const at = currentId ? trail.indexOf(currentId) : -1;
@@ -104,18 +154,7 @@ export default function ReviewPage() {
     else setMessage('No earlier item of yours to go back to.');
   }, [currentId, trail, show]);
 
-  const skip = useCallback(async () => {
-    const d = item.data;
-    if (d && d.heldByMe && !d.verdict) {
-      try {
-        await release.mutateAsync({ id: d.id });
-      } catch (e) {
-        setMessage(`Could not give the claim back: ${(e as Error).message}`);
-        return;
-      }
-    }
-    await claimNext(d?.id);
-  }, [item.data, release, claimNext]);
+  const skip = useCallback(() => claimNext(currentId ?? undefined), [currentId, claimNext]);
 
   const doSubmit = useCallback(async () => {
     const d = item.data;
@@ -177,7 +216,7 @@ export default function ReviewPage() {
       <title>Review · Crucible</title>
       <PageHeader
         title="Review"
-        subtitle="Spot-check rewards: at least 5% of every run's scored episodes"
+        subtitle={runId ? <>Reviewing one run&apos;s items only (<span className="font-mono" data-testid="review-scope">{runId.slice(0, 8)}</span>) · <Link className="underline" href="/review">all runs</Link></> : "Spot-check rewards: at least 5% of every run's scored episodes"}
         actions={
           currentId ? (
             <>
@@ -193,7 +232,7 @@ export default function ReviewPage() {
           )
         }
       />
-      <CoverageFlag />
+      <CoverageFlag linkTo="review" />
       {message && <div role="status" data-testid="review-message" className="mb-3 rounded border border-slate-200 bg-slate-50 px-3 py-2 text-sm">{message}</div>}
       {help && (
         <div role="dialog" aria-label="Keyboard shortcuts" className="mb-3 rounded border border-accent bg-white p-3 shadow">
