@@ -89,6 +89,10 @@ async function main(): Promise<number> {
     CRUCIBLE_DATA_DIR: dataDir,
     CRUCIBLE_ADMIN_PASSWORD: adminPassword,
     NEXT_TELEMETRY_DISABLED: '1',
+    // Keep the RL runs the specs launch short (e2e/rl-run.spec.ts): a small SFT warm start and
+    // held-out eval. The caller's values win.
+    CRUCIBLE_RL_SFT_STEPS: process.env.CRUCIBLE_RL_SFT_STEPS ?? '20',
+    CRUCIBLE_RL_HELDOUT_LIMIT: process.env.CRUCIBLE_RL_HELDOUT_LIMIT ?? '4',
   };
   delete env.DATABASE_URL; // always the embedded database in the fresh data dir
 
