@@ -9,6 +9,7 @@ describe('shortcutFor', () => {
     expect(shortcutFor({ key: 'ArrowRight' }, 'none')).toEqual({ type: 'next' });
     expect(shortcutFor({ key: 'k' }, 'none')).toEqual({ type: 'previous' });
     expect(shortcutFor({ key: 'Enter' }, 'none')).toEqual({ type: 'submit' });
+    expect(shortcutFor({ key: 's' }, 'none')).toEqual({ type: 'skip' });
   });
   it('never fires while typing a note, except Esc', () => {
     for (const key of ['1', 'j', 'n', 's', 'Enter', '?']) expect(shortcutFor({ key }, 'text')).toBeNull();

@@ -13,7 +13,7 @@ export const SHORTCUTS: [keys: string, what: string][] = [
   ['Enter', 'submit the verdict'],
   ['j / →', 'next item (claims one from the queue)'],
   ['k / ←', 'previous item (yours, editable)'],
-  ['s', 'skip: give the claim back and take the next'],
+  ['s', 'skip: take the next item; skipped ones wait until the rest are done'],
   ['?', 'show or hide this help'],
 ];
 
