@@ -1,8 +1,10 @@
-import { and, asc, desc, eq, inArray, lte, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lte, lt, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { jobs } from '@/db/schema';
 import { queueName } from './enqueue';
+import { schedulerAlive, SCHEDULER_CHANNEL } from './scheduled';
+import { inMs } from './time';
 import type { ClaimedJob } from './types';
 
 export const claimInput = z.object({
@@ -11,11 +13,17 @@ export const claimInput = z.object({
   owner: z.string().min(1).max(200),
   leaseMs: z.number().int().min(100).max(24 * 3_600_000),
   limit: z.number().int().min(1).max(1_000).default(1),
+  /**
+   * The scheduler node this worker belongs to. Scheduled jobs (a `tier` on the row) are
+   * claimed only by workers of the node they were admitted to, and only once the jobs they
+   * preempted have stopped. Without a node, only unscheduled jobs are claimed (and scheduled
+   * ones while no scheduler is running).
+   */
+  node: z.string().min(1).max(200).optional(),
 });
 export type ClaimInput = z.input<typeof claimInput>;
 
-/** `now() + ms`, computed by the database so every worker shares one clock. */
-export const inMs = (ms: number) => sql`now() + ${ms} * interval '1 millisecond'`;
+export { inMs };
 
 /**
  * Claim up to `limit` runnable jobs, highest priority first: queued jobs whose time has
@@ -35,6 +43,16 @@ export async function claim(db: Db, input: ClaimInput): Promise<ClaimedJob[]> {
           and(
             inArray(jobs.queue, v.queues),
             or(
+              isNull(jobs.tier),
+              v.node
+                ? and(
+                    eq(jobs.admittedNode, v.node),
+                    sql`not exists (select 1 from jobs victim where victim.preempted_by = ${jobs.id} and victim.state = 'running')`,
+                  )
+                : sql`false`,
+              and(isNull(jobs.admittedNode), sql`not ${schedulerAlive()}`),
+            ),
+            or(
               and(eq(jobs.state, 'queued'), lte(jobs.runAfter, sql`now()`)),
               and(eq(jobs.state, 'running'), lt(jobs.leaseExpiresAt, sql`now()`)),
             ),
@@ -46,6 +64,8 @@ export async function claim(db: Db, input: ClaimInput): Promise<ClaimedJob[]> {
       const dead = candidates.filter((c) => c.state === 'running' && c.attempts >= c.maxAttempts).map((c) => c.id);
       const live = candidates.filter((c) => !dead.includes(c.id)).map((c) => c.id);
       if (dead.length > 0) {
+        // A dead scheduled job frees its admission: tell the scheduler.
+        await tx.execute(sql`select pg_notify(${SCHEDULER_CHANNEL}, 'dead')`);
         await tx
           .update(jobs)
           .set({
@@ -54,6 +74,7 @@ export async function claim(db: Db, input: ClaimInput): Promise<ClaimedJob[]> {
             leaseToken: null,
             leaseOwner: null,
             leaseExpiresAt: null,
+            admittedNode: null,
             finishedAt: sql`now()`,
             updatedAt: sql`now()`,
           })
@@ -68,6 +89,7 @@ export async function claim(db: Db, input: ClaimInput): Promise<ClaimedJob[]> {
           leaseOwner: v.owner,
           leaseToken: sql`gen_random_uuid()`,
           leaseExpiresAt: inMs(v.leaseMs),
+          startedAt: sql`now()`,
           updatedAt: sql`now()`,
         })
         .where(inArray(jobs.id, live))

@@ -1,6 +1,7 @@
 import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { jobs } from '@/db/schema';
+import { SCHEDULER_CHANNEL } from './scheduled';
 import type { Job, Tx } from './types';
 
 /** The job's durable outcome, written in the same transaction that marks it done. */
@@ -32,6 +33,8 @@ export async function complete(db: Db, jobId: number, leaseToken: string, effect
       .update(jobs)
       .set({ state: 'done', result, leaseExpiresAt: null, finishedAt: sql`now()`, updatedAt: sql`now()` })
       .where(eq(jobs.id, jobId));
+    // A scheduled job freed its node's capacity: wake the scheduler (delivered at commit).
+    if (job.tier) await tx.execute(sql`select pg_notify(${SCHEDULER_CHANNEL}, ${String(jobId)})`);
     return { completed: true, result };
   });
 }

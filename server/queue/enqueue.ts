@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { jobs } from '@/db/schema';
+import { defaultWorkload, workloadInput } from './scheduled';
 import type { Executor } from './types';
 
 export const queueName = z
@@ -18,6 +19,11 @@ export const enqueueInput = z.object({
   /** Enqueueing the same key on the same queue again returns the existing job. */
   idempotencyKey: z.string().min(1).max(500).optional(),
   runId: z.uuid().optional(),
+  /**
+   * Makes it a scheduled workload: it runs only once the scheduler admits it to a node.
+   * Without it, `rl.episode`/`rl.learn` jobs of a run get their run's tier and quota.
+   */
+  workload: workloadInput.optional(),
 });
 export type EnqueueInput = z.input<typeof enqueueInput>;
 
@@ -27,6 +33,7 @@ export type EnqueueInput = z.input<typeof enqueueInput>;
  */
 export async function enqueue(db: Executor, input: EnqueueInput): Promise<{ id: number; created: boolean }> {
   const v = enqueueInput.parse(input);
+  const workload = v.workload ?? (await defaultWorkload(db, v.queue, v.runId));
   const inserted = await db
     .insert(jobs)
     .values({
@@ -37,6 +44,7 @@ export async function enqueue(db: Executor, input: EnqueueInput): Promise<{ id: 
       runAfter: v.runAfter,
       idempotencyKey: v.idempotencyKey,
       runId: v.runId,
+      ...(workload ? { tier: workload.tier, workloadQueue: workload.queue ?? null, request: workload.request } : {}),
     })
     .onConflictDoNothing({ target: [jobs.queue, jobs.idempotencyKey] })
     .returning({ id: jobs.id });

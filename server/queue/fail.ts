@@ -43,7 +43,11 @@ export async function fail(
       return { outcome: 'dead', attempts: job.attempts };
     }
     const delay = backoffMs(job.attempts, opts.backoff ?? defaultBackoff);
-    await tx.update(jobs).set({ ...released, state: 'queued', runAfter: inMs(delay) }).where(eq(jobs.id, jobId));
+    // A scheduled job waits out its backoff unadmitted, so it holds no node's capacity meanwhile.
+    await tx
+      .update(jobs)
+      .set({ ...released, state: 'queued', runAfter: inMs(delay), admittedNode: null, admittedAt: null, borrowing: false, startedAt: null, queuedAt: sql`now()` })
+      .where(eq(jobs.id, jobId));
     return { outcome: 'retry', retryInMs: delay, attempts: job.attempts };
   });
 }

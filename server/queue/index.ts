@@ -7,3 +7,7 @@ export { fail, describeError, type FailResult } from './fail';
 export { backoffMs, defaultBackoff, type BackoffPolicy } from './backoff';
 export { JobWakeup, JOBS_CHANNEL, type WakeReason } from './wakeup';
 export type { ClaimedJob, Executor, Job, Tx } from './types';
+export {
+  workloadInput, defaultWorkload, heartbeatLease, yieldPreempted, schedulerAlive, LEARNER_REQUEST, PREEMPT_CHANNEL, SCHEDULER_CHANNEL,
+  type WorkloadInput, type Workload, type LeaseBeat,
+} from './scheduled';

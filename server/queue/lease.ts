@@ -2,6 +2,7 @@ import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { jobs } from '@/db/schema';
 import { inMs } from './claim';
+import { SCHEDULER_CHANNEL } from './scheduled';
 
 /**
  * Extend a held lease by `leaseMs` from now. Returns the new expiry, or null when the
@@ -31,11 +32,20 @@ export async function releaseLease(db: Db, jobId: number, leaseToken: string): P
       leaseToken: null,
       leaseExpiresAt: null,
       runAfter: sql`now()`,
+      // A scheduled job goes back to the scheduler (this node is stopping).
+      admittedNode: null,
+      admittedAt: null,
+      borrowing: false,
+      startedAt: null,
+      preemptedAt: null,
       updatedAt: sql`now()`,
     })
     .where(and(eq(jobs.id, jobId), eq(jobs.leaseToken, leaseToken), eq(jobs.state, 'running')))
     .returning({ id: jobs.id });
   // A released job is runnable again: wake idle workers like an insert does.
-  if (rows.length > 0) await db.execute(sql`select pg_notify('crucible_jobs', queue) from jobs where id = ${jobId}`);
+  if (rows.length > 0) {
+    await db.execute(sql`select pg_notify('crucible_jobs', queue) from jobs where id = ${jobId}`);
+    await db.execute(sql`select pg_notify(${SCHEDULER_CHANNEL}, ${String(jobId)})`);
+  }
   return rows.length > 0;
 }

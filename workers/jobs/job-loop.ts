@@ -1,5 +1,5 @@
 import type { Db, Sql } from '@/db/client';
-import { claim, complete, fail, JobWakeup, releaseLease, renewLease, type ClaimedJob } from '@/server/queue';
+import { claim, complete, fail, heartbeatLease, JobWakeup, PREEMPT_CHANNEL, releaseLease, yieldPreempted, type ClaimedJob } from '@/server/queue';
 import { DEFAULT_LEASE_MS, PermanentJobError, type JobHandler } from './handler';
 
 export type JobLoopOptions = {
@@ -15,7 +15,14 @@ export type JobLoopOptions = {
   drainMs: number;
   signal: AbortSignal;
   log: (message: string) => void;
+  /**
+   * The scheduler node this process belongs to: it then also claims scheduled jobs admitted
+   * to that node, and stops any of them the scheduler preempts (docs/scheduler.md).
+   */
+  node?: string;
 };
+
+type InFlight = { done: Promise<void>; release: () => Promise<void>; preempt: (reason: string) => void };
 
 /**
  * Claim and run jobs for the handlers' queues until `signal` aborts, then drain: let
@@ -29,9 +36,13 @@ export async function runJobLoop(o: JobLoopOptions): Promise<void> {
     return;
   }
   const wakeup = await JobWakeup.listen(o.sql, o.handlers.map((h) => h.queue));
-  const inFlight = new Map<number, { done: Promise<void>; release: () => Promise<void> }>();
+  const inFlight = new Map<number, InFlight>();
   let turn = 0;
-  o.log(`processing ${o.handlers.map((h) => h.queue).join(', ')} (concurrency ${o.concurrency})`);
+  // The fast path of preemption: the scheduler NOTIFYs the job id; the heartbeat is the fallback.
+  const preemptListener = o.node
+    ? await o.sql.listen(PREEMPT_CHANNEL, (payload) => inFlight.get(Number(payload))?.preempt('preempted by the scheduler'))
+    : undefined;
+  o.log(`processing ${o.handlers.map((h) => h.queue).join(', ')} (concurrency ${o.concurrency}${o.node ? `, node ${o.node}` : ''})`);
   try {
     while (!o.signal.aborted) {
       if (inFlight.size >= o.concurrency) {
@@ -47,7 +58,7 @@ export async function runJobLoop(o: JobLoopOptions): Promise<void> {
         const leaseMs = handler.leaseMs ?? DEFAULT_LEASE_MS;
         let jobs: ClaimedJob[] = [];
         try {
-          jobs = await claim(o.db, { queues: [handler.queue], owner: o.workerId, leaseMs, limit: o.concurrency - inFlight.size });
+          jobs = await claim(o.db, { queues: [handler.queue], owner: o.workerId, leaseMs, limit: o.concurrency - inFlight.size, node: o.node });
         } catch (e) {
           o.log(`claim on ${handler.queue} failed: ${(e as Error).message}`);
         }
@@ -61,6 +72,7 @@ export async function runJobLoop(o: JobLoopOptions): Promise<void> {
       if (claimed === 0) await wakeup.wait(mark, o.pollMs, o.signal);
     }
   } finally {
+    await preemptListener?.unlisten().catch(() => {});
     await wakeup.close();
     if (inFlight.size > 0) {
       o.log(`stopping: waiting up to ${o.drainMs} ms for ${inFlight.size} job(s)`);
@@ -81,18 +93,30 @@ function aborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
 }
 
-/** Run one claimed job: heartbeat its lease, then complete (with its effect) or fail it. */
-function execute(o: JobLoopOptions, handler: JobHandler, job: ClaimedJob) {
+/**
+ * Run one claimed job: heartbeat its lease, then complete (with its effect) or fail it.
+ * A preempted job is stopped through `ctx.signal` and handed back to the queue uncounted;
+ * whatever its handler returns after that is discarded, so only a full run commits an effect.
+ */
+function execute(o: JobLoopOptions, handler: JobHandler, job: ClaimedJob): InFlight {
   const leaseMs = handler.leaseMs ?? DEFAULT_LEASE_MS;
   const ac = new AbortController();
   let lost = false;
   let released = false;
+  let preempted: string | null = null;
   // Once complete/fail runs, they check the lease themselves; later renewals say nothing.
   let settling = false;
+  const preempt = (reason: string) => {
+    if (preempted || settling || lost || released) return;
+    preempted = reason;
+    o.log(`job ${job.id}: ${reason}, stopping it`);
+    ac.abort(new Error(`preempted: ${reason}`));
+  };
   const beat = setInterval(() => {
-    renewLease(o.db, job.id, job.leaseToken, leaseMs)
-      .then((expiry) => {
-        if (expiry || lost || settling) return;
+    heartbeatLease(o.db, job.id, job.leaseToken, leaseMs)
+      .then((b) => {
+        if (b.preempted) return preempt(b.preempted);
+        if (b.expiresAt || lost || settling) return;
         lost = true;
         o.log(`job ${job.id}: lease lost, abandoning it`);
         ac.abort(new Error('lease lost'));
@@ -101,15 +125,25 @@ function execute(o: JobLoopOptions, handler: JobHandler, job: ClaimedJob) {
       .catch((e) => o.log(`job ${job.id}: lease renewal failed: ${(e as Error).message}`));
   }, Math.max(50, Math.floor(leaseMs / 3)));
 
+  const yieldBack = async () => {
+    const ok = await yieldPreempted(o.db, job.id, job.leaseToken).catch((e) => {
+      o.log(`job ${job.id}: could not hand the preempted job back: ${(e as Error).message}`);
+      return false;
+    });
+    o.log(`job ${job.id}: ${ok ? 'stopped and re-queued after preemption' : 'preempted, but the lease was already gone'}`);
+  };
+
   const done = (async () => {
     try {
       const effect = await handler.run(job, { db: o.db, workerId: o.workerId, signal: ac.signal, log: o.log });
       if (lost || released) return;
+      if (preempted) return await yieldBack();
       settling = true;
       const r = await complete(o.db, job.id, job.leaseToken, effect ?? undefined);
       if (!r.completed) o.log(`job ${job.id}: not completed (${r.reason})`);
     } catch (e) {
       if (lost || released) return;
+      if (preempted) return await yieldBack();
       settling = true;
       const permanent = e instanceof PermanentJobError;
       const r = await fail(o.db, job.id, job.leaseToken, e, { retry: !permanent, backoff: handler.backoff }).catch((err) => {
@@ -128,5 +162,5 @@ function execute(o: JobLoopOptions, handler: JobHandler, job: ClaimedJob) {
     clearInterval(beat);
     await releaseLease(o.db, job.id, job.leaseToken).catch((e) => o.log(`job ${job.id}: release failed: ${(e as Error).message}`));
   };
-  return { done, release };
+  return { done, release, preempt };
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { envInt } from '@/workers/runtime/settings';
+import { joinNode, nodeCapacity, nodeName } from '@/workers/scheduler/node';
 import { runWorkerProcess } from '@/workers/runtime/worker-process';
 import { handlersFromModule, type JobHandler } from './handler';
 import { runJobLoop } from './job-loop';
@@ -13,7 +14,10 @@ const usage = `usage: node --import tsx workers/jobs/main.ts [options]
                         default: workers/jobs/handlers.ts)
   --concurrency <n>     jobs at once in this process (env CRUCIBLE_JOB_CONCURRENCY, default 2)
   --poll-ms <ms>        polling fallback when no NOTIFY arrives (env CRUCIBLE_QUEUE_POLL_MS, default 2000)
-  --drain-ms <ms>       on stop, how long in-flight jobs may finish (env CRUCIBLE_JOB_DRAIN_MS, default 5000)`;
+  --drain-ms <ms>       on stop, how long in-flight jobs may finish (env CRUCIBLE_JOB_DRAIN_MS, default 5000)
+  --node <name>         scheduler node this process belongs to (env CRUCIBLE_NODE, default the hostname);
+                        its capacity is measured, or set by CRUCIBLE_NODE_CPUS, _MEMORY_MB, _GPUS,
+                        _GPU_MEMORY_MB, _DISK_MB`;
 
 function positive(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -34,6 +38,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string' },
     'poll-ms': { type: 'string' },
     'drain-ms': { type: 'string' },
+    node: { type: 'string' },
     help: { type: 'boolean' },
   },
 });
@@ -45,10 +50,14 @@ const handlers = await loadHandlers(values.handlers ?? process.env.CRUCIBLE_JOB_
 const concurrency = positive('concurrency', values.concurrency, envInt('CRUCIBLE_JOB_CONCURRENCY', 2));
 const pollMs = positive('poll-ms', values['poll-ms'], envInt('CRUCIBLE_QUEUE_POLL_MS', 2_000));
 const drainMs = positive('drain-ms', values['drain-ms'], envInt('CRUCIBLE_JOB_DRAIN_MS', 5_000));
+const node = values.node?.trim() || nodeName();
+const capacity = nodeCapacity();
 
 await runWorkerProcess('jobs', async (ctx) => {
   try {
-    await runJobLoop({ db: ctx.db, sql: ctx.database.sql, workerId: ctx.workerId, handlers, concurrency, pollMs, drainMs, signal: ctx.signal, log: ctx.log });
+    await joinNode(ctx.db, ctx.workerId, node, capacity);
+    ctx.log(`node ${node}: ${capacity.cpus} CPUs, ${capacity.memoryMb} MB, ${capacity.gpuCount} GPUs, ${capacity.diskMb} MB disk`);
+    await runJobLoop({ db: ctx.db, sql: ctx.database.sql, workerId: ctx.workerId, handlers, concurrency, pollMs, drainMs, signal: ctx.signal, log: ctx.log, node });
   } finally {
     for (const h of handlers) await h.close?.().catch((e: Error) => ctx.log(`closing ${h.queue}: ${e.message}`));
   }

@@ -1,0 +1,111 @@
+import { and, eq, gt, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '@/db/client';
+import { jobs, runs, type WorkloadRequest } from '@/db/schema';
+import { inMs } from './time';
+import type { Executor } from './types';
+
+// Scheduled workloads: jobs whose row carries a tier and a resource request. The scheduler
+// (workers/scheduler/live.ts) admits each to a node; only that node's workers may claim it.
+// See docs/scheduler.md for the life of a scheduled job.
+
+/** NOTIFY channel the scheduler uses to tell a node "stop job <id>, it was preempted". */
+export const PREEMPT_CHANNEL = 'crucible_preempt';
+/** NOTIFY channel that wakes the scheduler (new or returned workloads, freed capacity). */
+export const SCHEDULER_CHANNEL = 'crucible_schedule';
+
+const resource = z.number().nonnegative().max(1e9);
+export const workloadInput = z
+  .object({
+    tier: z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'tier names are lower-case words like "critical" or "best-effort"'),
+    /** Quota queue in the scheduler config; defaults to the tier's own queue. */
+    queue: z.string().min(1).max(100).optional(),
+    request: z
+      .object({ cpu: resource.default(0), memoryMb: resource.default(0), gpu: resource.default(0), gpuMemoryMb: resource.default(0), diskMb: resource.default(0) })
+      .strict()
+      .refine((r) => r.cpu + r.memoryMb + r.gpu + r.gpuMemoryMb + r.diskMb > 0, 'a workload must request some resource'),
+  })
+  .strict();
+export type WorkloadInput = z.input<typeof workloadInput>;
+export type Workload = { tier: string; queue?: string; request: WorkloadRequest };
+
+/** What the learner step of an RL iteration asks for (one CPU-heavy step on this host today). */
+export const LEARNER_REQUEST: WorkloadRequest = { cpu: 1, memoryMb: 2048, gpu: 0, gpuMemoryMb: 0, diskMb: 1024 };
+
+type RunConfigView = { queue?: string; quota?: { cpus?: number; memoryMb?: number; scratchMb?: number } };
+
+/**
+ * The workload of a job enqueued without one, from its run's configuration: an episode
+ * asks for the run's per-task sandbox quota, the learner step for `LEARNER_REQUEST`, both in
+ * the run's tier (`config.queue`). Other queues, and jobs without a run, are not scheduled.
+ */
+export async function defaultWorkload(db: Executor, queue: string, runId: string | undefined): Promise<Workload | undefined> {
+  if (!runId || (queue !== 'rl.episode' && queue !== 'rl.learn')) return undefined;
+  const [run] = await db.select({ config: runs.config }).from(runs).where(eq(runs.id, runId));
+  if (!run) return undefined;
+  const c = run.config as RunConfigView;
+  const tier = c.queue ?? 'standard';
+  if (queue === 'rl.learn') return { tier, request: { ...LEARNER_REQUEST } };
+  const q = c.quota ?? {};
+  return { tier, request: { cpu: q.cpus ?? 2, memoryMb: q.memoryMb ?? 4096, gpu: 0, gpuMemoryMb: 0, diskMb: q.scratchMb ?? 50 * 1024 } };
+}
+
+/** How long after its last heartbeat a scheduler still counts as running (env CRUCIBLE_SCHEDULER_STALE_MS). */
+export function schedulerStaleMs(): number {
+  const n = Number(process.env.CRUCIBLE_SCHEDULER_STALE_MS ?? 15_000);
+  return Number.isFinite(n) && n > 0 ? n : 15_000;
+}
+
+/**
+ * True (in SQL) while some scheduler worker heartbeats. Without one, scheduled jobs are
+ * claimed like any other (no admission), so a deployment or test without the scheduler
+ * still runs its work; quotas and the reserve are then not enforced.
+ */
+export const schedulerAlive = () =>
+  sql`exists (select 1 from workers w where w.kind = 'scheduler' and w.status = 'running' and w.heartbeat_at > now() - ${schedulerStaleMs()} * interval '1 millisecond')`;
+
+export type LeaseBeat = { expiresAt: Date | null; preempted: string | null };
+
+/**
+ * The heartbeat of a held job: extend the lease and say whether the scheduler preempted it
+ * meanwhile (the NOTIFY on `PREEMPT_CHANNEL` is the fast path; this catches a missed one).
+ */
+export async function heartbeatLease(db: Db, jobId: number, leaseToken: string, leaseMs: number): Promise<LeaseBeat> {
+  const rows = await db
+    .update(jobs)
+    .set({ leaseExpiresAt: inMs(leaseMs), updatedAt: sql`now()` })
+    .where(and(eq(jobs.id, jobId), eq(jobs.leaseToken, leaseToken), eq(jobs.state, 'running'), gt(jobs.leaseExpiresAt, sql`now()`)))
+    .returning({ expiresAt: jobs.leaseExpiresAt, preemptedAt: jobs.preemptedAt, reason: jobs.lastRequeueReason });
+  const r = rows[0];
+  if (!r) return { expiresAt: null, preempted: null };
+  return { expiresAt: r.expiresAt, preempted: r.preemptedAt ? (r.reason ?? 'preempted') : null };
+}
+
+/**
+ * A preempted job's worker stopped it: put it back in the queue, admission dropped, the
+ * attempt not counted (it was not the job's fault). `run_after` keeps the backoff the
+ * scheduler set, and the reason stays in `last_requeue_reason`. Fenced by the lease token.
+ */
+export async function yieldPreempted(db: Db, jobId: number, leaseToken: string): Promise<boolean> {
+  const rows = await db
+    .update(jobs)
+    .set({
+      state: 'queued',
+      attempts: sql`greatest(${jobs.attempts} - 1, 0)`,
+      leaseOwner: null,
+      leaseToken: null,
+      leaseExpiresAt: null,
+      admittedNode: null,
+      admittedAt: null,
+      borrowing: false,
+      startedAt: null,
+      preemptedAt: null,
+      preemptedBy: null,
+      queuedAt: sql`now()`,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(jobs.id, jobId), eq(jobs.leaseToken, leaseToken), eq(jobs.state, 'running')))
+    .returning({ id: jobs.id });
+  if (rows.length > 0) await db.execute(sql`select pg_notify(${SCHEDULER_CHANNEL}, ${String(jobId)})`);
+  return rows.length > 0;
+}

@@ -1,0 +1,206 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import type { NodeCapacity, WorkloadRequest } from '@/db/schema';
+import { PREEMPT_CHANNEL } from '@/server/queue';
+import { schedule } from './core';
+import { toResources } from './node';
+import type { NodeInfo, PendingWorkload, RunningWorkload, SchedulerConfig, SchedulingResult } from './types';
+
+// The live scheduler's pass over the database: read the state (nodes from `workers`,
+// workloads from `jobs`), call the same pure `schedule()` the simulator runs, and apply its
+// decisions in one transaction. Every write is a compare-and-set on the row's state, so a
+// decision taken on a state that changed meanwhile (a job finished, a node stopped it)
+// applies nothing; two schedulers would not corrupt anything, and the leader lock in
+// `scheduler-loop.ts` keeps it to one anyway.
+
+export type LiveState = {
+  now: number;
+  nodes: NodeInfo[];
+  pending: PendingWorkload[];
+  running: RunningWorkload[];
+  /** queue name per job id, to wake that queue's workers on admission */
+  queueOf: Map<string, string>;
+  /** run id per job id (jobs of a run get run events) */
+  runOf: Map<string, string>;
+  /** admitted jobs not claimed yet: a preemption just withdraws the admission */
+  notStarted: Set<string>;
+};
+
+const ms = (v: unknown): number => (v instanceof Date ? v.getTime() : new Date(String(v)).getTime());
+
+/** Load the scheduler's view. All times come from the database clock, like the queue's. */
+export async function loadState(db: Db, opts: { nodeWindowMs?: number } = {}): Promise<LiveState> {
+  const window = opts.nodeWindowMs ?? 3_600_000;
+  const [clock] = await db.execute<{ now: string }>(sql`select now() as now`);
+  const now = ms(clock.now);
+  // A node is the newest registration of each name; its heartbeat the newest of its processes.
+  // Lost rows count (maintenance may mark a stalled node lost before its lease is up here).
+  const nodeRows = await db.execute<{ node: string; capacity: NodeCapacity; heartbeat_at: string }>(sql`
+    select node, (array_agg(capacity order by heartbeat_at desc))[1] as capacity, max(heartbeat_at) as heartbeat_at
+    from workers
+    where node is not null and status in ('running', 'lost') and heartbeat_at > now() - ${window} * interval '1 millisecond'
+    group by node`);
+  const nodes: NodeInfo[] = nodeRows.map((r) => ({ id: r.node, capacity: toResources(r.capacity), heartbeatAt: ms(r.heartbeat_at) }));
+
+  const rows = await db.execute<{
+    id: string; queue: string; run_id: string | null; tier: string; workload_queue: string | null; priority: number;
+    request: WorkloadRequest; state: string; admitted_node: string | null; created_at: string; queued_at: string;
+    run_after: string; preemptions: number; started_at: string | null; admitted_at: string | null; preempted_at: string | null;
+  }>(sql`
+    select id::text, queue, run_id, tier, workload_queue, priority, request, state::text, admitted_node, created_at, queued_at,
+      run_after, preemptions, started_at, admitted_at, preempted_at
+    from jobs where tier is not null and state in ('queued', 'running') and (admitted_node is not null or state = 'queued')`);
+  const pending: PendingWorkload[] = [];
+  const running: RunningWorkload[] = [];
+  const queueOf = new Map<string, string>();
+  const runOf = new Map<string, string>();
+  const notStarted = new Set<string>();
+  for (const r of rows) {
+    queueOf.set(r.id, r.queue);
+    if (r.run_id) runOf.set(r.id, r.run_id);
+    const base = {
+      id: r.id,
+      // Fair sharing is between runs; jobs without a run share per queue.
+      runId: r.run_id ?? `queue:${r.queue}`,
+      tier: r.tier,
+      queue: r.workload_queue ?? undefined,
+      priority: r.priority,
+      request: { cpu: 0, memoryMb: 0, gpu: 0, gpuMemoryMb: 0, diskMb: 0, ...r.request },
+      createdAt: ms(r.created_at),
+    };
+    if (r.admitted_node === null) {
+      pending.push({ ...base, queuedAt: ms(r.queued_at), notBefore: ms(r.run_after), preemptions: r.preemptions });
+    } else {
+      if (r.state === 'queued') notStarted.add(r.id);
+      running.push({
+        ...base,
+        nodeId: r.admitted_node,
+        // Admitted but not claimed yet: it holds its node from the admission on.
+        startedAt: ms(r.started_at ?? r.admitted_at ?? r.created_at),
+        evicting: r.preempted_at !== null,
+        preemptions: r.preemptions,
+      });
+    }
+  }
+  return { now, nodes, pending, running, queueOf, runOf, notStarted };
+}
+
+export type Applied = { admitted: number; preempted: number; requeued: number; forced: number; swept: number; skipped: number };
+
+/**
+ * Apply one pass's decisions. Admissions first set the node (workers of that node may then
+ * claim, once the victims are stopped); preemptions mark running victims (their worker stops
+ * them via ctx.signal and re-queues them) or withdraw an admission not yet claimed;
+ * requeues send a lost node's work back, clearing the lease token so a late write from the
+ * lost node is fenced.
+ */
+export async function applyResult(db: Db, state: LiveState, result: SchedulingResult, opts: { evictGraceMs: number }): Promise<Applied> {
+  const out: Applied = { admitted: 0, preempted: 0, requeued: 0, forced: 0, swept: 0, skipped: 0 };
+  const victimsOf = new Map(result.preemptions.map((p) => [p.workloadId, p]));
+  await db.transaction(async (tx) => {
+    const wake = new Set<string>();
+    const events: { runId: string; type: string; message: string; data: Record<string, unknown> }[] = [];
+    for (const p of result.preemptions) {
+      const id = Number(p.workloadId);
+      const reason = `${p.reason}: ${p.message}`;
+      const retryAt = new Date(p.retryAt).toISOString();
+      let rows: unknown[];
+      if (state.notStarted.has(p.workloadId)) {
+        rows = await tx.execute(sql`
+          update jobs set admitted_node = null, admitted_at = null, borrowing = false, queued_at = now(), run_after = ${retryAt}::timestamptz,
+            preemptions = ${p.preemptions}, last_requeue_reason = ${reason}, updated_at = now()
+          where id = ${id} and state = 'queued' and admitted_node = ${p.nodeId} returning id`);
+        if (rows.length === 0) {
+          // Claimed meanwhile: stop it like any running victim.
+          rows = await markPreempted(tx, id, p.byWorkloadId, p.preemptions, reason, retryAt);
+        }
+      } else {
+        rows = await markPreempted(tx, id, p.byWorkloadId, p.preemptions, reason, retryAt);
+      }
+      if (rows.length === 0) {
+        out.skipped++;
+        continue;
+      }
+      out.preempted++;
+      const run = state.runOf.get(p.workloadId);
+      if (run) events.push({ runId: run, type: 'job.preempted', message: `job ${id} ${reason}`, data: { jobId: id, by: Number(p.byWorkloadId), reason: p.reason, retryAt } });
+    }
+    for (const a of result.admissions) {
+      // Preempting admissions go ahead only if every victim was marked (else: next pass).
+      if (a.preempts.some((v) => !victimsOf.has(v))) continue;
+      const rows = await tx.execute(sql`
+        update jobs set admitted_node = ${a.nodeId}, admitted_at = now(), borrowing = ${a.borrowing}, updated_at = now()
+        where id = ${Number(a.workloadId)} and state = 'queued' and admitted_node is null and tier is not null
+          and run_after <= now() returning id`);
+      if (rows.length === 0) {
+        out.skipped++;
+        continue;
+      }
+      out.admitted++;
+      const q = state.queueOf.get(a.workloadId);
+      if (q) wake.add(q);
+    }
+    for (const r of result.requeues) {
+      const id = Number(r.workloadId);
+      const reason = `node-lost: ${r.message}`;
+      const rows = await tx.execute(sql`
+        update jobs set
+          state = case when state = 'running' and attempts >= max_attempts then 'dead'::job_state else 'queued'::job_state end,
+          finished_at = case when state = 'running' and attempts >= max_attempts then now() else null end,
+          admitted_node = null, admitted_at = null, borrowing = false, lease_owner = null, lease_token = null, lease_expires_at = null,
+          started_at = null, preempted_at = null, preempted_by = null, queued_at = now(), run_after = now(),
+          last_requeue_reason = ${reason}, updated_at = now()
+        where id = ${id} and admitted_node = ${r.nodeId} and state in ('queued', 'running') returning id, queue`);
+      if (rows.length === 0) {
+        out.skipped++;
+        continue;
+      }
+      out.requeued++;
+      const run = state.runOf.get(r.workloadId);
+      if (run) events.push({ runId: run, type: 'job.requeued', message: `job ${id} ${reason}`, data: { jobId: id, node: r.nodeId } });
+    }
+    // A victim whose worker never stopped it (hung, or its node is partitioned but heartbeats):
+    // take it back after the grace period; clearing the token fences whatever it does next.
+    const forced = await tx.execute(sql`
+      update jobs set state = 'queued', attempts = greatest(attempts - 1, 0), admitted_node = null, admitted_at = null, borrowing = false,
+        lease_owner = null, lease_token = null, lease_expires_at = null, started_at = null, preempted_at = null, preempted_by = null,
+        queued_at = now(), last_requeue_reason = coalesce(last_requeue_reason, 'preempted') || ' (not stopped within ' || ${opts.evictGraceMs} || ' ms: taken back)',
+        updated_at = now()
+      where tier is not null and state = 'running' and preempted_at < now() - ${opts.evictGraceMs} * interval '1 millisecond' returning id`);
+    out.forced = forced.length;
+    // Claimed while no scheduler ran (no admission) and then abandoned: back to the queue.
+    const swept = await tx.execute(sql`
+      update jobs set state = 'queued', lease_owner = null, lease_token = null, lease_expires_at = null, started_at = null, queued_at = now(),
+        last_requeue_reason = 'lease expired before the scheduler admitted it', updated_at = now()
+      where tier is not null and state = 'running' and admitted_node is null and lease_expires_at < now() returning id`);
+    out.swept = swept.length;
+    for (const e of events) {
+      await tx.execute(sql`insert into run_events (run_id, type, actor, message, data) values (${e.runId}, ${e.type}, 'system:scheduler', ${e.message}, ${JSON.stringify(e.data)}::jsonb)`);
+    }
+    // Delivered at commit: nodes stop their victims, idle workers claim their admissions.
+    for (const p of result.preemptions) if (!state.notStarted.has(p.workloadId)) await tx.execute(sql`select pg_notify(${PREEMPT_CHANNEL}, ${p.workloadId})`);
+    for (const q of wake) await tx.execute(sql`select pg_notify('crucible_jobs', ${q})`);
+  });
+  return out;
+}
+
+function markPreempted(tx: Parameters<Parameters<Db['transaction']>[0]>[0], id: number, by: string, n: number, reason: string, retryAt: string) {
+  return tx.execute(sql`
+    update jobs set preempted_at = now(), preempted_by = ${Number(by)}, preemptions = ${n}, last_requeue_reason = ${reason},
+      run_after = ${retryAt}::timestamptz, updated_at = now()
+    where id = ${id} and state = 'running' and preempted_at is null returning id`);
+}
+
+export type PassReport = { state: LiveState; result: SchedulingResult; applied: Applied; ms: { load: number; decide: number; apply: number } };
+
+/** One live pass: load, decide with the pure core, apply. */
+export async function livePass(db: Db, config: (state: LiveState) => SchedulerConfig, opts: { evictGraceMs: number }): Promise<PassReport> {
+  const t0 = performance.now();
+  const state = await loadState(db);
+  const t1 = performance.now();
+  const result = schedule({ now: state.now, nodes: state.nodes, pending: state.pending, running: state.running, config: config(state) });
+  const t2 = performance.now();
+  const applied = await applyResult(db, state, result, opts);
+  const t3 = performance.now();
+  return { state, result, applied, ms: { load: t1 - t0, decide: t2 - t1, apply: t3 - t2 } };
+}

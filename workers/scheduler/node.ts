@@ -1,0 +1,50 @@
+import os from 'node:os';
+import { eq } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { workers, type NodeCapacity } from '@/db/schema';
+import { detectCapacity } from '@/workers/runtime/capacity';
+import type { Resources } from './types';
+
+// A scheduler node: the processes of one machine (or one simulated machine in tests) that
+// run scheduled jobs. Each such process records the node's name and capacity on its
+// `workers` row; the heartbeat the worker runtime already sends is the node's heartbeat.
+
+const OVERRIDES = {
+  cpus: 'CRUCIBLE_NODE_CPUS',
+  memoryMb: 'CRUCIBLE_NODE_MEMORY_MB',
+  gpuCount: 'CRUCIBLE_NODE_GPUS',
+  gpuMemoryMb: 'CRUCIBLE_NODE_GPU_MEMORY_MB',
+  diskMb: 'CRUCIBLE_NODE_DISK_MB',
+} as const satisfies Record<keyof NodeCapacity, string>;
+
+/** The node's name: CRUCIBLE_NODE, else the hostname. */
+export function nodeName(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CRUCIBLE_NODE?.trim() || os.hostname();
+}
+
+/**
+ * What this node offers: measured (CPUs, memory, nvidia-smi GPUs, free scratch disk), each
+ * figure replaceable through its env variable, so a test can run "small nodes" and an
+ * operator can keep part of a machine out of the scheduler's hands.
+ */
+export function nodeCapacity(env: NodeJS.ProcessEnv = process.env, measure: () => NodeCapacity = detectCapacity): NodeCapacity {
+  const c = { ...measure() };
+  for (const [key, name] of Object.entries(OVERRIDES) as [keyof NodeCapacity, string][]) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(raw)}`);
+    c[key] = n;
+  }
+  return c;
+}
+
+/** The core's resource vector for a registered capacity. */
+export function toResources(c: NodeCapacity): Resources {
+  return { cpu: c.cpus, memoryMb: c.memoryMb, gpu: c.gpuCount, gpuMemoryMb: c.gpuMemoryMb, diskMb: c.diskMb };
+}
+
+/** Mark this worker's registration as (a process of) node `name` with `capacity`. */
+export async function joinNode(db: Db, workerId: string, name: string, capacity: NodeCapacity): Promise<void> {
+  await db.update(workers).set({ node: name, capacity }).where(eq(workers.id, workerId));
+}
