@@ -47,8 +47,8 @@ const claimOrder = sql`
   case when r.sample_reason ~ '(^|,)(boundary|anomaly):' then 0 else 1 end,
   r.created_at, r.slot, r.id`;
 
-const runCoverage = sql`
-  open_runs as (select distinct run_id from reviews where verdict is null),
+const runCoverage = (filter: QueueFilter) => sql`
+  open_runs as (select distinct run_id from reviews where verdict is null ${filter.runId ? sql`and run_id = ${filter.runId}` : sql``}),
   cov as (
     select o.run_id,
       ceil(greatest(coalesce((ru.config->'review'->>'rate')::float8, 0.05), 0.05)
@@ -75,7 +75,7 @@ export async function claimNext(db: Db, reviewerId: string, opts: ClaimOptions =
         .where(inArray(reviews.id, held.map((h) => h.id)));
     }
     const rows = await tx.execute<{ id: string }>(sql`
-      with ${runCoverage}
+      with ${runCoverage(opts)}
       select r.id from reviews r join cov c on c.run_id = r.run_id
       where ${claimable(reviewerId, opts)}
         ${exclude.length ? sql`and r.episode_id not in (select x.episode_id from reviews x where x.id in ${exclude})` : sql``}
