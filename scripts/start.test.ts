@@ -35,7 +35,7 @@ async function start(): Promise<Running> {
   });
   const runtime = JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')) as { databaseUrl: string; pid: number };
   const postgresPid = Number(fs.readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  // "started maintenance, metrics, jobs (pids 1, 2, 3)": every worker the supervisor runs.
+  // "started maintenance, metrics, scheduler, jobs (pids 1, 2, 3, 4)": every worker the supervisor runs.
   const workerPids = /started [a-z, -]+ \(pids ([\d, ]+)\)/.exec(proc.output())![1]!.split(', ').map(Number);
   return { proc, url: runtime.databaseUrl, sessionPid: runtime.pid, postgresPid, workerPids };
 }
@@ -57,7 +57,7 @@ describe('scripts/start.ts --workers-only (embedded database)', () => {
     const first = await start();
     expect(first.workerPids).toHaveLength(defaultWorkerSpecs().length);
     let db = connect(first.url, { max: 1 });
-    const kinds = ['jobs', 'maintenance', 'metrics'];
+    const kinds = ['jobs', 'maintenance', 'metrics', 'scheduler'];
     const registered = await waitFor('every worker to register', async () => {
       const rows = await db.db.select().from(workers);
       return rows.length === kinds.length && rows;

@@ -19,13 +19,17 @@ export function tsProcess(name: string, script: string, args: string[] = [], env
   return { name, command: process.execPath, args: ['--import', 'tsx', path.resolve(root, script), ...args], env };
 }
 
-/** The workers `npm start` runs: one maintenance worker and `jobWorkers` job workers. */
+/**
+ * The workers `npm start` runs: maintenance, metrics, the scheduler (admits scheduled jobs
+ * to nodes; docs/scheduler.md) and `jobWorkers` job workers (this machine's node).
+ */
 export function defaultWorkerSpecs(opts: { jobWorkers?: number; handlers?: string } = {}): ProcessSpec[] {
   const n = opts.jobWorkers ?? 1;
   const jobArgs = opts.handlers ? ['--handlers', opts.handlers] : [];
   return [
     tsProcess('maintenance', 'workers/maintenance/main.ts'),
     tsProcess('metrics', 'workers/metrics/main.ts'),
+    tsProcess('scheduler', 'workers/scheduler/main.ts'),
     ...Array.from({ length: n }, (_, i) => tsProcess(n === 1 ? 'jobs' : `jobs-${i + 1}`, 'workers/jobs/main.ts', jobArgs)),
   ];
 }
