@@ -55,6 +55,7 @@ class Model(nn.Module):
 
 
 def matmul_gflops(n, reps):
+    """Best of `reps` n x n x n float32 MatMuls (the peak the machine gives PyTorch's BLAS)."""
     a = torch.randn(n, n)
     b = torch.randn(n, n)
     a @ b
@@ -88,16 +89,19 @@ def main():
 
     for _ in range(cfg["warmup"]):
         step()
-    t = time.perf_counter()
+    times = []
     for _ in range(cfg["steps"]):
+        t = time.perf_counter()
         step()
-    dt = time.perf_counter() - t
+        times.append(time.perf_counter() - t)
+    median = sorted(times)[len(times) // 2]
     print(json.dumps({
         "torch": torch.__version__,
         "threads": torch.get_num_threads(),
-        "tokensPerSecond": B * T * cfg["steps"] / dt,
-        "secondsPerStep": dt / cfg["steps"],
-        "matmulGflops": matmul_gflops(cfg["matmulN"], 5) if cfg.get("matmulN") else None,
+        "tokensPerSecond": B * T / median,
+        "secondsPerStep": median,
+        "stepSeconds": times,
+        "matmulGflops": matmul_gflops(cfg["matmulN"], 10) if cfg.get("matmulN") else None,
         "parameters": sum(p.numel() for p in model.parameters()),
     }))
 
