@@ -31,13 +31,21 @@ export type Workload = { tier: string; queue?: string; request: WorkloadRequest 
 
 /** What the learner step of an RL iteration asks for (one CPU-heavy step on this host today). */
 export const LEARNER_REQUEST: WorkloadRequest = { cpu: 1, memoryMb: 2048, gpu: 0, gpuMemoryMb: 0, diskMb: 1024 };
+/**
+ * What an episode's sandbox is given today (workers/rl/handlers.ts runs every episode with
+ * limits {cpus: 0.5, memoryMb: 512}). The run's per-task quota is the ceiling, so the request
+ * is the smaller of the two. Requesting the whole quota (2 vCPU by default) would reserve four
+ * times what an episode uses, and on a 2-CPU node a standard-tier run (70% cap) would never start.
+ */
+export const EPISODE_SANDBOX = { cpu: 0.5, memoryMb: 512 } as const;
 
 type RunConfigView = { queue?: string; quota?: { cpus?: number; memoryMb?: number; scratchMb?: number } };
 
 /**
- * The workload of a job enqueued without one, from its run's configuration: an episode
- * asks for the run's per-task sandbox quota, the learner step for `LEARNER_REQUEST`, both in
- * the run's tier (`config.queue`). Other queues, and jobs without a run, are not scheduled.
+ * The workload of a job enqueued without one, from its run's configuration: an episode asks
+ * for its sandbox (capped by the run's per-task quota), the learner step for
+ * `LEARNER_REQUEST`, both in the run's tier (`config.queue`) with the job's priority (an
+ * episode's is the run's `priority`). Other queues, and jobs without a run, are not scheduled.
  */
 export async function defaultWorkload(db: Executor, queue: string, runId: string | undefined): Promise<Workload | undefined> {
   if (!runId || (queue !== 'rl.episode' && queue !== 'rl.learn')) return undefined;
@@ -47,7 +55,10 @@ export async function defaultWorkload(db: Executor, queue: string, runId: string
   const tier = c.queue ?? 'standard';
   if (queue === 'rl.learn') return { tier, request: { ...LEARNER_REQUEST } };
   const q = c.quota ?? {};
-  return { tier, request: { cpu: q.cpus ?? 2, memoryMb: q.memoryMb ?? 4096, gpu: 0, gpuMemoryMb: 0, diskMb: q.scratchMb ?? 50 * 1024 } };
+  return {
+    tier,
+    request: { cpu: Math.min(q.cpus ?? 2, EPISODE_SANDBOX.cpu), memoryMb: Math.min(q.memoryMb ?? 4096, EPISODE_SANDBOX.memoryMb), gpu: 0, gpuMemoryMb: 0, diskMb: 0 },
+  };
 }
 
 /** How long after its last heartbeat a scheduler still counts as running (env CRUCIBLE_SCHEDULER_STALE_MS). */

@@ -112,7 +112,7 @@ afterAll(async () => {
 
 describe('live scheduler (real processes as nodes)', () => {
   it('admits a critical workload on a saturated cluster within 2 s by preemption; the victim finishes later with exactly one result', async () => {
-    const background = [];
+    const background: number[] = [];
     for (let i = 0; i < 4; i++) background.push(await submit('best-effort', 4_000));
     await waitFor('the 4 best-effort jobs to run (cluster saturated)', async () => (await startedCount(background)) === 4, 20_000);
     const placed = await jobRows(background);
@@ -152,7 +152,7 @@ describe('live scheduler (real processes as nodes)', () => {
   });
 
   it('returns borrowed quota when the lender needs it: the borrower is preempted back to its nominal share', async () => {
-    const borrowed = [];
+    const borrowed: number[] = [];
     for (let i = 0; i < 4; i++) borrowed.push(await submit('standard', 4_000, 'team-b'));
     await waitFor('team-b to fill the cluster (2 CPUs of it borrowed from team-a)', async () => (await startedCount(borrowed)) === 4, 20_000);
     const before = await jobRows(borrowed);
@@ -179,7 +179,7 @@ describe('live scheduler (real processes as nodes)', () => {
   });
 
   it('re-queues the work of a kill -9ed node after its lease; the other node finishes it, once', async () => {
-    const work = [];
+    const work: number[] = [];
     for (let i = 0; i < 4; i++) work.push(await submit('best-effort', 2_500));
     await waitFor('the 4 jobs to run on both nodes', async () => (await startedCount(work)) === 4, 20_000);
     const onN1 = (await jobRows(work)).filter((j) => j.admitted_node === 'n1').map((j) => j.id);

@@ -26,6 +26,7 @@ export type LiveState = {
   notStarted: Set<string>;
 };
 
+const ZERO_REQUEST: WorkloadRequest = { cpu: 0, memoryMb: 0, gpu: 0, gpuMemoryMb: 0, diskMb: 0 };
 const ms = (v: unknown): number => (v instanceof Date ? v.getTime() : new Date(String(v)).getTime());
 
 /** Load the scheduler's view. All times come from the database clock, like the queue's. */
@@ -65,7 +66,7 @@ export async function loadState(db: Db, opts: { nodeWindowMs?: number } = {}): P
       tier: r.tier,
       queue: r.workload_queue ?? undefined,
       priority: r.priority,
-      request: { cpu: 0, memoryMb: 0, gpu: 0, gpuMemoryMb: 0, diskMb: 0, ...r.request },
+      request: { ...ZERO_REQUEST, ...(r.request as Partial<WorkloadRequest>) },
       createdAt: ms(r.created_at),
     };
     if (r.admitted_node === null) {
