@@ -4,6 +4,7 @@ const suites: Record<string, () => Promise<{ main: (argv: string[]) => Promise<n
   sandbox: () => import('@/workers/sandbox/bench'),
   learner: () => import('@/workers/policy/bench'),
   scheduler: () => import('@/workers/scheduler/bench'),
+  loop: () => import('@/workers/rl/bench'),
 };
 
 async function run(): Promise<number> {

@@ -1,6 +1,6 @@
 'use client';
 import Link from 'next/link';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTRPC } from '../trpc';
 import { StatusBadge } from '../ui/status-badge';
@@ -13,7 +13,8 @@ const episodeStatuses = ['pending', 'running', 'scored', 'failed', 'sandbox_erro
 type EpisodeStatus = (typeof episodeStatuses)[number];
 const pageSize = 20;
 
-export function EpisodeTable({ runId, live }: { runId: string; live: boolean }) {
+/** `refreshKey`: changes when the run moves (iteration, status), so the table refetches once even after polling stopped. */
+export function EpisodeTable({ runId, live, refreshKey }: { runId: string; live: boolean; refreshKey?: string }) {
   const trpc = useTRPC();
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState<EpisodeStatus | ''>('');
@@ -22,6 +23,10 @@ export function EpisodeTable({ runId, live }: { runId: string; live: boolean }) 
     placeholderData: keepPreviousData,
     refetchInterval: live ? 5_000 : false,
   });
+  const refetch = episodes.refetch;
+  useEffect(() => {
+    if (refreshKey) void refetch();
+  }, [refreshKey, refetch]);
   return (
     <div>
       <div className="mb-2 flex items-center gap-2">

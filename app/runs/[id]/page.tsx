@@ -1,5 +1,6 @@
 'use client';
 import Link from 'next/link';
+import { useEffect } from 'react';
 import { useParams } from 'next/navigation';
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
@@ -31,6 +32,13 @@ export default function RunPage() {
   const live = !!run.data && isActive(run.data.status);
   const events = useQuery({ ...trpc.runs.events.queryOptions({ id }), enabled: run.isSuccess, refetchInterval: live ? LIVE_MS : false });
   const metrics = useQuery({ ...trpc.runs.compare.queryOptions({ ids: [id] }), enabled: run.isSuccess, refetchInterval: live ? LIVE_MS * 2 : false });
+  // The last iteration's metrics commit with the run's completion, after which polling stops:
+  // fetch once more whenever the iteration or status moves.
+  const progress = run.data ? `${run.data.status}:${run.data.currentIteration}` : '';
+  const refetchMetrics = metrics.refetch;
+  useEffect(() => {
+    if (progress) void refetchMetrics();
+  }, [progress, refetchMetrics]);
 
   if (run.isPending) return <Loading label="Loading run…" />;
   if (run.isError) {
@@ -123,7 +131,7 @@ export default function RunPage() {
       </div>
       <RunReviewPanel runId={r.id} />
       <Section title="Episodes">
-        <EpisodeTable runId={r.id} live={live} />
+        <EpisodeTable runId={r.id} live={live} refreshKey={progress} />
       </Section>
     </>
   );
