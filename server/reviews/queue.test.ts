@@ -138,6 +138,51 @@ describe('claims', () => {
   });
 });
 
+describe('double review and agreement', () => {
+  it('the configured share of sampled episodes gets a second slot', async () => {
+    const { run, tasks } = await seedRun(database.db, { config: review({ doubleReviewShare: 0.1 }) });
+    let doubled = 0;
+    for (let i = 0; i < 120; i++) {
+      const d = await sampleForReview(database.db, (await seedEpisode(database.db, run.id, tasks[i % tasks.length]!.id, i % 2)).id);
+      expect(d.sampled).toBe(true); // rate 1
+      if (d.slots === 2) doubled++;
+    }
+    const rows = await database.db.select().from(reviews).where(eq(reviews.runId, run.id));
+    expect(rows.length).toBe(120 + doubled);
+    // Binomial(120, 0.1): mean 12, sd 3.3; these bounds fail about once in 10⁴ runs. Share 0 and 1: reviews.test.ts.
+    expect(doubled).toBeGreaterThanOrEqual(2);
+    expect(doubled).toBeLessThanOrEqual(30);
+  });
+
+  it("Cohen's kappa per pair and pooled over pairs, on a known table", async () => {
+    const { run, tasks } = await seedRun(database.db, { config: review({ doubleReviewShare: 1 }) });
+    const names = ['kalice', 'kbob', 'kcarol'] as const;
+    for (const n of names) await callerAs(database.db, 'reviewer', n);
+    const idOf = Object.fromEntries(await database.sql<{ username: string; id: string }[]>`select username, id from users where username in ${database.sql(names)}`.then((r) => r.map((u) => [u.username, u.id])));
+    // [slot-0 reviewer, verdict, slot-1 reviewer, verdict]
+    const table: [string, string, string, string][] = [
+      ['kalice', 'correct', 'kbob', 'correct'], ['kalice', 'correct', 'kbob', 'correct'], ['kalice', 'false_negative', 'kbob', 'false_negative'],
+      ['kalice', 'correct', 'kbob', 'false_negative'], ['kalice', 'correct', 'kcarol', 'false_positive'], ['kalice', 'false_positive', 'kcarol', 'correct'],
+    ];
+    for (const [i, [ra, va, rb, vb]] of table.entries()) {
+      const ep = await seedEpisode(database.db, run.id, tasks[i % tasks.length]!.id, 1);
+      await database.sql`insert into reviews (episode_id, run_id, slot, sample_reason, reviewer_id, verdict, submitted_at) values
+        (${ep.id}, ${run.id}, 0, 'uniform', ${idOf[ra]!}, ${va}, now()), (${ep.id}, ${run.id}, 1, 'uniform', ${idOf[rb]!}, ${vb}, now())`;
+    }
+    const ag = await (await callerAs(database.db, 'admin')).reviews.agreement({ runId: run.id });
+    // alice–bob: po 3/4, pe 1/2 → 0.5. alice–carol: po 0, pe 1/2 → −1.
+    expect(ag.pairs.map((p) => [p.a, p.b, p.items, p.agreement])).toEqual([['kalice', 'kbob', 4, 0.75], ['kalice', 'kcarol', 2, 0]]);
+    expect(ag.pairs[0]!.kappa).toBeCloseTo(0.5, 10);
+    expect(ag.pairs[1]!.kappa).toBeCloseTo(-1, 10);
+    // Pooled: po 3/6, pe (4·3 + 1·2 + 1·1)/36 = 15/36 → (18 − 15)/21 = 1/7.
+    expect(ag.overall.items).toBe(6);
+    expect(ag.overall.kappa).toBeCloseTo(1 / 7, 10);
+    const stats = await (await callerAs(database.db, 'reviewer')).reviews.reviewers();
+    expect(stats.find((r) => r.username === 'kalice')).toMatchObject({ reviewed: 6, double_reviewed: 6 });
+    expect(stats.find((r) => r.username === 'kcarol')).toMatchObject({ reviewed: 2 });
+  });
+});
+
 describe('blind review', () => {
   it('is per run (each run is a queue): with blind off, run, reward and policy are shown before the verdict', async () => {
     const { run, tasks } = await seedRun(database.db, { name: 'open-run', config: review({ blind: false }) });
