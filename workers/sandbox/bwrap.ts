@@ -1,12 +1,24 @@
 import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { closeSync, openSync, statSync, writeFileSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { CappedCapture } from './capture';
 import { cgroupLayout } from './cgroup';
 import { EgressProxy, FORWARDER, PROXY_PORT } from './egress';
+import type { VerifyResult } from './env-store';
 import { compileSeccompFilter } from './seccomp';
 import { Sandbox, type LaunchContext, type Launched, type SandboxRuntime, type SandboxSpec } from './runtime';
-import { SandboxError, type Enforcement } from './types';
+import { wipeScratch } from './scratch';
+import { SupervisorChannel, supervisorBinary } from './supervisor';
+import { SandboxError, type Enforcement, type ExecOptions, type ExecResult } from './types';
+import { verifyThread } from './verify-thread';
+
+const SIGNAL_NAMES = new Map(Object.entries(osConstants.signals).map(([name, n]) => [n, name]));
+/** How long a supervisor may take to report after the timeout's kill before the sandbox is torn down. */
+const KILL_GRACE_MS = 2000;
+
+type Started = { channel: SupervisorChannel } | { mismatch: VerifyResult } | { error: string };
 
 const SANDBOX_UID = 1000;
 const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -87,6 +99,12 @@ export class BwrapSandbox extends Sandbox {
   private readonly seccompFile: string;
   private readonly egress?: EgressProxy;
   private readonly egressReady?: Promise<void>;
+  /** the supervisor binary: set when this sandbox runs warm (one bwrap, many execs) */
+  private readonly supervisor?: string;
+  private starting?: Promise<Started>;
+  private channel?: SupervisorChannel;
+  private readonly keep = new Set<number>();
+  private pendingCheck?: Promise<VerifyResult>;
 
   constructor(readonly runtime: BwrapRuntime, spec: SandboxSpec) {
     super('bwrap', spec);
@@ -102,11 +120,225 @@ export class BwrapSandbox extends Sandbox {
       this.egress = new EgressProxy(path.join(this.dir, 'egress.sock'), spec.allow);
       this.egressReady = this.egress.listen();
       this.egressReady.catch(() => undefined);
+    } else {
+      // the egress forwarder joins each exec's network namespace, so allow-lists stay per exec
+      this.supervisor = supervisorBinary(path.dirname(spec.env.dir));
+      if (this.supervisor) this.starting = this.startSupervisor();
     }
+  }
+
+  /** True when execs go to a long-lived supervisor instead of a new bwrap each. */
+  get warm(): boolean {
+    return this.supervisor !== undefined;
   }
 
   protected override onDestroy(): void {
     this.egress?.close();
+    this.channel?.close();
+  }
+
+  override residentPids(): number[] {
+    return this.channel?.alive ? [...this.keep] : [];
+  }
+
+  /** A pooled sandbox handed out again is a new start: check the environment (off-thread) before its next exec. */
+  override arm(): void {
+    if (!this.supervisor || this.destroyed) return;
+    this.pendingCheck = verifyThread.verify(this.spec.env).catch((e: Error) => ({ ok: false, mode: 'fast' as const, problems: [e.message], durationMs: 0 }));
+  }
+
+  /**
+   * Start bwrap once, with the supervisor as the sandbox's PID 1: bwrap and its child join
+   * the cgroup while held on --block-fd, the environment is checked meanwhile (on the
+   * verify thread), and only then does the supervisor start.
+   */
+  private startSupervisor(): Promise<Started> {
+    const checking = verifyThread.verify(this.spec.env).catch((e: Error): VerifyResult => ({ ok: false, mode: 'fast', problems: [e.message], durationMs: 0 }));
+    const seccompFd = openSync(this.seccompFile, 'r');
+    const binFd = openSync(this.supervisor!, 'r');
+    const asRoot = process.getuid?.() === 0;
+    let child: ChildProcess;
+    try {
+      child = spawn(this.runtime.binary, [...this.namespaceArgs('/'), '--as-pid-1', '--seccomp', '3', '--info-fd', '4', '--block-fd', '5', '--', '/proc/self/fd/6'], {
+        cwd: '/',
+        env: { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv,
+        stdio: ['pipe', 'pipe', 'pipe', seccompFd, 'pipe', 'pipe', binFd],
+        ...(asRoot ? { uid: this.hostUid, gid: this.hostGid } : {}),
+      });
+    } catch (e) {
+      return checking.then(() => ({ error: `cannot start bwrap: ${(e as Error).message}` }));
+    } finally {
+      closeSync(seccompFd);
+      closeSync(binFd);
+    }
+    const extra = child.stdio as unknown as (Readable | Writable)[];
+    const info = extra[4] as Readable;
+    const block = extra[5] as Writable;
+    block.on('error', () => undefined);
+    info.on('error', () => undefined);
+    const channel = new SupervisorChannel(child, child.stdin!, child.stdout!);
+    child.once('exit', () => {
+      info.destroy();
+      block.destroy();
+    });
+    return (async (): Promise<Started> => {
+      const childPid = await new Promise<number | undefined>((resolve) => {
+        let buf = '';
+        info.on('data', (d: Buffer) => {
+          buf += d.toString();
+          const m = /"child-pid":\s*(\d+)/.exec(buf);
+          if (m) resolve(Number(m[1]));
+        });
+        child.once('exit', () => resolve(undefined));
+        child.once('error', () => resolve(undefined));
+      });
+      const fail = async (error: string): Promise<Started> => {
+        channel.close();
+        this.cgroup.killAll();
+        await checking;
+        return { error };
+      };
+      if (childPid === undefined) return fail(`bwrap exited before the sandbox started: ${await channel.diagnostics()}`);
+      try {
+        // bwrap (the monitor) and the future supervisor, still held before exec, join the
+        // cgroup: everything any command forks is born inside it
+        if (child.pid) this.cgroup.addPid(child.pid);
+        this.cgroup.addPid(childPid);
+      } catch (e) {
+        return fail(`cannot confine sandbox processes: ${(e as Error).message}`);
+      }
+      this.keep.clear();
+      if (child.pid) this.keep.add(child.pid);
+      this.keep.add(childPid);
+      // a memory bomb must be the OOM victim, never the supervisor (root may lower this)
+      try {
+        if (asRoot) writeFileSync(`/proc/${childPid}/oom_score_adj`, '-1000');
+      } catch {
+        /* exited meanwhile: readiness below reports it */
+      }
+      const v = await checking;
+      if (!v.ok) {
+        channel.close();
+        this.cgroup.killAll();
+        return { mismatch: v };
+      }
+      block.end('x');
+      if (!(await channel.ready())) return fail(`the sandbox supervisor did not start: ${await channel.diagnostics()}`);
+      this.channel = channel;
+      return { channel };
+    })();
+  }
+
+  protected override execWarm(cmd: string[], opts: ExecOptions, t0: number): Promise<ExecResult> | undefined {
+    if (!this.supervisor) return undefined;
+    return this.execSupervised(cmd, opts, t0);
+  }
+
+  private mismatch(v: VerifyResult, t0: number): ExecResult {
+    return this.failed('env_mismatch', `environment ${this.spec.env.name} (${this.envHash}) changed: ${v.problems.join('; ')}`, t0);
+  }
+
+  private async execSupervised(cmd: string[], opts: ExecOptions, t0: number): Promise<ExecResult> {
+    if (this.pendingCheck) {
+      const v = await this.pendingCheck;
+      this.pendingCheck = undefined;
+      if (!v.ok) {
+        this.restart(); // nothing more runs in this one; a later start re-checks
+        return this.mismatch(v, t0);
+      }
+    }
+    const started = await (this.starting ??= this.startSupervisor());
+    if ('mismatch' in started) {
+      this.starting = undefined;
+      return this.mismatch(started.mismatch, t0);
+    }
+    if ('error' in started) {
+      this.starting = undefined;
+      return this.failed('sandbox_error', started.error, t0);
+    }
+    const ch = started.channel;
+    for (const a of cmd) if (a.includes('\0')) return this.failed('sandbox_error', 'command arguments cannot contain NUL bytes', t0);
+    const limits = this.spec.limits;
+    const timeoutMs = opts.timeoutMs ?? limits.timeoutMs;
+    const c0 = this.startCounters();
+    const out = new CappedCapture(limits.outputBytes);
+    const err = new CappedCapture(limits.outputBytes);
+    let timedOut = false;
+    let grace: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      // the supervisor kills the namespace (atomically w.r.t. forks); the cgroup kill is the
+      // host's own guarantee; a supervisor that does not report back in time is torn down
+      ch.kill();
+      this.cgroup.killAll(this.keep);
+      grace = setTimeout(() => {
+        ch.close();
+        this.cgroup.killAll();
+      }, KILL_GRACE_MS);
+    }, timeoutMs);
+    const x = await ch.run({
+      cmd, env: sandboxEnv(opts.env), cwd: opts.cwd ?? '/work',
+      stdin: opts.stdin === undefined ? Buffer.alloc(0) : Buffer.from(opts.stdin), outputCap: limits.outputBytes,
+    }, out, err);
+    clearTimeout(timer);
+    clearTimeout(grace);
+    if (x.kind === 'lost') {
+      this.restart();
+      if (timedOut) return this.classify({ code: null, sig: 'SIGKILL', timedOut, out, err, t0, c0 });
+      const r = this.classify({ code: null, sig: 'SIGKILL', timedOut, out, err, t0, c0 });
+      return r.status === 'memory_limit' ? r : { ...this.failed('sandbox_error', x.error, t0), stderr: err.text() };
+    }
+    this.cgroup.killAll(this.keep); // the supervisor already killed the rest; the host makes sure
+    out.total = Math.max(out.total, x.outTotal);
+    err.total = Math.max(err.total, x.errTotal);
+    if (x.execError) return { ...this.failed('sandbox_error', `cannot run the command: ${x.execError}`, t0), stderr: err.text() };
+    return this.classify({
+      code: x.code, sig: x.signal ? (SIGNAL_NAMES.get(x.signal) ?? `SIG${x.signal}`) : null, timedOut, out, err, t0, c0,
+      fallbackUsage: { cpuMs: Math.round((x.userUs + x.sysUs) / 1000), maxRssMb: Math.round((x.maxRssKb / 1024) * 10) / 10 },
+    });
+  }
+
+  /** Tear down the running supervisor; the next exec starts (and checks) a fresh one. */
+  private restart(): void {
+    this.channel?.close();
+    this.channel = undefined;
+    this.starting = undefined;
+    this.cgroup.killAll();
+    this.keep.clear();
+  }
+
+  /**
+   * Between users: every process but the supervisor killed, scratch wiped, and what a
+   * command could leave elsewhere (/dev, /dev/shm, SysV IPC) removed; a sandbox whose
+   * /dev was altered beyond that gets a fresh bwrap.
+   */
+  override async reset(): Promise<void> {
+    if (!this.supervisor) return super.reset();
+    this.pendingCheck = undefined;
+    const ch = this.channel;
+    if (!ch?.alive) {
+      this.restart();
+    } else {
+      this.cgroup.killAll(this.keep);
+      const w = await ch.wipe();
+      if (w !== 'clean') this.restart();
+    }
+    wipeScratch(this.scratch);
+    this.cgroup.resetCounters();
+    this.starting ??= this.startSupervisor();
+  }
+
+  /** Namespaces, mounts and identity: the same for a per-exec bwrap and a warm one. */
+  private namespaceArgs(cwd: string): string[] {
+    return [
+      '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
+      '--disable-userns', '--die-with-parent', '--new-session',
+      '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID), '--hostname', 'sandbox',
+      '--ro-bind', this.spec.env.rootfs, '/',
+      '--proc', '/proc', '--dev', '/dev',
+      '--bind', this.scratch.work, '/work', '--bind', this.scratch.tmp, '/tmp',
+      '--chdir', cwd, '--clearenv', '--setenv', 'PATH', sandboxEnv().PATH!,
+    ];
   }
 
   args(ctx: LaunchContext): string[] {
@@ -115,15 +347,7 @@ export class BwrapSandbox extends Sandbox {
       ...(this.egress ? { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, http_proxy: proxy, https_proxy: proxy } : {}),
       ...ctx.opts.env,
     });
-    const a = [
-      '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
-      '--disable-userns', '--die-with-parent', '--new-session',
-      '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID), '--hostname', 'sandbox',
-      '--ro-bind', this.spec.env.rootfs, '/',
-      '--proc', '/proc', '--dev', '/dev',
-      '--bind', this.scratch.work, '/work', '--bind', this.scratch.tmp, '/tmp',
-      '--chdir', ctx.opts.cwd ?? '/work', '--clearenv',
-    ];
+    const a = this.namespaceArgs(ctx.opts.cwd ?? '/work');
     for (const [k, v] of Object.entries(env)) a.push('--setenv', k, v);
     a.push('--seccomp', '3', '--info-fd', '4', '--block-fd', '5', '--', ...ctx.cmd);
     return a;
@@ -221,3 +445,4 @@ export class BwrapSandbox extends Sandbox {
     return undefined;
   }
 }
+

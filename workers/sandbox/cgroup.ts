@@ -156,15 +156,18 @@ export class SandboxCgroup {
     return dir ? pidsIn(dir) : [];
   }
 
-  /** SIGKILL everything in the group; loops because v1 has no atomic kill and forks race. */
-  killAll(): number {
+  /**
+   * SIGKILL everything in the group except `keep` (a warm sandbox's own supervisor); loops
+   * because v1 has no atomic kill and forks race.
+   */
+  killAll(keep?: ReadonlySet<number>): number {
     if (this.layout.mode === 'none') return 0;
-    if (this.layout.mode === 'v2' && existsSync(path.join(this.d.memory!, 'cgroup.kill'))) {
+    if (!keep?.size && this.layout.mode === 'v2' && existsSync(path.join(this.d.memory!, 'cgroup.kill'))) {
       tryWrite(path.join(this.d.memory!, 'cgroup.kill'), '1');
     }
     let killed = 0;
     for (let round = 0; round < 200; round++) {
-      const pids = this.pids();
+      const pids = keep?.size ? this.pids().filter((p) => !keep.has(p)) : this.pids();
       if (pids.length === 0) return killed;
       for (const p of pids) {
         try {

@@ -44,7 +44,8 @@ for (const rt of installedRuntimes(['bwrap', 'oci:runc', 'oci:crun'])) {
       try {
         const r = await sb.exec(['sh', '-c', 'b(){ b | b & }; b; sleep 5']);
         expect(['timeout', 'nonzero_exit', 'ok']).toContain(r.status);
-        expect(sb.cgroup.pids()).toEqual([]);
+        // nothing of the command is left; a warm bwrap sandbox keeps only its supervisor
+        expect(sb.cgroup.pids().filter((p) => !sb.residentPids().includes(p))).toEqual([]);
       } finally {
         await manager.release(sb);
       }

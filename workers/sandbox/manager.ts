@@ -108,6 +108,7 @@ export class SandboxManager {
     const warm = this.idle.get(key)?.pop();
     if (warm) {
       this.busy.set(warm.sandbox, key);
+      warm.sandbox.arm(); // its start: the environment is checked before its next exec
       return warm.sandbox;
     }
     this.admitEvictingIdle(limits);
@@ -159,13 +160,18 @@ export class SandboxManager {
     const key = this.busy.get(sb);
     this.busy.delete(sb);
     if (key === undefined) return;
-    const list = this.idle.get(key) ?? [];
-    if (!this.closed && !sb.destroyed && list.length < (this.opts.maxIdlePerKey ?? 4)) {
+    const max = this.opts.maxIdlePerKey ?? 4;
+    const room = () => !this.closed && !sb.destroyed && (this.idle.get(key)?.length ?? 0) < max;
+    if (room()) {
       try {
-        sb.reset();
-        list.push({ sandbox: sb, since: Date.now() });
-        this.idle.set(key, list);
-        return;
+        await sb.reset();
+        // re-read after the (possibly async) reset: other releases may have filled the pool
+        if (room()) {
+          const list = this.idle.get(key) ?? [];
+          list.push({ sandbox: sb, since: Date.now() });
+          this.idle.set(key, list);
+          return;
+        }
       } catch {
         /* a sandbox that cannot be reset is destroyed */
       }

@@ -48,6 +48,8 @@ export type Launched = {
   extra?: () => Partial<ExecResult>;
 };
 
+type Counters = { oom: number; hits: number; cpuNs: number };
+
 const NOBODY = 65534;
 const MAX_GET_BYTES = 64 * 1024 * 1024;
 
@@ -101,6 +103,22 @@ export abstract class Sandbox {
   protected readonly gatedStart: boolean = false;
   /** Runtime-specific: did the runtime itself fail before the command ran? */
   protected abstract setupFailure(code: number | null, stderr: string): string | undefined;
+  /**
+   * Runtimes with a long-lived supervisor in the sandbox (bwrap, see supervisor.ts) run the
+   * command themselves; undefined means: start the runtime once for this exec (launch()).
+   */
+  protected execWarm(_cmd: string[], _opts: ExecOptions, _t0: number): Promise<ExecResult> | undefined {
+    return undefined;
+  }
+  /**
+   * Called when a pooled sandbox is handed out again (its start): runtimes that keep one
+   * long-lived sandbox verify the environment here instead of per exec.
+   */
+  arm(): void {}
+  /** Host pids that belong to the sandbox itself (its supervisor), not to any command. */
+  residentPids(): number[] {
+    return [];
+  }
 
   async exec(cmd: string[], opts: ExecOptions = {}): Promise<ExecResult> {
     if (this.destroyed) throw new SandboxError(`sandbox ${this.id} was destroyed`, 'internal');
@@ -115,11 +133,11 @@ export abstract class Sandbox {
     }
   }
 
-  private base(): Pick<ExecResult, 'envHash' | 'runtime' | 'sandboxId'> {
+  protected base(): Pick<ExecResult, 'envHash' | 'runtime' | 'sandboxId'> {
     return { envHash: this.envHash, runtime: this.runtimeName, sandboxId: this.id };
   }
 
-  private failed(status: 'env_mismatch' | 'sandbox_error', error: string, t0: number): ExecResult {
+  protected failed(status: 'env_mismatch' | 'sandbox_error', error: string, t0: number): ExecResult {
     return {
       status, exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false,
       durationMs: Math.round(performance.now() - t0), ...this.base(), usage: { cpuMs: 0, maxRssMb: 0 }, error,
@@ -128,6 +146,8 @@ export abstract class Sandbox {
 
   private async execOnce(cmd: string[], opts: ExecOptions): Promise<ExecResult> {
     const t0 = performance.now();
+    const warm = this.execWarm(cmd, opts, t0);
+    if (warm) return warm;
     let verify: VerifyResult | undefined;
     const mismatch = () => this.failed('env_mismatch', `environment ${this.spec.env.name} (${this.envHash}) changed: ${verify!.problems.join('; ')}`, t0);
     if (!this.gatedStart) {
@@ -136,10 +156,7 @@ export abstract class Sandbox {
     }
     const limits = this.spec.limits;
     const timeoutMs = opts.timeoutMs ?? limits.timeoutMs;
-    this.cgroup.resetCounters();
-    const oom0 = this.cgroup.oomKills();
-    const hits0 = this.cgroup.memoryLimitHits();
-    const cpu0 = this.cgroup.cpuUsageNs();
+    const c0 = this.startCounters();
     const out = new CappedCapture(limits.outputBytes);
     const err = new CappedCapture(limits.outputBytes);
     let launched: Launched;
@@ -203,25 +220,41 @@ export abstract class Sandbox {
     clearTimeout(timer);
     this.cgroup.killAll(); // whatever the command left behind (daemons) dies with the exec
     launched.cleanup?.();
-    const durationMs = Math.round(performance.now() - t0);
-    const usage = {
-      cpuMs: Math.round((this.cgroup.cpuUsageNs() - cpu0) / 1e6),
-      maxRssMb: Math.round((this.cgroup.memoryPeakBytes() / (1024 * 1024)) * 10) / 10,
-    };
     const stderr = err.text();
     if (spawnError) return { ...this.failed('sandbox_error', spawnError.message, t0), stderr };
     const setup = timedOut ? undefined : this.setupFailure(code, stderr);
     if (setup) return { ...this.failed('sandbox_error', setup, t0), stderr };
-    const { exitCode, signal } = splitExit(code, sig);
+    return { ...this.classify({ code, sig, timedOut, out, err, t0, c0 }), ...launched.extra?.() };
+  }
+
+  /** Zero the cgroup's peak/CPU counters before an exec and remember the event counts. */
+  protected startCounters(): Counters {
+    this.cgroup.resetCounters();
+    return { oom: this.cgroup.oomKills(), hits: this.cgroup.memoryLimitHits(), cpuNs: this.cgroup.cpuUsageNs() };
+  }
+
+  /** The exec result from how the command ended and what the cgroup saw meanwhile. */
+  protected classify(p: {
+    code: number | null; sig: string | null; timedOut: boolean; out: CappedCapture; err: CappedCapture; t0: number; c0: Counters;
+    /** used where no cgroup counts (e.g. rusage from the supervisor) */
+    fallbackUsage?: { cpuMs: number; maxRssMb: number };
+  }): ExecResult {
+    const limits = this.spec.limits;
+    const durationMs = Math.round(performance.now() - p.t0);
+    const usage = this.cgroup.mode === 'none' && p.fallbackUsage ? p.fallbackUsage : {
+      cpuMs: Math.round((this.cgroup.cpuUsageNs() - p.c0.cpuNs) / 1e6),
+      maxRssMb: Math.round((this.cgroup.memoryPeakBytes() / (1024 * 1024)) * 10) / 10,
+    };
+    const { exitCode, signal } = splitExit(p.code, p.sig as NodeJS.Signals | null);
     // v1 counts OOM kills only in the victim's own group, which an OCI runtime has removed
     // by now; a SIGKILL with the limit hit or the peak at the limit is the same event.
     const atLimit = this.cgroup.memoryPeakBytes() >= limits.memoryMb * 1024 * 1024 - 1024 * 1024;
-    const oom = this.cgroup.oomKills() > oom0 || (signal === 'SIGKILL' && (this.cgroup.memoryLimitHits() > hits0 || atLimit));
-    const status = timedOut ? 'timeout' : oom ? 'memory_limit' : signal ? 'killed' : exitCode === 0 ? 'ok' : 'nonzero_exit';
+    const oom = this.cgroup.oomKills() > p.c0.oom || (signal === 'SIGKILL' && (this.cgroup.memoryLimitHits() > p.c0.hits || atLimit));
+    const status = p.timedOut ? 'timeout' : oom ? 'memory_limit' : signal ? 'killed' : exitCode === 0 ? 'ok' : 'nonzero_exit';
     return {
-      status, exitCode: timedOut ? null : exitCode, signal: timedOut ? 'SIGKILL' : signal,
-      stdout: out.text(), stderr, stdoutTruncated: out.truncated, stderrTruncated: err.truncated,
-      durationMs, ...this.base(), usage, ...launched.extra?.(),
+      status, exitCode: p.timedOut ? null : exitCode, signal: p.timedOut ? 'SIGKILL' : signal,
+      stdout: p.out.text(), stderr: p.err.text(), stdoutTruncated: p.out.truncated, stderrTruncated: p.err.truncated,
+      durationMs, ...this.base(), usage,
     };
   }
 
@@ -270,7 +303,7 @@ export abstract class Sandbox {
   }
 
   /** Back to a clean state for the next user: processes killed, scratch wiped. */
-  reset(): void {
+  reset(): void | Promise<void> {
     this.cgroup.killAll();
     wipeScratch(this.scratch);
     this.cgroup.resetCounters();

@@ -46,7 +46,7 @@ const tables: Record<SeccompArch, ArchTable> = {
       unshare: 272, setns: 308, swapon: 167, swapoff: 168, reboot: 169, sethostname: 170, setdomainname: 171,
       acct: 163, quotactl: 179, syslog: 103, settimeofday: 164, clock_settime: 227, clock_adjtime: 305, adjtimex: 159,
       iopl: 172, ioperm: 173, open_by_handle_at: 304, name_to_handle_at: 303, vhangup: 153, uselib: 134,
-      lookup_dcookie: 212, _sysctl: 156, ...common,
+      lookup_dcookie: 212, _sysctl: 156, mq_open: 240, ...common,
     },
   },
   aarch64: {
@@ -59,7 +59,7 @@ const tables: Record<SeccompArch, ArchTable> = {
       keyctl: 219, add_key: 217, request_key: 218, init_module: 105, finit_module: 273, delete_module: 106,
       unshare: 97, setns: 268, swapon: 224, swapoff: 225, reboot: 142, sethostname: 161, setdomainname: 162,
       acct: 89, quotactl: 60, syslog: 116, settimeofday: 170, clock_settime: 112, clock_adjtime: 266, adjtimex: 171,
-      open_by_handle_at: 265, name_to_handle_at: 264, vhangup: 58, lookup_dcookie: 18, ...common,
+      open_by_handle_at: 265, name_to_handle_at: 264, vhangup: 58, lookup_dcookie: 18, mq_open: 180, ...common,
     },
   },
 };
