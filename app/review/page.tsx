@@ -250,7 +250,7 @@ function ReviewScreen({ runId }: { runId?: string }) {
               </>
             )
           ) : (
-            <Section title="Queue">
+            <Section title="Queue (in the order items are handed out)">
               <div className="mb-3" data-testid="queue-counts">
                 <Facts items={[
                   ['Open', open.data?.total ?? '…'],

@@ -45,6 +45,11 @@ describe('claim order', () => {
       { reason: 'uniform', t: 3 }, { reason: 'uniform:coverage', t: 4 }, { reason: 'uniform,boundary:near_threshold', t: 6 }, { reason: 'anomaly:task_jump', t: 7 },
     ]);
     const expected = [lowBig.ids[2], lowBig.ids[3], lowBig.ids[0], lowBig.ids[1], lowSmall.ids[1], lowSmall.ids[0], half.ids[0], covered.ids[0]];
+    // The open queue lists items in the order they will be handed out, page by page.
+    const lister = await callerAs(database.db, 'reviewer');
+    expect((await lister.reviews.queue({ state: 'open' })).items.map((i) => i.id)).toEqual(expected);
+    expect(await lister.reviews.queue({ state: 'open', page: 2, pageSize: 3 })).toMatchObject({ total: 8, items: expected.slice(3, 6).map((id) => ({ id })) });
+    expect((await lister.reviews.queue({ state: 'open', runId: lowSmall.run.id })).items.map((i) => i.id)).toEqual([lowSmall.ids[1], lowSmall.ids[0]]);
     // One claim per reviewer and no verdicts, so coverage (and with it the order) stays put.
     const got: (string | null)[] = [];
     for (let i = 0; i < expected.length; i++) got.push((await (await callerAs(database.db, 'reviewer')).reviews.claim({})).id);

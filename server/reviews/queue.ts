@@ -104,10 +104,20 @@ export async function releaseClaim(db: Db, reviewId: string, reviewerId: string)
 }
 
 /**
- * Queue items, oldest first. For a viewer with an open slot on an episode, the other slots'
- * verdicts on it are withheld (double review is independent).
+ * Queue items: open ones in the claim order (what reviewers get next comes first), others
+ * oldest first. For a viewer with an open slot on an episode, the other slots' verdicts on
+ * it are withheld (double review is independent).
  */
 export async function listQueue(db: Db, opts: { runId?: string; state?: 'open' | 'done' | 'all'; page: number; pageSize: number; viewerId?: string | null }) {
+  const offset = (opts.page - 1) * opts.pageSize;
+  // The open page's ids in claim order; the rows are then fetched by id and put back in that order.
+  const openPage = opts.state === 'open'
+    ? (await db.execute<{ id: string }>(sql`
+        with ${runCoverage(opts)}
+        select r.id from reviews r join cov c on c.run_id = r.run_id
+        where r.verdict is null ${opts.runId ? sql`and r.run_id = ${opts.runId}` : sql``}
+        order by ${claimOrder} limit ${opts.pageSize} offset ${offset}`)).map((r) => r.id)
+    : null;
   const conds = [];
   if (opts.runId) conds.push(eq(reviews.runId, opts.runId));
   if (opts.state === 'open') conds.push(isNull(reviews.verdict));
@@ -127,9 +137,10 @@ export async function listQueue(db: Db, opts: { runId?: string; state?: 'open' |
     .innerJoin(episodes, eq(episodes.id, reviews.episodeId))
     .leftJoin(tasks, eq(tasks.id, episodes.taskId))
     .leftJoin(users, eq(users.id, reviews.reviewerId))
-    .where(where)
+    .where(openPage ? (openPage.length ? inArray(reviews.id, openPage) : sql`false`) : where)
     .orderBy(asc(reviews.createdAt), asc(reviews.slot))
-    .limit(opts.pageSize).offset((opts.page - 1) * opts.pageSize);
+    .limit(opts.pageSize).offset(openPage ? 0 : offset);
+  if (openPage) items.sort((a, b) => openPage.indexOf(a.id) - openPage.indexOf(b.id));
   const [{ total }] = await db.select({ total: sql<number>`count(*)::int` }).from(reviews).where(where);
   return { items, total };
 }
