@@ -98,6 +98,8 @@ export async function heartbeatLease(db: Db, jobId: number, leaseToken: string, 
  * scheduler set, and the reason stays in `last_requeue_reason`. Fenced by the lease token.
  */
 export async function yieldPreempted(db: Db, jobId: number, leaseToken: string): Promise<boolean> {
+  // The preemptor's queue, to wake its node's workers: it may start once this one stopped.
+  const [by] = await db.execute<{ queue: string }>(sql`select p.queue from jobs j join jobs p on p.id = j.preempted_by where j.id = ${jobId}`);
   const rows = await db
     .update(jobs)
     .set({
@@ -117,6 +119,9 @@ export async function yieldPreempted(db: Db, jobId: number, leaseToken: string):
     })
     .where(and(eq(jobs.id, jobId), eq(jobs.leaseToken, leaseToken), eq(jobs.state, 'running')))
     .returning({ id: jobs.id });
-  if (rows.length > 0) await db.execute(sql`select pg_notify(${SCHEDULER_CHANNEL}, ${String(jobId)})`);
+  if (rows.length > 0) {
+    await db.execute(sql`select pg_notify(${SCHEDULER_CHANNEL}, ${String(jobId)})`);
+    if (by) await db.execute(sql`select pg_notify('crucible_jobs', ${by.queue})`);
+  }
   return rows.length > 0;
 }

@@ -47,10 +47,13 @@ export async function loadState(db: Db, opts: { nodeWindowMs?: number } = {}): P
     id: string; queue: string; run_id: string | null; tier: string; workload_queue: string | null; priority: number;
     request: WorkloadRequest; state: string; admitted_node: string | null; created_at: string; queued_at: string;
     run_after: string; preemptions: number; started_at: string | null; admitted_at: string | null; preempted_at: string | null;
+    handed_over: boolean;
   }>(sql`
-    select id::text, queue, run_id, tier, workload_queue, priority, request, state::text, admitted_node, created_at, queued_at,
-      run_after, preemptions, started_at, admitted_at, preempted_at
-    from jobs where tier is not null and state in ('queued', 'running') and (admitted_node is not null or state = 'queued')`);
+    select j.id::text, j.queue, j.run_id, j.tier, j.workload_queue, j.priority, j.request, j.state::text, j.admitted_node, j.created_at,
+      j.queued_at, j.run_after, j.preemptions, j.started_at, j.admitted_at, j.preempted_at,
+      coalesce(p.admitted_node = j.admitted_node, false) as handed_over
+    from jobs j left join jobs p on p.id = j.preempted_by and j.preempted_at is not null and p.state in ('queued', 'running')
+    where j.tier is not null and j.state in ('queued', 'running') and (j.admitted_node is not null or j.state = 'queued')`);
   const pending: PendingWorkload[] = [];
   const running: RunningWorkload[] = [];
   const queueOf = new Map<string, string>();
@@ -69,6 +72,10 @@ export async function loadState(db: Db, opts: { nodeWindowMs?: number } = {}): P
       request: { ...ZERO_REQUEST, ...(r.request as Partial<WorkloadRequest>) },
       createdAt: ms(r.created_at),
     };
+    // A victim whose preemptor is admitted to its node: its share of the node (and quota) is
+    // already the preemptor's, which cannot start before it stops. Counting both would make the
+    // next decisions evict more than needed while it shuts down.
+    if (r.handed_over) continue;
     if (r.admitted_node === null) {
       pending.push({ ...base, queuedAt: ms(r.queued_at), notBefore: ms(r.run_after), preemptions: r.preemptions });
     } else {
