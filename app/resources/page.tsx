@@ -67,7 +67,27 @@ export default function ResourcesPage() {
             <p className="text-sm tabular-nums">
               Capacity {o.capacity.cpu ?? 0} vCPU, {gb(o.capacity.memory_mb ?? null)}, {o.capacity.gpu ?? 0} GPU · reserve (critical only) {o.reserve.cpu?.toFixed(1) ?? 0} vCPU, {gb(o.reserve.memory_mb ?? null)}, {o.reserve.gpu?.toFixed(1) ?? 0} GPU
             </p>
-            <p className="text-sm text-slate-500">Quota used vs borrowed: {o.quota.status}.</p>
+            {o.quota.status !== 'live' ? <p className="text-sm text-slate-500">Quota used vs borrowed: {o.quota.status}.</p> : (
+              <>
+                <p className="text-sm tabular-nums">
+                  Scheduler: {o.quota.nodes} node(s) · {o.quota.tiers.map((t) => `${t.tier} ${t.admitted} admitted / ${t.queued} queued`).join(' · ') || 'no workloads'}
+                  {Object.keys(o.quota.waiting).length > 0 && <> · waiting on {Object.entries(o.quota.waiting).map(([r, n]) => `${r} ${n}`).join(', ')}</>}
+                </p>
+                <table className={tableClass} aria-label="Quota">
+                  <thead><tr><th className={thClass}>Queue</th><th className={thClass}>Tier</th><th className={thClass}>Resource</th><th className={thClass}>Used</th><th className={thClass}>Nominal</th><th className={thClass}>Borrowed</th></tr></thead>
+                  <tbody>
+                    {o.quota.queues.map((q) => (
+                      <tr key={`${q.queue}/${q.resource}`}>
+                        <td className={tdClass}>{q.queue}</td><td className={tdClass}>{q.tier}</td><td className={tdClass}>{q.resource}</td>
+                        <td className={`${tdClass} tabular-nums`}>{+q.used.toFixed(2)}</td>
+                        <td className={`${tdClass} tabular-nums`}>{q.nominal === null ? 'unlimited' : +q.nominal.toFixed(2)}</td>
+                        <td className={`${tdClass} tabular-nums`}>{+q.borrowed.toFixed(2)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </>
+            )}
           </Section>
           <Section title="Queues per tier">
             {o.tiers.length === 0 ? <p className="text-sm text-slate-500">No queued or running jobs.</p> : (

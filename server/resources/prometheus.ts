@@ -45,5 +45,26 @@ export async function prometheusText(o: Overview): Promise<{ text: string; conte
     runJobs.set({ run: r.run }, r.jobsRunning);
     runSb.set({ run: r.run }, r.sandboxes);
   }
+  const schedUp = g('scheduler_up', '1 when a live scheduler wrote its figures in the last minute');
+  schedUp.set(o.quota.status === 'live' ? 1 : 0);
+  if (o.quota.status === 'live') {
+    const adm = g('scheduler_admitted', 'Workloads admitted to a node, per tier', ['tier']);
+    const qd = g('scheduler_queued', 'Workloads waiting for admission, per tier', ['tier']);
+    for (const t of o.quota.tiers) {
+      adm.set({ tier: t.tier }, t.admitted);
+      qd.set({ tier: t.tier }, t.queued);
+    }
+    const wait = g('scheduler_waiting', 'Queued workloads by the reason they wait', ['reason']);
+    for (const [reason, n] of Object.entries(o.quota.waiting)) wait.set({ reason }, n);
+    const used = g('quota_used', 'Resources admitted per quota queue', ['queue', 'tier', 'resource']);
+    const nominal = g('quota_nominal', 'Nominal (guaranteed) quota per queue', ['queue', 'tier', 'resource']);
+    const borrowed = g('quota_borrowed', 'Admitted beyond the nominal quota, borrowed from the cohort', ['queue', 'tier', 'resource']);
+    for (const q of o.quota.queues) {
+      const l = { queue: q.queue, tier: q.tier, resource: q.resource };
+      used.set(l, q.used);
+      if (q.nominal !== null) nominal.set(l, q.nominal);
+      borrowed.set(l, q.borrowed);
+    }
+  }
   return { text: await reg.metrics(), contentType: reg.contentType };
 }

@@ -28,6 +28,55 @@ export async function currentFigures(db: Db, freshMs = 60_000): Promise<Figure[]
 
 export type Overview = Awaited<ReturnType<typeof resourceOverview>>;
 
+export type QuotaRow = { queue: string; tier: string; resource: string; used: number; nominal: number | null; borrowed: number };
+export type SchedulerQuota =
+  | { status: 'no scheduler running' }
+  | {
+      status: 'live';
+      nodes: number;
+      /** Workloads the scheduler holds admitted and keeps queued, per tier. */
+      tiers: { tier: string; admitted: number; queued: number }[];
+      /** Why queued workloads wait (backoff, quota, cohort, reserve, capacity…), as counts. */
+      waiting: Record<string, number>;
+      /** Use per quota queue and resource against its nominal quota, and what it borrows beyond it. */
+      queues: QuotaRow[];
+    };
+
+/** The live scheduler's figures (workers/scheduler/samples.ts), when one wrote them in the last minute. */
+function schedulerQuota(figs: Figure[]): SchedulerQuota {
+  const nodes = figs.find((f) => f.name === 'scheduler_nodes');
+  if (!nodes) return { status: 'no scheduler running' };
+  // Only the newest pass counts: older samples of a label set that no longer occurs are stale.
+  const fresh = figs.filter((f) => f.name.startsWith('scheduler_') && nodes.at.getTime() - f.at.getTime() < 1_000);
+  const tiers = new Map<string, { tier: string; admitted: number; queued: number }>();
+  const waiting: Record<string, number> = {};
+  const queues = new Map<string, QuotaRow>();
+  for (const f of fresh) {
+    const l = f.labels;
+    if (f.name === 'scheduler_admitted' || f.name === 'scheduler_queued') {
+      const t = tiers.get(l.tier!) ?? { tier: l.tier!, admitted: 0, queued: 0 };
+      t[f.name === 'scheduler_admitted' ? 'admitted' : 'queued'] = f.value;
+      tiers.set(l.tier!, t);
+    } else if (f.name === 'scheduler_waiting') {
+      waiting[l.reason!] = f.value;
+    } else if (f.name.startsWith('scheduler_quota_')) {
+      const key = `${l.queue}/${l.resource}`;
+      const q = queues.get(key) ?? { queue: l.queue!, tier: l.tier!, resource: l.resource!, used: 0, nominal: null, borrowed: 0 };
+      if (f.name === 'scheduler_quota_used') q.used = f.value;
+      if (f.name === 'scheduler_quota_nominal') q.nominal = f.value;
+      if (f.name === 'scheduler_quota_borrowed') q.borrowed = f.value;
+      queues.set(key, q);
+    }
+  }
+  return {
+    status: 'live',
+    nodes: nodes.value,
+    tiers: [...tiers.values()].sort((a, b) => a.tier.localeCompare(b.tier)),
+    waiting,
+    queues: [...queues.values()].sort((a, b) => a.queue.localeCompare(b.queue) || a.resource.localeCompare(b.resource)),
+  };
+}
+
 /** What the /resources page and /api/metrics show: one shape built from the latest samples. */
 export async function resourceOverview(db: Db) {
   const figs = await currentFigures(db);
@@ -77,8 +126,7 @@ export async function resourceOverview(db: Db) {
     tiers: [...tiers.values()].sort((a, b) => a.tier.localeCompare(b.tier)),
     capacity: byResource('capacity'),
     reserve: byResource('reserve'),
-    // The DB-backed scheduler loop is not built yet: quota used vs borrowed has no live source.
-    quota: { status: 'no scheduler running' as const },
+    quota: schedulerQuota(figs),
     runs,
   };
 }
@@ -91,7 +139,7 @@ export async function resourceSeries(db: Db, input: z.infer<typeof seriesInput>)
   const since = new Date(Date.now() - WINDOW_MS[input.window]).toISOString();
   const rows = await db.execute<{ name: string; labels: Record<string, string>; at: string; value: number }>(sql`
     select name, labels, at, value from metric_samples
-    where source = ${source} and name in ${sql.raw(`(${input.names.map((n) => `'${n.replace(/'/g, "''")}'`).join(',')})`)} and at >= ${since}::timestamptz
+    where source = ${source} and name in (${sql.join(input.names.map((n) => sql`${n}`), sql`, `)}) and at >= ${since}::timestamptz
     order by at limit 20000`);
   return { source, points: rows.map((r) => ({ name: r.name, labels: r.labels, at: new Date(r.at).getTime(), value: r.value })) };
 }
