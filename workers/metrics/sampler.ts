@@ -51,7 +51,7 @@ export async function sampleCluster(db: Db): Promise<Point[]> {
   for (const [state, n] of Object.entries(byState)) points.push({ name: 'sandboxes', value: n, labels: { state } });
 
   const queues = await db.execute<{ queue: string; tier: string; state: string; n: number }>(sql`
-    select j.queue, coalesce(r.config->>'queue', 'standard') as tier, j.state::text as state, count(*)::int as n
+    select j.queue, coalesce(j.tier, r.config->>'queue', 'standard') as tier, j.state::text as state, count(*)::int as n
     from jobs j left join runs r on r.id = j.run_id
     where j.state in ('queued', 'running') group by 1, 2, 3`);
   for (const r of queues) {
