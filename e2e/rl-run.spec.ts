@@ -101,7 +101,8 @@ test('two runs compared: ticked on /runs, one chart per metric with a line per r
   await page.getByLabel(`Compare ${otherRunName}`).check();
   await expect(compare).toHaveText('Compare (2)');
   await compare.click();
-  await expect(page).toHaveURL(new RegExp(`/runs/compare\\?ids=${runId},${otherId}$`));
+  // A client-side navigation that renders every chart before it commits: slow on two busy cores.
+  await expect(page).toHaveURL(new RegExp(`/runs/compare\\?ids=${runId},${otherId}$`), { timeout: 45_000 });
 
   await expect(page.getByTestId('compared-run')).toHaveCount(2);
   const reward = page.locator('[data-testid="metric-chart"][data-metric="reward_mean"]');
@@ -116,7 +117,7 @@ test('two runs compared: ticked on /runs, one chart per metric with a line per r
   // The run page's picker leads to the same comparison.
   await page.goto(`/runs/${runId}`);
   await page.getByLabel('Compare with').selectOption(otherId);
-  await expect(page).toHaveURL(new RegExp(`/runs/compare\\?ids=${runId},${otherId}$`));
+  await expect(page).toHaveURL(new RegExp(`/runs/compare\\?ids=${runId},${otherId}$`), { timeout: 45_000 });
   await expect(page.getByTestId('compared-run')).toHaveCount(2);
 
   // An unknown id is named, not silently dropped.

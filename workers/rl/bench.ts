@@ -19,7 +19,7 @@ import { sourceFor } from './episode';
 
 /**
  * `npm run bench -- loop [--iterations 3] [--tasks 4] [--group 4] [--max-turns 2] [--workers 2]
- *   [--sft-steps 20] [--heldout 4] [--ref-programs 40] [--json]`
+ *   [--sft-steps 250] [--heldout 4] [--ref-programs 40] [--json]`
  *
  * A short real RL run in this process (embedded Postgres in a temp dir, the rl.* job handlers
  * in a job loop, bwrap sandboxes, the ONNX policy on CPU), then where the time went, per
@@ -94,7 +94,7 @@ export async function main(argv: string[]): Promise<number> {
     args: argv,
     options: {
       iterations: { type: 'string', default: '3' }, tasks: { type: 'string', default: '4' }, group: { type: 'string', default: '4' },
-      'max-turns': { type: 'string', default: '2' }, workers: { type: 'string', default: '2' }, 'sft-steps': { type: 'string', default: '20' },
+      'max-turns': { type: 'string', default: '2' }, workers: { type: 'string', default: '2' }, 'sft-steps': { type: 'string', default: '250' },
       heldout: { type: 'string', default: '4' }, 'ref-programs': { type: 'string', default: '40' }, timeout: { type: 'string', default: '900' },
       seed: { type: 'string', default: '7' }, json: { type: 'boolean' },
     },
@@ -190,6 +190,8 @@ export async function main(argv: string[]): Promise<number> {
     type IterationTimes = {
       iteration: number; windowS: number; episodes: number; turns: number; episodesPerS: number;
       share: Record<string, number>; sandboxFloorShare: number; sandboxMsPerTurn: number; policyMsPerTurn: number;
+      /** what the update had to work with: without reward variance GRPO trains on nothing */
+      trainedSequences: number; zeroVarianceGroupShare: number; rewardMean: number;
     };
     const perIteration: IterationTimes[] = [];
     for (let it = 0; it < cfg.iterations; it++) {
@@ -221,6 +223,7 @@ export async function main(argv: string[]): Promise<number> {
         // the same programs by plain spawn instead of the sandbox: the floor of the sandbox share
         sandboxFloorShare: (ts.length * refMed.plainMs) / slotMs,
         sandboxMsPerTurn: sandboxTotal / Math.max(1, ts.length), policyMsPerTurn: policy / Math.max(1, ts.length),
+        trainedSequences: metricAt('trained_sequences', it + 1), zeroVarianceGroupShare: metricAt('zero_variance_group_share', it + 1), rewardMean: metricAt('reward_mean', it + 1),
       });
     }
     const keys = ['rollout', 'sandbox', 'scoring', 'update', 'evalAndCheckpoint', 'episodeJobOther', 'commits', 'idle'];
@@ -252,7 +255,7 @@ export async function main(argv: string[]): Promise<number> {
       log(`run: ${result.run.episodes} episodes, ${result.run.turns} turns in ${f(wallS)} s (${f(result.run.episodesPerS, 2)} episodes/s overall; start incl. SFT + baseline eval ${f(result.run.startS)} s)`);
       log(`reward_mean by iteration: ${result.run.rewardMean.map((v) => v.toFixed(3)).join(' → ')}`);
       for (const p of perIteration) {
-        log(`iteration ${p.iteration}: ${f(p.windowS)} s, ${p.episodes} episodes, ${f(p.episodesPerS, 2)} episodes/s; ` + keys.map((k) => `${k} ${pct(p.share[k]!)}`).join(', '));
+        log(`iteration ${p.iteration}: ${f(p.windowS)} s, ${p.episodes} episodes, ${f(p.episodesPerS, 2)} episodes/s, reward ${f(p.rewardMean, 3)}, ${p.trainedSequences} sequences trained (${pct(p.zeroVarianceGroupShare)} zero-variance groups); ` + keys.map((k) => `${k} ${pct(p.share[k]!)}`).join(', '));
       }
       log(`median of ${perIteration.length} iterations (share of ${cfg.concurrency} job slots × iteration wall time):`);
       log(`  episodes/s           ${f(med.episodesPerS, 2)}   (iteration ${f(med.windowS)} s)`);
