@@ -133,39 +133,39 @@ export async function applyResult(db: Db, state: LiveState, result: SchedulingRe
       const run = state.runOf.get(p.workloadId);
       if (run) events.push({ runId: run, type: 'job.preempted', message: `job ${id} ${reason}`, data: { jobId: id, by: Number(p.byWorkloadId), reason: p.reason, retryAt } });
     }
-    for (const a of result.admissions) {
-      // Preempting admissions go ahead only if every victim was marked (else: next pass).
-      if (a.preempts.some((v) => !victimsOf.has(v))) continue;
-      const rows = await tx.execute(sql`
-        update jobs set admitted_node = ${a.nodeId}, admitted_at = now(), borrowing = ${a.borrowing}, updated_at = now()
-        where id = ${Number(a.workloadId)} and state = 'queued' and admitted_node is null and tier is not null
-          and run_after <= now() returning id`);
-      if (rows.length === 0) {
-        out.skipped++;
-        continue;
-      }
-      out.admitted++;
-      const q = state.queueOf.get(a.workloadId);
-      if (q) wake.add(q);
+    // One statement for all admissions (a burst can admit thousands); each row is still a CAS.
+    const admissions = result.admissions
+      .filter((a) => !a.preempts.some((v) => !victimsOf.has(v))) // a victim not marked: next pass
+      .map((a) => ({ id: Number(a.workloadId), node: a.nodeId, borrowing: a.borrowing }));
+    out.skipped += result.admissions.length - admissions.length;
+    if (admissions.length > 0) {
+      const rows = await tx.execute<{ queue: string }>(sql`
+        update jobs j set admitted_node = v.node, admitted_at = now(), borrowing = v.borrowing, updated_at = now()
+        from jsonb_to_recordset(${JSON.stringify(admissions)}::jsonb) as v(id bigint, node text, borrowing boolean)
+        where j.id = v.id and j.state = 'queued' and j.admitted_node is null and j.tier is not null and j.run_after <= now()
+        returning j.queue`);
+      out.admitted += rows.length;
+      out.skipped += admissions.length - rows.length;
+      for (const r of rows) wake.add(r.queue);
     }
-    for (const r of result.requeues) {
-      const id = Number(r.workloadId);
-      const reason = `node-lost: ${r.message}`;
-      const rows = await tx.execute(sql`
-        update jobs set
-          state = case when state = 'running' and attempts >= max_attempts then 'dead'::job_state else 'queued'::job_state end,
-          finished_at = case when state = 'running' and attempts >= max_attempts then now() else null end,
+    if (result.requeues.length > 0) {
+      const lost = result.requeues.map((r) => ({ id: Number(r.workloadId), node: r.nodeId, reason: `node-lost: ${r.message}` }));
+      const rows = await tx.execute<{ id: string; node: string }>(sql`
+        update jobs j set
+          state = case when j.state = 'running' and j.attempts >= j.max_attempts then 'dead'::job_state else 'queued'::job_state end,
+          finished_at = case when j.state = 'running' and j.attempts >= j.max_attempts then now() else null end,
           admitted_node = null, admitted_at = null, borrowing = false, lease_owner = null, lease_token = null, lease_expires_at = null,
           started_at = null, preempted_at = null, preempted_by = null, queued_at = now(), run_after = now(),
-          last_requeue_reason = ${reason}, updated_at = now()
-        where id = ${id} and admitted_node = ${r.nodeId} and state in ('queued', 'running') returning id, queue`);
-      if (rows.length === 0) {
-        out.skipped++;
-        continue;
+          last_requeue_reason = v.reason, updated_at = now()
+        from jsonb_to_recordset(${JSON.stringify(lost)}::jsonb) as v(id bigint, node text, reason text)
+        where j.id = v.id and j.admitted_node = v.node and j.state in ('queued', 'running')
+        returning j.id::text, v.node`);
+      out.requeued += rows.length;
+      out.skipped += lost.length - rows.length;
+      for (const r of rows) {
+        const run = state.runOf.get(r.id);
+        if (run) events.push({ runId: run, type: 'job.requeued', message: `job ${r.id} re-queued: node ${r.node} lost`, data: { jobId: Number(r.id), node: r.node } });
       }
-      out.requeued++;
-      const run = state.runOf.get(r.workloadId);
-      if (run) events.push({ runId: run, type: 'job.requeued', message: `job ${id} ${reason}`, data: { jobId: id, node: r.nodeId } });
     }
     // A victim whose worker never stopped it (hung, or its node is partitioned but heartbeats):
     // take it back after the grace period; clearing the token fences whatever it does next.
