@@ -155,6 +155,27 @@ export async function main(argv: string[]): Promise<number> {
     out.warmExec = warm;
     await manager.release(sb);
 
+    // the same programs as one episode start each: acquire (warm; its environment check) →
+    // put the file → exec → release (reset), against the same plain spawn
+    const cycles: Record<string, unknown> = {};
+    for (const [name, inBox, onHost] of programs.slice(1)) {
+      const a: number[] = [];
+      const b: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const t0 = performance.now();
+        const s = await manager.acquire({ runtime, limits });
+        s.putFile(inBox[1]!, inBox[1]!.endsWith('.py') ? PY_TEST : NODE_TEST);
+        await timed(s, inBox);
+        await manager.release(s);
+        a.push(performance.now() - t0);
+        b.push(await plain(onHost[0]!, onHost.slice(1), hostDir));
+      }
+      const ratio = pct(a, 50) / pct(b, 50);
+      cycles[name] = { p50: pct(a, 50), p99: pct(a, 99), spawnP50: pct(b, 50), ratio };
+      log(`acquire+exec+release ${name.padEnd(12)} p50 ${fmt(pct(a, 50))} ms  p99 ${fmt(pct(a, 99))} ms   (plain p50 ${fmt(pct(b, 50))} ms)  ratio ${ratio.toFixed(2)}×`);
+    }
+    out.cycle = cycles;
+
     // throughput at concurrency 1, 2, 4, 8: one warm sandbox per lane
     const tput: Record<string, unknown>[] = [];
     for (const [name, inBox, onHost] of programs.slice(1)) {

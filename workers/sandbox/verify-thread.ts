@@ -71,6 +71,7 @@ class VerifyThread {
     const w = this.worker;
     this.worker = undefined;
     this.sent.clear();
+    this.slots.clear();
     if (w) {
       w.removeAllListeners('exit');
       void w.terminate();
@@ -93,8 +94,33 @@ class VerifyThread {
     });
   }
 
-  /** Start the check now; await the result later. */
-  async verify(env: Environment): Promise<VerifyResult> {
+  private readonly slots = new Map<string, { running?: Promise<VerifyResult>; queued?: Promise<VerifyResult> }>();
+
+  /**
+   * Start the check now; await the result later. Callers coalesce: while one check runs,
+   * every new caller shares the single next one (which starts after the caller asked, so
+   * it still sees any change made before), so bursts of starts never queue up checks.
+   */
+  verify(env: Environment): Promise<VerifyResult> {
+    let slot = this.slots.get(env.dir);
+    if (!slot) this.slots.set(env.dir, (slot = {}));
+    const s = slot;
+    const launch = (): Promise<VerifyResult> => {
+      const p = this.verifyNow(env).finally(() => {
+        if (s.running === p) s.running = undefined;
+      });
+      s.running = p;
+      return p;
+    };
+    if (!s.running) return launch();
+    s.queued ??= s.running.catch(() => undefined).then(() => {
+      s.queued = undefined;
+      return launch();
+    });
+    return s.queued;
+  }
+
+  private async verifyNow(env: Environment): Promise<VerifyResult> {
     const t0 = performance.now();
     const b = baselineFor(env);
     const fresh = this.sent.get(env.dir) !== b; // a re-baseline replaces the object
