@@ -90,6 +90,9 @@ export async function claim(db: Db, input: ClaimInput): Promise<ClaimedJob[]> {
           leaseToken: sql`gen_random_uuid()`,
           leaseExpiresAt: inMs(v.leaseMs),
           startedAt: sql`now()`,
+          // A new attempt starts unpreempted (a mark left by an attempt that failed meanwhile).
+          preemptedAt: null,
+          preemptedBy: null,
           updatedAt: sql`now()`,
         })
         .where(inArray(jobs.id, live))

@@ -46,7 +46,7 @@ export async function fail(
     // A scheduled job waits out its backoff unadmitted, so it holds no node's capacity meanwhile.
     await tx
       .update(jobs)
-      .set({ ...released, state: 'queued', runAfter: inMs(delay), admittedNode: null, admittedAt: null, borrowing: false, startedAt: null, queuedAt: sql`now()` })
+      .set({ ...released, state: 'queued', runAfter: inMs(delay), admittedNode: null, admittedAt: null, borrowing: false, startedAt: null, preemptedAt: null, preemptedBy: null, queuedAt: sql`now()` })
       .where(eq(jobs.id, jobId));
     return { outcome: 'retry', retryInMs: delay, attempts: job.attempts };
   });

@@ -38,6 +38,7 @@ export async function releaseLease(db: Db, jobId: number, leaseToken: string): P
       borrowing: false,
       startedAt: null,
       preemptedAt: null,
+      preemptedBy: null,
       updatedAt: sql`now()`,
     })
     .where(and(eq(jobs.id, jobId), eq(jobs.leaseToken, leaseToken), eq(jobs.state, 'running')))

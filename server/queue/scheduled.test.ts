@@ -96,6 +96,16 @@ describe('scheduled workloads in the queue', () => {
     });
     const [started] = await claim(database.db, { queues: [queue], owner, leaseMs: 10_000, node: 'n1' });
     expect(started.id).toBe(critical.id);
+
+    // Preempted while it was failing anyway: the retry must not start out preempted.
+    await database.db.update(jobs).set({ preemptedAt: sql`now()`, preemptedBy: victim.id }).where(eq(jobs.id, critical.id));
+    await fail(database.db, critical.id, started.leaseToken, new Error('crashed'), { backoff: { baseMs: 1, maxMs: 1 } });
+    expect(await row(critical.id)).toMatchObject({ state: 'queued', preemptedAt: null, preemptedBy: null, admittedNode: null });
+    await new Promise((r) => setTimeout(r, 5));
+    await admit(critical.id, 'n1');
+    const [retry] = await claim(database.db, { queues: [queue], owner, leaseMs: 10_000, node: 'n1' });
+    expect(retry.id).toBe(critical.id);
+    expect((await heartbeatLease(database.db, critical.id, retry.leaseToken, 10_000)).preempted).toBeNull();
     await database.db.delete(workers).where(eq(workers.id, 'sched-2'));
   });
 });
