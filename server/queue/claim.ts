@@ -20,6 +20,12 @@ export const claimInput = z.object({
    * ones while no scheduler is running).
    */
   node: z.string().min(1).max(200).optional(),
+  /**
+   * `admitted`: only jobs the scheduler admitted to `node` (their number is bounded by the
+   * node's capacity, not by the worker's concurrency); `unadmitted`: only the others
+   * (unscheduled jobs, and scheduled ones while no scheduler runs). Default: both.
+   */
+  only: z.enum(['admitted', 'unadmitted']).optional(),
 });
 export type ClaimInput = z.input<typeof claimInput>;
 
@@ -43,14 +49,14 @@ export async function claim(db: Db, input: ClaimInput): Promise<ClaimedJob[]> {
           and(
             inArray(jobs.queue, v.queues),
             or(
-              isNull(jobs.tier),
-              v.node
+              v.only === 'admitted' ? sql`false` : isNull(jobs.tier),
+              v.node && v.only !== 'unadmitted'
                 ? and(
                     eq(jobs.admittedNode, v.node),
                     sql`not exists (select 1 from jobs victim where victim.preempted_by = ${jobs.id} and victim.state = 'running')`,
                   )
                 : sql`false`,
-              and(isNull(jobs.admittedNode), sql`not ${schedulerAlive()}`),
+              v.only === 'admitted' ? sql`false` : and(isNull(jobs.admittedNode), sql`not ${schedulerAlive()}`),
             ),
             or(
               and(eq(jobs.state, 'queued'), lte(jobs.runAfter, sql`now()`)),

@@ -22,6 +22,9 @@ export type JobLoopOptions = {
   node?: string;
 };
 
+/** Admitted jobs claimed per queue at once (more come on the next round). */
+const ADMITTED_BATCH = 16;
+
 type InFlight = { done: Promise<void>; release: () => Promise<void>; preempt: (reason: string) => void };
 
 /**
@@ -37,39 +40,63 @@ export async function runJobLoop(o: JobLoopOptions): Promise<void> {
   }
   const wakeup = await JobWakeup.listen(o.sql, o.handlers.map((h) => h.queue));
   const inFlight = new Map<number, InFlight>();
+  // Jobs the scheduler admitted to this node are bounded by the node's capacity (that is what
+  // admission means), so only the others count against `concurrency`.
+  const admitted = new Set<number>();
+  const unadmittedCount = () => inFlight.size - admitted.size;
+  let finished: (() => void) | undefined;
   let turn = 0;
   // The fast path of preemption: the scheduler NOTIFYs the job id; the heartbeat is the fallback.
   const preemptListener = o.node
     ? await o.sql.listen(PREEMPT_CHANNEL, (payload) => inFlight.get(Number(payload))?.preempt('preempted by the scheduler'))
     : undefined;
   o.log(`processing ${o.handlers.map((h) => h.queue).join(', ')} (concurrency ${o.concurrency}${o.node ? `, node ${o.node}` : ''})`);
+  const start = (handler: JobHandler, job: ClaimedJob, isAdmitted: boolean) => {
+    const run = execute(o, handler, job);
+    inFlight.set(job.id, run);
+    if (isAdmitted) admitted.add(job.id);
+    void run.done.finally(() => {
+      inFlight.delete(job.id);
+      admitted.delete(job.id);
+      finished?.();
+    });
+  };
+  const tryClaim = async (handler: JobHandler, limit: number, only?: 'admitted' | 'unadmitted') => {
+    try {
+      return await claim(o.db, { queues: [handler.queue], owner: o.workerId, leaseMs: handler.leaseMs ?? DEFAULT_LEASE_MS, limit, node: o.node, only });
+    } catch (e) {
+      o.log(`claim on ${handler.queue} failed: ${(e as Error).message}`);
+      return [];
+    }
+  };
   try {
     while (!o.signal.aborted) {
-      if (inFlight.size >= o.concurrency) {
-        await Promise.race([...[...inFlight.values()].map((f) => f.done), aborted(o.signal)]);
-        continue;
-      }
       const mark = wakeup.mark();
+      // Taken before claiming, like the wake-up mark: a job finishing meanwhile is not missed.
+      const slotFreed = new Promise<void>((resolve) => (finished = resolve));
       let claimed = 0;
       // Rotate the starting queue so one busy queue cannot starve the others.
       turn = (turn + 1) % o.handlers.length;
-      for (let i = 0; i < o.handlers.length && inFlight.size < o.concurrency && !o.signal.aborted; i++) {
+      for (let i = 0; i < o.handlers.length && !o.signal.aborted; i++) {
         const handler = o.handlers[(turn + i) % o.handlers.length];
-        const leaseMs = handler.leaseMs ?? DEFAULT_LEASE_MS;
-        let jobs: ClaimedJob[] = [];
-        try {
-          jobs = await claim(o.db, { queues: [handler.queue], owner: o.workerId, leaseMs, limit: o.concurrency - inFlight.size, node: o.node });
-        } catch (e) {
-          o.log(`claim on ${handler.queue} failed: ${(e as Error).message}`);
+        if (o.node) {
+          const jobs = await tryClaim(handler, ADMITTED_BATCH, 'admitted');
+          for (const job of jobs) start(handler, job, true);
+          claimed += jobs.length;
         }
-        for (const job of jobs) {
-          const run = execute(o, handler, job);
-          inFlight.set(job.id, run);
-          void run.done.finally(() => inFlight.delete(job.id));
+        const free = o.concurrency - unadmittedCount();
+        if (free > 0) {
+          const jobs = await tryClaim(handler, free, o.node ? 'unadmitted' : undefined);
+          for (const job of jobs) start(handler, job, false);
+          claimed += jobs.length;
         }
-        claimed += jobs.length;
       }
-      if (claimed === 0) await wakeup.wait(mark, o.pollMs, o.signal);
+      // Full, or nothing to claim: wait for news (NOTIFY), a finished job, or the poll timeout.
+      if (claimed === 0) {
+        const stopWaiting = new AbortController();
+        await Promise.race([wakeup.wait(mark, o.pollMs, AbortSignal.any([o.signal, stopWaiting.signal])), slotFreed]);
+        stopWaiting.abort(); // drop the wake-up timer when a finished job ended the wait
+      }
     }
   } finally {
     await preemptListener?.unlisten().catch(() => {});
@@ -87,10 +114,6 @@ export async function runJobLoop(o: JobLoopOptions): Promise<void> {
       }
     }
   }
-}
-
-function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
 }
 
 /**

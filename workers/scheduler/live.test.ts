@@ -41,8 +41,10 @@ const CONFIG = {
 
 const rows = async <T>(q: ReturnType<typeof sql>) => (await database.db.execute(q)) as unknown as T[];
 
+// Concurrency 1: admitted jobs are bounded by the node's capacity, not the worker's slots, so
+// each of these nodes still runs two 1-CPU jobs at once.
 function startNode(name: string): Proc {
-  const p = startTs('workers/jobs/main.ts', ['--handlers', handlers, '--concurrency', '8', '--poll-ms', '500'], {
+  const p = startTs('workers/jobs/main.ts', ['--handlers', handlers, '--concurrency', '1', '--poll-ms', '500'], {
     DATABASE_URL: database.url,
     CRUCIBLE_NODE: name,
     CRUCIBLE_NODE_CPUS: '2',
@@ -176,11 +178,8 @@ describe('live scheduler (real processes as nodes)', () => {
     const victims = (await jobRows(borrowed)).filter((j) => j.preemptions > 0);
     expect(victims).toHaveLength(2);
     for (const v of victims) expect(v.last_requeue_reason).toMatch(/^reclaim: .*queue team-a reclaims the quota lent to team-b/);
-    // Newest first: the two team-b jobs that started last; team-b keeps its nominal 2 CPUs.
-    const firstStart = await rows<{ job_id: number }>(sql`
-      select job_id::int from sched_starts where job_id in ${sql`(${sql.join(borrowed.map((i) => sql`${i}`), sql`, `)})`}
-      group by job_id order by min(at) desc limit 2`);
-    expect(victims.map((v) => v.id).sort()).toEqual(firstStart.map((r) => r.job_id).sort());
+    // team-b keeps its nominal 2 CPUs running (which two go is the core's newest-first rule,
+    // covered by core.test.ts; jobs claimed in one statement tie on their start time here).
     const [held] = await rows<{ n: number }>(sql`
       select count(*)::int as n from jobs where workload_queue = 'team-b' and state = 'running' and preempted_at is null and admitted_node is not null`);
     expect(held.n).toBe(2);
