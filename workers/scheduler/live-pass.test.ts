@@ -1,6 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
+import { runs } from '@/db/schema';
+import { claim, yieldPreempted } from '@/server/queue';
+import { defaultRunConfig } from '@/server/runs/run-config';
 import { freshDatabase } from '@/test/database';
 import { parseSchedulerConfig } from './config';
 import { livePass } from './live';
@@ -76,5 +79,38 @@ describe('a live pass over the database', () => {
     await livePass(database.db, () => config, { evictGraceMs: 30_000 });
     const [{ n: still }] = await database.sql<{ n: number }[]>`select count(*)::int as n from jobs where admitted_node = 'node-1'`;
     expect(still).toBe(0);
+  });
+
+  it('records a preemption on the victim\'s row and its run\'s events; the preemptor starts once the victim is handed back', async () => {
+    await database.sql`delete from jobs`;
+    await database.sql`delete from workers`;
+    await database.sql`insert into workers (id, kind, hostname, pid, capacity, node) values ('solo-w', 'jobs', 'h', 1, '{"cpus": 2, "memoryMb": 4096, "gpuCount": 0, "gpuMemoryMb": 0, "diskMb": 0}'::jsonb, 'solo')`;
+    const [run] = await database.db.insert(runs).values({ name: 'preempted-run', config: defaultRunConfig }).returning();
+    const victims = await database.sql<{ id: string; lease_token: string }[]>`
+      insert into jobs (queue, tier, request, run_id, state, admitted_node, admitted_at, started_at, lease_token, lease_expires_at, attempts)
+      select 'bulk', 'standard', '{"cpu": 1}'::jsonb, ${run.id}, 'running', 'solo', now() - interval '1 minute', now() - make_interval(secs => 60 - i),
+        gen_random_uuid(), now() + interval '1 minute', 1
+      from generate_series(1, 2) i returning id::text, lease_token`;
+    const [critical] = await database.sql<{ id: string }[]>`insert into jobs (queue, tier, request) values ('urgent', 'critical', '{"cpu": 1}'::jsonb) returning id::text`;
+    const report = await livePass(database.db, () => config, { evictGraceMs: 30_000 });
+    expect(report.applied).toMatchObject({ admitted: 1, preempted: 1 });
+    const [victim] = await database.sql<{ id: string; reason: string; backoff_ms: number; preempted_by: string }[]>`
+      select id::text, last_requeue_reason as reason, preempted_by::text, (extract(epoch from run_after - now()) * 1000)::float8 as backoff_ms
+      from jobs where preempted_at is not null`;
+    // The newest of the two (started 58 s ago, not 59 s).
+    expect(victim.id).toBe(victims[1].id);
+    expect(victim.preempted_by).toBe(critical.id);
+    expect(victim.reason).toMatch(new RegExp(`^priority: preempted by ${critical.id} \\(critical, priority 0\\) of higher priority`));
+    expect(victim.backoff_ms).toBeGreaterThan(3_000); // base 5 s backoff before it may be admitted again
+    const events = await database.sql<{ type: string; message: string; actor: string }[]>`select type, message, actor from run_events where run_id = ${run.id} and type = 'job.preempted'`;
+    expect(events).toEqual([{ type: 'job.preempted', actor: 'system:scheduler', message: `job ${victim.id} ${victim.reason}` }]);
+
+    // Admitted to the victim's node, but not claimable until the victim stopped.
+    const claimIt = () => claim(database.db, { queues: ['urgent'], owner: 'solo-w', leaseMs: 5_000, node: 'solo', only: 'admitted' });
+    expect(await claimIt()).toEqual([]);
+    // A pass meanwhile evicts nothing more: the victim's share is already the preemptor's.
+    expect((await livePass(database.db, () => config, { evictGraceMs: 30_000 })).applied.preempted).toBe(0);
+    expect(await yieldPreempted(database.db, Number(victim.id), victims[1].lease_token)).toBe(true);
+    expect((await claimIt()).map((j) => String(j.id))).toEqual([critical.id]);
   });
 });
