@@ -5,6 +5,8 @@ import { workers, type NodeCapacity } from '@/db/schema';
 import { detectCapacity } from '@/workers/runtime/capacity';
 import type { Resources } from './types';
 
+type Env = Record<string, string | undefined>;
+
 // A scheduler node: the processes of one machine (or one simulated machine in tests) that
 // run scheduled jobs. Each such process records the node's name and capacity on its
 // `workers` row; the heartbeat the worker runtime already sends is the node's heartbeat.
@@ -18,7 +20,7 @@ const OVERRIDES = {
 } as const satisfies Record<keyof NodeCapacity, string>;
 
 /** The node's name: CRUCIBLE_NODE, else the hostname. */
-export function nodeName(env: NodeJS.ProcessEnv = process.env): string {
+export function nodeName(env: Env = process.env): string {
   return env.CRUCIBLE_NODE?.trim() || os.hostname();
 }
 
@@ -27,7 +29,7 @@ export function nodeName(env: NodeJS.ProcessEnv = process.env): string {
  * figure replaceable through its env variable, so a test can run "small nodes" and an
  * operator can keep part of a machine out of the scheduler's hands.
  */
-export function nodeCapacity(env: NodeJS.ProcessEnv = process.env, measure: () => NodeCapacity = detectCapacity): NodeCapacity {
+export function nodeCapacity(env: Env = process.env, measure: () => NodeCapacity = detectCapacity): NodeCapacity {
   const c = { ...measure() };
   for (const [key, name] of Object.entries(OVERRIDES) as [keyof NodeCapacity, string][]) {
     const raw = env[name];

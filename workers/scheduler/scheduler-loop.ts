@@ -7,6 +7,8 @@ import { addInto, zero } from './resources';
 import { schedulerSamples, storeSchedulerSamples } from './samples';
 import type { SchedulerConfig } from './types';
 
+type Env = Record<string, string | undefined>;
+
 // The scheduler worker's loop: become the leader (a session advisory lock, so any number of
 // schedulers can run for availability and exactly one decides), then pass every `tickMs`
 // and whenever a job is enqueued, finished or handed back (LISTEN), at most every `minGapMs`.
@@ -47,7 +49,7 @@ const sleep = (ms: number, signal: AbortSignal) =>
  * `parseSchedulerConfig`, or else `defaultConfig` over the live nodes' total capacity (three
  * tiers, one cohort), with CRUCIBLE_RESERVE_FRACTION and the timing overrides applied.
  */
-export function configFromEnv(env: NodeJS.ProcessEnv = process.env): (state: LiveState) => SchedulerConfig {
+export function configFromEnv(env: Env = process.env): (state: LiveState) => SchedulerConfig {
   const num = (name: string) => {
     const raw = env[name];
     if (raw === undefined || raw === '') return undefined;
