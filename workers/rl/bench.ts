@@ -129,7 +129,7 @@ export async function main(argv: string[]): Promise<number> {
     loop = runJobLoop({ db, sql, workerId: 'bench-loop', handlers, concurrency: cfg.concurrency, pollMs: 100, drainMs: 1000, signal: ac.signal, log: () => {} });
     log(`loop bench: ${cfg.iterations} iterations × ${cfg.tasksPerIteration} tasks × group ${cfg.groupSize}, max ${cfg.maxTurns} turns, ${cfg.concurrency} job slots, SFT ${process.env.CRUCIBLE_RL_SFT_STEPS} steps, ${process.env.CRUCIBLE_RL_HELDOUT_LIMIT} held-out tasks; ${os.availableParallelism()} CPUs`);
     const t0 = performance.now();
-    const created = await createRun(db, { name: 'bench-loop', config: { ...cfg, seed: int('seed'), learningRate: 1e-3 } }, 'bench');
+    const created = await createRun(db, { name: 'bench-loop', config: { ...cfg, seed: int('seed') } }, 'bench');
     const run = await waitForRun(db, created.id, int('timeout') * 1000);
     const wallS = (performance.now() - t0) / 1000;
     if (run.status !== 'completed') throw new Error(`the bench run ended ${run.status}: ${run.error ?? 'see its run events'}`);
