@@ -60,6 +60,18 @@ export const runConfigSchema = z
     queue: z.enum(['critical', 'standard', 'best-effort']).default('standard'),
     priority: z.number().int().min(0).max(1000).default(100),
     seed: z.number().int().min(0).max(2 ** 31 - 1).default(1),
+    /**
+     * Dynamic sampling: groups whose rewards are all equal carry no signal; drop them from
+     * the batch and sample extra groups (up to `maxGroupsFactor` × tasksPerIteration) until
+     * tasksPerIteration groups with signal are in hand.
+     */
+    dynamicSampling: z
+      .object({ enabled: z.boolean().default(false), maxGroupsFactor: z.number().min(1).max(10).default(2) })
+      .default({ enabled: false, maxGroupsFactor: 2 }),
+    /** Overlong masking: responses cut off at the token budget are left out of the loss. */
+    maskTruncated: z.boolean().default(false),
+    /** Staleness bound k: episodes sampled by a policy more than k versions old are dropped from the loss. */
+    maxStaleness: z.number().int().min(0).max(100).default(1),
     review: reviewConfig.default({ rate: 0.05, doubleReviewShare: 0.1, blind: true, disputed: 'exclude', thresholds: [0.5] }),
   })
   .strict();

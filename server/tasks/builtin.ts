@@ -31,6 +31,10 @@ const families: Family[] = [
     py: (k) => `return x * ${k}`, js: (k) => `return x * ${k};`, ref: (k, x: number) => x * k, gen: (r) => [int(r, -20, 20)] },
   { name: 'minus', difficulty: 1, params: [1, 2, 3, 5, 10], doc: (k) => `Return x minus ${k}.`, args: ['x'],
     py: (k) => `return x - ${k}`, js: (k) => `return x - ${k};`, ref: (k, x: number) => x - k, gen: (r) => [int(r, -20, 20)] },
+  { name: 'mod', difficulty: 2, params: [2, 3, 4, 5, 6, 7], doc: (k) => `Return x modulo ${k}.`, args: ['x'],
+    py: (k) => `return x % ${k}`, js: (k) => `return x % ${k};`, ref: (k, x: number) => x % k, gen: (r) => [int(r, 0, 40)] },
+  { name: 'above', difficulty: 2, params: [0, 1, 2, 3, 4, 5], doc: (k) => `Return True if x is greater than ${k}, else False.`, args: ['x'],
+    py: (k) => `return x > ${k}`, js: (k) => `return x > ${k};`, ref: (k, x: number) => x > k, gen: (r) => [int(r, -3, 9)] },
   { name: 'square', difficulty: 2, params: [0], doc: () => 'Return x squared.', args: ['x'],
     py: () => 'return x * x', js: () => 'return x * x;', ref: (_k, x: number) => x * x, gen: (r) => [int(r, -12, 12)] },
   { name: 'negate', difficulty: 2, params: [0], doc: () => 'Return the negation of x.', args: ['x'],
@@ -51,7 +55,11 @@ const families: Family[] = [
     py: () => 'return s[::-1]', js: () => "return s.split('').reverse().join('');", ref: (_k, s: string) => [...s].reverse().join(''), gen: (r) => [word(r)] },
   { name: 'upper', difficulty: 3, params: [0], doc: () => 'Return s in upper case.', args: ['s'],
     py: () => 'return s.upper()', js: () => 'return s.toUpperCase();', ref: (_k, s: string) => s.toUpperCase(), gen: (r) => [word(r)] },
-  { name: 'repeat', difficulty: 3, params: [2, 3], doc: (k) => `Return the string s repeated ${k} times.`, args: ['s'],
+  { name: 'take', difficulty: 3, params: [1, 2, 3, 4], doc: (k) => `Return the first ${k} items of the list xs.`, args: ['xs'],
+    py: (k) => `return xs[:${k}]`, js: (k) => `return xs.slice(0, ${k});`, ref: (k, xs: number[]) => xs.slice(0, k), gen: (r) => [list(r)] },
+  { name: 'add_each', difficulty: 3, params: [1, 2, 3, 4, 5], doc: (k) => `Return the list xs with ${k} added to each item.`, args: ['xs'],
+    py: (k) => `return [x + ${k} for x in xs]`, js: (k) => `return xs.map((x) => x + ${k});`, ref: (k, xs: number[]) => xs.map((x) => x + k), gen: (r) => [list(r)] },
+  { name: 'repeat', difficulty: 3, params: [2, 3, 4], doc: (k) => `Return the string s repeated ${k} times.`, args: ['s'],
     py: (k) => `return s * ${k}`, js: (k) => `return s.repeat(${k});`, ref: (k, s: string) => s.repeat(k), gen: (r) => [word(r)] },
   { name: 'count_evens', difficulty: 4, params: [0], doc: () => 'Return how many numbers in xs are even.', args: ['xs'],
     py: () => 'return len([x for x in xs if x % 2 == 0])', js: () => 'return xs.filter((x) => x % 2 === 0).length;', ref: (_k, xs: number[]) => xs.filter((x) => x % 2 === 0).length, gen: (r) => [list(r, 0, 20)] },
@@ -94,8 +102,12 @@ export function builtinSuite(): ParsedTask[] {
         seen.add(key);
         cases.push({ input, expected: (f.ref as (k: number, ...a: Arg[]) => unknown)(k, ...input) });
       }
-      // Held-out split: about one task in five, chosen by a stable hash of its name.
-      const heldout = createHash('sha256').update(name).digest()[0]! % 5 === 0;
+      // Held-out split: every third parameter of a parameterised family (add_2, add_5, times_3…),
+      // so held-out tasks test whether the policy generalises a pattern it has practised to a
+      // constant it has not; single tasks (square, reverse…) stay in train, since a small
+      // policy cannot be expected to invent a family it has never seen.
+      const index = f.params.indexOf(k);
+      const heldout = f.params.length > 1 && index % 3 === 1;
       const pyPrompt = `def ${name}(${f.args.join(', ')}):\n    """${f.doc(k)}"""\n`;
       const jsPrompt = `/** ${jsDoc(f.doc(k))} */\nfunction ${name}(${f.args.join(', ')}) {\n`;
       const common = { entryPoint: name, risk: 'routine' as const, environmentName: null, split: heldout ? ('heldout' as const) : ('train' as const), difficulty: f.difficulty };

@@ -66,6 +66,20 @@ export function observe(s: ScoreResult): string {
 const STOP = { python: ['\n\n', '\ndef '], javascript: ['\n}'] } as const;
 
 /**
+ * Whether a turn's response was cut off at the token budget (overlong) rather than ended
+ * by EOS or a stop sequence. Derived from the stored token ids, which include the EOS or
+ * stop tokens that ended a response, so no extra column can disagree with them.
+ */
+export function wasTruncated(policy: Pick<Policy, 'tokenizer'>, language: EpisodeTask['language'], generated: number[]): boolean {
+  if (!generated.length) return false;
+  if (generated.at(-1) === policy.tokenizer.spec.eos) return false;
+  return !STOP[language].some((st) => {
+    const ids = policy.tokenizer.encode(st);
+    return ids.length <= generated.length && ids.every((id, i) => generated[generated.length - ids.length + i] === id);
+  });
+}
+
+/**
  * One multi-turn episode: the policy writes a body, the sandbox runs it against the
  * task's checks, the feedback goes into the next prompt; ends when all pass, when the
  * policy emits nothing new (done), or at max turns. Infrastructure failures end it at once.

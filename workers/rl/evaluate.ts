@@ -6,7 +6,7 @@ import type { TaskTests } from '@/server/tasks/formats';
 import type { Policy } from '@/workers/policy/policy';
 import type { SandboxManager } from '@/workers/sandbox/manager';
 import { runEpisode } from './episode';
-import { rlSettings } from './settings';
+import { EPISODE_LIMITS, rlSettings } from './settings';
 
 /** Held-out pass@1: one greedy single-turn attempt per held-out task, share fully passing. */
 export async function heldoutPassAt1(db: Db, manager: SandboxManager, policy: Policy, run: { id: string; suiteId: string | null; config: RunConfig }) {
@@ -17,7 +17,7 @@ export async function heldoutPassAt1(db: Db, manager: SandboxManager, policy: Po
   let scored = 0;
   for (const t of list) {
     const out = await runEpisode({
-      policy, manager, sandbox: { runtime: run.config.isolation[t.risk], env: t.environmentName ?? 'default', limits: { cpus: 0.5, memoryMb: 512 } },
+      policy, manager, sandbox: { runtime: run.config.isolation[t.risk], env: t.environmentName ?? 'default', limits: EPISODE_LIMITS },
       task: { language: t.language, prompt: t.prompt, entryPoint: t.entryPoint, tests: t.tests as TaskTests },
       maxTurns: 1, seed: 0, temperature: 0, topP: 1, maxNewTokens: s.maxNewTokens, feedbackBudget: 0,
       weights: run.config.rewardWeights, testTimeoutMs: s.testTimeoutMs, context: { runId: run.id, episodeId: '' },

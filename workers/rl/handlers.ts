@@ -11,12 +11,13 @@ import { PermanentJobError, type JobHandler } from '@/workers/jobs/handler';
 import { gae, groupAdvantages } from '@/workers/policy/advantages';
 import { Policy } from '@/workers/policy/policy';
 import { SandboxManager } from '@/workers/sandbox/manager';
-import { runEpisode } from './episode';
+import { runEpisode, wasTruncated } from './episode';
 import { heldoutPassAt1 } from './evaluate';
-import { latestVersion, loadPolicy, policyDir, releasePolicies } from './policy-store';
+import { latestVersion, loadRunPolicy, loadRunPolicyForTraining, policyDir, releasePolicies, versionRow } from './policy-store';
 import { episodeSeed, runEvent, topUp } from './schedule';
-import { QUEUES, rlSettings } from './settings';
-import { sftWarmStart } from './sft';
+import { EPISODE_LIMITS, QUEUES, rlSettings } from './settings';
+import { failRunOnGiveUp } from './give-up';
+import { sftWarmStart, withOptimizer } from './sft';
 
 let manager: SandboxManager | undefined;
 const sandboxes = (db: Db) => (manager ??= new SandboxManager({ dataDir: dataDir(), db, actor: 'system:rl' }));
@@ -42,8 +43,10 @@ export const advanceHandler: JobHandler = {
     let v0 = await latestVersion(ctx.db, runId);
     let created: { sha256: string; provider: string; sft: unknown; passAt1: number; heldout: number } | undefined;
     if (!v0) {
-      const policy = Policy.create({ seed: run.config.seed, optim: { lr: run.config.learningRate, warmupSteps: 0, totalSteps: Math.max(10, run.config.iterations + s.sftSteps) } });
+      let policy = Policy.create({ seed: run.config.seed, optim: { lr: s.sftLearningRate, warmupSteps: Math.min(10, s.sftSteps), totalSteps: Math.max(1, s.sftSteps) } });
       const sft = s.sftSteps > 0 ? await sftWarmStart(ctx.db, policy, run.suiteId!, s.sftSteps, run.config.seed) : null;
+      // RL gets its own learning-rate phase: the run's learning rate, constant.
+      policy = await withOptimizer(policy, { lr: run.config.learningRate, warmupSteps: 0, totalSteps: Math.max(1, run.config.iterations), minLrRatio: 1 });
       await fs.mkdir(policyDir(runId), { recursive: true });
       const saved = await policy.save(versionPath(runId, 0));
       const ev = await heldoutPassAt1(ctx.db, sandboxes(ctx.db), policy, run);
@@ -83,10 +86,10 @@ export const episodeHandler: JobHandler = {
     const runtime = run.config.isolation[t.risk];
     const env = t.environmentName ?? 'default';
     await assertNotQuarantined(ctx.db, { name: env }).catch((err) => { throw new PermanentJobError((err as Error).message); });
-    const policy = await loadPolicy(version.checkpointPath);
+    const policy = await loadRunPolicy(run, version);
     const startedAt = new Date();
     const out = await runEpisode({
-      policy, manager: sandboxes(ctx.db), sandbox: { runtime, env, limits: { cpus: 0.5, memoryMb: 512 } },
+      policy, manager: sandboxes(ctx.db), sandbox: { runtime, env, limits: EPISODE_LIMITS },
       task: { language: t.language, prompt: t.prompt, entryPoint: t.entryPoint, tests: t.tests as TaskTests },
       maxTurns: run.config.maxTurns, seed: episodeSeed(run.config.seed, e.iteration, e.groupIndex, e.sampleIndex),
       temperature: run.config.temperature, topP: run.config.topP, maxNewTokens: s.maxNewTokens, feedbackBudget: s.feedbackBudget,
@@ -147,7 +150,7 @@ export const learnHandler: JobHandler = {
     // which episodes train: scored, within the staleness bound (older ones are dropped), disputed per config
     const valid = eps.filter(({ e, r }) => {
       if (e.status !== 'scored' || !r) return false;
-      if (current.version - (versionOf.get(e.policyVersionId ?? '') ?? -1) > s.maxStaleness) return false;
+      if (current.version - (versionOf.get(e.policyVersionId ?? '') ?? -1) > run.config.maxStaleness) return false;
       if (r.disputed && disputedMode === 'exclude') return false;
       return true;
     });
@@ -160,16 +163,28 @@ export const learnHandler: JobHandler = {
     const turnRows = valid.length ? await ctx.db.select().from(turns).where(inArray(turns.episodeId, valid.map(({ e }) => e.id))).orderBy(asc(turns.episodeId), asc(turns.index)) : [];
     const advOf = new Map(valid.map(({ e }, i) => [e.id, adv[i]!]));
     const rewOf = new Map(valid.map(({ e }, i) => [e.id, rs[i]!]));
-    const policy = (await Policy.load(current.checkpointPath)).policy;
+    const policy = await loadRunPolicyForTraining(run, current);
     const algo = run.config.algorithm;
+    const languageOf = new Map<string, 'python' | 'javascript'>();
+    if (run.config.maskTruncated && valid.length) {
+      const langs = await ctx.db.select({ id: episodes.id, language: tasks.language }).from(episodes).innerJoin(tasks, eq(tasks.id, episodes.taskId))
+        .where(inArray(episodes.id, valid.map(({ e }) => e.id)));
+      for (const l of langs) languageOf.set(l.id, l.language);
+    }
+    // overlong masking: a response cut off at the token budget is left out of the loss
+    const overlong = (t: (typeof turnRows)[number]) =>
+      run.config.maskTruncated && wasTruncated(policy, languageOf.get(t.episodeId)!, t.tokenIds!.filter((_, i) => t.lossMask![i] === 1));
+    const maskedOverlong = turnRows.filter((t) => t.tokenIds && overlong(t)).length;
     let seqs = turnRows
-      .filter((t) => t.tokenIds && t.tokenIds.length >= 2 && t.lossMask!.some((m) => m === 1) && (algo === 'ppo' || Math.abs(advOf.get(t.episodeId)!) > 1e-9))
+      .filter((t) => t.tokenIds && t.tokenIds.length >= 2 && t.lossMask!.some((m) => m === 1) && !overlong(t) && (algo === 'ppo' || Math.abs(advOf.get(t.episodeId)!) > 1e-9))
       .map((t) => ({ episodeId: t.episodeId, tokens: t.tokenIds!, lossMask: t.lossMask!, oldLogprobs: t.logprobs! }));
     let report: Awaited<ReturnType<Policy['trainStep']>> | null = null;
     if (seqs.length) {
       const extra: Record<string, unknown>[] = seqs.map(() => ({}));
       if (run.config.klCoef > 0) {
-        const ref = (await Policy.load(versionPath(runId, 0))).policy;
+        const v0 = await versionRow(ctx.db, runId, 0);
+        if (!v0) throw new PermanentJobError(`run ${runId} has no reference policy (version 0)`);
+        const ref = await loadRunPolicyForTraining(run, v0);
         const scored = await policy.score(seqs.map((q) => q.tokens), { params: ref.params });
         scored.forEach((x, i) => (extra[i]!.refLogprobs = x.logprobs));
         await ref.release();
@@ -220,6 +235,7 @@ export const learnHandler: JobHandler = {
       style: mean(valid.map(({ r }) => r!.components.style ?? 0)),
       efficiency: mean(valid.map(({ r }) => r!.components.efficiency ?? 0)),
       trained_sequences: report?.sequences ?? 0,
+      overlong_masked_turns: maskedOverlong,
     };
     const failures = new Map<string, number>();
     for (const { e } of infra) failures.set(e.status, (failures.get(e.status) ?? 0) + 1);
@@ -248,4 +264,4 @@ export const learnHandler: JobHandler = {
   },
 };
 
-export const rlHandlers: JobHandler[] = [advanceHandler, episodeHandler, learnHandler];
+export const rlHandlers: JobHandler[] = [advanceHandler, episodeHandler, learnHandler].map(failRunOnGiveUp);

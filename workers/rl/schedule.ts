@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { episodes, runEvents, runs, tasks } from '@/db/schema';
+import { episodes, rewards, runEvents, runs, tasks } from '@/db/schema';
 import { enqueue, type Tx } from '@/server/queue';
 import type { RunConfig } from '@/server/runs/run-config';
 import { QUEUES } from './settings';
@@ -20,8 +20,8 @@ export function prng(seed: number) {
 export const episodeSeed = (seed: number, iteration: number, group: number, sample: number) =>
   (Math.imul(seed + 1, 0x9e3779b1) ^ Math.imul(iteration + 1, 0x85ebca6b) ^ Math.imul(group + 1, 0xc2b2ae35) ^ (sample + 1) * 2654435761) >>> 0;
 
-/** Create an iteration's episode rows (tasks × group size from the train split, seeded). Idempotent. */
-export async function createIteration(tx: Tx, run: { id: string; suiteId: string | null; config: RunConfig }, iteration: number) {
+/** The iteration's seeded task order over the train split (same seed → same order). */
+async function taskOrder(tx: Tx, run: { suiteId: string | null; config: RunConfig }, iteration: number): Promise<string[]> {
   const train = await tx.select({ id: tasks.id }).from(tasks)
     .where(and(eq(tasks.suiteId, run.suiteId!), eq(tasks.split, 'train'))).orderBy(asc(tasks.externalId));
   if (!train.length) throw new Error('the suite has no train tasks');
@@ -31,13 +31,47 @@ export async function createIteration(tx: Tx, run: { id: string; suiteId: string
     const j = Math.floor(rand() * (i + 1));
     [order[i], order[j]] = [order[j]!, order[i]!];
   }
+  return order;
+}
+
+/** Create episode rows for groups [from, from + count) of an iteration (group g = task order[g], group size samples). Idempotent. */
+export async function createGroups(tx: Tx, run: { id: string; suiteId: string | null; config: RunConfig }, iteration: number, from: number, count: number) {
+  const order = await taskOrder(tx, run, iteration);
   const rows = [];
-  for (let g = 0; g < run.config.tasksPerIteration; g++) {
+  for (let g = from; g < from + count; g++) {
     for (let s = 0; s < run.config.groupSize; s++) {
       rows.push({ runId: run.id, taskId: order[g % order.length]!, iteration, groupIndex: g, sampleIndex: s });
     }
   }
-  await tx.insert(episodes).values(rows).onConflictDoNothing();
+  if (rows.length) await tx.insert(episodes).values(rows).onConflictDoNothing();
+}
+
+/** Create an iteration's episode rows (tasks × group size from the train split, seeded). Idempotent. */
+export const createIteration = (tx: Tx, run: { id: string; suiteId: string | null; config: RunConfig }, iteration: number) =>
+  createGroups(tx, run, iteration, 0, run.config.tasksPerIteration);
+
+/**
+ * Dynamic sampling: how many extra groups to sample for an iteration whose finished
+ * groups with reward variance (the only ones that carry a GRPO signal) fall short of
+ * tasksPerIteration, within maxGroupsFactor × tasksPerIteration groups in all.
+ */
+export async function extraGroupsNeeded(tx: Tx, run: { id: string; config: RunConfig }, iteration: number): Promise<{ from: number; count: number }> {
+  const ds = run.config.dynamicSampling;
+  if (!ds.enabled) return { from: 0, count: 0 };
+  const rows = await tx.select({ g: episodes.groupIndex, value: rewards.value }).from(episodes)
+    .leftJoin(rewards, eq(rewards.episodeId, episodes.id))
+    .where(and(eq(episodes.runId, run.id), eq(episodes.iteration, iteration)));
+  const groups = new Map<number, number[]>();
+  for (const r of rows) {
+    const list = groups.get(r.g) ?? [];
+    if (r.value != null) list.push(r.value);
+    groups.set(r.g, list);
+  }
+  const withSignal = [...groups.values()].filter((v) => v.length > 1 && Math.max(...v) - Math.min(...v) > 1e-9).length;
+  const total = groups.size === 0 ? 0 : Math.max(...groups.keys()) + 1;
+  const cap = Math.ceil(run.config.tasksPerIteration * ds.maxGroupsFactor);
+  const count = Math.max(0, Math.min(run.config.tasksPerIteration - withSignal, cap - total));
+  return { from: total, count };
 }
 
 /**
@@ -61,6 +95,13 @@ export async function topUp(tx: Tx, runId: string): Promise<void> {
   const pending = n('pending');
   const running = n('running');
   if (pending === 0 && running === 0) {
+    const extra = await extraGroupsNeeded(tx, run, iteration);
+    if (extra.count > 0) {
+      await createGroups(tx, run, iteration, extra.from, extra.count);
+      await tx.update(runs).set({ episodesTotal: sql`${runs.episodesTotal} + ${extra.count * run.config.groupSize}` }).where(eq(runs.id, runId));
+      await runEvent(tx, runId, 'dynamic_sampling', `iteration ${iteration}: ${extra.count} more group(s) sampled; too few groups had differing rewards`, { iteration, from: extra.from, count: extra.count });
+      return topUp(tx, runId);
+    }
     await enqueue(tx, { queue: QUEUES.learn, payload: { runId, iteration }, runId, idempotencyKey: `learn:${runId}:${iteration}`, priority: 20, maxAttempts: 10 });
     return;
   }

@@ -8,16 +8,24 @@ function envCount(name: string, fallback: number): number {
   return n;
 }
 
+function envFloat(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
 /** Loop knobs that RunConfig does not carry (env overrides, read at use). */
 export const rlSettings = () => ({
   /** SFT warm-start steps on the suite's train demonstrations before iteration 0 (0 = off). */
-  sftSteps: envCount('CRUCIBLE_RL_SFT_STEPS', 60),
+  sftSteps: envCount('CRUCIBLE_RL_SFT_STEPS', 250),
+  /** Peak learning rate of the warm start (the RL phase uses the run's learningRate). */
+  sftLearningRate: envFloat('CRUCIBLE_RL_SFT_LR', 3e-3),
   /** New tokens per turn. */
   maxNewTokens: envInt('CRUCIBLE_RL_MAX_NEW_TOKENS', 40),
   /** Bytes of earlier turns' code + feedback kept in the prompt. */
   feedbackBudget: envInt('CRUCIBLE_RL_FEEDBACK_BYTES', 120),
-  /** Staleness bound k: episodes sampled by a policy older than k versions are dropped from the loss. */
-  maxStaleness: envInt('CRUCIBLE_RL_MAX_STALENESS', 1),
   /** Held-out tasks evaluated per iteration (greedy pass@1). 0 = all. */
   heldoutLimit: envCount('CRUCIBLE_RL_HELDOUT_LIMIT', 0),
   testTimeoutMs: envInt('CRUCIBLE_RL_TEST_TIMEOUT_MS', 2000),
@@ -26,3 +34,9 @@ export const rlSettings = () => ({
 });
 
 export const QUEUES = { advance: 'rl.advance', episode: 'rl.episode', learn: 'rl.learn' } as const;
+
+/**
+ * Sandbox limits of one episode's test run: the candidate is a single small function,
+ * so half a vCPU, 512 MB and a 256 MB scratch are plenty, and a 2-core host runs several.
+ */
+export const EPISODE_LIMITS = { cpus: 0.5, memoryMb: 512, diskMb: 256 } as const;

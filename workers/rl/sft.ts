@@ -1,7 +1,9 @@
 import { and, asc, eq, isNotNull } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { tasks } from '@/db/schema';
-import type { Policy } from '@/workers/policy/policy';
+import type { OptimConfigInput } from '@/workers/policy/optim';
+import { OptimConfig } from '@/workers/policy/optim';
+import { Policy } from '@/workers/policy/policy';
 import { prng } from './schedule';
 
 /**
@@ -26,4 +28,17 @@ export async function sftWarmStart(db: Db, policy: Policy, suiteId: string, step
     loss = (await policy.trainStep(pick, { kind: 'sft' })).loss;
   }
   return { steps, loss };
+}
+
+/**
+ * The same weights and AdamW state under a new learning-rate schedule (SFT → RL). The
+ * moments carry over on purpose: their second-moment estimates scale the first RL steps
+ * by the gradient magnitudes SFT saw, where zeroed moments would make each early step a
+ * full-`lr` sign step in every weight, which wrecks a small warm-started policy.
+ */
+export async function withOptimizer(policy: Policy, optim: OptimConfigInput): Promise<Policy> {
+  const state = policy.state();
+  const next = Policy.fromState({ ...state, optim: OptimConfig.parse({ ...state.optim, ...optim }) });
+  await policy.release();
+  return next;
 }
