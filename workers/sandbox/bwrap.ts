@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { closeSync, openSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, statSync, writeFileSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -104,6 +104,8 @@ export class BwrapSandbox extends Sandbox {
   private starting?: Promise<Started>;
   private channel?: SupervisorChannel;
   private readonly keep = new Set<number>();
+  /** host pid of the sandbox's PID 1 (the supervisor, or bwrap's child before it execs) */
+  private supervisorPid?: number;
   private pendingCheck?: Promise<VerifyResult>;
 
   constructor(readonly runtime: BwrapRuntime, spec: SandboxSpec) {
@@ -193,6 +195,7 @@ export class BwrapSandbox extends Sandbox {
         child.once('error', () => resolve(undefined));
       });
       const fail = async (error: string): Promise<Started> => {
+        this.stopSupervisor();
         channel.close();
         this.cgroup.killAll();
         await checking;
@@ -210,6 +213,7 @@ export class BwrapSandbox extends Sandbox {
       this.keep.clear();
       if (child.pid) this.keep.add(child.pid);
       this.keep.add(childPid);
+      this.supervisorPid = childPid;
       // a memory bomb must be the OOM victim, never the supervisor (root may lower this)
       try {
         if (asRoot) writeFileSync(`/proc/${childPid}/oom_score_adj`, '-1000');
@@ -218,6 +222,7 @@ export class BwrapSandbox extends Sandbox {
       }
       const v = await checking;
       if (!v.ok) {
+        this.stopSupervisor();
         channel.close();
         this.cgroup.killAll();
         return { mismatch: v };
@@ -271,10 +276,7 @@ export class BwrapSandbox extends Sandbox {
       // host's own guarantee; a supervisor that does not report back in time is torn down
       ch.kill();
       this.cgroup.killAll(this.keep);
-      grace = setTimeout(() => {
-        ch.close();
-        this.cgroup.killAll();
-      }, KILL_GRACE_MS);
+      grace = setTimeout(() => this.restart(), KILL_GRACE_MS);
     }, timeoutMs);
     const x = await ch.run({
       cmd, env: sandboxEnv(opts.env), cwd: opts.cwd ?? '/work',
@@ -300,11 +302,35 @@ export class BwrapSandbox extends Sandbox {
 
   /** Tear down the running supervisor; the next exec starts (and checks) a fresh one. */
   private restart(): void {
+    this.stopSupervisor();
     this.channel?.close();
     this.channel = undefined;
     this.starting = undefined;
     this.cgroup.killAll();
     this.keep.clear();
+  }
+
+  /**
+   * Kill the sandbox's PID 1 first and let bwrap reap it before anything else dies. Killed
+   * together, the supervisor could outlive its parent for an instant and be reparented to
+   * the host's init, which may never reap it: a zombie charged to the pids cgroup forever.
+   */
+  private stopSupervisor(): void {
+    const pid = this.supervisorPid;
+    this.supervisorPid = undefined;
+    if (!pid) return;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      return; // already gone
+    }
+    const tick = new Int32Array(new SharedArrayBuffer(4));
+    for (let i = 0; i < 200 && existsSync(`/proc/${pid}`); i++) Atomics.wait(tick, 0, 0, 1);
+  }
+
+  override destroy(): void {
+    if (!this.destroyed) this.stopSupervisor();
+    super.destroy();
   }
 
   /**
@@ -315,7 +341,9 @@ export class BwrapSandbox extends Sandbox {
   override async reset(): Promise<void> {
     if (!this.supervisor) return super.reset();
     this.pendingCheck = undefined;
-    const ch = this.channel;
+    // a supervisor still starting (released before its first exec) is waited for, not killed
+    const started = await this.starting;
+    const ch = started && 'channel' in started ? started.channel : undefined;
     if (!ch?.alive) {
       this.restart();
     } else {

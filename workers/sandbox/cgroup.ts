@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ownerAlive, parseOwnerTag } from './owner';
 
@@ -58,6 +59,7 @@ function detect(): CgroupLayout {
     try {
       mkdirSync(base, { recursive: true });
       writeFileSync(path.join(base, 'cgroup.subtree_control'), '+memory +cpu +pids');
+      tryWrite(path.join(base, 'cpu.weight'), String(Math.min(10_000, 100 * availableParallelism())));
       return { mode: 'v2', base };
     } catch (e) {
       return { mode: 'none', reason: `cgroup v2 controllers not delegated to ${mine}: ${(e as Error).message}` };
@@ -72,6 +74,8 @@ function detect(): CgroupLayout {
   }
   try {
     for (const b of Object.values(bases)) mkdirSync(b, { recursive: true });
+    // see cpuWeight(): all sandboxes together weigh as much as the host's CPUs, not one task
+    tryWrite(path.join(bases.cpu, 'cpu.shares'), String(1024 * availableParallelism()));
   } catch (e) {
     return { mode: 'none', reason: `cannot create cgroups: ${(e as Error).message}` };
   }
@@ -106,6 +110,15 @@ function pidsIn(dir: string): number[] {
 
 export type CgroupLimits = { memoryMb: number; cpus: number; pids: number };
 
+/*
+ * CPU weight: a group competes with its siblings as one entity of weight 1024 (v1 shares)
+ * or 100 (v2), however many threads it runs. Left at the default, every sandbox together
+ * would weigh as much as a single host task, and a multi-threaded program (node) would get
+ * far less CPU under host load than the same program started directly. So a sandbox weighs
+ * what its vCPU quota says (1024 × cpus), and the `crucible` parent as much as the host's
+ * CPUs; the quota (cfs/cpu.max) still caps each sandbox.
+ */
+
 /** One sandbox's cgroup(s). All methods are synchronous and cheap (a few small file I/Os). */
 export class SandboxCgroup {
   readonly dirs: string[];
@@ -123,6 +136,7 @@ export class SandboxCgroup {
       write(path.join(dir, 'memory.max'), String(limits.memoryMb * 1024 * 1024));
       tryWrite(path.join(dir, 'memory.swap.max'), '0');
       write(path.join(dir, 'cpu.max'), `${Math.round(limits.cpus * 100_000)} 100000`);
+      tryWrite(path.join(dir, 'cpu.weight'), String(Math.max(1, Math.min(10_000, Math.round(100 * limits.cpus)))));
       write(path.join(dir, 'pids.max'), String(limits.pids));
       return cg;
     }
@@ -137,6 +151,7 @@ export class SandboxCgroup {
     tryWrite(path.join(d.memory, 'memory.memsw.limit_in_bytes'), bytes);
     write(path.join(d.cpu, 'cpu.cfs_period_us'), '100000');
     write(path.join(d.cpu, 'cpu.cfs_quota_us'), String(Math.round(limits.cpus * 100_000)));
+    tryWrite(path.join(d.cpu, 'cpu.shares'), String(Math.max(2, Math.round(1024 * limits.cpus))));
     write(path.join(d.pids, 'pids.max'), String(limits.pids));
     return cg;
   }

@@ -175,9 +175,17 @@ export class SupervisorChannel {
     });
   }
 
+  /**
+   * Stop using this supervisor. bwrap exits by itself once its child (the supervisor, which
+   * the sandbox kills first) is gone; only a bwrap still there after a second is killed.
+   */
   close(): void {
     this.alive = false;
-    this.child.kill('SIGKILL');
     for (const s of this.child.stdio) s?.destroy();
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      const t = setTimeout(() => this.child.kill('SIGKILL'), 1000);
+      t.unref();
+      this.child.once('exit', () => clearTimeout(t));
+    }
   }
 }

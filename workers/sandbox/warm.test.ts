@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEnvironment } from './env-store';
@@ -109,6 +109,21 @@ describe('warm bwrap sandboxes (supervisor as PID 1)', () => {
     expect(check.stdout).toBe('/proc/self/fd\n');
     expect(fresh.residentPids()).not.toEqual(resident);
     await t.manager.release(fresh);
+  });
+
+  it('released before its first exec, again and again: no supervisor restarts, no zombies charged to the pids cgroup', async () => {
+    const sb = await t.manager.acquire({ limits: small }); // its supervisor is still starting
+    await t.manager.release(sb);
+    for (let i = 0; i < 40; i++) await t.manager.release(await t.manager.acquire({ limits: small }));
+    const again = await t.manager.acquire({ limits: small });
+    try {
+      expect(again).toBe(sb);
+      expect((await again.exec(['true'])).status).toBe('ok');
+      const counter = again.cgroup.dirs.map((d) => path.join(d, 'pids.current')).find((f) => existsSync(f));
+      if (counter) expect(Number(readFileSync(counter, 'utf8'))).toBeLessThanOrEqual(2); // bwrap and the supervisor
+    } finally {
+      await t.manager.release(again);
+    }
   });
 
   it('POSIX message queues (state that would outlive a reset) are refused', async () => {
