@@ -8,23 +8,49 @@ import type { SandboxManager } from '@/workers/sandbox/manager';
 import { runEpisode } from './episode';
 import { EPISODE_LIMITS, rlSettings } from './settings';
 
-/** Held-out pass@1: one greedy single-turn attempt per held-out task, share fully passing. */
-export async function heldoutPassAt1(db: Db, manager: SandboxManager, policy: Policy, run: { id: string; suiteId: string | null; config: RunConfig }) {
+export type HeldoutEval = { passAt1: number; tasks: number; passAtK: number | null; k: number };
+
+/**
+ * Held-out evaluation, single-turn. pass@1: one greedy attempt per task, share fully
+ * passing. pass@k (when k > 0): k sampled attempts at the run's temperature per task,
+ * share of tasks where any passes (the n = k estimator). Tasks whose sandbox failed
+ * (infrastructure) are left out of both, never counted as failures.
+ */
+export async function heldoutEval(db: Db, manager: SandboxManager, policy: Policy, run: { id: string; suiteId: string | null; config: RunConfig }, o: { k?: number } = {}): Promise<HeldoutEval> {
   const s = rlSettings();
+  const k = o.k ?? 0;
   let list = await db.select().from(tasks).where(and(eq(tasks.suiteId, run.suiteId!), eq(tasks.split, 'heldout'))).orderBy(asc(tasks.externalId));
   if (s.heldoutLimit > 0) list = list.slice(0, s.heldoutLimit);
   let passed = 0;
   let scored = 0;
+  let anyPassed = 0;
+  let scoredK = 0;
   for (const t of list) {
-    const out = await runEpisode({
+    const attempt = (seed: number, temperature: number) => runEpisode({
       policy, manager, sandbox: { runtime: run.config.isolation[t.risk], env: t.environmentName ?? 'default', limits: EPISODE_LIMITS },
       task: { language: t.language, prompt: t.prompt, entryPoint: t.entryPoint, tests: t.tests as TaskTests },
-      maxTurns: 1, seed: 0, temperature: 0, topP: 1, maxNewTokens: s.maxNewTokens, feedbackBudget: 0,
+      maxTurns: 1, seed, temperature, topP: run.config.topP, maxNewTokens: s.maxNewTokens, feedbackBudget: 0,
       weights: run.config.rewardWeights, testTimeoutMs: s.testTimeoutMs, context: { runId: run.id, episodeId: '' },
     });
-    if (out.score.status !== 'scored') continue;
-    scored++;
-    if (out.score.components.passRate === 1) passed++;
+    const greedy = await attempt(0, 0);
+    if (greedy.score.status === 'scored') {
+      scored++;
+      if (greedy.score.components.passRate === 1) passed++;
+    }
+    if (k > 0) {
+      let ok = false;
+      let any = false;
+      for (let i = 0; i < k && !ok; i++) {
+        const out = await attempt(1000 + i, run.config.temperature);
+        if (out.score.status !== 'scored') continue;
+        any = true;
+        ok = out.score.components.passRate === 1;
+      }
+      if (any) {
+        scoredK++;
+        if (ok) anyPassed++;
+      }
+    }
   }
-  return { passAt1: scored ? passed / scored : 0, tasks: scored };
+  return { passAt1: scored ? passed / scored : 0, tasks: scored, passAtK: k > 0 ? (scoredK ? anyPassed / scoredK : 0) : null, k };
 }

@@ -12,10 +12,10 @@ import { gae, groupAdvantages } from '@/workers/policy/advantages';
 import { Policy } from '@/workers/policy/policy';
 import { SandboxManager } from '@/workers/sandbox/manager';
 import { runEpisode, wasTruncated } from './episode';
-import { heldoutPassAt1 } from './evaluate';
+import { heldoutEval } from './evaluate';
 import { latestVersion, loadRunPolicy, loadRunPolicyForTraining, policyDir, releasePolicies, versionRow } from './policy-store';
 import { episodeSeed, runEvent, topUp } from './schedule';
-import { EPISODE_LIMITS, QUEUES, rlSettings } from './settings';
+import { EPISODE_LIMITS, QUEUES, rlLeaseMs, rlSettings } from './settings';
 import { failRunOnGiveUp } from './give-up';
 import { sftWarmStart, withOptimizer } from './sft';
 
@@ -33,7 +33,7 @@ const versionPath = (runId: string, v: number) => path.join(policyDir(runId), `v
 /** Start a queued run (policy version 0, optional SFT warm start, baseline held-out eval), or top up a running one. */
 export const advanceHandler: JobHandler = {
   queue: QUEUES.advance,
-  leaseMs: 120_000,
+  leaseMs: rlLeaseMs(120_000),
   run: async (job, ctx) => {
     const runId = String(job.payload.runId);
     const run = await loadRun(ctx.db, runId);
@@ -41,7 +41,7 @@ export const advanceHandler: JobHandler = {
     if (run.status !== 'queued') return;
     const s = rlSettings();
     let v0 = await latestVersion(ctx.db, runId);
-    let created: { sha256: string; provider: string; sft: unknown; passAt1: number; heldout: number } | undefined;
+    let created: { sha256: string; provider: string; sft: unknown; passAt1: number; heldout: number; passAtK: number | null; k: number } | undefined;
     if (!v0) {
       let policy = Policy.create({ seed: run.config.seed, optim: { lr: s.sftLearningRate, warmupSteps: Math.min(10, s.sftSteps), totalSteps: Math.max(1, s.sftSteps) } });
       const sft = s.sftSteps > 0 ? await sftWarmStart(ctx.db, policy, run.suiteId!, s.sftSteps, run.config.seed) : null;
@@ -49,8 +49,8 @@ export const advanceHandler: JobHandler = {
       policy = await withOptimizer(policy, { lr: run.config.learningRate, warmupSteps: 0, totalSteps: Math.max(1, run.config.iterations), minLrRatio: 1 });
       await fs.mkdir(policyDir(runId), { recursive: true });
       const saved = await policy.save(versionPath(runId, 0));
-      const ev = await heldoutPassAt1(ctx.db, sandboxes(ctx.db), policy, run);
-      created = { sha256: saved.sha256, provider: policy.provider, sft, passAt1: ev.passAt1, heldout: ev.tasks };
+      const ev = await heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, { k: s.passAtK });
+      created = { sha256: saved.sha256, provider: policy.provider, sft, passAt1: ev.passAt1, heldout: ev.tasks, passAtK: ev.passAtK, k: ev.k };
       await policy.release();
     }
     return async (tx) => {
@@ -59,6 +59,7 @@ export const advanceHandler: JobHandler = {
       if (created) {
         await tx.insert(policyVersions).values({ runId, version: 0, checkpointPath: versionPath(runId, 0), sha256: created.sha256, executionProvider: created.provider, isReference: true, metrics: { heldout_pass_at_1: created.passAt1 } }).onConflictDoNothing();
         await tx.insert(metricSamples).values({ runId, source: 'rl', name: 'heldout_pass_at_1', step: 0, value: created.passAt1, labels: { tasks: String(created.heldout) } });
+        if (created.passAtK != null) await tx.insert(metricSamples).values({ runId, source: 'rl', name: 'heldout_pass_at_k', step: 0, value: created.passAtK, labels: { k: String(created.k) } });
         v0 = await latestVersion(tx, runId);
       }
       await tx.update(runs).set({ status: 'running', startedAt: sql`coalesce(${runs.startedAt}, now())`, updatedAt: new Date() }).where(eq(runs.id, runId));
@@ -72,7 +73,7 @@ export const advanceHandler: JobHandler = {
 /** One multi-turn episode; its turns, reward and the run's next step commit with the job. */
 export const episodeHandler: JobHandler = {
   queue: QUEUES.episode,
-  leaseMs: 60_000,
+  leaseMs: rlLeaseMs(60_000),
   run: async (job, ctx) => {
     const episodeId = String(job.payload.episodeId);
     const [row] = await ctx.db.select({ e: episodes, t: tasks, run: runs }).from(episodes)
@@ -80,6 +81,12 @@ export const episodeHandler: JobHandler = {
     if (!row) throw new PermanentJobError(`no episode ${episodeId}`);
     if (row.e.status !== 'running') return; // already finished (or reset by a cancel)
     const { e, t, run } = row;
+    if (run.status === 'cancelled' || run.status === 'failed' || run.status === 'completed') {
+      // the run ended after this episode was dispatched: don't spend a sandbox on it
+      return async (tx) => {
+        await tx.update(episodes).set({ status: 'cancelled', endReason: `run ${run.status}` }).where(and(eq(episodes.id, episodeId), eq(episodes.status, 'running')));
+      };
+    }
     const s = rlSettings();
     const version = await latestVersion(ctx.db, run.id);
     if (!version) throw new Error('run has no policy version yet');
@@ -132,7 +139,7 @@ const std = (a: number[]) => { const m = mean(a); return Math.sqrt(mean(a.map((x
 /** The learner step of one iteration: advantages, one optimizer step, new policy version, metrics. */
 export const learnHandler: JobHandler = {
   queue: QUEUES.learn,
-  leaseMs: 300_000,
+  leaseMs: rlLeaseMs(300_000),
   run: async (job, ctx) => {
     const runId = String(job.payload.runId);
     const iteration = Number(job.payload.iteration);
@@ -205,7 +212,8 @@ export const learnHandler: JobHandler = {
     const next = iteration + 1;
     await fs.mkdir(policyDir(runId), { recursive: true });
     const saved = await policy.save(versionPath(runId, next));
-    const ev = await heldoutPassAt1(ctx.db, sandboxes(ctx.db), policy, run);
+    const withK = s.passAtK > 0 && (next >= run.config.iterations || (s.passAtKEvery > 0 && next % s.passAtKEvery === 0));
+    const ev = await heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, { k: withK ? s.passAtK : 0 });
     await policy.release();
     seqs = [];
     // metrics of the iteration
@@ -246,6 +254,7 @@ export const learnHandler: JobHandler = {
       await tx.insert(metricSamples).values([
         ...Object.entries(metrics).map(([name, value]) => ({ runId, source: 'rl', name, step: next, value: Number.isFinite(value) ? value : 0 })),
         ...[...failures].map(([status, n]) => ({ runId, source: 'rl', name: 'sandbox_failures', step: next, value: n, labels: { status } })),
+        ...(ev.passAtK != null ? [{ runId, source: 'rl', name: 'heldout_pass_at_k', step: next, value: ev.passAtK, labels: { k: String(ev.k) } }] : []),
       ]);
       const done = next >= locked.config.iterations;
       await tx.update(runs).set({

@@ -28,6 +28,9 @@ export const rlSettings = () => ({
   feedbackBudget: envInt('CRUCIBLE_RL_FEEDBACK_BYTES', 120),
   /** Held-out tasks evaluated per iteration (greedy pass@1). 0 = all. */
   heldoutLimit: envCount('CRUCIBLE_RL_HELDOUT_LIMIT', 0),
+  /** Held-out pass@k: k sampled attempts per task, every `passAtKEvery` iterations (and at the start and end). 0 = off. */
+  passAtK: envCount('CRUCIBLE_RL_PASS_K', 4),
+  passAtKEvery: envCount('CRUCIBLE_RL_PASS_K_EVERY', 5),
   testTimeoutMs: envInt('CRUCIBLE_RL_TEST_TIMEOUT_MS', 2000),
   /** Infra-failed episodes are re-run this many times before being masked. */
   infraRetries: envCount('CRUCIBLE_RL_INFRA_RETRIES', 1),
@@ -40,3 +43,10 @@ export const QUEUES = { advance: 'rl.advance', episode: 'rl.episode', learn: 'rl
  * so half a vCPU, 512 MB and a 256 MB scratch are plenty, and a 2-core host runs several.
  */
 export const EPISODE_LIMITS = { cpus: 0.5, memoryMb: 512, diskMb: 256 } as const;
+
+/**
+ * Lease of an RL job (renewed by heartbeat every third of it). CRUCIBLE_RL_LEASE_MS
+ * overrides every RL queue's lease: tests that kill workers use a short one so the
+ * killed worker's jobs are re-claimed within seconds.
+ */
+export const rlLeaseMs = (fallback: number) => envInt('CRUCIBLE_RL_LEASE_MS', fallback);
