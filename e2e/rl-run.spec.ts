@@ -106,7 +106,7 @@ test('two runs compared: ticked on /runs, one chart per metric with a line per r
   // A client-side navigation that renders every chart before it commits: slow on two busy cores.
   await expect(page).toHaveURL(new RegExp(`/runs/compare\\?ids=${runId},${otherId}$`), { timeout: 45_000 });
 
-  await expect(page.getByTestId('compared-run')).toHaveCount(2);
+  await expect(page.getByTestId('compared-run')).toHaveCount(2, { timeout: 30_000 });
   const reward = page.locator('[data-testid="metric-chart"][data-metric="reward_mean"]');
   await expect(reward).toBeVisible();
   // The legend names both runs; one drawn line each.
@@ -120,11 +120,11 @@ test('two runs compared: ticked on /runs, one chart per metric with a line per r
   await page.goto(`/runs/${runId}`);
   await page.getByLabel('Compare with').selectOption(otherId);
   await expect(page).toHaveURL(new RegExp(`/runs/compare\\?ids=${runId},${otherId}$`), { timeout: 45_000 });
-  await expect(page.getByTestId('compared-run')).toHaveCount(2);
+  await expect(page.getByTestId('compared-run')).toHaveCount(2, { timeout: 30_000 });
 
   // An unknown id is named, not silently dropped.
   const ghost = '00000000-0000-4000-8000-00000000beef';
   await page.goto(`/runs/compare?ids=${runId},${ghost}`);
-  await expect(page.getByText('Could not compare these runs')).toBeVisible();
+  await expect(page.getByText('Could not compare these runs')).toBeVisible({ timeout: 30_000 });
   await expect(page.getByText(ghost)).toBeVisible();
 });
