@@ -95,8 +95,12 @@ export async function main(argv: string[]): Promise<number> {
   const manager = new SandboxManager({ dataDir, capacity: { cpus: 64, memoryMb: 1 << 20, diskMb: 1 << 20 }, maxIdlePerKey: 16 });
   // the default quota's 2 vCPUs: at 1 vCPU, CFS throttling alone adds ~8 ms to a Python start here
   const limits = { cpus: 2, memoryMb: 512, diskMb: 256, timeoutMs: 30_000 };
-  const out: Record<string, unknown> = { runtime, runs, host: { cpus: (await import('node:os')).availableParallelism() } };
+  const os = await import('node:os');
+  const warmMode = runtime === 'bwrap' && process.env.CRUCIBLE_SANDBOX_SUPERVISOR !== '0' ? 'supervisor (one bwrap per sandbox)' : 'one runtime start per exec';
+  const out: Record<string, unknown> = { runtime, runs, execMode: warmMode, host: { cpus: os.availableParallelism(), loadavgAtStart: os.loadavg() } };
   const log = (s: string) => !values.json && console.log(s);
+  // the ratios compare wall times, so a host busy with other work skews them: say how busy it was
+  log(`${runtime}, exec mode: ${warmMode}; host load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.availableParallelism()} CPUs`);
   try {
     // cold start: a brand-new sandbox (dirs, scratch mount, cgroup, env check) running `true`
     const cold: number[] = [];
@@ -221,6 +225,8 @@ export async function main(argv: string[]): Promise<number> {
         `rss ${fmt(before.rssMb)} → ${fmt(after.rssMb)} MB, fds ${before.fds} → ${after.fds}, child processes ${before.children} → ${after.children}, ` +
         `sandbox dirs ${before.sandboxDirs} → ${after.sandboxDirs}: ${ok ? 'no growth' : 'GROWTH'}`);
     }
+    (out.host as Record<string, unknown>).loadavgAtEnd = os.loadavg();
+    log(`host load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     if (values.json) console.log(JSON.stringify(out, null, 2));
     return 0;
   } finally {
