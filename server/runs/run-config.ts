@@ -70,6 +70,9 @@ export const runConfigSchema = z
       .default({ enabled: false, maxGroupsFactor: 2 }),
     /** Overlong masking: responses cut off at the token budget are left out of the loss. */
     maskTruncated: z.boolean().default(false),
+    /** Learner passes over each iteration's batch, and the minibatches (one optimizer step each) per pass. */
+    updateEpochs: z.number().int().min(1).max(20).default(2),
+    miniBatches: z.number().int().min(1).max(64).default(2),
     /** Staleness bound k: episodes sampled by a policy more than k versions old are dropped from the loss. */
     maxStaleness: z.number().int().min(0).max(100).default(1),
     review: reviewConfig.default({ rate: 0.05, doubleReviewShare: 0.1, blind: true, disputed: 'exclude', thresholds: [0.5] }),

@@ -6,6 +6,7 @@ import { dataDir } from '@/db/runtime';
 import { episodes, metricSamples, policyVersions, rewards, runs, tasks, turns } from '@/db/schema';
 import { assertNotQuarantined } from '@/server/reviews/environments';
 import { sampleForReview } from '@/server/reviews/sampler';
+import type { RunConfig } from '@/server/runs/run-config';
 import type { TaskTests } from '@/server/tasks/formats';
 import { PermanentJobError, type JobHandler } from '@/workers/jobs/handler';
 import { gae, groupAdvantages } from '@/workers/policy/advantages';
@@ -14,7 +15,7 @@ import { SandboxManager } from '@/workers/sandbox/manager';
 import { runEpisode, wasTruncated } from './episode';
 import { heldoutEval } from './evaluate';
 import { latestVersion, loadRunPolicy, loadRunPolicyForTraining, policyDir, releasePolicies, versionRow } from './policy-store';
-import { episodeSeed, runEvent, topUp } from './schedule';
+import { episodeSeed, prng, runEvent, topUp } from './schedule';
 import { EPISODE_LIMITS, QUEUES, rlLeaseMs, rlSettings } from './settings';
 import { failRunOnGiveUp } from './give-up';
 import { sftWarmStart, withOptimizer } from './sft';
@@ -133,6 +134,33 @@ export const episodeHandler: JobHandler = {
   },
 };
 
+/**
+ * The iteration's optimizer steps: `updateEpochs` passes over the batch, each split into
+ * `miniBatches` seeded-shuffled minibatches (one AdamW step each, micro-batches of 16
+ * accumulated inside). The first step is on-policy (ratio 1); later ones are where the
+ * clip ratios bite. Reports the mean of each metric over the steps.
+ */
+async function learnerUpdates(policy: Policy, batch: Record<string, unknown>[], config: RunConfig, iteration: number) {
+  const rand = prng(config.seed * 104_729 + iteration);
+  const loss = { kind: config.algorithm, clipLow: config.clipLow, clipHigh: config.clipHigh, klCoef: config.klCoef };
+  const reports: Awaited<ReturnType<Policy['trainStep']>>[] = [];
+  for (let epoch = 0; epoch < config.updateEpochs; epoch++) {
+    const order = batch.map((_, i) => i);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    const parts = Math.min(config.miniBatches, order.length);
+    for (let m = 0; m < parts; m++) {
+      const part = order.filter((_, i) => i % parts === m).map((i) => batch[i]!);
+      reports.push(await policy.trainStep(part as never, loss, { microBatchSize: 16 }));
+    }
+  }
+  const last = reports.at(-1)!;
+  const avg = (k: 'loss' | 'kl' | 'entropy' | 'clipFraction' | 'gradNorm') => reports.reduce((a, r) => a + (r[k] as number), 0) / reports.length;
+  return { ...last, loss: avg('loss'), kl: avg('kl'), entropy: avg('entropy'), clipFraction: avg('clipFraction'), gradNorm: avg('gradNorm'), sequences: batch.length, steps: reports.length };
+}
+
 const mean = (a: number[]) => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : 0);
 const std = (a: number[]) => { const m = mean(a); return Math.sqrt(mean(a.map((x) => (x - m) ** 2))); };
 
@@ -185,7 +213,7 @@ export const learnHandler: JobHandler = {
     let seqs = turnRows
       .filter((t) => t.tokenIds && t.tokenIds.length >= 2 && t.lossMask!.some((m) => m === 1) && !overlong(t) && (algo === 'ppo' || Math.abs(advOf.get(t.episodeId)!) > 1e-9))
       .map((t) => ({ episodeId: t.episodeId, tokens: t.tokenIds!, lossMask: t.lossMask!, oldLogprobs: t.logprobs! }));
-    let report: Awaited<ReturnType<Policy['trainStep']>> | null = null;
+    let report: Awaited<ReturnType<typeof learnerUpdates>> | null = null;
     if (seqs.length) {
       const extra: Record<string, unknown>[] = seqs.map(() => ({}));
       if (run.config.klCoef > 0) {
@@ -206,7 +234,7 @@ export const learnHandler: JobHandler = {
         });
       } else seqs.forEach((q, i) => (extra[i]!.advantages = advOf.get(q.episodeId)!));
       const batch = seqs.map((q, i) => ({ tokens: q.tokens, lossMask: q.lossMask, oldLogprobs: q.oldLogprobs, ...extra[i] }));
-      report = await policy.trainStep(batch as never, { kind: algo, clipLow: run.config.clipLow, clipHigh: run.config.clipHigh, klCoef: run.config.klCoef }, { microBatchSize: 16 });
+      report = await learnerUpdates(policy, batch, run.config, iteration);
     }
     const updateS = (performance.now() - t0) / 1000;
     const next = iteration + 1;
@@ -243,6 +271,7 @@ export const learnHandler: JobHandler = {
       style: mean(valid.map(({ r }) => r!.components.style ?? 0)),
       efficiency: mean(valid.map(({ r }) => r!.components.efficiency ?? 0)),
       trained_sequences: report?.sequences ?? 0,
+      optimizer_steps: report?.steps ?? 0,
       overlong_masked_turns: maskedOverlong,
     };
     const failures = new Map<string, number>();
