@@ -28,8 +28,8 @@ describe('scheduled workloads in the queue', () => {
     const ep = await enqueue(database.db, { queue: 'rl.episode', runId: run.id, payload: {}, priority: 100 });
     expect(await row(ep.id)).toMatchObject({
       tier: 'critical', priority: 100, admittedNode: null,
-      // the quota caps the sandbox's 0.5 CPU; memory is the sandbox's 512 MB, under the quota
-      request: { cpu: 0.25, memoryMb: 512, gpu: 0, gpuMemoryMb: 0, diskMb: 0 },
+      // the quota caps the sandbox's 0.5 CPU; memory and scratch are the sandbox's, under the quota
+      request: { cpu: 0.25, memoryMb: 512, gpu: 0, gpuMemoryMb: 0, diskMb: 256 },
     });
     const learn = await enqueue(database.db, { queue: 'rl.learn', runId: run.id, payload: {} });
     expect(await row(learn.id)).toMatchObject({ tier: 'critical', request: LEARNER_REQUEST });
