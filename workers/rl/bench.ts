@@ -160,7 +160,7 @@ export async function main(argv: string[]): Promise<number> {
         execMs += performance.now() - e0;
       }
     };
-    const ref = { sandboxMs: [] as number[], execMs: [] as number[], scoringMs: [] as number[], plainMs: [] as number[] };
+    const ref = { sandboxMs: [] as number[], execMs: [] as number[], scoringMs: [] as number[], plainMs: [] as number[], spawnTrueMs: [] as number[] };
     for (let i = 0; i < Math.min(3, picks.length); i++) {
       const p = picks[i]!;
       await runTests(refManager, spec, { language: p.language, entryPoint: p.entryPoint, tests: p.tests as TaskTests }, sourceFor({ ...p, tests: p.tests as TaskTests }, p.action), { testTimeoutMs: 2000 });
@@ -182,9 +182,14 @@ export async function main(argv: string[]): Promise<number> {
         inputs: io ? io.map((c) => c.input) : [], check: task.tests.kind === 'humaneval' ? task.tests.check : undefined,
       };
       ref.plainMs.push(await plainRun(task.language, job, hostDir));
+      // what a bare process start from this (large) process costs, for reading the floor
+      ref.spawnTrueMs.push(await new Promise<number>((resolve, reject) => {
+        const t = performance.now();
+        spawn('/usr/bin/true', [], { stdio: 'ignore' }).on('error', reject).on('close', () => resolve(performance.now() - t));
+      }));
     }
     rmSync(hostDir, { recursive: true, force: true });
-    const refMed = { sandboxMs: median(ref.sandboxMs), execMs: median(ref.execMs), scoringMs: median(ref.scoringMs), plainMs: median(ref.plainMs) };
+    const refMed = { sandboxMs: median(ref.sandboxMs), execMs: median(ref.execMs), scoringMs: median(ref.scoringMs), plainMs: median(ref.plainMs), spawnTrueMs: median(ref.spawnTrueMs) };
 
     // ---- per iteration: the window from its first episode job to the end of its learn job
     type IterationTimes = {
@@ -236,8 +241,9 @@ export async function main(argv: string[]): Promise<number> {
       policyMsPerTurn: median(perIteration.map((p) => p.policyMsPerTurn)),
     };
     const start = timings.filter((t) => t.queue === 'rl.advance').reduce((a, t) => a + t.runMs, 0);
+    const load = os.loadavg()[0];
     const result = {
-      config: { ...cfg, sftSteps: Number(process.env.CRUCIBLE_RL_SFT_STEPS), heldout: Number(process.env.CRUCIBLE_RL_HELDOUT_LIMIT), cpus: os.availableParallelism() },
+      config: { ...cfg, sftSteps: Number(process.env.CRUCIBLE_RL_SFT_STEPS), heldout: Number(process.env.CRUCIBLE_RL_HELDOUT_LIMIT), cpus: os.availableParallelism(), loadAverage1m: load },
       run: { wallS, startS: start / 1000, episodes: eps.length, turns: turnRows.length, episodesPerS: eps.length / wallS, rewardMean: metric.filter((m) => m.name === 'reward_mean').sort((a, b) => a.step! - b.step!).map((m) => m.value) },
       perIteration,
       median: med,
@@ -252,6 +258,7 @@ export async function main(argv: string[]): Promise<number> {
     if (values.json) {
       console.log(JSON.stringify(result));
     } else {
+      log(`host load average (1 min) at the end: ${f(load, 1)} on ${os.availableParallelism()} CPUs`);
       log(`run: ${result.run.episodes} episodes, ${result.run.turns} turns in ${f(wallS)} s (${f(result.run.episodesPerS, 2)} episodes/s overall; start incl. SFT + baseline eval ${f(result.run.startS)} s)`);
       log(`reward_mean by iteration: ${result.run.rewardMean.map((v) => v.toFixed(3)).join(' → ')}`);
       for (const p of perIteration) {
@@ -268,7 +275,7 @@ export async function main(argv: string[]): Promise<number> {
       log(`  commits              ${pct(med.share.commits!)}`);
       log(`  idle slots           ${pct(med.share.idle!)}   (learn runs on one slot; queue hand-offs)`);
       log(`reference, same process: ${refN} of the run's programs through the harness`);
-      log(`  sandboxed ${f(refMed.sandboxMs)} ms (exec ${f(refMed.execMs)} ms, scoring ${f(refMed.scoringMs, 2)} ms)  plain spawn ${f(refMed.plainMs)} ms  → sandbox/plain ${f(result.reference.sandboxOverPlain, 2)}×`);
+      log(`  sandboxed ${f(refMed.sandboxMs)} ms (exec ${f(refMed.execMs)} ms, scoring ${f(refMed.scoringMs, 2)} ms)  plain spawn ${f(refMed.plainMs)} ms (bare spawn of true ${f(refMed.spawnTrueMs)} ms)  → sandbox/plain ${f(result.reference.sandboxOverPlain, 2)}×`);
       log(`  in the loop: ${f(med.sandboxMsPerTurn)} ms per turn → ${f(result.reference.loopSandboxOverReference, 2)}× the quiet sandboxed reference`);
     }
     return 0;
