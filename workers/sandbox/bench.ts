@@ -4,6 +4,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultStoreDir, ensureDefaultEnvironment } from './env-store';
 import { sandboxEnv } from './bwrap';
+import { SandboxCgroup } from './cgroup';
+import { ownerTag } from './owner';
 import { SandboxManager } from './manager';
 import type { Sandbox } from './runtime';
 
@@ -34,11 +36,36 @@ const pct = (xs: number[], p: number) => {
 };
 const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
 
+/**
+ * The floor's CPU weight: sandbox groups weigh 1024 × vCPUs against the host's other tasks
+ * (see cgroup.ts), so on a busy host a plain process would lose CPU to them and the ratio
+ * would flatter the sandbox. Plain runs are therefore moved (right after spawn) into a
+ * group of the same weight, CPU controller only: no memory or pids limits, no isolation.
+ */
+let floorCpuDir: string | undefined;
+function floorGroup(cpus: number): void {
+  const cg = SandboxCgroup.create(`${ownerTag()}.bench-floor`, { memoryMb: 1 << 20, cpus: 64, pids: 1_000_000 });
+  floorCpuDir = cg.dirs.find((d) => /\/cpu(,cpuacct)?\//.test(d)) ?? (cg.mode === 'v2' ? cg.dirs[0] : undefined);
+  if (floorCpuDir) {
+    const v1 = cg.mode === 'v1';
+    writeFileSync(path.join(floorCpuDir, v1 ? 'cpu.shares' : 'cpu.weight'), String(v1 ? Math.round(1024 * cpus) : Math.round(100 * cpus)));
+  }
+  floorCleanup = () => cg.destroy();
+}
+let floorCleanup = () => undefined as void;
+
 function plain(cmd: string, args: string[], cwd: string): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     // the same clean environment the sandbox gets (no NODE_OPTIONS from tsx, no pyenv shims)
     const c = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: sandboxEnv({ HOME: cwd, TMPDIR: '/tmp' }) as unknown as NodeJS.ProcessEnv });
+    if (floorCpuDir && c.pid) {
+      try {
+        writeFileSync(path.join(floorCpuDir, 'cgroup.procs'), String(c.pid));
+      } catch {
+        /* already exited */
+      }
+    }
     c.stdout.resume();
     c.stderr.resume();
     c.on('error', reject);
@@ -95,11 +122,13 @@ export async function main(argv: string[]): Promise<number> {
   const manager = new SandboxManager({ dataDir, capacity: { cpus: 64, memoryMb: 1 << 20, diskMb: 1 << 20 }, maxIdlePerKey: 16 });
   // the default quota's 2 vCPUs: at 1 vCPU, CFS throttling alone adds ~8 ms to a Python start here
   const limits = { cpus: 2, memoryMb: 512, diskMb: 256, timeoutMs: 30_000 };
+  floorGroup(limits.cpus);
   const os = await import('node:os');
   const warmMode = runtime === 'bwrap' && process.env.CRUCIBLE_SANDBOX_SUPERVISOR !== '0' ? 'supervisor (one bwrap per sandbox)' : 'one runtime start per exec';
   const out: Record<string, unknown> = { runtime, runs, execMode: warmMode, host: { cpus: os.availableParallelism(), loadavgAtStart: os.loadavg() } };
   const log = (s: string) => !values.json && console.log(s);
   // the ratios compare wall times, so a host busy with other work skews them: say how busy it was
+  log(`plain runs: ${floorCpuDir ? `in a CPU-only cgroup of the sandbox's weight (${floorCpuDir})` : 'no cgroup (none available)'}`);
   log(`${runtime}, exec mode: ${warmMode}; host load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.availableParallelism()} CPUs`);
   try {
     // cold start: a brand-new sandbox (dirs, scratch mount, cgroup, env check) running `true`
@@ -230,6 +259,7 @@ export async function main(argv: string[]): Promise<number> {
     if (values.json) console.log(JSON.stringify(out, null, 2));
     return 0;
   } finally {
+    floorCleanup();
     await manager.close();
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(hostDir, { recursive: true, force: true });
