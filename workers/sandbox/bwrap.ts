@@ -17,6 +17,8 @@ import { verifyThread } from './verify-thread';
 const SIGNAL_NAMES = new Map(Object.entries(osConstants.signals).map(([name, n]) => [n, name]));
 /** How long a supervisor may take to report after the timeout's kill before the sandbox is torn down. */
 const KILL_GRACE_MS = 2000;
+/** what one exec request may carry on stdin (the supervisor refuses larger requests) */
+const MAX_STDIN = 256 * 1024 * 1024;
 
 type Started = { channel: SupervisorChannel } | { mismatch: VerifyResult } | { error: string };
 
@@ -262,7 +264,12 @@ export class BwrapSandbox extends Sandbox {
       return this.failed('sandbox_error', started.error, t0);
     }
     const ch = started.channel;
-    for (const a of cmd) if (a.includes('\0')) return this.failed('sandbox_error', 'command arguments cannot contain NUL bytes', t0);
+    const env = sandboxEnv(opts.env);
+    if ([...cmd, opts.cwd ?? '', ...Object.values(env)].some((a) => a.includes('\0'))) {
+      throw new SandboxError('command arguments, cwd and environment values cannot contain NUL bytes', 'config');
+    }
+    const stdin = opts.stdin === undefined ? Buffer.alloc(0) : Buffer.from(opts.stdin);
+    if (stdin.length > MAX_STDIN) throw new SandboxError(`stdin is larger than ${MAX_STDIN} bytes; put the data in a file with putFile instead`, 'config');
     const limits = this.spec.limits;
     const timeoutMs = opts.timeoutMs ?? limits.timeoutMs;
     const c0 = this.startCounters();
@@ -278,17 +285,15 @@ export class BwrapSandbox extends Sandbox {
       this.cgroup.killAll(this.keep);
       grace = setTimeout(() => this.restart(), KILL_GRACE_MS);
     }, timeoutMs);
-    const x = await ch.run({
-      cmd, env: sandboxEnv(opts.env), cwd: opts.cwd ?? '/work',
-      stdin: opts.stdin === undefined ? Buffer.alloc(0) : Buffer.from(opts.stdin), outputCap: limits.outputBytes,
-    }, out, err);
+    const x = await ch.run({ cmd, env, cwd: opts.cwd ?? '/work', stdin, outputCap: limits.outputBytes }, out, err);
     clearTimeout(timer);
     clearTimeout(grace);
     if (x.kind === 'lost') {
+      // the supervisor is gone (torn down after a timeout, or killed from the host): the
+      // command died with its namespace; a fresh supervisor serves the next exec
       this.restart();
-      if (timedOut) return this.classify({ code: null, sig: 'SIGKILL', timedOut, out, err, t0, c0 });
       const r = this.classify({ code: null, sig: 'SIGKILL', timedOut, out, err, t0, c0 });
-      return r.status === 'memory_limit' ? r : { ...this.failed('sandbox_error', x.error, t0), stderr: err.text() };
+      return timedOut || r.status === 'memory_limit' ? r : { ...this.failed('sandbox_error', x.error, t0), stderr: err.text() };
     }
     this.cgroup.killAll(this.keep); // the supervisor already killed the rest; the host makes sure
     out.total = Math.max(out.total, x.outTotal);

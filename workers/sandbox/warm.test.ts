@@ -61,6 +61,26 @@ describe('warm bwrap sandboxes (supervisor as PID 1)', () => {
     }
   });
 
+  it('a supervisor killed from the host fails that exec clearly; the next exec gets a fresh one', async () => {
+    const sb = await t.manager.acquire({ limits: small });
+    try {
+      await sb.exec(['true']);
+      const resident = sb.residentPids();
+      const running = sb.exec(['sleep', '5']);
+      await new Promise((r) => setTimeout(r, 200));
+      process.kill(resident[1]!, 'SIGKILL'); // the supervisor (bwrap, its parent, reaps it and exits)
+      const r = await running;
+      expect(r.status).toBe('sandbox_error');
+      expect(r.error).toMatch(/supervisor exited/);
+      expect(r.durationMs).toBeLessThan(4000);
+      const next = await sb.exec(['echo', 'back']);
+      expect(next).toMatchObject({ status: 'ok', stdout: 'back\n' });
+      expect(sb.residentPids()).not.toEqual(resident);
+    } finally {
+      await t.manager.release(sb);
+    }
+  });
+
   it('a daemon started by one exec is gone before the next, within one acquisition', async () => {
     const sb = await t.manager.acquire({ limits: small });
     try {
