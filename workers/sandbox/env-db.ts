@@ -18,6 +18,18 @@ export async function recordEnvironment(db: Db, env: Environment): Promise<void>
   await db.insert(environments).values(row).onConflictDoUpdate({ target: environments.name, set: row });
 }
 
+/**
+ * Register an environment's row only if its name has none yet (a worker's first start on
+ * it). An existing row is left alone: a baseline that differs from this host's build is
+ * drift the review view should show, not something a start silently overwrites.
+ */
+export async function registerEnvironment(db: Db, env: Environment): Promise<void> {
+  await db.insert(environments).values({
+    name: env.name, contentHash: env.hash, toolchainLock: env.toolchainLock, manifestPath: env.manifestPath,
+    fileCount: env.fileCount, totalBytes: env.totalBytes,
+  }).onConflictDoNothing({ target: environments.name });
+}
+
 /** Mark a verification: a pass stamps lastVerifiedAt, a failure quarantines the environment. */
 export async function recordVerification(db: Db, env: Environment, v: VerifyResult): Promise<void> {
   const set = v.ok

@@ -1,7 +1,7 @@
 import type { Db } from '@/db/client';
 import { DomainError } from '@/server/errors';
 import { assertNotQuarantined } from '@/server/reviews/environments';
-import { recordEnvironment } from './env-db';
+import { registerEnvironment } from './env-db';
 import type { Environment } from './env-store';
 import { SandboxError } from './types';
 
@@ -9,8 +9,9 @@ type Entry = { at: number; error?: string };
 
 /**
  * Before a sandbox starts on an environment (created or taken warm from the pool): make
- * sure its `environments` row exists (the baseline hash the review view compares with),
- * once per manager, and refuse it while quarantined. The quarantine lookup is cached for
+ * sure its `environments` row exists (the baseline hash the review view compares with;
+ * an existing row is never overwritten here), once per manager, and refuse it while
+ * quarantined. The quarantine lookup is cached for
  * `ttlMs` so a busy worker does not pay a query per exec; a quarantine therefore stops
  * new starts within that long.
  */
@@ -38,7 +39,7 @@ export class EnvironmentGate {
   private async lookup(key: string, env: Environment): Promise<Entry> {
     let reg = this.registered.get(key);
     if (!reg) {
-      reg = recordEnvironment(this.db, env);
+      reg = registerEnvironment(this.db, env);
       this.registered.set(key, reg);
       reg.catch(() => this.registered.delete(key)); // retried on the next start
     }

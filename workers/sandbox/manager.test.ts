@@ -106,6 +106,13 @@ describe('sandbox manager: warm pool, quotas, audit', () => {
     const [row] = await database.db.select().from(environments).where(eq(environments.name, 'default'));
     expect(row).toMatchObject({ contentHash: env.hash, fileCount: env.fileCount, quarantinedAt: null });
     expect(row!.toolchainLock).toMatchObject({ node: expect.stringMatching(/^v\d+/) });
+    // a start never overwrites a registered baseline (drift stays visible)
+    const { registerEnvironment } = await import('./env-db');
+    await database.db.update(environments).set({ contentHash: 'sha256:other-host' }).where(eq(environments.name, 'default'));
+    await registerEnvironment(database.db, env);
+    const [kept] = await database.db.select().from(environments).where(eq(environments.name, 'default'));
+    expect(kept!.contentHash).toBe('sha256:other-host');
+    await database.db.update(environments).set({ contentHash: env.hash }).where(eq(environments.name, 'default'));
 
     const { SandboxManager } = await import('./manager');
     const { TEST_STORE } = await import('./test-support');
