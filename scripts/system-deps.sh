@@ -11,6 +11,10 @@ if [ "${CRUCIBLE_SKIP_BROWSER:-}" != "1" ]; then
   [ -x /usr/bin/chromium ] || need+=(chromium)
 fi
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+# gcc + libc headers build the sandbox's static PID-1 supervisor (warm bwrap sandboxes);
+# without them sandboxes fall back to one bwrap per exec, which is slower.
+command -v gcc >/dev/null 2>&1 || need+=(gcc)
+[ -e /usr/include/stdio.h ] || need+=(libc6-dev)
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" != "0" ]; then
   echo "crucible: missing system packages: ${need[*]}" >&2

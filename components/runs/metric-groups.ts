@@ -19,8 +19,8 @@ export type Section = { title: string; metrics: readonly string[] };
  * not named here go to "Other" alphabetically (e.g. a trainer's own samples).
  */
 export const sections: readonly Section[] = [
-  { title: 'Reward and pass rate', metrics: ['reward_mean', 'reward/mean', 'heldout_pass_at_1', 'heldout_pass_at_k'] },
-  { title: 'Policy update', metrics: ['kl', 'entropy', 'clip_fraction', 'loss', 'grad_norm', 'trained_sequences'] },
+  { title: 'Reward and pass rate', metrics: ['reward_mean', 'reward/mean', 'heldout_pass_at_1', 'heldout_pass_at_k', 'heldout_pass_at_1_before_sft'] },
+  { title: 'Policy update', metrics: ['kl', 'entropy', 'clip_fraction', 'loss', 'grad_norm', 'trained_sequences', 'optimizer_steps', 'overlong_masked_turns'] },
   { title: 'Lengths, turns and time', metrics: ['response_length', 'turns_per_episode', 'episode_time_ms', 'iteration_time_s', 'update_time_s', 'tokens_per_s', 'sandbox_time_share'] },
   { title: 'Health', metrics: ['infra_failed_rate', 'zero_variance_group_share', 'sandbox_failures'] },
   { title: 'Reward components', metrics: ['pass_rate', 'style', 'efficiency'] },
@@ -32,7 +32,8 @@ export const rewardSpread = ['reward_min', 'reward_max', 'reward_std'] as const;
 /** Short explanations shown under a chart's title. */
 export const metricHelp: Record<string, string> = {
   reward_mean: 'mean episode reward; band: ±1 std, dashed: min / max',
-  heldout_pass_at_1: 'greedy pass@1 on held-out tasks (step 0: before RL)',
+  heldout_pass_at_1: 'greedy pass@1 on held-out tasks (step 0: after the SFT warm start, before RL)',
+  heldout_pass_at_1_before_sft: 'greedy pass@1 of the random initialisation, before the SFT warm start',
   heldout_pass_at_k: 'pass@k on held-out tasks',
   kl: 'KL to the reference policy',
   clip_fraction: 'share of tokens whose ratio was clipped',

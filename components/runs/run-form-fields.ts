@@ -45,6 +45,18 @@ export const fieldGroups: FieldGroup[] = [
     ],
   },
   {
+    title: 'Learner',
+    fields: [
+      { path: 'updateEpochs', label: 'Passes over each batch', kind: 'number', step: '1' },
+      { path: 'miniBatches', label: 'Minibatches per pass', kind: 'number', step: '1', help: 'One optimizer step each.' },
+      { path: 'negativeAdvantageWeight', label: 'Negative advantage weight', kind: 'number', step: 'any', help: '1 = standard GRPO; lower leans on what worked (0 = successes only).' },
+      { path: 'maxStaleness', label: 'Max staleness (versions)', kind: 'number', step: '1', help: 'Episodes from an older policy are dropped from the loss.' },
+      { path: 'dynamicSampling.enabled', label: 'Dynamic sampling', kind: 'select', options: ['false', 'true'], parse: 'boolean', help: 'Sample extra groups when too many have equal rewards.' },
+      { path: 'dynamicSampling.maxGroupsFactor', label: 'Max groups (× tasks per iteration)', kind: 'number', step: 'any' },
+      { path: 'maskTruncated', label: 'Mask overlong responses', kind: 'select', options: ['false', 'true'], parse: 'boolean', help: 'Responses cut off at the token budget stay out of the loss.' },
+    ],
+  },
+  {
     title: 'Reward weights',
     fields: [
       { path: 'rewardWeights.passRate', label: 'Pass rate', kind: 'number', step: 'any' },

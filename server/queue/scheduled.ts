@@ -2,6 +2,7 @@ import { and, eq, gt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { jobs, runs, type WorkloadRequest } from '@/db/schema';
+import { episodeSandboxLimits } from '@/server/runs/run-config';
 import { inMs } from './time';
 import type { Executor } from './types';
 
@@ -31,13 +32,6 @@ export type Workload = { tier: string; queue?: string; request: WorkloadRequest 
 
 /** What the learner step of an RL iteration asks for (one CPU-heavy step on this host today). */
 export const LEARNER_REQUEST: WorkloadRequest = { cpu: 1, memoryMb: 2048, gpu: 0, gpuMemoryMb: 0, diskMb: 1024 };
-/**
- * What an episode's sandbox is given today (`EPISODE_LIMITS` in workers/rl/settings.ts:
- * 0.5 vCPU, 512 MB, 256 MB scratch; kept equal here so the queue does not import the RL
- * workers). The run's per-task quota is the ceiling, so the request is the smaller of the two. Requesting the whole quota (2 vCPU by default) would reserve four
- * times what an episode uses, and on a 2-CPU node a standard-tier run (70% cap) would never start.
- */
-export const EPISODE_SANDBOX = { cpu: 0.5, memoryMb: 512, diskMb: 256 } as const;
 
 type RunConfigView = { queue?: string; quota?: { cpus?: number; memoryMb?: number; scratchMb?: number } };
 
@@ -57,8 +51,8 @@ export async function defaultWorkload(db: Executor, queue: string, runId: string
   const q = c.quota ?? {};
   return {
     tier,
-    request: { cpu: Math.min(q.cpus ?? 2, EPISODE_SANDBOX.cpu), memoryMb: Math.min(q.memoryMb ?? 4096, EPISODE_SANDBOX.memoryMb), gpu: 0, gpuMemoryMb: 0,
-      diskMb: Math.min(q.scratchMb ?? 50 * 1024, EPISODE_SANDBOX.diskMb) },
+    request: { cpu: Math.min(q.cpus ?? 2, episodeSandboxLimits.cpus), memoryMb: Math.min(q.memoryMb ?? 4096, episodeSandboxLimits.memoryMb), gpu: 0, gpuMemoryMb: 0,
+      diskMb: Math.min(q.scratchMb ?? 50 * 1024, episodeSandboxLimits.diskMb) },
   };
 }
 

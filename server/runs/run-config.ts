@@ -70,6 +70,13 @@ export const runConfigSchema = z
       .default({ enabled: false, maxGroupsFactor: 2 }),
     /** Overlong masking: responses cut off at the token budget are left out of the loss. */
     maskTruncated: z.boolean().default(false),
+    /**
+     * Weight of negative advantages in the GRPO loss (1 = standard GRPO). Below 1 the update
+     * leans on what worked: when a small policy rarely succeeds, full-weight pushes away
+     * from its many failures spread probability onto garbage and collapse it (measured:
+     * docs/rl.md); 0 trains on successes only, like rejection-sampling fine-tuning.
+     */
+    negativeAdvantageWeight: z.number().min(0).max(1).default(1),
     /** Learner passes over each iteration's batch, and the minibatches (one optimizer step each) per pass. */
     updateEpochs: z.number().int().min(1).max(20).default(2),
     miniBatches: z.number().int().min(1).max(64).default(2),
@@ -83,3 +90,10 @@ export type RunConfig = z.output<typeof runConfigSchema>;
 export type RunConfigInput = z.input<typeof runConfigSchema>;
 
 export const defaultRunConfig: RunConfig = runConfigSchema.parse({});
+
+/**
+ * Sandbox limits of one RL episode's test run (capped by the run's quota where that is
+ * smaller): the candidate is a single small function, so half a vCPU, 512 MB and a 256 MB
+ * scratch are plenty and a 2-core host runs several. The scheduler requests the same.
+ */
+export const episodeSandboxLimits = { cpus: 0.5, memoryMb: 512, diskMb: 256 } as const;

@@ -42,16 +42,18 @@ export const advanceHandler: JobHandler = {
     if (run.status !== 'queued') return;
     const s = rlSettings();
     let v0 = await latestVersion(ctx.db, runId);
-    let created: { sha256: string; provider: string; sft: unknown; passAt1: number; heldout: number; passAtK: number | null; k: number } | undefined;
+    let created: { sha256: string; provider: string; sft: unknown; initPassAt1: number | null; passAt1: number; heldout: number; passAtK: number | null; k: number } | undefined;
     if (!v0) {
       let policy = Policy.create({ seed: run.config.seed, optim: { lr: s.sftLearningRate, warmupSteps: Math.min(10, s.sftSteps), totalSteps: Math.max(1, s.sftSteps) } });
-      const sft = s.sftSteps > 0 ? await sftWarmStart(ctx.db, policy, run.suiteId!, s.sftSteps, run.config.seed) : null;
+      // held-out pass@1 of the random initialisation, so the curve shows what the warm start adds
+      const init = s.sftSteps > 0 ? await heldoutEval(ctx.db, sandboxes(ctx.db), policy, run) : null;
+      const sft = s.sftSteps > 0 ? { ...(await sftWarmStart(ctx.db, policy, run.suiteId!, s.sftSteps, run.config.seed)), heldoutPassAt1Before: init?.passAt1 } : null;
       // RL gets its own learning-rate phase: the run's learning rate, constant.
       policy = await withOptimizer(policy, { lr: run.config.learningRate, warmupSteps: 0, totalSteps: Math.max(1, run.config.iterations), minLrRatio: 1 });
       await fs.mkdir(policyDir(runId), { recursive: true });
       const saved = await policy.save(versionPath(runId, 0));
       const ev = await heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, { k: s.passAtK });
-      created = { sha256: saved.sha256, provider: policy.provider, sft, passAt1: ev.passAt1, heldout: ev.tasks, passAtK: ev.passAtK, k: ev.k };
+      created = { sha256: saved.sha256, provider: policy.provider, sft, initPassAt1: init?.passAt1 ?? null, passAt1: ev.passAt1, heldout: ev.tasks, passAtK: ev.passAtK, k: ev.k };
       await policy.release();
     }
     return async (tx) => {
@@ -60,6 +62,7 @@ export const advanceHandler: JobHandler = {
       if (created) {
         await tx.insert(policyVersions).values({ runId, version: 0, checkpointPath: versionPath(runId, 0), sha256: created.sha256, executionProvider: created.provider, isReference: true, metrics: { heldout_pass_at_1: created.passAt1 } }).onConflictDoNothing();
         await tx.insert(metricSamples).values({ runId, source: 'rl', name: 'heldout_pass_at_1', step: 0, value: created.passAt1, labels: { tasks: String(created.heldout) } });
+        if (created.initPassAt1 != null) await tx.insert(metricSamples).values({ runId, source: 'rl', name: 'heldout_pass_at_1_before_sft', step: 0, value: created.initPassAt1 });
         if (created.passAtK != null) await tx.insert(metricSamples).values({ runId, source: 'rl', name: 'heldout_pass_at_k', step: 0, value: created.passAtK, labels: { k: String(created.k) } });
         v0 = await latestVersion(tx, runId);
       }
@@ -232,7 +235,12 @@ export const learnHandler: JobHandler = {
           const g = gae(rew, vals[i]!.values, q.lossMask, { gamma: 1, lambda: 0.95 });
           Object.assign(extra[i]!, { advantages: g.advantages, returns: g.returns, oldValues: vals[i]!.values });
         });
-      } else seqs.forEach((q, i) => (extra[i]!.advantages = advOf.get(q.episodeId)!));
+      } else {
+        seqs.forEach((q, i) => {
+          const a = advOf.get(q.episodeId)!;
+          extra[i]!.advantages = a < 0 ? a * run.config.negativeAdvantageWeight : a;
+        });
+      }
       const batch = seqs.map((q, i) => ({ tokens: q.tokens, lossMask: q.lossMask, oldLogprobs: q.oldLogprobs, ...extra[i] }));
       report = await learnerUpdates(policy, batch, run.config, iteration);
     }

@@ -1,3 +1,4 @@
+import { episodeSandboxLimits } from '@/server/runs/run-config';
 import { envInt } from '@/workers/runtime/settings';
 
 function envCount(name: string, fallback: number): number {
@@ -38,11 +39,8 @@ export const rlSettings = () => ({
 
 export const QUEUES = { advance: 'rl.advance', episode: 'rl.episode', learn: 'rl.learn' } as const;
 
-/**
- * Sandbox limits of one episode's test run: the candidate is a single small function,
- * so half a vCPU, 512 MB and a 256 MB scratch are plenty, and a 2-core host runs several.
- */
-export const EPISODE_LIMITS = { cpus: 0.5, memoryMb: 512, diskMb: 256 } as const;
+/** Sandbox limits of an episode's test runs (shared with the scheduler's request). */
+export const EPISODE_LIMITS = episodeSandboxLimits;
 
 /**
  * Lease of an RL job (renewed by heartbeat every third of it). CRUCIBLE_RL_LEASE_MS
