@@ -4,13 +4,13 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { dataDir } from '@/db/runtime';
 import { episodes, metricSamples, policyVersions, rewards, runs, tasks, turns } from '@/db/schema';
-import { assertNotQuarantined } from '@/server/reviews/environments';
 import { sampleForReview } from '@/server/reviews/sampler';
 import type { RunConfig } from '@/server/runs/run-config';
 import type { TaskTests } from '@/server/tasks/formats';
 import { PermanentJobError, type JobHandler } from '@/workers/jobs/handler';
 import { gae, groupAdvantages } from '@/workers/policy/advantages';
 import { Policy } from '@/workers/policy/policy';
+import { checkIsolationPolicy } from '@/workers/sandbox/isolation';
 import { SandboxManager } from '@/workers/sandbox/manager';
 import { runEpisode, wasTruncated } from './episode';
 import { heldoutEval } from './evaluate';
@@ -40,6 +40,12 @@ export const advanceHandler: JobHandler = {
     const run = await loadRun(ctx.db, runId);
     if (run.status === 'running') return (tx) => topUp(tx, runId);
     if (run.status !== 'queued') return;
+    // a runtime the policy names but this host lacks fails the run now, never downgraded
+    try {
+      checkIsolationPolicy(run.config);
+    } catch (err) {
+      throw new PermanentJobError((err as Error).message);
+    }
     const s = rlSettings();
     let v0 = await latestVersion(ctx.db, runId);
     let created: { sha256: string; provider: string; sft: unknown; initPassAt1: number | null; passAt1: number; heldout: number; passAtK: number | null; k: number } | undefined;
@@ -74,6 +80,10 @@ export const advanceHandler: JobHandler = {
   },
 };
 
+/** What an infrastructure failure was, for the episode row and the operator reading it. */
+const infraReason = (score: { status: string; harness: { exec: { error?: string; stderr: string } } }) =>
+  `${score.status}: ${(score.harness.exec.error || score.harness.exec.stderr || 'no detail').slice(0, 480)}`;
+
 /** One multi-turn episode; its turns, reward and the run's next step commit with the job. */
 export const episodeHandler: JobHandler = {
   queue: QUEUES.episode,
@@ -96,7 +106,8 @@ export const episodeHandler: JobHandler = {
     if (!version) throw new Error('run has no policy version yet');
     const runtime = run.config.isolation[t.risk];
     const env = t.environmentName ?? 'default';
-    await assertNotQuarantined(ctx.db, { name: env }).catch((err) => { throw new PermanentJobError((err as Error).message); });
+    // A quarantined environment is refused by the sandbox manager (status env_mismatch): the
+    // episode is then an infrastructure failure, masked, never scored 0.
     const policy = await loadRunPolicy(run, version);
     const startedAt = new Date();
     const out = await runEpisode({
@@ -120,10 +131,10 @@ export const episodeHandler: JobHandler = {
       const base = { policyVersionId: version.id, runtime: out.score.runtime, envHash: out.score.envHash, turnsCount: out.turns.length, startedAt, finishedAt: new Date() };
       if (retry) {
         // infrastructure failure: not the policy's fault, run the slot again
-        await tx.update(episodes).set({ ...base, status: 'pending', attempt: e.attempt + 1, error: `attempt ${e.attempt}: ${out.score.status}`, endReason: 'infra' }).where(eq(episodes.id, episodeId));
+        await tx.update(episodes).set({ ...base, status: 'pending', attempt: e.attempt + 1, error: `attempt ${e.attempt}: ${infraReason(out.score)}`, endReason: 'infra' }).where(eq(episodes.id, episodeId));
       } else if (infra) {
         // masked out of the loss and out of its group's baseline; never scored 0
-        await tx.update(episodes).set({ ...base, status: out.score.status, endReason: 'infra', error: out.score.harness.exec.stderr.slice(0, 500) }).where(eq(episodes.id, episodeId));
+        await tx.update(episodes).set({ ...base, status: out.score.status, endReason: 'infra', error: infraReason(out.score) }).where(eq(episodes.id, episodeId));
         await tx.update(runs).set({ episodesDone: sql`${runs.episodesDone} + 1`, updatedAt: new Date() }).where(eq(runs.id, run.id));
       } else {
         await tx.insert(rewards).values({ episodeId, value: out.score.reward!, components: out.score.components, envHash: out.score.envHash, harnessVersion: out.score.harnessVersion, policyVersionId: version.id }).onConflictDoNothing();

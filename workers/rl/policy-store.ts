@@ -24,15 +24,23 @@ export type VersionRow = typeof policyVersions.$inferSelect;
  */
 export async function loadRunPolicy(run: { id: string; config: RunConfig }, v: VersionRow): Promise<Policy> {
   const where = checkpointOf(run, v);
-  const policy = await loadPolicy(where);
+  const policy = await loadPolicy(where).catch(refuse(run, v));
   return checked(run, v, policy, cachedSha.get(where));
 }
 
 /** A private, mutable copy for the learner (the cached ones are shared by rollouts). */
 export async function loadRunPolicyForTraining(run: { id: string; config: RunConfig }, v: VersionRow): Promise<Policy> {
-  const r = await Policy.load(checkpointOf(run, v));
+  const r = await Policy.load(checkpointOf(run, v)).catch(refuse(run, v));
   return checked(run, v, r.policy, r.sha256);
 }
+
+/** A checkpoint that fails its own integrity check will not heal on retry: refuse, saying what to do. */
+const refuse = (run: { id: string }, v: VersionRow) => (err: Error): never => {
+  if (/does not match|corrupt/i.test(err.message)) {
+    throw new PermanentJobError(`policy version v${v.version} of run ${run.id}: ${err.message}; restore the original file or clone the run to start over`);
+  }
+  throw err;
+};
 
 function checkpointOf(run: { id: string }, v: VersionRow): string {
   const where = path.resolve(v.checkpointPath);
