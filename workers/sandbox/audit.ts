@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { sandboxes } from '@/db/schema';
 import type { Environment } from './env-store';
@@ -23,7 +23,7 @@ export class SandboxAudit {
   async created(sb: Sandbox, env: Environment): Promise<void> {
     if (!this.db) return;
     await this.db.insert(sandboxes).values({
-      id: sb.id, workerId: this.workerId ?? null, runtime: sb.runtimeName, envHash: env.hash, state: 'ready',
+      id: sb.id, workerId: this.workerId ?? null, runtime: sb.runtimeName, envHash: env.hash, state: 'busy',
       limits: sb.spec.limits as unknown as Record<string, number>,
     });
     await this.append('sandbox.create', sb, { env: env.name, limits: sb.spec.limits });
@@ -39,12 +39,31 @@ export class SandboxAudit {
     });
   }
 
+  /**
+   * The row's live state for the resources view: `busy` while acquired, `warm` while pooled.
+   * Not awaited by the caller (acquire stays sub-millisecond); one sandbox's writes are
+   * chained so they land in order, and a failed write only leaves the view stale.
+   */
+  state(sb: Sandbox, state: 'busy' | 'warm'): void {
+    if (!this.db) return;
+    const db = this.db;
+    const prev = this.stateWrites.get(sb.id) ?? Promise.resolve();
+    const next = prev
+      .then(() => db.update(sandboxes).set({ state, updatedAt: new Date() }).where(and(eq(sandboxes.id, sb.id), isNull(sandboxes.destroyedAt))))
+      .then(() => undefined, () => undefined);
+    this.stateWrites.set(sb.id, next);
+    void next.then(() => { if (this.stateWrites.get(sb.id) === next) this.stateWrites.delete(sb.id); });
+  }
+
+  private readonly stateWrites = new Map<string, Promise<void>>();
+
   async envMismatch(sb: Sandbox, error: string): Promise<void> {
     await this.append('sandbox.env_mismatch', sb, { error: error.slice(0, 2000) });
   }
 
   async destroyed(sb: Sandbox): Promise<void> {
     if (!this.db) return;
+    await this.stateWrites.get(sb.id);
     await this.db.update(sandboxes).set({ state: 'destroyed', destroyedAt: new Date(), updatedAt: new Date() }).where(eq(sandboxes.id, sb.id));
     await this.append('sandbox.destroy', sb, { execs: sb.execCount });
   }

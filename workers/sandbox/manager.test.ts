@@ -100,6 +100,31 @@ describe('sandbox manager: warm pool, quotas, audit', () => {
     expect((await verifyAudit(database.db)).ok).toBe(true);
   });
 
+  it('keeps the sandboxes row state live for the resources view: busy while acquired, warm while pooled', async () => {
+    const { manager } = t;
+    const stateOf = async (id: string) => {
+      for (let i = 0; i < 50; i++) {
+        const [row] = await database.db.select({ state: sandboxes.state }).from(sandboxes).where(eq(sandboxes.id, id));
+        if (row) return row.state;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return undefined;
+    };
+    const until = async (id: string, want: string) => {
+      for (let i = 0; i < 100 && (await stateOf(id)) !== want; i++) await new Promise((r) => setTimeout(r, 20));
+      return stateOf(id);
+    };
+    const sb = await manager.acquire({ limits: small });
+    expect(await until(sb.id, 'busy')).toBe('busy');
+    await manager.release(sb);
+    expect(await until(sb.id, 'warm')).toBe('warm');
+    const again = await manager.acquire({ limits: small });
+    expect(again.id).toBe(sb.id);
+    expect(await until(sb.id, 'busy')).toBe('busy');
+    await manager.destroy(again);
+    expect(await until(sb.id, 'destroyed')).toBe('destroyed');
+  });
+
   it('the first start registers the environment\'s baseline row; a quarantine refuses new sandboxes (warm or new) until an admin clears it', async () => {
     const env = t.manager.environment('default');
     // nothing but the acquires above wrote this row: the first start registered the baseline

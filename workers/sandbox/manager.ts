@@ -109,6 +109,7 @@ export class SandboxManager {
     if (warm) {
       this.busy.set(warm.sandbox, key);
       warm.sandbox.arm(); // its start: the environment is checked before its next exec
+      this.audit.state(warm.sandbox, 'busy');
       return warm.sandbox;
     }
     this.admitEvictingIdle(limits);
@@ -170,6 +171,7 @@ export class SandboxManager {
           const list = this.idle.get(key) ?? [];
           list.push({ sandbox: sb, since: Date.now() });
           this.idle.set(key, list);
+          this.audit.state(sb, 'warm');
           return;
         }
       } catch {
