@@ -1,6 +1,7 @@
 import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { jobs } from '@/db/schema';
+import { handedBack } from './hand-back';
 import { inMs } from './claim';
 import { SCHEDULER_CHANNEL } from './scheduled';
 
@@ -25,22 +26,8 @@ export async function renewLease(db: Db, jobId: number, leaseToken: string, leas
 export async function releaseLease(db: Db, jobId: number, leaseToken: string): Promise<boolean> {
   const rows = await db
     .update(jobs)
-    .set({
-      state: 'queued',
-      attempts: sql`greatest(${jobs.attempts} - 1, 0)`,
-      leaseOwner: null,
-      leaseToken: null,
-      leaseExpiresAt: null,
-      runAfter: sql`now()`,
-      // A scheduled job goes back to the scheduler (this node is stopping).
-      admittedNode: null,
-      admittedAt: null,
-      borrowing: false,
-      startedAt: null,
-      preemptedAt: null,
-      preemptedBy: null,
-      updatedAt: sql`now()`,
-    })
+    // A scheduled job goes back to the scheduler too (this node is stopping).
+    .set({ ...handedBack(), runAfter: sql`now()` })
     .where(and(eq(jobs.id, jobId), eq(jobs.leaseToken, leaseToken), eq(jobs.state, 'running')))
     .returning({ id: jobs.id });
   // A released job is runnable again: wake idle workers like an insert does.

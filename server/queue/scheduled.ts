@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { jobs, runs, type WorkloadRequest } from '@/db/schema';
 import { episodeSandboxLimits } from '@/server/runs/run-config';
+import { handedBack } from './hand-back';
 import { inMs } from './time';
 import type { Executor } from './types';
 
@@ -97,21 +98,7 @@ export async function yieldPreempted(db: Db, jobId: number, leaseToken: string):
   const [by] = await db.execute<{ queue: string }>(sql`select p.queue from jobs j join jobs p on p.id = j.preempted_by where j.id = ${jobId}`);
   const rows = await db
     .update(jobs)
-    .set({
-      state: 'queued',
-      attempts: sql`greatest(${jobs.attempts} - 1, 0)`,
-      leaseOwner: null,
-      leaseToken: null,
-      leaseExpiresAt: null,
-      admittedNode: null,
-      admittedAt: null,
-      borrowing: false,
-      startedAt: null,
-      preemptedAt: null,
-      preemptedBy: null,
-      queuedAt: sql`now()`,
-      updatedAt: sql`now()`,
-    })
+    .set({ ...handedBack(), queuedAt: sql`now()` })
     .where(and(eq(jobs.id, jobId), eq(jobs.leaseToken, leaseToken), eq(jobs.state, 'running')))
     .returning({ id: jobs.id });
   if (rows.length > 0) {

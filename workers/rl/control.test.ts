@@ -2,26 +2,12 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { episodes, jobs, rewards, turns } from '@/db/schema';
 import { createRun, transitionRun } from '@/server/runs/service';
-import { freshDatabase } from '@/test/database';
-import { runJobLoop } from '@/workers/jobs/job-loop';
-import { ensureTestEnvironment } from '@/workers/sandbox/test-support';
-import { rlTestDirs, TINY_RL_ENV, untilRun } from './test-support';
+import { inProcessRl, TINY_RL_ENV, untilRun } from './test-support';
 
-Object.assign(process.env, TINY_RL_ENV, rlTestDirs('control'));
-const { rlHandlers } = await import('./handlers');
-const database = await freshDatabase();
-const { db } = database;
-const ac = new AbortController();
-let loop: Promise<void>;
-beforeAll(() => {
-  ensureTestEnvironment();
-  loop = runJobLoop({ db, sql: database.sql, workerId: 'rl-control', handlers: rlHandlers, concurrency: 2, pollMs: 200, drainMs: 1000, signal: ac.signal, log: () => {} });
-});
-afterAll(async () => {
-  ac.abort();
-  await loop;
-  for (const h of rlHandlers) await h.close?.();
-});
+const rl = await inProcessRl('control', TINY_RL_ENV);
+const { db } = rl;
+beforeAll(() => rl.start());
+afterAll(() => rl.stop());
 
 const tiny = { iterations: 2, tasksPerIteration: 2, groupSize: 2, maxTurns: 1, concurrency: 1, klCoef: 0 };
 const count = async (runId: string, status: string) => {

@@ -4,32 +4,20 @@ import { episodes, metricSamples, policyVersions, rewards, turns } from '@/db/sc
 import { createRun } from '@/server/runs/service';
 import { builtinSuite } from '@/server/tasks/builtin';
 import { saveSuite } from '@/server/tasks/service';
-import { freshDatabase } from '@/test/database';
-import { runJobLoop } from '@/workers/jobs/job-loop';
-import { ensureTestEnvironment } from '@/workers/sandbox/test-support';
-import { rlTestDirs, untilRun } from './test-support';
+import { inProcessRl, untilRun } from './test-support';
 
-Object.assign(process.env, rlTestDirs('loop'), {
-  CRUCIBLE_RL_SFT_STEPS: '150', CRUCIBLE_RL_HELDOUT_LIMIT: '4', CRUCIBLE_RL_PASS_K: '2', CRUCIBLE_RL_PASS_K_EVERY: '3', CRUCIBLE_RL_MAX_NEW_TOKENS: '24',
-});
-const { rlHandlers } = await import('./handlers');
-const database = await freshDatabase();
-const { db } = database;
-const ac = new AbortController();
-let loop: Promise<void>;
 const logs: string[] = [];
+const rl = await inProcessRl('loop', {
+  CRUCIBLE_RL_SFT_STEPS: '150', CRUCIBLE_RL_HELDOUT_LIMIT: '4', CRUCIBLE_RL_PASS_K: '2', CRUCIBLE_RL_PASS_K_EVERY: '3', CRUCIBLE_RL_MAX_NEW_TOKENS: '24',
+}, { log: (m) => logs.push(m) });
+const { db } = rl;
 beforeAll(async () => {
-  ensureTestEnvironment();
   // Python arithmetic families of the built-in suite: add_k, times_k, minus_k.
   const arith = builtinSuite().filter((t) => t.language === 'python' && /^py\/(add|times|minus)_\d+$/.test(t.externalId));
   await saveSuite(db, { name: 'arith', source: 'test: built-in python arithmetic' }, arith, 'test');
-  loop = runJobLoop({ db, sql: database.sql, workerId: 'rl-loop', handlers: rlHandlers, concurrency: 2, pollMs: 200, drainMs: 1000, signal: ac.signal, log: (m) => logs.push(m) });
+  rl.start();
 });
-afterAll(async () => {
-  ac.abort();
-  await loop;
-  for (const h of rlHandlers) await h.close?.();
-});
+afterAll(() => rl.stop());
 
 describe('RL loop end to end (real Postgres, bwrap sandboxes, ONNX policy on CPU)', () => {
   it('trains with a fixed seed, storing turns, rewards with provenance, policy versions and metrics', async () => {

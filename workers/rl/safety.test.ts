@@ -4,26 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { episodes, jobs, metricSamples, policyVersions, rewards } from '@/db/schema';
 import { setQuarantine } from '@/server/reviews/environments';
 import { createRun, transitionRun } from '@/server/runs/service';
-import { freshDatabase } from '@/test/database';
-import { runJobLoop } from '@/workers/jobs/job-loop';
-import { ensureTestEnvironment } from '@/workers/sandbox/test-support';
-import { rlTestDirs, TINY_RL_ENV, untilRun } from './test-support';
+import { inProcessRl, TINY_RL_ENV, untilRun } from './test-support';
 
-Object.assign(process.env, TINY_RL_ENV, rlTestDirs('safety'));
-const { rlHandlers } = await import('./handlers');
-const database = await freshDatabase();
-const { db } = database;
-const ac = new AbortController();
-let loop: Promise<void>;
-beforeAll(() => {
-  ensureTestEnvironment();
-  loop = runJobLoop({ db, sql: database.sql, workerId: 'rl-safety', handlers: rlHandlers, concurrency: 2, pollMs: 200, drainMs: 1000, signal: ac.signal, log: () => {} });
-});
-afterAll(async () => {
-  ac.abort();
-  await loop;
-  for (const h of rlHandlers) await h.close?.();
-});
+const rl = await inProcessRl('safety', TINY_RL_ENV);
+const { db } = rl;
+beforeAll(() => rl.start());
+afterAll(() => rl.stop());
 
 const tiny = { iterations: 2, tasksPerIteration: 2, groupSize: 2, maxTurns: 1, concurrency: 1, klCoef: 0 };
 const finished = (r: { status: string }) => r.status === 'completed' || r.status === 'failed' || r.status === 'cancelled';
@@ -53,7 +39,7 @@ describe('RL runs refuse what would make rewards untrustworthy', () => {
     bytes[bytes.length - 10] ^= 0xff;
     fs.writeFileSync(v1!.checkpointPath, bytes);
     // a fresh process would load it from disk: drop this process's cached policies
-    for (const h of rlHandlers) await h.close?.();
+    await rl.closeHandlers();
     const [current] = await db.select({ status: sql<string>`status` }).from(sql`runs`).where(sql`id = ${run.id}`);
     if (current!.status === 'paused') await transitionRun(db, run.id, 'resume', 'test');
     let jobsNow = '';

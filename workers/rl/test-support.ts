@@ -31,3 +31,35 @@ export async function untilRun(db: Db, runId: string, what: string, pred: (r: Ru
     await new Promise((res) => setTimeout(res, 150));
   }
 }
+
+/**
+ * The RL job handlers running in this test process against a fresh database, as one job
+ * worker would. Env knobs are set before the handlers load (leases are read at import).
+ */
+export async function inProcessRl(tag: string, env: Record<string, string>, o: { log?: (m: string) => void } = {}) {
+  Object.assign(process.env, env, rlTestDirs(tag));
+  const [{ rlHandlers }, { freshDatabase }, { runJobLoop }, { ensureTestEnvironment }] = await Promise.all([
+    import('./handlers'), import('@/test/database'), import('@/workers/jobs/job-loop'), import('@/workers/sandbox/test-support'),
+  ]);
+  const database = await freshDatabase();
+  const ac = new AbortController();
+  let loop: Promise<void> | undefined;
+  return {
+    database,
+    db: database.db,
+    handlers: rlHandlers,
+    start() {
+      ensureTestEnvironment();
+      loop = runJobLoop({ db: database.db, sql: database.sql, workerId: `rl-${tag}`, handlers: rlHandlers, concurrency: 2, pollMs: 200, drainMs: 1000, signal: ac.signal, log: o.log ?? (() => {}) });
+    },
+    /** Drop this process's cached policies and sandbox pool (as a restarted worker would have none). */
+    async closeHandlers() {
+      for (const h of rlHandlers) await h.close?.();
+    },
+    async stop() {
+      ac.abort();
+      await loop;
+      for (const h of rlHandlers) await h.close?.();
+    },
+  };
+}
