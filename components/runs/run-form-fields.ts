@@ -52,7 +52,7 @@ export const fieldGroups: FieldGroup[] = [
       { path: 'negativeAdvantageWeight', label: 'Negative advantage weight', kind: 'number', step: 'any', help: '1 = standard GRPO; lower leans on what worked (0 = successes only).' },
       { path: 'maxStaleness', label: 'Max staleness (versions)', kind: 'number', step: '1', help: 'Episodes from an older policy are dropped from the loss.' },
       { path: 'dynamicSampling.enabled', label: 'Dynamic sampling', kind: 'select', options: ['false', 'true'], parse: 'boolean', help: 'Sample extra groups when too many have equal rewards.' },
-      { path: 'dynamicSampling.maxGroupsFactor', label: 'Max groups (× tasks per iteration)', kind: 'number', step: 'any' },
+      { path: 'dynamicSampling.maxGroupsFactor', label: 'Max groups factor', kind: 'number', step: 'any', help: 'At most this many times the per-iteration task count.' },
       { path: 'maskTruncated', label: 'Mask overlong responses', kind: 'select', options: ['false', 'true'], parse: 'boolean', help: 'Responses cut off at the token budget stay out of the loss.' },
     ],
   },
