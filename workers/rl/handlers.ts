@@ -15,7 +15,7 @@ import { SandboxManager } from '@/workers/sandbox/manager';
 import { runEpisode, wasTruncated } from './episode';
 import { heldoutEval } from './evaluate';
 import { latestVersion, loadRunPolicy, loadRunPolicyForTraining, policyDir, releasePolicies, versionRow } from './policy-store';
-import { episodeSeed, prng, runEvent, topUp } from './schedule';
+import { episodeSeed, prng, runEvent, shuffle, topUp } from './schedule';
 import { EPISODE_LIMITS, QUEUES, rlLeaseMs, rlSettings } from './settings';
 import { failRunOnGiveUp } from './give-up';
 import { sftWarmStart, withOptimizer } from './sft';
@@ -159,11 +159,7 @@ async function learnerUpdates(policy: Policy, batch: Record<string, unknown>[], 
   const loss = { kind: config.algorithm, clipLow: config.clipLow, clipHigh: config.clipHigh, klCoef: config.klCoef };
   const reports: Awaited<ReturnType<Policy['trainStep']>>[] = [];
   for (let epoch = 0; epoch < config.updateEpochs; epoch++) {
-    const order = batch.map((_, i) => i);
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = Math.floor(rand() * (i + 1));
-      [order[i], order[j]] = [order[j]!, order[i]!];
-    }
+    const order = shuffle(batch.map((_, i) => i), rand);
     const parts = Math.min(config.miniBatches, order.length);
     for (let m = 0; m < parts; m++) {
       const part = order.filter((_, i) => i % parts === m).map((i) => batch[i]!);

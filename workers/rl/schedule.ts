@@ -16,6 +16,15 @@ export function prng(seed: number) {
   };
 }
 
+/** Fisher–Yates shuffle in place with a seeded source; returns the array. */
+export function shuffle<T>(items: T[], rand: () => number): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
+
 /** The seed of one episode slot: same run seed → same slots → same tokens. */
 export const episodeSeed = (seed: number, iteration: number, group: number, sample: number) =>
   (Math.imul(seed + 1, 0x9e3779b1) ^ Math.imul(iteration + 1, 0x85ebca6b) ^ Math.imul(group + 1, 0xc2b2ae35) ^ (sample + 1) * 2654435761) >>> 0;
@@ -26,12 +35,7 @@ async function taskOrder(tx: Tx, run: { suiteId: string | null; config: RunConfi
     .where(and(eq(tasks.suiteId, run.suiteId!), eq(tasks.split, 'train'))).orderBy(asc(tasks.externalId));
   if (!train.length) throw new Error('the suite has no train tasks');
   const rand = prng(run.config.seed * 7919 + iteration);
-  const order = train.map((t) => t.id);
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [order[i], order[j]] = [order[j]!, order[i]!];
-  }
-  return order;
+  return shuffle(train.map((t) => t.id), rand);
 }
 
 /** Create episode rows for groups [from, from + count) of an iteration (group g = task order[g], group size samples). Idempotent. */
