@@ -7,6 +7,7 @@ import { sandboxEnv } from './bwrap';
 import { SandboxCgroup } from './cgroup';
 import { ownerTag } from './owner';
 import { SandboxManager } from './manager';
+import { launcherUnavailable, sharedLauncher } from './launcher';
 import type { Sandbox } from './runtime';
 
 /**
@@ -80,16 +81,32 @@ async function timed(sb: Sandbox, cmd: string[]): Promise<number> {
   return performance.now() - t0;
 }
 
-function hostCounters(dataDir: string) {
-  const children = readdirSync('/proc').filter((p) => {
-    if (!/^\d+$/.test(p)) return false;
+/** Every process below this one: the launcher, bwraps and supervisors are grandchildren. */
+function descendants(): number {
+  const parent = new Map<number, number>();
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
     try {
       const st = readFileSync(`/proc/${p}/stat`, 'utf8');
-      return Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
+      parent.set(Number(p), Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]));
     } catch {
-      return false;
+      /* exited meanwhile */
     }
-  }).length;
+  }
+  let n = 0;
+  for (const pid of parent.keys()) {
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) {
+      if (p === process.pid) {
+        n++;
+        break;
+      }
+    }
+  }
+  return n;
+}
+
+function hostCounters(dataDir: string) {
+  const children = descendants();
   (globalThis as { gc?: () => void }).gc?.();
   return {
     heapMb: process.memoryUsage().heapUsed / 1e6,
@@ -125,11 +142,14 @@ export async function main(argv: string[]): Promise<number> {
   floorGroup(limits.cpus);
   const os = await import('node:os');
   const warmMode = runtime === 'bwrap' && process.env.CRUCIBLE_SANDBOX_SUPERVISOR !== '0' ? 'supervisor (one bwrap per sandbox)' : 'one runtime start per exec';
-  const out: Record<string, unknown> = { runtime, runs, execMode: warmMode, host: { cpus: os.availableParallelism(), loadavgAtStart: os.loadavg() } };
+  // the launcher does the cold start's mount, environment check and bwrap fork (launcher.c)
+  const launcher = sharedLauncher(defaultStoreDir()) ? 'launcher (mount, env check, fork in launcher.c)' : `no launcher (${launcherUnavailable() ?? 'CRUCIBLE_SANDBOX_LAUNCHER=0'}): Node mounts, checks and spawns`;
+  const out: Record<string, unknown> = { runtime, runs, execMode: warmMode, coldPath: launcher, host: { cpus: os.availableParallelism(), loadavgAtStart: os.loadavg() } };
   const log = (s: string) => !values.json && console.log(s);
   // the ratios compare wall times, so a host busy with other work skews them: say how busy it was
   log(`plain runs: ${floorCpuDir ? `in a CPU-only cgroup of the sandbox's weight (${floorCpuDir})` : 'no cgroup (none available)'}`);
-  log(`${runtime}, exec mode: ${warmMode}; host load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.availableParallelism()} CPUs`);
+  log(`${runtime}, exec mode: ${warmMode}; cold path: ${launcher}`);
+  log(`host load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.availableParallelism()} CPUs`);
   try {
     // cold start: a brand-new sandbox (dirs, scratch mount, cgroup, env check) running `true`
     const cold: number[] = [];
@@ -251,7 +271,7 @@ export async function main(argv: string[]): Promise<number> {
       const ok = after.fds <= before.fds && after.children <= before.children && after.sandboxDirs <= before.sandboxDirs && after.heapMb - before.heapMb < 20;
       out.leak = { execs: leakExecs, seconds: secs, before, after, ok };
       log(`${leakExecs} consecutive execs in ${secs.toFixed(1)} s (${(leakExecs / secs).toFixed(0)}/s): heap ${fmt(before.heapMb)} → ${fmt(after.heapMb)} MB, ` +
-        `rss ${fmt(before.rssMb)} → ${fmt(after.rssMb)} MB, fds ${before.fds} → ${after.fds}, child processes ${before.children} → ${after.children}, ` +
+        `rss ${fmt(before.rssMb)} → ${fmt(after.rssMb)} MB, fds ${before.fds} → ${after.fds}, descendant processes ${before.children} → ${after.children}, ` +
         `sandbox dirs ${before.sandboxDirs} → ${after.sandboxDirs}: ${ok ? 'no growth' : 'GROWTH'}`);
     }
     (out.host as Record<string, unknown>).loadavgAtEnd = os.loadavg();

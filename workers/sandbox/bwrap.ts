@@ -10,7 +10,8 @@ import type { VerifyResult } from './env-store';
 import { compileSeccompFilter } from './seccomp';
 import { Sandbox, type LaunchContext, type Launched, type SandboxRuntime, type SandboxSpec } from './runtime';
 import { wipeScratch } from './scratch';
-import { SupervisorChannel, supervisorBinary } from './supervisor';
+import { sharedLauncher, type Launcher } from './launcher';
+import { SupervisorChannel, childHost, supervisorBinary, type SupervisorHost } from './supervisor';
 import { SandboxError, type Enforcement, type ExecOptions, type ExecResult } from './types';
 import { verifyThread } from './verify-thread';
 
@@ -21,6 +22,10 @@ const KILL_GRACE_MS = 2000;
 const MAX_STDIN = 256 * 1024 * 1024;
 
 type Started = { channel: SupervisorChannel } | { mismatch: VerifyResult } | { error: string };
+/** bwrap started and held on --block-fd, its child's pid known; go() lets the supervisor start. */
+type Held =
+  | { host: SupervisorHost; input: Writable; output: Readable; pid?: number; childPid: number; confined?: boolean; go: () => void }
+  | { error: string; host?: SupervisorHost };
 
 const SANDBOX_UID = 1000;
 const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -113,7 +118,7 @@ export class BwrapSandbox extends Sandbox {
   constructor(readonly runtime: BwrapRuntime, spec: SandboxSpec) {
     super('bwrap', spec);
     try {
-      for (const p of [spec.env.rootfs, this.scratch.work]) assertSearchable(p, this.hostUid, this.hostGid);
+      for (const p of [spec.env.rootfs, this.scratch.root]) assertSearchable(p, this.hostUid, this.hostGid);
     } catch (e) {
       this.destroy();
       throw e;
@@ -153,75 +158,46 @@ export class BwrapSandbox extends Sandbox {
 
   /**
    * Start bwrap once, with the supervisor as the sandbox's PID 1: bwrap and its child join
-   * the cgroup while held on --block-fd, the environment is checked meanwhile (on the
-   * verify thread), and only then does the supervisor start.
+   * the cgroup while held on --block-fd, the environment is checked meanwhile (by the
+   * launcher or the verify thread), and only then does the supervisor start.
    */
   private startSupervisor(): Promise<Started> {
     const checking = verifyThread.verify(this.spec.env).catch((e: Error): VerifyResult => ({ ok: false, mode: 'fast', problems: [e.message], durationMs: 0 }));
-    const seccompFd = openSync(this.seccompFile, 'r');
-    const binFd = openSync(this.supervisor!, 'r');
-    const asRoot = process.getuid?.() === 0;
-    let child: ChildProcess;
-    try {
-      child = spawn(this.runtime.binary, [...this.namespaceArgs('/'), '--as-pid-1', '--seccomp', '3', '--info-fd', '4', '--block-fd', '5', '--', '/proc/self/fd/6'], {
-        cwd: '/',
-        env: { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv,
-        stdio: ['pipe', 'pipe', 'pipe', seccompFd, 'pipe', 'pipe', binFd],
-        ...(asRoot ? { uid: this.hostUid, gid: this.hostGid } : {}),
-      });
-    } catch (e) {
-      return checking.then(() => ({ error: `cannot start bwrap: ${(e as Error).message}` }));
-    } finally {
-      closeSync(seccompFd);
-      closeSync(binFd);
-    }
-    const extra = child.stdio as unknown as (Readable | Writable)[];
-    const info = extra[4] as Readable;
-    const block = extra[5] as Writable;
-    block.on('error', () => undefined);
-    info.on('error', () => undefined);
-    const channel = new SupervisorChannel(child, child.stdin!, child.stdout!);
-    child.once('exit', () => {
-      info.destroy();
-      block.destroy();
-    });
+    const launcher = sharedLauncher(path.dirname(this.spec.env.dir));
     return (async (): Promise<Started> => {
-      const childPid = await new Promise<number | undefined>((resolve) => {
-        let buf = '';
-        info.on('data', (d: Buffer) => {
-          buf += d.toString();
-          const m = /"child-pid":\s*(\d+)/.exec(buf);
-          if (m) resolve(Number(m[1]));
-        });
-        child.once('exit', () => resolve(undefined));
-        child.once('error', () => resolve(undefined));
-      });
+      // no wait for the scratch mount: the launcher handles it before this spawn, and
+      // without the launcher it was mounted synchronously
+      const held = await (launcher ? this.holdViaLauncher(launcher) : this.holdViaSpawn());
       const fail = async (error: string): Promise<Started> => {
         this.stopSupervisor();
-        channel.close();
+        if ('host' in held) held.host?.dispose();
         this.cgroup.killAll();
         await checking;
         return { error };
       };
-      if (childPid === undefined) return fail(`bwrap exited before the sandbox started: ${await channel.diagnostics()}`);
+      if ('error' in held) return fail(`${held.error}${held.host ? `: ${(await held.host.stderr()).trim() || 'no message'}` : ''}`);
+      const { host, childPid } = held;
       try {
         // bwrap (the monitor) and the future supervisor, still held before exec, join the
-        // cgroup: everything any command forks is born inside it
-        if (child.pid) this.cgroup.addPid(child.pid);
-        this.cgroup.addPid(childPid);
+        // cgroup: everything any command forks is born inside it (the launcher did it already)
+        if (!held.confined) {
+          if (held.pid) this.cgroup.addPid(held.pid);
+          this.cgroup.addPid(childPid);
+        }
       } catch (e) {
         return fail(`cannot confine sandbox processes: ${(e as Error).message}`);
       }
       this.keep.clear();
-      if (child.pid) this.keep.add(child.pid);
+      if (held.pid) this.keep.add(held.pid);
       this.keep.add(childPid);
       this.supervisorPid = childPid;
       // a memory bomb must be the OOM victim, never the supervisor (root may lower this)
       try {
-        if (asRoot) writeFileSync(`/proc/${childPid}/oom_score_adj`, '-1000');
+        if (process.getuid?.() === 0) writeFileSync(`/proc/${childPid}/oom_score_adj`, '-1000');
       } catch {
         /* exited meanwhile: readiness below reports it */
       }
+      const channel = new SupervisorChannel(host, held.input, held.output);
       const v = await checking;
       if (!v.ok) {
         this.stopSupervisor();
@@ -229,11 +205,71 @@ export class BwrapSandbox extends Sandbox {
         this.cgroup.killAll();
         return { mismatch: v };
       }
-      block.end('x');
-      if (!(await channel.ready())) return fail(`the sandbox supervisor did not start: ${await channel.diagnostics()}`);
+      held.go();
+      // the first exec request may go out before the supervisor reports ready (it reads
+      // requests only after that); a supervisor that fails to start fails that exec
       this.channel = channel;
       return { channel };
     })();
+  }
+
+  /** bwrap's arguments for a warm sandbox: the supervisor (fd 6) as PID 1. */
+  private supervisorArgs(): string[] {
+    return [...this.namespaceArgs('/'), '--as-pid-1', '--seccomp', '3', '--info-fd', '4', '--block-fd', '5', '--', '/proc/self/fd/6'];
+  }
+
+  /** bwrap forked by the launcher (a fork of a tiny process, not of this one). */
+  private async holdViaLauncher(launcher: Launcher): Promise<Held> {
+    const r = await launcher.spawnBwrap({
+      argv: [this.runtime.binary, ...this.supervisorArgs()], uid: this.hostUid, gid: this.hostGid,
+      seccompFile: this.seccompFile, exe: this.supervisor!, stderrFile: path.join(this.dir, 'supervisor.stderr'), cgroupDirs: this.cgroup.dirs,
+    });
+    if ('error' in r) return { error: `cannot start bwrap: ${r.error}`, host: r.proc };
+    const { proc } = r;
+    return { host: proc, input: proc.socket!, output: proc.socket!, pid: proc.pid, childPid: proc.childPid!, confined: true, go: () => proc.go() };
+  }
+
+  /** bwrap spawned by this worker (no launcher: no C compiler, or CRUCIBLE_SANDBOX_LAUNCHER=0). */
+  private async holdViaSpawn(): Promise<Held> {
+    const seccompFd = openSync(this.seccompFile, 'r');
+    const binFd = openSync(this.supervisor!, 'r');
+    const asRoot = process.getuid?.() === 0;
+    let child: ChildProcess;
+    try {
+      child = spawn(this.runtime.binary, this.supervisorArgs(), {
+        cwd: '/',
+        env: { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv,
+        stdio: ['pipe', 'pipe', 'pipe', seccompFd, 'pipe', 'pipe', binFd],
+        ...(asRoot ? { uid: this.hostUid, gid: this.hostGid } : {}),
+      });
+    } catch (e) {
+      return { error: `cannot start bwrap: ${(e as Error).message}` };
+    } finally {
+      closeSync(seccompFd);
+      closeSync(binFd);
+    }
+    const host = childHost(child);
+    const extra = child.stdio as unknown as (Readable | Writable)[];
+    const info = extra[4] as Readable;
+    const block = extra[5] as Writable;
+    block.on('error', () => undefined);
+    info.on('error', () => undefined);
+    child.once('exit', () => {
+      info.destroy();
+      block.destroy();
+    });
+    const childPid = await new Promise<number | undefined>((resolve) => {
+      let buf = '';
+      info.on('data', (d: Buffer) => {
+        buf += d.toString();
+        const m = /"child-pid":\s*(\d+)[,}\s]/.exec(buf);
+        if (m) resolve(Number(m[1]));
+      });
+      child.once('exit', () => resolve(undefined));
+      child.once('error', () => resolve(undefined));
+    });
+    if (childPid === undefined) return { error: 'bwrap exited before the sandbox started', host };
+    return { host, input: child.stdin!, output: child.stdout!, pid: child.pid, childPid, go: () => block.end('x') };
   }
 
   protected override execWarm(cmd: string[], opts: ExecOptions, t0: number): Promise<ExecResult> | undefined {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SandboxManager } from './manager';
@@ -61,6 +62,9 @@ for (const rt of installedRuntimes(['bwrap', 'oci:runc'])) {
         for (const cg of info.cgroups) expect(existsSync(cg)).toBe(false);
         for (let i = 0; i < 50 && processesWith(`sleep\0${marker}`).length; i++) await new Promise((r) => setTimeout(r, 20));
         expect(processesWith(`sleep\0${marker}`)).toEqual([]);
+        // its launcher died with it (PR_SET_PDEATHSIG), and the sweep removed its socket directory
+        expect(processesWith(`crucible-launcher`).filter((p) => processesWith(`\0${child.pid}\0`).includes(p))).toEqual([]);
+        expect(readdirSync(os.tmpdir()).filter((n) => n.startsWith(`crucible-l-${child.pid}.`))).toEqual([]);
       } finally {
         await manager.close();
       }

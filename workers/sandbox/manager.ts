@@ -120,6 +120,13 @@ export class SandboxManager {
       this.ledger.release(limits);
       throw e;
     }
+    try {
+      await sb.prepared;
+    } catch (e) {
+      sb.destroy();
+      this.ledger.release(limits);
+      throw e;
+    }
     this.busy.set(sb, key);
     await this.audit.created(sb, env);
     return sb;

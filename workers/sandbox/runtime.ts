@@ -6,6 +6,7 @@ import { CappedCapture, splitExit } from './capture';
 import { SandboxCgroup } from './cgroup';
 import { verifyEnvironmentFast, type Environment, type VerifyResult } from './env-store';
 import { verifyThread } from './verify-thread';
+import { sharedLauncher } from './launcher';
 import { ownerTag, selfOwner } from './owner';
 import { createScratch, unmountScratch, wipeScratch, type Scratch } from './scratch';
 import { SandboxError, type Enforcement, type ExecOptions, type ExecResult, type Limits } from './types';
@@ -65,6 +66,11 @@ export abstract class Sandbox {
   readonly cgroup: SandboxCgroup;
   readonly hostUid: number;
   readonly hostGid: number;
+  /**
+   * Settles when the sandbox's host-side state is in place (its scratch mount, when the
+   * launcher does it): the manager awaits it before handing the sandbox out.
+   */
+  readonly prepared: Promise<void>;
   destroyed = false;
   private busy = false;
   execCount = 0;
@@ -81,7 +87,13 @@ export abstract class Sandbox {
     mkdirSync(this.dir, { mode: 0o755 });
     try {
       writeFileSync(path.join(this.dir, 'owner.json'), JSON.stringify({ ...selfOwner(), id: this.id, runtime: runtimeName }));
-      this.scratch = createScratch(this.dir, spec.limits.diskMb, this.hostUid, this.hostGid);
+      const launcher = sharedLauncher(path.dirname(spec.env.dir));
+      const s = createScratch(this.dir, spec.limits.diskMb, this.hostUid, this.hostGid, launcher && ((...a) => launcher.mountScratch(...a)));
+      this.scratch = s.scratch;
+      this.prepared = s.ready.catch((e: Error) => {
+        throw new SandboxError(`cannot create sandbox: scratch space: ${e.message}`, 'internal');
+      });
+      this.prepared.catch(() => undefined); // awaited by the manager and by exec
       this.cgroup = SandboxCgroup.create(name, spec.limits);
       // the groups' paths depend on this process's own cgroup; a sweeper started elsewhere finds them here
       writeFileSync(path.join(this.dir, 'owner.json'), JSON.stringify({ ...selfOwner(), id: this.id, runtime: runtimeName, cgroups: this.cgroup.dirs }));
@@ -126,6 +138,7 @@ export abstract class Sandbox {
     if (cmd.length === 0) throw new SandboxError('no command given', 'config');
     this.busy = true;
     try {
+      await this.prepared;
       return await this.execOnce(cmd, opts);
     } finally {
       this.busy = false;

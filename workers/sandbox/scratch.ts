@@ -12,20 +12,31 @@ export const SCRATCH_FSNAME = 'crucible-scratch';
 
 export type Scratch = { root: string; work: string; tmp: string; capped: boolean };
 
-export function createScratch(dir: string, diskMb: number, hostUid: number, hostGid: number): Scratch {
+/**
+ * `mountWith`: a cheaper way to mount (the launcher, see launcher.ts), used as root; the
+ * scratch is then ready when `ready` settles. Without it, mount(8) runs synchronously.
+ */
+export function createScratch(
+  dir: string, diskMb: number, hostUid: number, hostGid: number,
+  mountWith?: (root: string, sizeMb: number, uid: number, gid: number) => Promise<void>,
+): { scratch: Scratch; ready: Promise<void> } {
   const root = path.join(dir, 'scratch');
   mkdirSync(root, { recursive: true, mode: 0o755 });
+  const paths = { root, work: path.join(root, 'work'), tmp: path.join(root, 'tmp') };
+  if (process.getuid?.() === 0 && mountWith) {
+    return { scratch: { ...paths, capped: true }, ready: mountWith(root, diskMb, hostUid, hostGid) };
+  }
   let capped = false;
   if (process.getuid?.() === 0) {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${diskMb}m,mode=0755,nosuid,nodev`, SCRATCH_FSNAME, root], { stdio: ['ignore', 'ignore', 'pipe'] });
     capped = true;
   }
-  const s = { root, work: path.join(root, 'work'), tmp: path.join(root, 'tmp'), capped };
+  const s = { ...paths, capped };
   for (const d of [s.work, s.tmp]) {
     mkdirSync(d, { mode: d === s.tmp ? 0o1777 : 0o755 });
     if (process.getuid?.() === 0) chownSync(d, hostUid, hostGid);
   }
-  return s;
+  return { scratch: s, ready: Promise.resolve() };
 }
 
 /** Empty work/ and tmp/ between uses (the mount stays). */

@@ -1,10 +1,7 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import type { CappedCapture } from './capture';
+import { nativeBinary } from './native';
 
 /**
  * The warm-sandbox supervisor (supervisor.c): built once per source version with the
@@ -12,46 +9,22 @@ import type { CappedCapture } from './capture';
  * bwrap as PID 1 of a long-lived sandbox. Each exec is then one request over a pipe
  * instead of a new bwrap (fork of this process, namespace and mount setup).
  */
-const SOURCE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'supervisor.c');
-
-let built: { binary?: string; reason?: string } | undefined;
+let reason: string | undefined;
 
 /**
- * Path of the compiled supervisor under `<dir>/bin/`, compiling it on first use; undefined
- * (with the reason in `supervisorUnavailable()`) where no C compiler or static libc is
- * installed, in which case sandboxes fall back to one bwrap per exec.
+ * Path of the compiled supervisor, compiling it on first use; undefined (with the reason
+ * in `supervisorUnavailable()`) where no C compiler or static libc is installed, in which
+ * case sandboxes fall back to one bwrap per exec.
  */
 export function supervisorBinary(dir: string): string | undefined {
   if (process.env.CRUCIBLE_SANDBOX_SUPERVISOR === '0') return undefined;
-  if (built) return built.binary;
-  try {
-    const src = readFileSync(SOURCE);
-    const tag = createHash('sha256').update(src).update(process.arch).digest('hex').slice(0, 16);
-    const binDir = path.join(dir, 'bin');
-    const binary = path.join(binDir, `crucible-supervisor-${tag}`);
-    if (!existsSync(binary)) {
-      mkdirSync(binDir, { recursive: true, mode: 0o755 });
-      const tmp = `${binary}.${process.pid}.tmp`;
-      const cc = process.env.CC ?? 'gcc';
-      const r = spawnSync(cc, ['-static', '-O2', '-o', tmp, SOURCE], { encoding: 'utf8' });
-      if (r.error || r.status !== 0) {
-        rmSync(tmp, { force: true });
-        built = { reason: `cannot compile ${SOURCE} with ${cc} -static (${r.error?.message ?? r.stderr.trim().split('\n').slice(-3).join(' ')}); install gcc and libc6-dev for warm sandboxes` };
-        return undefined;
-      }
-      chmodSync(tmp, 0o755); // bwrap runs as the sandbox's host uid and must execute it
-      renameSync(tmp, binary); // concurrent builders converge on the same content
-    }
-    built = { binary };
-    return binary;
-  } catch (e) {
-    built = { reason: `supervisor unavailable: ${(e as Error).message}` };
-    return undefined;
-  }
+  const r = nativeBinary('supervisor.c', dir);
+  reason = r.reason && `${r.reason} for warm sandboxes`;
+  return r.binary;
 }
 
 export function supervisorUnavailable(): string | undefined {
-  return built?.reason;
+  return reason;
 }
 
 export type SupervisorRequest = { cmd: string[]; env: Record<string, string>; cwd: string; stdin: Buffer; outputCap: number };
@@ -66,48 +39,81 @@ const u32 = (n: number) => {
 };
 
 /**
- * The host end of one supervisor: frames requests onto its stdin, parses its stdout
+ * The host-side process a supervisor runs under: bwrap as a child of this worker, or a
+ * bwrap the launcher started (launcher.ts).
+ */
+export interface SupervisorHost {
+  readonly exited: boolean;
+  /** once, with how it ended: a signal name or "code N" */
+  onExit(cb: (how: string) => void): void;
+  kill(): void;
+  /** what bwrap or the supervisor printed on stderr (waits up to 1 s for the exit) */
+  stderr(): Promise<string>;
+  /** close the host's ends of its pipes or sockets */
+  dispose(): void;
+}
+
+/** A bwrap spawned by this worker as the supervisor's host. */
+export function childHost(child: ChildProcess): SupervisorHost {
+  let text = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    if (text.length < 4096) text += d.toString();
+  });
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
+  return {
+    get exited() {
+      return exited();
+    },
+    onExit(cb) {
+      if (exited()) queueMicrotask(() => cb(child.signalCode ?? `code ${child.exitCode}`));
+      else child.once('exit', (code, sig) => cb(sig ?? `code ${code}`));
+    },
+    kill: () => child.kill('SIGKILL'),
+    async stderr() {
+      if (!exited()) {
+        await new Promise((r) => {
+          child.once('exit', r);
+          setTimeout(r, 1000).unref();
+        });
+      }
+      await new Promise((r) => setImmediate(r)); // the last stderr chunk
+      return text;
+    },
+    dispose: () => {
+      for (const s of child.stdio) s?.destroy();
+    },
+  };
+}
+
+/**
+ * The host end of one supervisor: frames requests onto its input, parses its output
  * frames, and reports when it is gone (bwrap exited), which fails any exec in flight.
  */
 export class SupervisorChannel {
   private buf: Buffer = Buffer.alloc(0);
   private current?: { out: CappedCapture; err: CappedCapture; resolve: (e: SupervisorExit) => void; execError?: string };
   private wipeWaiter?: (r: string) => void;
-  private readyWaiter?: (ok: boolean) => void;
-  private stderrText = '';
   alive = true;
+  /** why it stopped, for the execs that find it gone */
+  private lostReason?: string;
 
-  constructor(readonly child: ChildProcess, private readonly input: Writable, output: Readable) {
+  constructor(readonly host: SupervisorHost, private readonly input: Writable, output: Readable) {
     input.on('error', () => undefined);
     output.on('data', (d: Buffer) => this.onData(d));
-    child.stderr?.on('data', (d: Buffer) => {
-      if (this.stderrText.length < 4096) this.stderrText += d.toString();
+    host.onExit((how) => {
+      void host.stderr().then((text) => this.lost(`the sandbox supervisor exited (${how})${text.trim() ? `: ${text.trim()}` : ''}`));
     });
-    child.once('exit', (code, sig) => this.lost(`the sandbox supervisor exited (${sig ?? `code ${code}`})${this.stderrText ? `: ${this.stderrText.trim()}` : ''}`));
   }
 
   /** What bwrap or the supervisor printed on stderr, once it has exited (bwrap's setup errors). */
   async diagnostics(): Promise<string> {
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      await new Promise((r) => {
-        this.child.once('exit', r);
-        setTimeout(r, 1000).unref();
-      });
-    }
-    await new Promise((r) => setImmediate(r)); // the last stderr chunk
-    return this.stderrText.trim().slice(0, 2000) || 'no message';
-  }
-
-  /** Resolves true once the supervisor reports ready (false if it died first). */
-  ready(): Promise<boolean> {
-    if (!this.alive) return Promise.resolve(false);
-    return new Promise((resolve) => (this.readyWaiter = resolve));
+    return (await this.host.stderr()).trim().slice(0, 2000) || 'no message';
   }
 
   private lost(error: string): void {
     if (!this.alive) return;
     this.alive = false;
-    this.readyWaiter?.(false);
+    this.lostReason = error;
     this.wipeWaiter?.(`dirty: ${error}`);
     const c = this.current;
     this.current = undefined;
@@ -139,10 +145,7 @@ export class SupervisorChannel {
       const w = this.wipeWaiter;
       this.wipeWaiter = undefined;
       w?.(p.toString());
-    } else if (type === 'R') {
-      this.readyWaiter?.(true);
-      this.readyWaiter = undefined;
-    }
+    } // 'R' (ready) needs no answer: requests may already be queued behind it
   }
 
   private send(payload: Buffer[]): void {
@@ -151,7 +154,7 @@ export class SupervisorChannel {
   }
 
   run(req: SupervisorRequest, out: CappedCapture, err: CappedCapture): Promise<SupervisorExit> {
-    if (!this.alive) return Promise.resolve({ kind: 'lost', error: 'the sandbox supervisor is not running' });
+    if (!this.alive) return Promise.resolve({ kind: 'lost', error: this.lostReason ?? 'the sandbox supervisor is not running' });
     const envPairs = Object.entries(req.env).map(([k, v]) => `${k}=${v}`);
     const strings = [req.cwd, ...req.cmd, ...envPairs];
     const head = Buffer.concat([Buffer.from('X'), u32(req.outputCap), u32(req.cmd.length), u32(envPairs.length), u32(req.stdin.length)]);
@@ -181,11 +184,11 @@ export class SupervisorChannel {
    */
   close(): void {
     this.alive = false;
-    for (const s of this.child.stdio) s?.destroy();
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      const t = setTimeout(() => this.child.kill('SIGKILL'), 1000);
+    this.host.dispose();
+    if (!this.host.exited) {
+      const t = setTimeout(() => this.host.kill(), 1000);
       t.unref();
-      this.child.once('exit', () => clearTimeout(t));
+      this.host.onExit(() => clearTimeout(t));
     }
   }
 }

@@ -4,12 +4,13 @@ import { removeRecordedGroups, sweepDeadCgroups } from './cgroup';
 import { ownerAlive, parseOwnerTag } from './owner';
 import { mountedScratches, unmountScratch } from './scratch';
 import { sweepDeadOciContainers } from './oci';
+import { sweepDeadLauncherDirs } from './launcher';
 
 export type SweepReport = { cgroups: string[]; mounts: string[]; dirs: string[]; containers: string[] };
 
 /**
  * What a dead worker left behind: its sandboxes' processes (killed with their cgroups),
- * OCI containers, scratch mounts and state directories. Owners are identified by pid +
+ * OCI containers, scratch mounts, state directories and its launcher's socket directory. Owners are identified by pid +
  * start time, so a live neighbour's sandboxes are never touched.
  */
 export function sweepDeadSandboxes(dataDir: string): SweepReport {
@@ -34,6 +35,7 @@ export function sweepDeadSandboxes(dataDir: string): SweepReport {
       }
     }
   }
+  report.dirs.push(...sweepDeadLauncherDirs());
   const root = path.join(dataDir, 'sandboxes');
   if (existsSync(root)) {
     for (const name of readdirSync(root)) {

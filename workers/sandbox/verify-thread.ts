@@ -1,8 +1,11 @@
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { sharedLauncher } from './launcher';
 import { baselineFor, verifyEnvironmentFast, verifyEnvironmentFull, type Environment, type FastBaseline, type VerifyResult } from './env-store';
 
 /**
- * The fast environment check on a worker thread, so it runs while the main thread is busy
+ * The fast environment check off the main thread: in the launcher (launcher.c) where it
+ * runs, else on a worker thread, so it runs while the main thread is busy
  * spawning bwrap (a fork) and bwrap builds the namespaces. Same comparison as
  * verifyEnvironmentFast; a difference is decided by the full re-hash on the main thread.
  * The worker is plain JS (eval) so it needs no TypeScript loader.
@@ -123,6 +126,13 @@ class VerifyThread {
   private async verifyNow(env: Environment): Promise<VerifyResult> {
     const t0 = performance.now();
     const b = baselineFor(env);
+    // the launcher's C loop is several times cheaper than lstat from JS (see launcher.c)
+    const launcher = sharedLauncher(path.dirname(env.dir));
+    const viaLauncher = launcher ? await launcher.check(env.dir, b) : { need: true };
+    if (!viaLauncher.need) {
+      if (viaLauncher.ok) return { ok: true, mode: 'fast', problems: [], durationMs: performance.now() - t0 };
+      return { ...verifyEnvironmentFull(env), durationMs: performance.now() - t0 };
+    }
     const fresh = this.sent.get(env.dir) !== b; // a re-baseline replaces the object
     let r = await this.ask(env.dir, fresh ? b : undefined);
     if (r.need && !this.broken) r = await this.ask(env.dir, b);
