@@ -25,31 +25,31 @@ function freshEnv() {
 
 describe('launcher: fast environment check', () => {
   const tamperings: [string, (rootfs: string, store: string) => void][] = [
-    ['appended file', (r) => appendFileSync(path.join(r, 'etc/motd'), 'x')],
-    ['same-size rewrite with the mtime restored', (r) => {
+    ['an appended file', (r) => appendFileSync(path.join(r, 'etc/motd'), 'x')],
+    ['a same-size rewrite with the mtime restored', (r) => {
       const f = path.join(r, 'etc/motd');
       const st = statSync(f);
       writeFileSync(f, 'hellO\n');
       utimesSync(f, st.atime, st.mtime);
     }],
-    ['added file', (r) => writeFileSync(path.join(r, 'usr/bin/evil'), '#!/bin/sh\n')],
-    ['removed file', (r) => unlinkSync(path.join(r, 'usr/bin/cat'))],
-    ['renamed file', (r) => renameSync(path.join(r, 'usr/bin/cat'), path.join(r, 'usr/bin/tac'))],
-    ['chmod', (r) => chmodSync(path.join(r, 'usr/bin/dash'), 0o4755)],
-    ['write through a hard link outside the environment', (r, store) => {
+    ['an added file', (r) => writeFileSync(path.join(r, 'usr/bin/evil'), '#!/bin/sh\n')],
+    ['a removed file', (r) => unlinkSync(path.join(r, 'usr/bin/cat'))],
+    ['a renamed file', (r) => renameSync(path.join(r, 'usr/bin/cat'), path.join(r, 'usr/bin/tac'))],
+    ['a chmod', (r) => chmodSync(path.join(r, 'usr/bin/dash'), 0o4755)],
+    ['a write through a hard link outside the environment', (r, store) => {
       const outside = path.join(store, 'motd-link');
       linkSync(path.join(r, 'etc/motd'), outside);
       const st = statSync(outside);
       writeFileSync(outside, 'hellO\n');
       utimesSync(outside, st.atime, st.mtime);
     }],
-    ['rootfs replaced by an identical-looking copy', (r) => {
+    ['a rootfs replaced by an identical-looking copy', (r) => {
       renameSync(r, `${r}.orig`);
       cpSync(`${r}.orig`, r, { recursive: true, preserveTimestamps: true });
     }],
   ];
   for (const [what, tamper] of tamperings) {
-    it(`catches a ${what} on the very next check`, async () => {
+    it(`catches ${what} on the very next check`, async () => {
       const { env, check, store } = freshEnv();
       expect(await check()).toMatchObject({ ok: true, watched: false }); // first check compares and arms
       expect(await check()).toMatchObject({ ok: true, watched: true }); // then inotify vouches
