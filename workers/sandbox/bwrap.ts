@@ -117,12 +117,6 @@ export class BwrapSandbox extends Sandbox {
 
   constructor(readonly runtime: BwrapRuntime, spec: SandboxSpec) {
     super('bwrap', spec);
-    try {
-      for (const p of [spec.env.rootfs, this.scratch.root]) assertSearchable(p, this.hostUid, this.hostGid);
-    } catch (e) {
-      this.destroy();
-      throw e;
-    }
     this.seccompFile = path.join(this.dir, 'seccomp.bpf');
     writeFileSync(this.seccompFile, compileSeccompFilter());
     if (spec.allow?.length) {
@@ -134,6 +128,11 @@ export class BwrapSandbox extends Sandbox {
       this.supervisor = supervisorBinary(path.dirname(spec.env.dir));
       if (this.supervisor) this.starting = this.startSupervisor();
     }
+  }
+
+  /** bwrap runs as the sandbox's host uid: it must reach the rootfs and the scratch it binds. */
+  protected override preflight(sandboxesDir: string): void {
+    for (const p of [this.spec.env.rootfs, sandboxesDir]) assertSearchable(p, this.hostUid, this.hostGid);
   }
 
   /** True when execs go to a long-lived supervisor instead of a new bwrap each. */

@@ -55,35 +55,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fdio.h"
+
 #define MAX_REQUEST (64u * 1024 * 1024)
 #define MAX_SPAWNS 4096
 #define MAX_ARGS 512
-
-static int read_full(int fd, void *buf, size_t n) {
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = read(fd, (char *)buf + got, n - got);
-    if (r == 0) return 0;
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
-    got += (size_t)r;
-  }
-  return 1;
-}
-
-static void write_full(int fd, const void *buf, size_t n) {
-  size_t done = 0;
-  while (done < n) {
-    ssize_t w = write(fd, (const char *)buf + done, n - done);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      _exit(0); /* the host is gone */
-    }
-    done += (size_t)w;
-  }
-}
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 

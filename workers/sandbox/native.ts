@@ -5,9 +5,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The sandbox layer's two small C programs (supervisor.c, launcher.c), built once per
- * source version with the host's gcc as static binaries under `<dir>/bin/`. Static: the
- * supervisor runs inside environments that have no libc of their own.
+ * The sandbox layer's two small C programs (supervisor.c, launcher.c, sharing fdio.h),
+ * built once per source version with the host's gcc as static binaries under `<dir>/bin/`.
+ * Static: the supervisor runs inside environments that have no libc of their own.
  */
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const built = new Map<string, { binary?: string; reason?: string }>();
@@ -19,8 +19,8 @@ export function nativeBinary(source: 'supervisor.c' | 'launcher.c', dir: string)
   let result: { binary?: string; reason?: string };
   const file = path.join(HERE, source);
   try {
-    const src = readFileSync(file);
-    const tag = createHash('sha256').update(src).update(process.arch).digest('hex').slice(0, 16);
+    // the header both programs include is part of what the binary is built from
+    const tag = createHash('sha256').update(readFileSync(file)).update(readFileSync(path.join(HERE, 'fdio.h'))).update(process.arch).digest('hex').slice(0, 16);
     const binDir = path.join(dir, 'bin');
     const binary = path.join(binDir, `crucible-${source.replace(/\.c$/, '')}-${tag}`);
     result = { binary };

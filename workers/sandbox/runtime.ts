@@ -73,6 +73,8 @@ export abstract class Sandbox {
   readonly prepared: Promise<void>;
   destroyed = false;
   private busy = false;
+  /** false while the launcher may still be mounting the scratch (see teardownDirs) */
+  private mountSettled = false;
   execCount = 0;
 
   constructor(readonly runtimeName: string, readonly spec: SandboxSpec) {
@@ -82,6 +84,7 @@ export abstract class Sandbox {
     this.hostGid = spec.hostGid ?? (asRoot ? NOBODY : process.getgid!());
     const root = path.join(spec.dataDir, 'sandboxes');
     mkdirSync(root, { recursive: true, mode: 0o755 });
+    this.preflight(root); // before anything is created, so a refusal leaves nothing behind
     const name = `${ownerTag()}.${this.id}`;
     this.dir = path.join(root, name);
     mkdirSync(this.dir, { mode: 0o755 });
@@ -90,9 +93,13 @@ export abstract class Sandbox {
       const launcher = sharedLauncher(path.dirname(spec.env.dir));
       const s = createScratch(this.dir, spec.limits.diskMb, this.hostUid, this.hostGid, launcher && ((...a) => launcher.mountScratch(...a)));
       this.scratch = s.scratch;
-      this.prepared = s.ready.catch((e: Error) => {
-        throw new SandboxError(`cannot create sandbox: scratch space: ${e.message}`, 'internal');
-      });
+      this.prepared = s.ready.then(
+        () => void (this.mountSettled = true),
+        (e: Error) => {
+          this.mountSettled = true;
+          throw new SandboxError(`cannot create sandbox: scratch space: ${e.message}`, 'internal');
+        },
+      );
       this.prepared.catch(() => undefined); // awaited by the manager and by exec
       this.cgroup = SandboxCgroup.create(name, spec.limits);
       // the groups' paths depend on this process's own cgroup; a sweeper started elsewhere finds them here
@@ -336,7 +343,15 @@ export abstract class Sandbox {
     }
   }
 
+  /** Runtime-specific checks before any state is created; throw a SandboxError to refuse. */
+  protected preflight(_sandboxesDir: string): void {}
+
   private teardownDirs(): void {
+    // a mount still in flight would land after the unmount check: tear down once it settles
+    if (this.prepared && !this.mountSettled) {
+      void this.prepared.catch(() => undefined).then(() => this.teardownDirs());
+      return;
+    }
     try {
       unmountScratch(path.join(this.dir, 'scratch'));
     } finally {

@@ -46,6 +46,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fdio.h"
+
 extern char **environ;
 
 #define MAX_REQUEST (256u * 1024 * 1024 + 1024 * 1024)
@@ -54,32 +56,6 @@ extern char **environ;
 static void fatal(const char *what) {
   dprintf(2, "crucible-supervisor: %s: %s\n", what, strerror(errno));
   _exit(70);
-}
-
-static int read_full(int fd, void *buf, size_t n) {
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = read(fd, (char *)buf + got, n - got);
-    if (r == 0) return 0;
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
-    got += (size_t)r;
-  }
-  return 1;
-}
-
-static void write_full(int fd, const void *buf, size_t n) {
-  size_t done = 0;
-  while (done < n) {
-    ssize_t w = write(fd, (const char *)buf + done, n - done);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      _exit(0); /* the host is gone: nothing left to serve */
-    }
-    done += (size_t)w;
-  }
 }
 
 static void frame(char type, const void *p, uint32_t n) {

@@ -1,0 +1,34 @@
+/* Blocking whole-buffer I/O shared by supervisor.c and launcher.c (both talk framed pipes). */
+#ifndef CRUCIBLE_FDIO_H
+#define CRUCIBLE_FDIO_H
+#include <errno.h>
+#include <unistd.h>
+
+/* 1: all n bytes read; 0: EOF first; -1: error */
+static int read_full(int fd, void *buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = read(fd, (char *)buf + got, n - got);
+    if (r == 0) return 0;
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    got += (size_t)r;
+  }
+  return 1;
+}
+
+/* A failed write means the host end is gone: there is nothing left to serve, so exit. */
+static void write_full(int fd, const void *buf, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t w = write(fd, (const char *)buf + done, n - done);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      _exit(0);
+    }
+    done += (size_t)w;
+  }
+}
+#endif
