@@ -20,7 +20,7 @@ function processesWith(marker: string): number[] {
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-for (const rt of installedRuntimes(['bwrap', 'oci:runc'])) {
+for (const rt of installedRuntimes(['bwrap', 'oci:runc', 'oci:crun'])) {
   describe.skipIf(!rt.available)(`crash recovery with ${rt.name}${rt.available ? '' : ` (skipped: ${rt.reason})`}`, () => {
     it('a worker kill -9ed mid-exec leaves nothing behind after the next start', async () => {
       ensureTestEnvironment();

@@ -23,6 +23,27 @@ function hybridCgroupControllers(): string | undefined {
   return c || undefined;
 }
 
+/**
+ * The command line for an OCI runtime. On a hybrid host, crun runs in a private mount
+ * namespace where an empty tmpfs covers the cgroup2 mount, so it sees plain cgroup v1 and
+ * uses the v1 hierarchies, which hold every controller we limit with (the cgroup2 one only
+ * has what v1 lacks, e.g. hugetlb). Nothing changes for the host or the container.
+ */
+function ociCommand(binary: string, args: string[]): string[] {
+  if (binary !== 'crun' || !hybridCgroupControllers() || cgroupLayout().mode !== 'v1') return [binary, ...args];
+  return ['unshare', '--mount', '--propagation', 'private', '/bin/sh', '-c', 'mount -t tmpfs -o size=64k crucible-hide /sys/fs/cgroup/unified && exec "$@"', 'crucible-crun', binary, ...args];
+}
+
+const RUNTIME_LOG = 'runtime.log';
+
+function readRuntimeLog(bundle: string): string | undefined {
+  try {
+    return readFileSync(path.join(bundle, RUNTIME_LOG), 'utf8').trim().split('\n')[0] || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const CONTAINER_PREFIX = 'crucible-';
 
 /**
@@ -47,11 +68,10 @@ export class OciRuntime implements SandboxRuntime {
       );
     }
     if (process.getuid?.() !== 0) throw new SandboxError(`${this.name} sandboxes need root (rootless OCI is not supported yet); use --runtime bwrap`, 'missing_runtime');
-    const hybrid = hybridCgroupControllers();
-    if (this.binary === 'crun' && hybrid && cgroupLayout().mode === 'v1') {
+    if (ociCommand(this.binary, [])[0] === 'unshare' && spawnSync('unshare', ['--version']).status !== 0) {
       throw new SandboxError(
-        `crun refuses this host's hybrid cgroup layout (cgroup v1 plus /sys/fs/cgroup/unified with controllers: ${hybrid}). ` +
-          'Use --runtime oci:runc or bwrap here, or boot with a pure v1 or pure v2 hierarchy.',
+        `crun refuses this host's hybrid cgroup layout (cgroup v1 plus /sys/fs/cgroup/unified with controllers: ${hybridCgroupControllers()}), ` +
+          'and hiding it needs `unshare` from util-linux, which is missing. Install util-linux, or use --runtime oci:runc or bwrap.',
         'missing_runtime',
       );
     }
@@ -76,6 +96,9 @@ export class OciRuntime implements SandboxRuntime {
 }
 
 export class OciSandbox extends Sandbox {
+  /** the runtime's own error for the last exec (crun's --log), if it failed before the command ran */
+  private runtimeError?: string;
+
   constructor(readonly runtime: OciRuntime, spec: SandboxSpec) {
     super(runtime.name, spec);
   }
@@ -91,8 +114,14 @@ export class OciSandbox extends Sandbox {
     writeFileSync(path.join(bundle, 'config.json'), JSON.stringify(config, null, 2));
     const procs = this.cgroup.dirs.map((d) => path.join(d, 'cgroup.procs')).join(' ');
     // join our cgroup first, then become the runtime: nothing it starts is born outside
+    this.runtimeError = undefined;
+    // crun: its own errors to a log; and no cgroups of its own. It would create them at the
+    // hierarchy roots (a relative cgroupsPath is not nested under its own cgroup there),
+    // outside the sandbox's group; disabled, the container stays in the group the runtime
+    // process joined below, whose limits and counters we own, as with bwrap.
+    const crunOpts = this.runtime.binary === 'crun' ? [`--log=file:${path.join(bundle, RUNTIME_LOG)}`, '--cgroup-manager=disabled'] : [];
     const child = spawn('/bin/sh', ['-c', 'for p in $CRUCIBLE_CGROUP_PROCS; do echo $$ > "$p" || exit 125; done; exec "$@"', 'crucible-oci',
-      this.runtime.binary, 'run', '--bundle', bundle, containerId], {
+      ...ociCommand(this.runtime.binary, [...crunOpts, 'run', '--bundle', bundle, containerId])], {
       cwd: '/',
       env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', CRUCIBLE_CGROUP_PROCS: procs } as unknown as NodeJS.ProcessEnv,
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -101,7 +130,9 @@ export class OciSandbox extends Sandbox {
       child,
       ready: Promise.resolve(),
       cleanup: () => {
-        spawnSync(this.runtime.binary, ['delete', '--force', containerId], { stdio: 'ignore' });
+        const [cmd, ...args] = ociCommand(this.runtime.binary, ['delete', '--force', containerId]);
+        spawnSync(cmd!, args, { stdio: 'ignore' });
+        this.runtimeError = readRuntimeLog(bundle);
         rmSync(bundle, { recursive: true, force: true });
       },
     };
@@ -109,6 +140,8 @@ export class OciSandbox extends Sandbox {
 
   protected setupFailure(code: number | null, stderr: string): string | undefined {
     if (code === 125) return 'could not join the sandbox cgroup';
+    // crun logs its own failures (a missing executable, a cgroup it cannot create) to --log
+    if (code !== 0 && this.runtimeError) return `${this.runtime.name} failed to start the container: ${this.runtimeError}`;
     const first = stderr.trim().split('\n')[0] ?? '';
     if (code !== 0 && /level=error|^crun:|^runc:|^runsc:|hybrid mode not supported|container_linux\.go/.test(first)) {
       return `${this.runtime.name} failed to start the container: ${first}`;
@@ -121,12 +154,14 @@ export class OciSandbox extends Sandbox {
 export function sweepDeadOciContainers(): string[] {
   const swept: string[] = [];
   for (const bin of ['runc', 'crun']) {
-    const r = spawnSync(bin, ['list', '-q'], { encoding: 'utf8' });
+    const [listCmd, ...listArgs] = ociCommand(bin, ['list', '-q']);
+    const r = spawnSync(listCmd!, listArgs, { encoding: 'utf8' });
     if (r.error || r.status !== 0) continue;
     for (const id of r.stdout.split('\n').filter((l) => l.startsWith(CONTAINER_PREFIX))) {
       const owner = parseOwnerTag(id.slice(CONTAINER_PREFIX.length));
       if (owner && !ownerAlive(owner)) {
-        spawnSync(bin, ['delete', '--force', id], { stdio: 'ignore' });
+        const [cmd, ...args] = ociCommand(bin, ['delete', '--force', id]);
+        spawnSync(cmd!, args, { stdio: 'ignore' });
         swept.push(id);
       }
     }
