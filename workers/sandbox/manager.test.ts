@@ -65,6 +65,23 @@ describe('sandbox manager: warm pool, quotas, audit', () => {
     expect(readdirSync(path.join(dataDir, 'sandboxes'))).toEqual([]);
   });
 
+  it('closing a manager while a command runs ends that command with a sandbox_error and leaves nothing', async () => {
+    const other = testManager('manager-close');
+    const sb = await other.manager.acquire({ limits: { ...small, timeoutMs: 60_000 } });
+    const started = await sb.exec(['true']); // the supervisor is up
+    expect(started.status).toBe('ok');
+    const running = sb.exec(['sh', '-c', 'sleep 50']);
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = performance.now();
+    await other.manager.close();
+    const r = await running;
+    expect(performance.now() - t0).toBeLessThan(5000); // not the command's 50 s, nor its 60 s timeout
+    expect(r.status).toBe('sandbox_error');
+    expect(r.error).toMatch(/shut down/);
+    expect(readdirSync(path.join(other.dataDir, 'sandboxes'))).toEqual([]);
+    await other.cleanup();
+  });
+
   it('admits at most capacity minus the 30% reserve', async () => {
     const { manager } = t;
     // capacity 2048 MB → 1433 MB admissible: two 600 MB sandboxes fit, a third does not

@@ -182,8 +182,8 @@ export class SupervisorChannel {
    * Stop using this supervisor. bwrap exits by itself once its child (the supervisor, which
    * the sandbox kills first) is gone; only a bwrap still there after a second is killed.
    */
-  close(): void {
-    this.alive = false;
+  close(reason = 'the sandbox was shut down while the command ran'): void {
+    this.lost(reason); // an exec in flight ends now instead of waiting for a frame that never comes
     this.host.dispose();
     if (!this.host.exited) {
       const t = setTimeout(() => this.host.kill(), 1000);

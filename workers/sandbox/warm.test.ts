@@ -81,6 +81,25 @@ describe('warm bwrap sandboxes (supervisor as PID 1)', () => {
     }
   });
 
+  it('a supervisor that cannot answer after a timeout is torn down: the exec ends as timeout, the next gets a fresh one', async () => {
+    const sb = await t.manager.acquire({ limits: small });
+    try {
+      await sb.exec(['true']);
+      const resident = sb.residentPids();
+      const running = sb.exec(['sleep', '30'], { timeoutMs: 500 });
+      await new Promise((r) => setTimeout(r, 200));
+      process.kill(resident[1]!, 'SIGSTOP'); // frozen: it can neither kill its namespace nor report
+      const r = await running;
+      expect(r.status).toBe('timeout');
+      expect(r.durationMs).toBeLessThan(5000); // 0.5 s timeout + the 2 s grace, not the sleep's 30 s
+      const next = await sb.exec(['echo', 'back']);
+      expect(next).toMatchObject({ status: 'ok', stdout: 'back\n' });
+      expect(sb.residentPids()).not.toEqual(resident);
+    } finally {
+      await t.manager.release(sb);
+    }
+  });
+
   it('a daemon started by one exec is gone before the next, within one acquisition', async () => {
     const sb = await t.manager.acquire({ limits: small });
     try {
