@@ -81,6 +81,19 @@ async function timed(sb: Sandbox, cmd: string[]): Promise<number> {
   return performance.now() - t0;
 }
 
+/** The launcher's own resources (a leak there would grow with every cold start). */
+function launcherCounters(): { pid: number; fds: number; threads: number; rssKb: number } | undefined {
+  const pid = sharedLauncher(defaultStoreDir())?.pid;
+  if (!pid) return undefined;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const field = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+    return { pid, fds: readdirSync(`/proc/${pid}/fd`).length, threads: field('Threads'), rssKb: field('VmRSS') };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Every process below this one: the launcher, bwraps and supervisors are grandchildren. */
 function descendants(): number {
   const parent = new Map<number, number>();
@@ -161,6 +174,7 @@ export async function main(argv: string[]): Promise<number> {
       await timed(s, ['true']);
       await manager.destroy(s);
     }
+    const launcherBefore = launcherCounters();
     for (let i = 0; i < runs; i++) {
       const t0 = performance.now();
       const sb = await manager.acquire({ runtime, limits: { ...limits, memoryMb: 512 + (i % 2) } });
@@ -171,6 +185,12 @@ export async function main(argv: string[]): Promise<number> {
     }
     out.coldStartTrue = { p50: pct(cold, 50), p99: pct(cold, 99), spawnP50: pct(coldFloor, 50), spawnP99: pct(coldFloor, 99) };
     log(`cold start of \`true\`        p50 ${fmt(pct(cold, 50))} ms  p99 ${fmt(pct(cold, 99))} ms   (plain spawn p50 ${fmt(pct(coldFloor, 50))} ms, p99 ${fmt(pct(coldFloor, 99))} ms)  target p50 ≤ 15 ms`);
+    const launcherAfter = launcherCounters();
+    if (launcherBefore && launcherAfter) {
+      out.launcherAfterColdStarts = { before: launcherBefore, after: launcherAfter };
+      log(`launcher over ${runs} cold starts: fds ${launcherBefore.fds} → ${launcherAfter.fds}, threads ${launcherBefore.threads} → ${launcherAfter.threads}, ` +
+        `RSS ${launcherBefore.rssKb} → ${launcherAfter.rssKb} KB${launcherBefore.pid === launcherAfter.pid ? '' : ' (it was restarted meanwhile)'}`);
+    }
 
     // warm acquire from the pool (reset happened at release)
     await manager.prewarm({ runtime, limits }, 1);

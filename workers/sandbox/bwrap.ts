@@ -194,7 +194,7 @@ export class BwrapSandbox extends Sandbox {
       try {
         if (process.getuid?.() === 0) writeFileSync(`/proc/${childPid}/oom_score_adj`, '-1000');
       } catch {
-        /* exited meanwhile: readiness below reports it */
+        /* exited meanwhile: the first exec reports it (the channel is lost) */
       }
       const channel = new SupervisorChannel(host, held.input, held.output);
       const v = await checking;

@@ -116,7 +116,7 @@ describe('launcher: sandboxes', () => {
       expect(r.status).toBe('ok');
       expect(r.stdout).toBe('/proc/self/fd/6\0'); // nothing of the launcher's memory in its argv
       const first = sharedLauncher(path.dirname(t.manager.environment('default').dir))!;
-      const pid = (first as unknown as { child: { pid: number } }).child.pid;
+      const pid = first.pid!;
       const resident = sb.residentPids();
       expect(resident.length).toBeGreaterThan(0);
       process.kill(pid, 'SIGKILL');

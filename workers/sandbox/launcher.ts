@@ -110,6 +110,11 @@ export class Launcher {
   private readonly sentBaselines = new Map<string, FastBaseline>();
   alive = true;
 
+  /** the helper's pid (for diagnostics and the benchmark's leak check) */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   constructor(binary: string) {
     // a private directory: only this user can reach the control socket
     this.sockDir = mkdtempSync(path.join(os.tmpdir(), `${SOCKET_DIR_PREFIX}${ownerTag()}.`));
