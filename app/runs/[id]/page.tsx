@@ -32,13 +32,17 @@ export default function RunPage() {
   const live = !!run.data && isActive(run.data.status);
   const events = useQuery({ ...trpc.runs.events.queryOptions({ id }), enabled: run.isSuccess, refetchInterval: live ? LIVE_MS : false });
   const metrics = useQuery({ ...trpc.runs.compare.queryOptions({ ids: [id] }), enabled: run.isSuccess, refetchInterval: live ? LIVE_MS * 2 : false });
-  // The last iteration's metrics commit with the run's completion, after which polling stops:
-  // fetch once more whenever the iteration or status moves.
+  // The last iteration's metrics and events (e.g. "completed") commit with the run's
+  // completion, after which polling stops: fetch both once more whenever the iteration or
+  // status moves.
   const progress = run.data ? `${run.data.status}:${run.data.currentIteration}` : '';
   const refetchMetrics = metrics.refetch;
+  const refetchEvents = events.refetch;
   useEffect(() => {
-    if (progress) void refetchMetrics();
-  }, [progress, refetchMetrics]);
+    if (!progress) return;
+    void refetchMetrics();
+    void refetchEvents();
+  }, [progress, refetchMetrics, refetchEvents]);
 
   if (run.isPending) return <Loading label="Loading run…" />;
   if (run.isError) {
