@@ -1,8 +1,22 @@
-/* Blocking whole-buffer I/O shared by supervisor.c and launcher.c (both talk framed pipes). */
+/*
+ * What supervisor.c and launcher.c share: blocking whole-buffer I/O on their framed
+ * pipes, and SIGCHLD as a file descriptor for their poll loops.
+ */
 #ifndef CRUCIBLE_FDIO_H
 #define CRUCIBLE_FDIO_H
 #include <errno.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
+
+/* SIGCHLD blocked and delivered on a non-blocking signalfd (-1 on failure) */
+static int sigchld_fd(void) {
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, NULL);
+  return signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+}
 
 /* 1: all n bytes read; 0: EOF first; -1: error */
 static int read_full(int fd, void *buf, size_t n) {

@@ -603,11 +603,7 @@ int main(int argc, char **argv) {
   if (getppid() != parent) return 0; /* the worker died before the line above */
   umask(0);
   signal(SIGPIPE, SIG_IGN);
-  sigset_t chld;
-  sigemptyset(&chld);
-  sigaddset(&chld, SIGCHLD);
-  sigprocmask(SIG_BLOCK, &chld, NULL);
-  int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  int sfd = sigchld_fd();
   if (sfd < 0) return 70;
   static struct pollfd pf[2 + MAX_SPAWNS];
   static Spawn *who[2 + MAX_SPAWNS];

@@ -386,11 +386,7 @@ int main(void) {
   /* only the control pipes (0, 1) and the diagnostics pipe (2) stay open */
   if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0) for (int fd = 3; fd < 4096; fd++) close(fd);
   signal(SIGPIPE, SIG_IGN);
-  sigset_t chld;
-  sigemptyset(&chld);
-  sigaddset(&chld, SIGCHLD);
-  sigprocmask(SIG_BLOCK, &chld, NULL);
-  int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  int sfd = sigchld_fd();
   if (sfd < 0) fatal("signalfd");
   if (chdir("/") != 0) fatal("chdir /");
   dev_baseline();
