@@ -17,6 +17,8 @@ import type { SupervisorHost } from './supervisor';
  */
 /** `<tmpdir>/crucible-l-<owner>.XXXXXX/s`: the control socket's private directory */
 const SOCKET_DIR_PREFIX = 'crucible-l-';
+/** A unix socket path has at most 107 bytes: a long TMPDIR falls back to /tmp. */
+const socketBase = () => (os.tmpdir().length <= 60 ? os.tmpdir() : '/tmp');
 const SIGNAL_NAMES = new Map(Object.entries(os.constants.signals).map(([name, n]) => [n, name]));
 const u32 = (n: number) => {
   const b = Buffer.alloc(4);
@@ -109,6 +111,7 @@ export class Launcher {
   private readonly connected = new Map<number, (s: net.Socket) => void>();
   private readonly sentBaselines = new Map<string, FastBaseline>();
   alive = true;
+  private answered = false;
 
   /** the helper's pid (for diagnostics and the benchmark's leak check) */
   get pid(): number | undefined {
@@ -117,14 +120,17 @@ export class Launcher {
 
   constructor(binary: string) {
     // a private directory: only this user can reach the control socket
-    this.sockDir = mkdtempSync(path.join(os.tmpdir(), `${SOCKET_DIR_PREFIX}${ownerTag()}.`));
+    this.sockDir = mkdtempSync(path.join(socketBase(), `${SOCKET_DIR_PREFIX}${ownerTag()}.`));
     this.sockPath = path.join(this.sockDir, 's');
     this.server = net.createServer((s) => this.accept(s));
     this.listening = new Promise((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(this.sockPath, () => resolve());
     });
-    this.listening.catch(() => this.die('its control socket cannot listen'));
+    this.listening.catch((e: Error) => {
+      this.answered = false; // a launcher without its socket can never start a sandbox
+      this.die(`its control socket ${this.sockPath} cannot listen: ${e.message}`);
+    });
     this.server.unref();
     process.once('exit', this.removeSocketDir);
     this.child = spawn(binary, [String(process.pid)], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -151,6 +157,8 @@ export class Launcher {
     if (!this.alive) return;
     this.alive = false;
     if (shared === this) shared = undefined;
+    // one that never got going will not do better next time: Node takes over for good
+    if (!this.answered) startupFailure = `the sandbox launcher could not start (${why}); Node mounts, checks and spawns instead`;
     this.server.close();
     this.removeSocketDir();
     process.off('exit', this.removeSocketDir);
@@ -178,6 +186,7 @@ export class Launcher {
   }
 
   private onData(d: Buffer): void {
+    this.answered = true;
     this.buf = this.buf.length ? Buffer.concat([this.buf, d]) : d;
     while (this.buf.length >= 9) {
       const len = this.buf.readUInt32LE(5);
@@ -275,8 +284,14 @@ export class Launcher {
 /** Control-socket directories of dead workers (a killed worker cannot remove its own). */
 export function sweepDeadLauncherDirs(): string[] {
   const removed: string[] = [];
-  const tmp = os.tmpdir();
-  for (const name of readdirSync(tmp)) {
+  const tmp = socketBase();
+  let names: string[] = [];
+  try {
+    names = readdirSync(tmp);
+  } catch {
+    return removed; // no usable temporary directory: no launcher could have used it either
+  }
+  for (const name of names) {
     if (!name.startsWith(SOCKET_DIR_PREFIX)) continue;
     const owner = parseOwnerTag(name.slice(SOCKET_DIR_PREFIX.length));
     if (!owner || ownerAlive(owner)) continue;
@@ -288,15 +303,25 @@ export function sweepDeadLauncherDirs(): string[] {
 
 let shared: Launcher | undefined;
 let unavailable: string | undefined;
+let startupFailure: string | undefined;
 
 /** The process's launcher (started on first use), or undefined where it cannot run. */
 export function sharedLauncher(binDir: string): Launcher | undefined {
   if (process.env.CRUCIBLE_SANDBOX_LAUNCHER === '0') return undefined;
   if (shared?.alive) return shared;
+  if (startupFailure) {
+    unavailable = startupFailure;
+    return undefined;
+  }
   const { binary, reason } = nativeBinary('launcher.c', binDir);
   unavailable = reason;
   if (!binary) return undefined;
-  shared = new Launcher(binary);
+  try {
+    shared = new Launcher(binary);
+  } catch (e) {
+    unavailable = startupFailure = `the sandbox launcher could not start (${(e as Error).message}); Node mounts, checks and spawns instead`;
+    return undefined;
+  }
   return shared;
 }
 
