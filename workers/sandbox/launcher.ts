@@ -102,7 +102,7 @@ export class Launcher {
   private readonly child: ChildProcess;
   private readonly server: net.Server;
   private readonly sockDir: string;
-  readonly sockPath: string;
+  private readonly sockPath: string;
   private readonly listening: Promise<void>;
   private buf: Buffer = Buffer.alloc(0);
   private next = 1;

@@ -279,17 +279,24 @@ static void run_exec(char *req, uint32_t len, int sfd) {
 
 /* ---- wipe: what a command may leave outside /work and /tmp ---- */
 
+static void remove_tree_at(int dirfd, const char *name);
+
+/* Remove everything inside the directory open as fd, and close fd. */
+static void remove_children(int fd) {
+  DIR *d = fdopendir(fd);
+  if (!d) {
+    close(fd);
+    return;
+  }
+  struct dirent *e;
+  while ((e = readdir(d))) if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) remove_tree_at(fd, e->d_name);
+  closedir(d);
+}
+
 static void remove_tree_at(int dirfd, const char *name) {
   if (unlinkat(dirfd, name, 0) == 0) return;
   int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd >= 0) {
-    DIR *d = fdopendir(fd);
-    if (d) {
-      struct dirent *e;
-      while ((e = readdir(d))) if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) remove_tree_at(fd, e->d_name);
-      closedir(d);
-    } else close(fd);
-  }
+  if (fd >= 0) remove_children(fd);
   unlinkat(dirfd, name, AT_REMOVEDIR);
 }
 
@@ -355,14 +362,7 @@ static void run_wipe(void) {
       closedir(d);
     }
     int shm = openat(devfd, "shm", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (shm >= 0) {
-      DIR *s = fdopendir(shm);
-      if (s) {
-        struct dirent *e;
-        while ((e = readdir(s))) if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) remove_tree_at(shm, e->d_name);
-        closedir(s);
-      } else close(shm);
-    }
+    if (shm >= 0) remove_children(shm);
     close(devfd);
   }
   /* a baseline entry replaced, re-linked or re-moded cannot be restored without privileges */

@@ -105,11 +105,6 @@ export class SupervisorChannel {
     });
   }
 
-  /** What bwrap or the supervisor printed on stderr, once it has exited (bwrap's setup errors). */
-  async diagnostics(): Promise<string> {
-    return (await this.host.stderr()).trim().slice(0, 2000) || 'no message';
-  }
-
   private lost(error: string): void {
     if (!this.alive) return;
     this.alive = false;
