@@ -55,7 +55,8 @@ for (const rt of installedRuntimes(['bwrap', 'oci:runc', 'oci:crun'])) {
 
       const manager = new SandboxManager({ dataDir, storeDir: TEST_STORE });
       try {
-        expect(manager.sweep.dirs.length + manager.sweep.mounts.length).toBeGreaterThanOrEqual(1);
+        // any manager start sweeps every dead owner's scratch mounts, so one starting meanwhile
+        // in a parallel test file may be the one that removed them: assert the state, not who
         expect(existsSync(info.dir)).toBe(false);
         expect(readdirSync(path.join(dataDir, 'sandboxes'))).toEqual([]);
         expect(mountedScratches().filter((m) => m.startsWith(dataDir))).toEqual([]);
