@@ -9,7 +9,10 @@ import { DIAGNOSIS_QUEUE } from '@/server/reviews/verdicts';
 import type { TaskTests } from '@/server/tasks/formats';
 import type { JobEffect } from '@/server/queue';
 import { PermanentJobError, type JobHandler } from '@/workers/jobs/handler';
+import { sourceFor } from '@/workers/rl/episode';
 import { scoreSolution, type ScoreResult } from '@/workers/rl/reward/reward';
+import { scoringOptions } from '@/workers/rl/reward/scoring-options';
+import { rlSettings } from '@/workers/rl/settings';
 import { hashHex } from '@/workers/sandbox/env-store';
 import { SandboxManager } from '@/workers/sandbox/manager';
 
@@ -74,10 +77,12 @@ export const diagnoseHandler: JobHandler = {
     const [last] = await ctx.db.select({ action: turns.action }).from(turns).where(eq(turns.episodeId, row.e.id)).orderBy(desc(turns.index)).limit(1);
     if (!last) return fail('the episode has no turns: there is no final code to re-run');
     const m = sandboxes(ctx.db);
-    const task = { language: row.t.language, entryPoint: row.t.entryPoint, tests: row.t.tests as TaskTests };
-    const runtime = row.e.runtime ?? 'bwrap';
-    const weights = row.config.rewardWeights;
-    const baselineName = row.t.environmentName ?? 'default';
+    const task = { language: row.t.language, prompt: row.t.prompt, entryPoint: row.t.entryPoint, tests: row.t.tests as TaskTests };
+    // the episode's own scoring options (limits, timeouts, weights, budget) on the runtime it recorded
+    const scoring = scoringOptions({ config: row.config }, { ...row.t, tests: task.tests }, rlSettings(), { runtime: row.e.runtime });
+    const baselineName = scoring.sandbox.env;
+    // turns store the policy's action (the body); the scored program is the prompt's header plus it
+    const source = sourceFor(task, last.action);
 
     const rerun = async (label: string, envName: string, envHash: string | null): Promise<RerunSummary> => {
       try {
@@ -85,7 +90,8 @@ export const diagnoseHandler: JobHandler = {
       } catch (e) {
         return missing(label, 'quarantined', envHash, (e as Error).message);
       }
-      return summary(label, await scoreSolution(m, { runtime, env: envName }, task, last.action, { weights, context: { runId: row.e.runId, episodeId: row.e.id } }));
+      const { sandbox, ...opts } = scoring;
+      return summary(label, await scoreSolution(m, { ...sandbox, env: envName }, task, source, { ...opts, context: { runId: row.e.runId, episodeId: row.e.id } }));
     };
     const baseline = await rerun('baseline', baselineName, null);
     let scored: RerunSummary;

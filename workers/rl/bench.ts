@@ -14,6 +14,7 @@ import { sandboxEnv } from '@/workers/sandbox/bwrap';
 import { defaultStoreDir, ensureDefaultEnvironment } from '@/workers/sandbox/env-store';
 import { SandboxManager } from '@/workers/sandbox/manager';
 import { components } from './reward/score';
+import { cpuBudgetMs } from './reward/scoring-options';
 import { runTests } from './reward/harness';
 import { sourceFor } from './episode';
 
@@ -72,12 +73,12 @@ async function waitForRun(db: Db, runId: string, timeoutMs: number) {
   }
 }
 
-const RUNNER_FILES = { python: 'runner.py', javascript: 'runner.mjs' } as const;
+const REWARD_DIR = path.join(import.meta.dirname, 'reward');
+const RUNNERS = { python: path.join(REWARD_DIR, 'candidate.py'), javascript: path.join(REWARD_DIR, 'candidate.mjs') };
 
 /** The harness's runner on the host, fed the same job on stdin: what the program costs with no sandbox at all. */
-function plainRun(language: 'python' | 'javascript', job: object, cwd: string): Promise<number> {
-  const runner = path.join(import.meta.dirname, 'reward', RUNNER_FILES[language]);
-  const cmd = language === 'python' ? ['/usr/bin/python3', '-I', '-S', runner] : ['/usr/bin/node', '--max-old-space-size=256', runner];
+function plainRun(job: object, cwd: string): Promise<number> {
+  const cmd = ['/usr/bin/python3', '-I', '-S', path.join(REWARD_DIR, 'trusted.py')];
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const c = spawn(cmd[0]!, cmd.slice(1), { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: sandboxEnv({ HOME: cwd }) as unknown as NodeJS.ProcessEnv });
@@ -171,17 +172,17 @@ export async function main(argv: string[]): Promise<number> {
       execMs = 0;
       const s0 = performance.now();
       const h = await runTests(refManager, spec, task, source, { testTimeoutMs: 2000 });
-      components(h, { limitMs: 2000 });
+      components(h, { cpuBudgetMs: cpuBudgetMs(task.tests) });
       const total = performance.now() - s0;
       ref.sandboxMs.push(total);
       ref.execMs.push(execMs);
       ref.scoringMs.push(total - execMs);
       const io = task.tests.kind === 'io' ? task.tests.cases : null;
       const job = {
-        marker: `\u001eCRUCIBLE-${randomBytes(8).toString('hex')} `, source, entryPoint: task.entryPoint, testTimeoutMs: 2000, mode: io ? 'io' : 'check',
-        inputs: io ? io.map((c) => c.input) : [], check: task.tests.kind === 'humaneval' ? task.tests.check : undefined,
+        marker: `\u001eCRUCIBLE-${randomBytes(8).toString('hex')} `, source, language: task.language, entryPoint: task.entryPoint, testTimeoutMs: 2000, mode: io ? 'io' : 'check',
+        inputs: io ? io.map((c) => c.input) : [], check: task.tests.kind === 'humaneval' ? task.tests.check : undefined, prompt: task.prompt, runners: RUNNERS,
       };
-      ref.plainMs.push(await plainRun(task.language, job, hostDir));
+      ref.plainMs.push(await plainRun(job, hostDir));
       // what a bare process start from this (large) process costs, for reading the floor
       ref.spawnTrueMs.push(await new Promise<number>((resolve, reject) => {
         const t = performance.now();

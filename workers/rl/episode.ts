@@ -1,8 +1,8 @@
 import type { TaskTests } from '@/server/tasks/formats';
 import type { Policy } from '@/workers/policy/policy';
 import { scoreSolution, type ScoreResult } from '@/workers/rl/reward/reward';
-import type { RewardWeights } from '@/workers/rl/reward/score';
-import type { AcquireSpec, SandboxManager } from '@/workers/sandbox/manager';
+import type { ScoringOptions } from '@/workers/rl/reward/scoring-options';
+import type { SandboxManager } from '@/workers/sandbox/manager';
 
 /** Postgres text cannot hold NUL; byte-level policies do emit it. Token ids keep the exact bytes. */
 const clean = (x: string) => x.replace(/\u0000/g, '\uFFFD');
@@ -87,7 +87,8 @@ export function wasTruncated(policy: Pick<Policy, 'tokenizer'>, language: Episod
 export async function runEpisode(o: {
   policy: Policy;
   manager: SandboxManager;
-  sandbox: AcquireSpec;
+  /** from scoringOptions(): the sandbox, weights, timeouts and budget every turn is scored under */
+  scoring: ScoringOptions;
   task: EpisodeTask;
   maxTurns: number;
   seed: number;
@@ -95,8 +96,6 @@ export async function runEpisode(o: {
   topP: number;
   maxNewTokens: number;
   feedbackBudget: number;
-  weights: RewardWeights;
-  testTimeoutMs: number;
   context: { runId: string; episodeId: string };
   signal?: AbortSignal;
 }): Promise<EpisodeOutcome> {
@@ -126,7 +125,8 @@ export async function runEpisode(o: {
     policyMs += pMs;
     const body = c!.text.replace(/\n\}?$/, '').replace(/\n+$/, '');
     const t1 = performance.now();
-    score = await scoreSolution(o.manager, o.sandbox, o.task, sourceFor(o.task, body), { weights: o.weights, testTimeoutMs: o.testTimeoutMs, context: o.context });
+    const { sandbox, ...scoring } = o.scoring;
+    score = await scoreSolution(o.manager, sandbox, o.task, sourceFor(o.task, body), { ...scoring, context: o.context });
     const sMs = performance.now() - t1;
     sandboxMs += sMs;
     const observation = score.status === 'scored' ? observe(score) : `infrastructure failure: ${score.status}`;
@@ -138,8 +138,9 @@ export async function runEpisode(o: {
       lossMask: [...c!.promptTokens.map(() => 0), ...c!.tokens.map(() => 1)],
       logprobs: [...c!.promptTokens.map(() => 0), ...c!.logprobs],
       observation: clean(observation),
-      stdout: clean(exec.stdout.slice(0, 4000)),
-      stderr: clean(exec.stderr.slice(0, 4000)),
+      // what the program printed; the harness's own protocol lines are not the candidate's output
+      stdout: clean(score.harness.output.slice(0, 4000)),
+      stderr: clean((score.harness.harnessError ?? exec.error ?? exec.stderr).slice(0, 4000)),
       exitCode: exec.exitCode,
       execStatus: exec.status,
       policyMs: Math.round(pMs),

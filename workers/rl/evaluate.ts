@@ -5,8 +5,9 @@ import type { RunConfig } from '@/server/runs/run-config';
 import type { TaskTests } from '@/server/tasks/formats';
 import type { Policy } from '@/workers/policy/policy';
 import type { SandboxManager } from '@/workers/sandbox/manager';
+import { scoringOptions } from '@/workers/rl/reward/scoring-options';
 import { runEpisode } from './episode';
-import { EPISODE_LIMITS, rlSettings } from './settings';
+import { rlSettings } from './settings';
 
 export type HeldoutEval = { passAt1: number; tasks: number; passAtK: number | null; k: number };
 
@@ -27,10 +28,10 @@ export async function heldoutEval(db: Db, manager: SandboxManager, policy: Polic
   let scoredK = 0;
   for (const t of list) {
     const attempt = (seed: number, temperature: number) => runEpisode({
-      policy, manager, sandbox: { runtime: run.config.isolation[t.risk], env: t.environmentName ?? 'default', limits: EPISODE_LIMITS },
+      policy, manager, scoring: scoringOptions(run, { ...t, tests: t.tests as TaskTests }, s),
       task: { language: t.language, prompt: t.prompt, entryPoint: t.entryPoint, tests: t.tests as TaskTests },
       maxTurns: 1, seed, temperature, topP: run.config.topP, maxNewTokens: s.maxNewTokens, feedbackBudget: 0,
-      weights: run.config.rewardWeights, testTimeoutMs: s.testTimeoutMs, context: { runId: run.id, episodeId: '' },
+      context: { runId: run.id, episodeId: '' },
     });
     const greedy = await attempt(0, 0);
     if (greedy.score.status === 'scored') {

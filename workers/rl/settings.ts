@@ -1,4 +1,3 @@
-import { episodeSandboxLimits } from '@/server/runs/run-config';
 import { envInt } from '@/workers/runtime/settings';
 
 function envCount(name: string, fallback: number): number {
@@ -38,9 +37,6 @@ export const rlSettings = () => ({
 });
 
 export const QUEUES = { advance: 'rl.advance', episode: 'rl.episode', learn: 'rl.learn' } as const;
-
-/** Sandbox limits of an episode's test runs (shared with the scheduler's request). */
-export const EPISODE_LIMITS = episodeSandboxLimits;
 
 /**
  * Lease of an RL job (renewed by heartbeat every third of it). CRUCIBLE_RL_LEASE_MS

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CliError, output, type Command } from '@/server/cli/args';
+import { episodeSandboxLimits } from '@/server/runs/run-config';
 import { parseTaskFile } from '@/server/tasks/formats';
 import { dataDir } from '@/db/runtime';
 import { ensureDefaultEnvironment } from '@/workers/sandbox/env-store';
@@ -33,7 +34,7 @@ export const rewardCommands: Command[] = [
       try {
         if (!values.env) ensureDefaultEnvironment(manager.storeDir);
         manager.runtime((values.runtime as string | undefined) ?? 'bwrap'); // refuses a missing runtime with what to install
-        const r = await scoreSolution(manager, { runtime: values.runtime as string | undefined, env: values.env as string | undefined }, task,
+        const r = await scoreSolution(manager, { runtime: values.runtime as string | undefined, env: values.env as string | undefined, limits: episodeSandboxLimits }, task,
           fs.readFileSync(values.solution as string, 'utf8'), { testTimeoutMs });
         const result = { reward: r.reward, components: r.components, status: r.status, envHash: r.envHash, runtime: r.runtime, harnessVersion: r.harnessVersion,
           tests: r.harness.tests.map((t) => ({ index: t.index, passed: t.passed, detail: t.detail })) };

@@ -6,14 +6,19 @@ import type { TaskTests } from '@/server/tasks/formats';
 import type { SandboxManager, AcquireSpec } from '@/workers/sandbox/manager';
 import type { ExecResult } from '@/workers/sandbox/types';
 import { matches, render, type Typed } from './compare';
+import { jsStyle, type StyleReport } from './js-style';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const RUNNERS = { python: fs.readFileSync(path.join(here, 'runner.py'), 'utf8'), javascript: fs.readFileSync(path.join(here, 'runner.mjs'), 'utf8') };
+const read = (f: string) => fs.readFileSync(path.join(here, f), 'utf8');
+/** The trusted side (one process per scoring) and the two candidate-side runners it starts. */
+const FILES = { trusted: read('trusted.py'), python: read('candidate.py'), javascript: read('candidate.mjs') };
+const PATHS = { trusted: '/tmp/.crucible-trusted.py', python: '/tmp/.crucible-candidate.py', javascript: '/tmp/.crucible-candidate.mjs' };
 
-/** Recorded with every reward: any change to the runners changes it. */
-export const HARNESS_VERSION = `harness-1+${createHash('sha256').update(RUNNERS.python).update(RUNNERS.javascript).digest('hex').slice(0, 12)}`;
+/** Recorded with every reward: any change to the harness programs changes it. */
+export const HARNESS_VERSION = `harness-2+${createHash('sha256').update(FILES.trusted).update(FILES.python).update(FILES.javascript).digest('hex').slice(0, 12)}`;
 
-export type HarnessTask = { language: 'python' | 'javascript'; entryPoint: string; tests: TaskTests };
+/** `prompt` matters for HumanEval tasks: the trusted side runs it (helpers, imports) before check(). */
+export type HarnessTask = { language: 'python' | 'javascript'; entryPoint: string; tests: TaskTests; prompt?: string };
 
 export type TestOutcome = { index: number; passed: boolean; ms: number; detail: string };
 
@@ -24,56 +29,78 @@ export type HarnessResult = {
   testsPassed: number;
   testsTotal: number;
   loadError: string | null;
-  style: { syntaxOk: boolean; issues: string[] };
+  style: StyleReport;
+  /** what the candidate itself printed (stdout and stderr together, capped); never the harness's protocol */
+  output: string;
+  /** set when the harness could not score for a reason that is not the candidate's (status sandbox_error) */
+  harnessError: string | null;
   exec: ExecResult;
 };
 
+type HarnessRecord = Record<string, unknown>;
+
 /**
- * Run a candidate against a task's tests in a sandbox. The expected values never enter
- * the sandbox: the runner reports what the candidate returned and this side compares.
- * A test without a result line (the candidate exited, crashed or hung) fails.
+ * Run a candidate against a task's tests in a sandbox. Inside, a trusted process holds the
+ * job and proxies every call into the candidate, which runs in a child process of its own
+ * (workers/rl/reward/trusted.py). Expected values of io tests never enter the sandbox: the
+ * trusted side reports what the candidate returned and this side compares. A test without
+ * a result (the program exited, crashed, hung, or killed the trusted side) fails.
  */
 export async function runTests(
   manager: SandboxManager,
   sandbox: AcquireSpec,
   task: HarnessTask,
   source: string,
-  opts: { testTimeoutMs?: number; context?: { runId?: string; episodeId?: string } } = {},
+  opts: { testTimeoutMs?: number; timeoutMs?: number; context?: { runId?: string; episodeId?: string } } = {},
 ): Promise<HarnessResult> {
   const testTimeoutMs = opts.testTimeoutMs ?? 2000;
-  const marker = `\u001eCRUCIBLE-${randomBytes(8).toString('hex')} `;
+  const marker = `\u001eCRUCIBLE-${randomBytes(16).toString('hex')} `;
   const io = task.tests.kind === 'io' ? task.tests.cases : null;
   const total = io ? io.length : 1;
   const job = {
-    marker, source, entryPoint: task.entryPoint, testTimeoutMs, mode: io ? 'io' : 'check',
+    marker, source, language: task.language, entryPoint: task.entryPoint, testTimeoutMs, mode: io ? 'io' : 'check',
     inputs: io ? io.map((c) => c.input) : [], check: task.tests.kind === 'humaneval' ? task.tests.check : undefined,
+    prompt: task.prompt ?? '', runners: { python: PATHS.python, javascript: PATHS.javascript },
   };
-  const py = task.language === 'python';
-  const runner = py ? '/tmp/.crucible-runner.py' : '/tmp/.crucible-runner.mjs';
-  const cmd = py ? ['python3', '-I', '-S', runner] : ['node', '--max-old-space-size=256', runner];
-  // Room for every test to use its full time, plus interpreter start.
-  const timeoutMs = testTimeoutMs * (total + 1) + 3000;
+  // Room for every test to use its full time (a child restarted after each timeout), plus interpreter starts.
+  const timeoutMs = opts.timeoutMs ?? testTimeoutMs * (2 * total + 1) + 4000;
   const exec = await manager.exec(
-    { ...sandbox, files: [{ dest: runner, data: RUNNERS[task.language], mode: 0o444 }] },
-    cmd,
+    {
+      ...sandbox,
+      files: [
+        { dest: PATHS.trusted, data: FILES.trusted, mode: 0o444 },
+        { dest: PATHS.python, data: FILES.python, mode: 0o444 },
+        { dest: PATHS.javascript, data: FILES.javascript, mode: 0o444 },
+      ],
+    },
+    ['python3', '-I', '-S', PATHS.trusted],
     { timeoutMs, stdin: JSON.stringify(job) },
     opts.context,
   );
-  const base = { testsTotal: total, exec, style: { syntaxOk: false, issues: [] as string[] } };
+  const base = { testsTotal: total, exec, output: '', style: { syntaxOk: false, issues: [] as string[] } };
   if (exec.status === 'env_mismatch' || exec.status === 'sandbox_error') {
-    return { ...base, status: exec.status, tests: [], testsPassed: 0, loadError: null };
+    return { ...base, status: exec.status, tests: [], testsPassed: 0, loadError: null, harnessError: exec.error ?? null };
   }
-  const records: Record<string, unknown>[] = [];
+  const records: HarnessRecord[] = [];
   for (const line of exec.stdout.split('\n')) {
     if (!line.startsWith(marker)) continue;
     try {
-      records.push(JSON.parse(line.slice(marker.length)) as Record<string, unknown>);
+      const rec: unknown = JSON.parse(line.slice(marker.length));
+      if (rec && typeof rec === 'object') records.push(rec as HarnessRecord);
     } catch {
       /* a corrupted line counts as no result */
     }
   }
-  const style = (records.find((r) => r.style)?.style as HarnessResult['style'] | undefined) ?? { syntaxOk: false, issues: ['harness produced no style report'] };
-  const loadError = (records.find((r) => typeof r.load_error === 'string')?.load_error as string | undefined) ?? null;
+  const find = (key: string) => records.find((r) => key in r)?.[key];
+  const harnessError = typeof find('harness_error') === 'string' ? (find('harness_error') as string) : null;
+  const loadError = typeof find('load_error') === 'string' ? (find('load_error') as string) : null;
+  const output = typeof find('output') === 'string' ? (find('output') as string) : '';
+  if (harnessError) {
+    return { ...base, status: 'sandbox_error', tests: [], testsPassed: 0, loadError, output, harnessError };
+  }
+  const style: StyleReport = task.language === 'python'
+    ? ((find('style') as StyleReport | undefined) ?? { syntaxOk: false, issues: ['harness produced no style report'] })
+    : jsStyle(source, find('syntaxOk') === true);
   const tests: TestOutcome[] = [];
   for (let i = 0; i < total; i++) {
     const rec = records.find((r) => r.i === i);
@@ -90,5 +117,5 @@ export async function runTests(
       tests.push({ index: i, passed: rec.passed === true, ms, detail: rec.passed === true ? 'passed' : 'check failed' });
     }
   }
-  return { status: 'ran', tests, testsPassed: tests.filter((t) => t.passed).length, testsTotal: total, loadError, style, exec };
+  return { status: 'ran', tests, testsPassed: tests.filter((t) => t.passed).length, testsTotal: total, loadError, style, output, harnessError: null, exec };
 }

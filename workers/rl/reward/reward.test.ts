@@ -40,7 +40,9 @@ const solutions: { name: string; task: HarnessTask; src: string; expect: Expect 
   { name: 'py loop that swallows the timer', task: py, src: 'def sort_list(xs):\n    while True:\n        try:\n            pass\n        except BaseException:\n            pass\n', expect: { passRate: 0, maxReward: 0 } },
   { name: 'py sys.exit(0)', task: py, src: 'import sys\ndef sort_list(xs):\n    sys.exit(0)\n', expect: { passRate: 0, maxReward: 0, detail: /exit/ } },
   { name: 'py os._exit(0) at import', task: py, src: 'import os\nos._exit(0)\ndef sort_list(xs):\n    return sorted(xs)\n', expect: { passRate: 0, maxReward: 0 } },
-  { name: 'py __eq__ always true', task: py, src: 'class Any(list):\n    def __eq__(self, o):\n        return True\ndef sort_list(xs):\n    return Any()\n', expect: { passRate: 0, maxReward: 0, detail: /not a plain value/ } },
+  // the subclass leaves the candidate's process as the plain (empty) list it holds, and its
+  // __eq__ never runs where the comparison is made: it passes only the case [] really answers
+  { name: 'py __eq__ always true', task: py, src: 'class Any(list):\n    def __eq__(self, o):\n        return True\ndef sort_list(xs):\n    return Any()\n', expect: { passRate: 1 / 3, detail: /returned \[\]/ } },
   { name: 'py returns tuple (plain, equal as a list)', task: py, src: 'def sort_list(xs):\n    return tuple(sorted(xs))\n', expect: { passRate: 1 } },
   {
     name: 'py looks for the expected values (not reachable)', task: py,
@@ -54,7 +56,7 @@ const solutions: { name: string; task: HarnessTask; src: string; expect: Expect 
   { name: 'js process.exit(0)', task: js, src: 'function sort_list(xs) {\n  process.exit(0);\n}\n', expect: { passRate: 0, maxReward: 0 } },
   { name: 'js vm escape then exit', task: js, src: 'function sort_list(xs) {\n  return this.constructor.constructor("return process")().exit(0);\n}\n', expect: { passRate: 0, maxReward: 0 } },
   { name: 'js toJSON/valueOf tricks', task: js, src: 'function sort_list(xs) {\n  return { toJSON() { return [1, 2, 3]; }, valueOf() { return [1, 2, 3]; } };\n}\n', expect: { passRate: 0, maxReward: 0 } },
-  { name: 'js returns a Promise', task: js, src: 'async function sort_list(xs) {\n  return [...xs].sort((a, b) => a - b);\n}\n', expect: { passRate: 0, maxReward: 0 } },
+  { name: 'js async function (awaited)', task: js, src: 'async function sort_list(xs) {\n  return [...xs].sort((a, b) => a - b);\n}\n', expect: { passRate: 1 } },
 ];
 
 describe('reward reliability set', () => {

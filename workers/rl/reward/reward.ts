@@ -1,6 +1,7 @@
 import type { SandboxManager, AcquireSpec } from '@/workers/sandbox/manager';
 import { HARNESS_VERSION, runTests, type HarnessResult, type HarnessTask } from './harness';
 import { combine, components, type RewardComponents, type RewardWeights } from './score';
+import { cpuBudgetMs } from './scoring-options';
 
 export type ScoreResult = {
   /** null when not scored: an infrastructure failure is never the policy's fault */
@@ -21,11 +22,11 @@ export async function scoreSolution(
   sandbox: AcquireSpec,
   task: HarnessTask,
   source: string,
-  opts: { weights?: RewardWeights; testTimeoutMs?: number; context?: { runId?: string; episodeId?: string } } = {},
+  opts: { weights?: RewardWeights; testTimeoutMs?: number; cpuBudgetMs?: number; context?: { runId?: string; episodeId?: string } } = {},
 ): Promise<ScoreResult> {
   const testTimeoutMs = opts.testTimeoutMs ?? 2000;
   const h = await runTests(manager, sandbox, task, source, { testTimeoutMs, context: opts.context });
-  const c = components(h, { limitMs: testTimeoutMs });
+  const c = components(h, { cpuBudgetMs: opts.cpuBudgetMs ?? cpuBudgetMs(task.tests) });
   const scored = h.status === 'ran';
   return {
     reward: scored ? combine(c, opts.weights ?? defaultWeights) : null,

@@ -13,14 +13,18 @@ export function styleScore(s: HarnessResult['style'], testsPassed: number): numb
 }
 
 /**
- * Efficiency: full marks at or under `targetMs` per test, falling linearly to 0 at the
- * per-test time limit. Only earned when some test passes, so failing fast pays nothing.
+ * Efficiency measures the code, not the machine: the CPU time of the whole scoring run
+ * (the sandbox's cgroup, so the candidate cannot report it, and a busy host does not
+ * inflate it as it does wall time) against the task's budget, in three coarse buckets:
+ * 1 within the budget, 0.5 within three times it, else 0. Solutions differ in reward only
+ * when they differ by far more than measurement noise. Only earned when some test passes.
  */
-export function efficiencyScore(h: HarnessResult, targetMs: number, limitMs: number): number {
+export const EFFICIENCY_BUCKETS = [{ upTo: 1, score: 1 }, { upTo: 3, score: 0.5 }] as const;
+
+export function efficiencyScore(h: Pick<HarnessResult, 'testsPassed' | 'exec'>, cpuBudgetMs: number): number {
   if (h.testsPassed === 0) return 0;
-  const mean = h.tests.reduce((a, t) => a + t.ms, 0) / Math.max(1, h.tests.length);
-  if (mean <= targetMs) return 1;
-  return Math.max(0, 1 - (mean - targetMs) / Math.max(1, limitMs - targetMs));
+  const ratio = h.exec.usage.cpuMs / Math.max(1, cpuBudgetMs);
+  return EFFICIENCY_BUCKETS.find((b) => ratio <= b.upTo)?.score ?? 0;
 }
 
 export function combine(c: Omit<RewardComponents, 'testsPassed' | 'testsTotal'>, w: RewardWeights): number {
@@ -28,12 +32,12 @@ export function combine(c: Omit<RewardComponents, 'testsPassed' | 'testsTotal'>,
   return (w.passRate * c.passRate + w.style * c.style + w.efficiency * c.efficiency) / total;
 }
 
-export function components(h: HarnessResult, opts: { targetMs?: number; limitMs: number }): RewardComponents {
+export function components(h: HarnessResult, opts: { cpuBudgetMs: number }): RewardComponents {
   return {
     passRate: h.testsTotal ? h.testsPassed / h.testsTotal : 0,
     testsPassed: h.testsPassed,
     testsTotal: h.testsTotal,
     style: styleScore(h.style, h.testsPassed),
-    efficiency: efficiencyScore(h, opts.targetMs ?? 5, opts.limitMs),
+    efficiency: efficiencyScore(h, opts.cpuBudgetMs),
   };
 }

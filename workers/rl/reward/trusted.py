@@ -1,0 +1,500 @@
+# Crucible reward harness, TRUSTED side. Runs inside the sandbox, but never runs candidate
+# code in its own process: the candidate runs in a child (candidate.py / candidate.mjs) and
+# every call into it is proxied as plain serialised data over two private pipes. This
+# process alone holds the job (per-run marker, the task's check code and prompt helpers),
+# makes itself non-dumpable so the child cannot read its memory or file descriptors, kills
+# every candidate process before it writes anything, and only then writes its records to
+# stdout, one marked line each. For io tests it reports returned values; the host compares
+# them with expected values that never enter the sandbox.
+# Job (JSON on stdin): marker, language, entryPoint, testTimeoutMs, mode ('io'|'check'),
+# inputs, prompt, check, source, runners: {python, javascript} (paths of the child runners).
+import ast, base64, builtins, ctypes, json, math, os, select, shutil, signal, sys, tempfile, threading, time
+
+PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
+MAX_MESSAGE = 16 << 20
+MAX_OUTPUT = 16 << 10
+
+# Dispositions and masks survive exec: whatever started us, children must be waitable and
+# SIGALRM deliverable (here and in the candidate).
+signal.pthread_sigmask(signal.SIG_SETMASK, [])
+signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+job = json.loads(sys.stdin.buffer.read())
+os.close(0)
+out_fd = os.dup(1)
+os.dup2(2, 1)  # nothing but emit() may reach the verdict channel
+records = []
+outputs = bytearray()  # the candidate's own stdout/stderr, from every child, capped
+
+
+def emit(rec):
+    records.append(rec)
+
+
+def flush_and_exit(code=0):
+    data = "".join(job["marker"] + json.dumps(r) + "\n" for r in records).encode()
+    while data:
+        data = data[os.write(out_fd, data):]
+    os._exit(code)
+
+
+try:
+    libc = ctypes.CDLL(None, use_errno=True)
+    # non-dumpable: the child cannot open /proc/<this>/fd, mem or environ; subreaper: what
+    # the candidate forks and orphans becomes this process's child, so it can be found and killed
+    for option in (PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER):
+        if libc.prctl(option, 0 if option == PR_SET_DUMPABLE else 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(%d) failed" % option)
+except Exception as e:  # without it the child could read this process: refuse to score
+    emit({"harness_error": "cannot protect the trusted side: %s" % e})
+    flush_and_exit(0)
+
+limit = job["testTimeoutMs"] / 1000.0
+language = job["language"]
+
+
+class TestTimeout(BaseException):
+    pass
+
+
+class CandidateExited(Exception):
+    pass
+
+
+# ---- wire format: tagged JSON both ways; what comes back is rebuilt as plain builtins ----
+
+def to_wire(v, depth=0):
+    if depth > 100:
+        raise TypeError("value nested too deeply")
+    if v is None:
+        return ["n"]
+    t = type(v)
+    if t is bool:
+        return ["b", v]
+    if t is int:
+        return ["i", str(v)]
+    if t is float:
+        return ["f", v if math.isfinite(v) else repr(v)]
+    if t is str:
+        return ["s", v]
+    if t is bytes:
+        return ["y", base64.b64encode(v).decode()]
+    if t is list:
+        return ["l", [to_wire(x, depth + 1) for x in v]]
+    if t is tuple:
+        return ["t", [to_wire(x, depth + 1) for x in v]]
+    if t is set:
+        return ["S", [to_wire(x, depth + 1) for x in v]]
+    if t is frozenset:
+        return ["F", [to_wire(x, depth + 1) for x in v]]
+    if t is dict:
+        return ["d", [[to_wire(k, depth + 1), to_wire(x, depth + 1)] for k, x in v.items()]]
+    raise TypeError("cannot pass a %s to the candidate" % t.__name__)
+
+
+def from_wire(w, depth=0):
+    # Only these exact builtin types come out, whatever the child sent.
+    if depth > 100 or type(w) is not list or not w or type(w[0]) is not str:
+        raise ValueError("malformed value")
+    tag = w[0]
+    v = w[1] if len(w) > 1 else None
+    if tag == "n":
+        return None
+    if tag == "b" and type(v) is bool:
+        return v
+    if tag == "i" and type(v) is str and len(v) <= 5000:
+        return int(v)
+    if tag == "f":
+        if type(v) in (int, float):
+            return float(v)
+        if v in ("nan", "inf", "-inf"):
+            return float(v)
+    if tag == "s" and type(v) is str:
+        return v
+    if tag == "y" and type(v) is str:
+        return base64.b64decode(v)
+    if tag in ("l", "t", "S", "F") and type(v) is list:
+        items = [from_wire(x, depth + 1) for x in v]
+        return {"l": list, "t": tuple, "S": set, "F": frozenset}[tag](items)
+    if tag == "d" and type(v) is list:
+        return {from_wire(p[0], depth + 1): from_wire(p[1], depth + 1) for p in v if type(p) is list and len(p) == 2}
+    if tag == "u":  # an unplain value the child could not serialise: only its description survives
+        raise TypeError(str(v)[:200])
+    raise ValueError("malformed value")
+
+
+def typed(v, depth=0):
+    # The host's comparison format (compare.ts Typed): JSON has no tuples or sets.
+    if depth > 50:
+        raise TypeError("value nested too deeply")
+    t = type(v)
+    if v is None:
+        return None
+    if t is bool:
+        return {"t": "bool", "v": v}
+    if t is int:
+        return {"t": "num", "v": v} if abs(v) < 2**53 else {"t": "bigint", "v": str(v)}
+    if t is float:
+        return {"t": "num", "v": v} if math.isfinite(v) else {"t": "float", "v": repr(v)}
+    if t is str:
+        return {"t": "str", "v": v}
+    if t in (list, tuple):
+        return {"t": "list", "v": [typed(x, depth + 1) for x in v]}
+    if t is dict:
+        if any(type(k) is not str for k in v):
+            raise TypeError("returned a dict with non-string keys")
+        return {"t": "obj", "v": {k: typed(x, depth + 1) for k, x in v.items()}}
+    raise TypeError("returned a %s, not a plain value" % t.__name__)
+
+
+# ---- the candidate child ----
+
+class Child:
+    def __init__(self, path):
+        req_r, self.req_w = os.pipe()
+        self.resp_r, resp_w = os.pipe()
+        out_r, out_w = os.pipe()
+        if language == "python":
+            argv = ["python3", "-I", "-S", job["runners"]["python"], path]
+        else:
+            argv = ["node", "--max-old-space-size=256", "--stack-size=4000", job["runners"]["javascript"], path, job["entryPoint"]]
+        self.pid = os.fork()
+        if self.pid == 0:
+            try:
+                os.setsid()  # its own group: one kill ends it and what it forked
+                # lift the sources above 0..4 first: a pipe may already sit on a target number
+                null, o, rq, rs = (os.dup2(fd, 100 + k) for k, fd in enumerate((os.open("/dev/null", os.O_RDONLY), out_w, req_r, resp_w)))
+                for src, dst in ((null, 0), (o, 1), (o, 2), (rq, 3), (rs, 4)):
+                    os.dup2(src, dst)
+                os.closerange(5, 65536)
+                os.execvp(argv[0], argv)
+            finally:
+                os._exit(127)
+        for fd in (req_r, resp_w, out_w):
+            os.close(fd)
+        self.buf = b""
+        self.seq = 0
+        self.alive = True
+        self.status = None
+        self.reader = threading.Thread(target=self._drain, args=(out_r,), daemon=True)
+        self.reader.start()
+
+    def _drain(self, fd):
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            if len(outputs) < MAX_OUTPUT:
+                outputs.extend(chunk[: MAX_OUTPUT - len(outputs)])
+        os.close(fd)
+
+    def request(self, msg, deadline):
+        self.seq += 1
+        msg["id"] = self.seq
+        data = (json.dumps(msg) + "\n").encode()
+        try:
+            while data:
+                data = data[os.write(self.req_w, data):]
+        except OSError:
+            note = self.exit_note()
+            self.kill()
+            raise CandidateExited(note)
+        while True:
+            nl = self.buf.find(b"\n")
+            if nl >= 0:
+                line, self.buf = self.buf[:nl], self.buf[nl + 1:]
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue  # not a protocol line
+                if type(rec) is dict and rec.get("id") == self.seq:
+                    return rec
+                continue
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.kill()
+                raise TestTimeout()
+            ready, _, _ = select.select([self.resp_r], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(self.resp_r, 1 << 20)
+            if not chunk:
+                note = self.exit_note()
+                self.kill()
+                raise CandidateExited(note)
+            self.buf += chunk
+            if len(self.buf) > MAX_MESSAGE:
+                self.kill()
+                raise CandidateExited("the candidate returned more than %d MiB" % (MAX_MESSAGE >> 20))
+
+    def exit_note(self):
+        status = self.reap(1.0)
+        if status is None:
+            return "the program stopped answering"
+        if os.WIFSIGNALED(status):
+            return "the program was killed by signal %d" % os.WTERMSIG(status)
+        return "the program exited with code %d instead of returning" % os.WEXITSTATUS(status)
+
+    def reap(self, wait_s):
+        if self.status is not None:
+            return self.status
+        end = time.monotonic() + wait_s
+        while True:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                return None
+            if pid:
+                self.status = status
+                return status
+            if time.monotonic() >= end:
+                return None
+            time.sleep(0.005)
+
+    def kill(self):
+        if self.alive:
+            self.alive = False
+            try:
+                os.killpg(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.reap(1.0)
+        for fd in (self.req_w, self.resp_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def short_exc(err):
+    name = err.get("type") or "Error"
+    msg = err.get("message") or ""
+    if name == "SystemExit":
+        return "called exit(%s) instead of returning" % (msg or "None")
+    return ("%s: %s" % (name, msg) if msg else name)[:500]
+
+
+# ---- style (Python: parsed here, never executed; JavaScript: linted by the host) ----
+
+def py_style(source):
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as e:
+        return {"syntaxOk": False, "issues": ["syntax error: %s (line %s)" % (e.msg, e.lineno)]}
+    issues = []
+    lines = source.split("\n")
+    if any(len(l) > 100 for l in lines):
+        issues.append("line longer than 100 characters")
+    if any(l != l.rstrip() for l in lines):
+        issues.append("trailing whitespace")
+    if any("\t" in l[: len(l) - len(l.lstrip())] for l in lines):
+        issues.append("tab indentation")
+    nodes = list(ast.walk(tree))
+    if any(isinstance(n, ast.ExceptHandler) and n.type is None for n in nodes):
+        issues.append("bare except")
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("eval", "exec") for n in nodes):
+        issues.append("uses eval/exec")
+    if any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names) for n in nodes):
+        issues.append("wildcard import")
+    return {"syntaxOk": True, "issues": issues}
+
+
+# ---- run ----
+
+workdir = tempfile.mkdtemp(prefix="crucible-candidate-")
+os.chmod(workdir, 0o755)
+src_path = os.path.join(workdir, "solution.src")
+with open(src_path, "w") as f:
+    f.write(job["source"])
+os.chmod(src_path, 0o444)
+
+if language == "python":
+    emit({"style": py_style(job["source"])})
+
+child = None
+
+
+def start():
+    """A fresh child with the candidate loaded: (child, None) or (None, load error)."""
+    c = Child(src_path)
+    try:
+        rec = c.request({"op": "load"}, time.monotonic() + limit)
+    except TestTimeout:
+        return None, "timeout (loading the program did not finish)"
+    except CandidateExited as e:
+        return None, str(e)
+    if "load_error" in rec:
+        c.kill()
+        return None, short_exc(rec["load_error"]) if type(rec["load_error"]) is dict else str(rec["load_error"])[:500]
+    names = rec.get("callables") if type(rec.get("callables")) is list else []
+    if job["entryPoint"] not in names:
+        c.kill()
+        return None, "NameError: no function named %s" % job["entryPoint"]
+    c.callables = [n for n in names if type(n) is str]
+    return c, None
+
+
+def call(c, name, args, kwargs, deadline):
+    """Call the candidate's function; returns the value, raises what it raised (rebuilt here)."""
+    rec = c.request({"op": "call", "fn": name, "args": [to_wire(a) for a in args], "kwargs": [[k, to_wire(v)] for k, v in kwargs.items()]}, deadline)
+    if "error" in rec:
+        raise Raised(rec["error"] if type(rec["error"]) is dict else {"type": "Error", "message": str(rec["error"])})
+    value = from_wire(rec.get("value"))
+    after = rec.get("after")
+    if type(after) is list and len(after) == len(args):
+        # in-place changes the candidate made to list/dict/set arguments, as one program would see them
+        for orig, w in zip(args, after):
+            try:
+                new = from_wire(w)
+            except Exception:
+                continue
+            if type(orig) is list and type(new) is list:
+                orig[:] = new
+            elif type(orig) is dict and type(new) is dict:
+                orig.clear()
+                orig.update(new)
+            elif type(orig) is set and type(new) is set:
+                orig.clear()
+                orig.update(new)
+    return value
+
+
+class Raised(Exception):
+    def __init__(self, err):
+        super().__init__(short_exc(err))
+        self.err = err
+
+
+child, load_error = start()
+if load_error is not None:
+    emit({"load_error": load_error})
+    if language == "javascript":
+        emit({"syntaxOk": not load_error.startswith("SyntaxError")})
+elif job["mode"] == "io":
+    if language == "javascript":
+        emit({"syntaxOk": True})
+    for i, args in enumerate(job["inputs"]):
+        t0 = time.perf_counter()
+        try:
+            if child is None:
+                child, err = start()
+                if err is not None:
+                    raise CandidateExited(err)
+            value = call(child, job["entryPoint"], args, {}, time.monotonic() + limit)
+            emit({"i": i, "value": typed(value), "ms": (time.perf_counter() - t0) * 1000})
+        except BaseException as e:
+            if isinstance(e, (TestTimeout, CandidateExited)) and child is not None:
+                child.kill()
+                child = None
+            detail = "timeout" if isinstance(e, TestTimeout) else str(e)[:500] or type(e).__name__
+            emit({"i": i, "error": detail, "ms": (time.perf_counter() - t0) * 1000})
+else:
+    # HumanEval: the prompt's own definitions (helpers, imports, exception classes) and the
+    # check run here; the entry point, and any other function only the candidate defines,
+    # are proxies into the child. A candidate that redefines a prompt helper changes only
+    # its own copy.
+    ns = {"__name__": "__main__", "__builtins__": builtins}
+    prompt = job.get("prompt") or ""
+    t0 = time.perf_counter()
+    try:
+        try:
+            code = compile(prompt, "prompt.py", "exec")
+        except SyntaxError:
+            code = compile(prompt.rstrip() + "\n    pass\n", "prompt.py", "exec")  # a prompt that ends at the signature
+        exec(code, ns)
+    except BaseException as e:
+        emit({"harness_error": "the task's prompt does not run: %s: %s" % (type(e).__name__, e)})
+        child.kill()
+        flush_and_exit(0)
+    deadline = time.monotonic() + limit
+
+    def rebuild(err):
+        # The same exception class the one-program run would raise, where it exists here.
+        cls = ns.get(err.get("type")) or getattr(builtins, str(err.get("type")), None)
+        if not (isinstance(cls, type) and issubclass(cls, Exception)):
+            return Raised(err)
+        try:
+            exc = cls(err.get("message") or "")
+        except Exception:
+            return Raised(err)
+        return exc
+
+    def proxy(name):
+        def candidate(*args, **kwargs):
+            try:
+                return call(child, name, args, kwargs, deadline)
+            except Raised as r:
+                raise rebuild(r.err) from None
+        candidate.__name__ = name
+        return candidate
+
+    for name in child.callables:
+        if name == job["entryPoint"] or name not in ns:
+            ns[name] = proxy(name)
+
+    def on_alarm(signum, frame):
+        raise TestTimeout()
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, limit + 0.5)
+        exec(compile(job["check"], "check.py", "exec"), ns)
+        ns["check"](ns[job["entryPoint"]])
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        emit({"i": 0, "passed": True, "ms": (time.perf_counter() - t0) * 1000})
+    except BaseException as e:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        if isinstance(e, TestTimeout):
+            detail = "timeout"
+        elif isinstance(e, AssertionError):
+            detail = "check failed" + (": %s" % e if str(e) else "")
+        else:
+            detail = ("%s: %s" % (type(e).__name__, e) if str(e) else type(e).__name__)
+        emit({"i": 0, "error": detail[:500], "ms": (time.perf_counter() - t0) * 1000})
+
+if child is not None:
+    child.kill()
+
+
+def kill_descendants():
+    # As subreaper, every process the candidate left behind (setsid, double fork) is, once
+    # its parent is dead, a direct child of this one: kill and reap until none is left.
+    me = str(os.getpid())
+    for _ in range(200):
+        kids = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open("/proc/%s/stat" % entry) as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            if stat[stat.rindex(")") + 2:].split()[1] == me:
+                kids.append(int(entry))
+        if not kids:
+            return
+        for pid in kids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in kids:
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+
+
+kill_descendants()
+for t in threading.enumerate():
+    if t is not threading.current_thread():
+        t.join(0.5)
+shutil.rmtree(workdir, ignore_errors=True)
+if outputs:
+    emit({"output": outputs.decode("utf-8", "replace")})
+emit({"done": True})
+flush_and_exit(0)
