@@ -33,8 +33,10 @@ describe('diagnosis of a disputed reward', () => {
     const env = ensureDefaultEnvironment(path.join(dataDir, 'envs'));
     const { run, tasks: [task] } = await seedRun(database.db, { tasks: 1, config: { review: { rate: 1, doubleReviewShare: 0, blind: true, disputed: 'exclude', thresholds: [0.5] } } });
     await database.db.update(tasks).set({ tests: { kind: 'io', cases: [{ input: [1], expected: 2 }, { input: [5], expected: 6 }] } }).where(eq(tasks.id, task!.id));
-    // Scored 0 although its final code is right: the kind of bug a reviewer catches.
-    const ep = await seedEpisode(database.db, run.id, task!.id, 0, { envHash: env.hash, actions: ['def f0(x):\n    return x\n', 'def f0(x):\n    return x + 1\n'] });
+    // Scored 0 although its final code is right: the kind of bug a reviewer catches. Turns
+    // store what the policy wrote, the body under the prompt's header (`def f0(x):`), as real
+    // episodes do: the re-run must score prompt + body, not the bare body.
+    const ep = await seedEpisode(database.db, run.id, task!.id, 0, { envHash: env.hash, actions: ['    return x', '    return x + 1'] });
     await sampleForReview(database.db, ep.id);
     const reviewer = await callerAs(database.db, 'reviewer');
     const { id } = await reviewer.reviews.claim({ runId: run.id });

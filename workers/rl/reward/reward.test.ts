@@ -90,6 +90,37 @@ describe('reward reliability set', () => {
   });
 });
 
+describe('efficiency measures the code, not the machine', () => {
+  it('the same solution re-run 20 times on a loaded host gets one reward; a CPU hog gets less', async () => {
+    const { spawn } = await import('node:child_process');
+    // two busy processes: every core of this host is contended while scoring
+    const burners = [0, 1].map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+    try {
+      const rewards = new Set<number>();
+      const cpu: number[] = [];
+      const wall: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        // ~20 ms of real work a call: its wall time swings with the load, its CPU time barely moves
+        const r = await scoreSolution(manager, { runtime: 'bwrap', limits: { memoryMb: 512 } }, py, 'def sort_list(xs):\n    sum(i * i for i in range(150000))\n    return sorted(xs)\n', { testTimeoutMs: 2000 });
+        expect(r.status).toBe('scored');
+        rewards.add(r.reward!);
+        cpu.push(r.harness.exec.usage.cpuMs);
+        wall.push(r.harness.tests.reduce((a, t) => a + t.ms, 0) / r.harness.tests.length);
+      }
+      console.log(`20 re-runs under load: rewards ${[...rewards].join(', ')}; cgroup CPU ms ${Math.min(...cpu)}–${Math.max(...cpu)}; mean test wall ms ${Math.min(...wall).toFixed(1)}–${Math.max(...wall).toFixed(1)}`);
+      expect([...rewards]).toEqual([1]);
+      // 1.4 s of CPU in the first call: over the budget (1 s + 50 ms a test)
+      const hog = await scoreSolution(manager, { runtime: 'bwrap', limits: { cpus: 1, memoryMb: 512 } }, py,
+        'import time\n_spent = False\ndef sort_list(xs):\n    global _spent\n    t = time.process_time()\n    while not _spent and time.process_time() - t < 1.4:\n        pass\n    _spent = True\n    return sorted(xs)\n',
+        { testTimeoutMs: 8000 });
+      expect(hog.components.passRate).toBe(1);
+      expect(hog.components.efficiency).toBeLessThan(1);
+    } finally {
+      for (const b of burners) b.kill('SIGKILL');
+    }
+  }, 180_000);
+});
+
 describe('crucible reward score', () => {
   it('prints {reward, components, status, envHash} for a solution file', async () => {
     const { execFile } = await import('node:child_process');
@@ -104,6 +135,23 @@ describe('crucible reward score', () => {
     expect(r).toMatchObject({ status: 'scored', components: { passRate: 0.5, testsPassed: 1, testsTotal: 2 } });
     expect(r.reward).toBeGreaterThan(0.4);
     expect(r.reward).toBeLessThan(1);
+    expect(r.envHash).toMatch(/^sha256:/);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps the contract for HumanEval files: check() sees the helpers the prompt defines', async () => {
+    const { execFile } = await import('node:child_process');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-score-he-'));
+    fs.chmodSync(dir, 0o755);
+    const prompt = 'def poly(xs, x):\n    return sum(c * x ** i for i, c in enumerate(xs))\n\ndef root(xs):\n    """A root of the linear polynomial xs."""\n';
+    const test = 'def check(candidate):\n    assert abs(poly([2, 4], candidate([2, 4]))) < 1e-9\n';
+    fs.writeFileSync(path.join(dir, 'he.jsonl'), JSON.stringify({ task_id: 'T/1', prompt, test, entry_point: 'root' }) + '\n');
+    fs.writeFileSync(path.join(dir, 'sol.py'), `${prompt}    return -xs[0] / xs[1]\n`);
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile('node', ['scripts/crucible.mjs', 'reward', 'score', '--tasks', path.join(dir, 'he.jsonl'), '--task', 'T/1', '--solution', path.join(dir, 'sol.py'), '--json'],
+        { env: { ...process.env, CRUCIBLE_DATA_DIR: path.join(dir, 'data') } }, (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(stdout))));
+    const r = JSON.parse(out);
+    expect(r).toMatchObject({ status: 'scored', reward: 1, components: { passRate: 1, testsPassed: 1, testsTotal: 1, style: 1, efficiency: 1 } });
     expect(r.envHash).toMatch(/^sha256:/);
     fs.rmSync(dir, { recursive: true, force: true });
   });
