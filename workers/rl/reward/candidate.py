@@ -3,7 +3,9 @@
 # It holds nothing worth stealing: no marker, no expected values, no check code. Whatever
 # the candidate does to this process can change only the values it reports, which is no
 # more than returning them.
-import base64, json, math, os, sys, traceback, types
+import base64, itertools, json, math, os, sys, traceback, types
+
+MAX_ITEMS = 100_000  # a returned generator is drained up to this many items
 
 src_path = sys.argv[1]
 req = os.fdopen(3, "rb")
@@ -50,7 +52,14 @@ def to_wire(v, depth=0):
         return ["S", [to_wire(x, depth + 1) for x in set.__iter__(v)]]
     if isinstance(v, dict):
         return ["d", [[to_wire(k, depth + 1), to_wire(x, depth + 1)] for k, x in dict.items(v)]]
-    raise TypeError("returned a %s, not a plain value" % type(v).__name__)
+    if isinstance(v, types.GeneratorType):
+        return ["G", [to_wire(x, depth + 1) for x in itertools.islice(v, MAX_ITEMS)]]
+    cls = type(v)
+    if getattr(module, cls.__name__, None) is cls and hasattr(v, "__dict__"):
+        # an instance of a class the program defines (e.g. the prompt's dataclass): its fields,
+        # rebuilt on the other side with that side's own class of the same name
+        return ["o", cls.__name__, [[k, to_wire(x, depth + 1)] for k, x in dict.items(vars(v))]]
+    raise TypeError("returned a %s, not a plain value" % cls.__name__)
 
 
 def from_wire(w):
@@ -71,6 +80,13 @@ def from_wire(w):
         return {"l": list, "t": tuple, "S": set, "F": frozenset}[tag](from_wire(x) for x in v)
     if tag == "d":
         return {from_wire(k): from_wire(x) for k, x in v}
+    if tag == "G":
+        return iter([from_wire(x) for x in v])
+    if tag == "o":
+        cls = getattr(module, v, None)
+        obj = object.__new__(cls)
+        obj.__dict__.update({k: from_wire(x) for k, x in w[2]})
+        return obj
     raise ValueError("unknown value tag %r" % tag)
 
 
@@ -79,10 +95,12 @@ def describe(e):
             "trace": "".join(traceback.format_exception_only(type(e), e)).strip()[-500:]}
 
 
-module = types.ModuleType("__main__")
+# Not "__main__": as in OpenAI human-eval's exec of the program, and as an import would,
+# an `if __name__ == "__main__":` block does not run (it would wait on stdin).
+module = types.ModuleType("solution")
 module.__file__ = "solution.py"
 module.__builtins__ = __builtins__
-sys.modules["__main__"] = module
+sys.modules["solution"] = module
 sys.argv = ["solution.py"]
 
 for line in req:

@@ -19,6 +19,11 @@ MAX_OUTPUT = 16 << 10
 # SIGALRM deliverable (here and in the candidate).
 signal.pthread_sigmask(signal.SIG_SETMASK, [])
 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+# The candidate runs as the same user and can signal this process. Stopping or killing it
+# only loses the verdict (a 0), but a KeyboardInterrupt raised here could turn a scored run
+# into an unscored one: these signals do nothing. (Handlers, not SIG_IGN: they reset on exec.)
+for _sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGPIPE):
+    signal.signal(_sig, lambda signum, frame: None)
 job = json.loads(sys.stdin.buffer.read())
 os.close(0)
 out_fd = os.dup(1)
@@ -89,7 +94,16 @@ def to_wire(v, depth=0):
         return ["F", [to_wire(x, depth + 1) for x in v]]
     if t is dict:
         return ["d", [[to_wire(k, depth + 1), to_wire(x, depth + 1)] for k, x in v.items()]]
+    if prompt_class(t.__name__) is t and hasattr(v, "__dict__"):
+        return ["o", t.__name__, [[k, to_wire(x, depth + 1)] for k, x in vars(v).items()]]
     raise TypeError("cannot pass a %s to the candidate" % t.__name__)
+
+
+prompt_classes = {}  # name -> class, for the classes the task's prompt defines (filled before check runs)
+
+
+def prompt_class(name):
+    return prompt_classes.get(name)
 
 
 def from_wire(w, depth=0):
@@ -118,6 +132,16 @@ def from_wire(w, depth=0):
         return {"l": list, "t": tuple, "S": set, "F": frozenset}[tag](items)
     if tag == "d" and type(v) is list:
         return {from_wire(p[0], depth + 1): from_wire(p[1], depth + 1) for p in v if type(p) is list and len(p) == 2}
+    if tag == "G" and type(v) is list:  # a generator the child drained: handed to check as an iterator
+        return iter([from_wire(x, depth + 1) for x in v])
+    if tag == "o" and type(v) is str and prompt_class(v) is not None and len(w) == 3 and type(w[2]) is list:
+        # an instance of a class the prompt defines, rebuilt with the prompt's own class (the
+        # candidate's same-named class, if it redefined one, never runs here)
+        obj = object.__new__(prompt_class(v))
+        obj.__dict__.update({p[0]: from_wire(p[1], depth + 1) for p in w[2] if type(p) is list and len(p) == 2 and type(p[0]) is str})
+        return obj
+    if tag == "o" and type(v) is str:
+        raise TypeError("returned a %s, not a plain value" % v[:100])
     if tag == "u":  # an unplain value the child could not serialise: only its description survives
         raise TypeError(str(v)[:200])
     raise ValueError("malformed value")
@@ -368,6 +392,21 @@ class Raised(Exception):
         self.err = err
 
 
+ns = {"__name__": "__main__", "__builtins__": builtins}
+if job["mode"] == "check":
+    # The prompt runs before any candidate process exists: nothing the candidate does can
+    # make it fail (a failure here is the task's, reported unscored, never as a 0).
+    prompt = job.get("prompt") or ""
+    try:
+        try:
+            code = compile(prompt, "prompt.py", "exec")
+        except SyntaxError:
+            code = compile(prompt.rstrip() + "\n    pass\n", "prompt.py", "exec")  # a prompt that ends at the signature
+        exec(code, ns)
+    except BaseException as e:
+        emit({"harness_error": "the task's prompt does not run: %s: %s" % (type(e).__name__, e)})
+        flush_and_exit(0)
+
 child, load_error = start()
 if load_error is not None:
     emit({"load_error": load_error})
@@ -396,26 +435,19 @@ else:
     # check run here; the entry point, and any other function only the candidate defines,
     # are proxies into the child. A candidate that redefines a prompt helper changes only
     # its own copy.
-    ns = {"__name__": "__main__", "__builtins__": builtins}
-    prompt = job.get("prompt") or ""
     t0 = time.perf_counter()
-    try:
-        try:
-            code = compile(prompt, "prompt.py", "exec")
-        except SyntaxError:
-            code = compile(prompt.rstrip() + "\n    pass\n", "prompt.py", "exec")  # a prompt that ends at the signature
-        exec(code, ns)
-    except BaseException as e:
-        emit({"harness_error": "the task's prompt does not run: %s: %s" % (type(e).__name__, e)})
-        child.kill()
-        flush_and_exit(0)
     deadline = time.monotonic() + limit
+    prompt_classes.update({k: v for k, v in ns.items() if isinstance(v, type) and v.__module__ == "__main__"})
 
     def rebuild(err):
         # The same exception class the one-program run would raise, where it exists here.
         cls = ns.get(err.get("type")) or getattr(builtins, str(err.get("type")), None)
         if not (isinstance(cls, type) and issubclass(cls, Exception)):
             return Raised(err)
+        if issubclass(cls, (StopIteration, StopAsyncIteration)):
+            # would end a check's all(map(candidate, …)) early and make it vacuously true
+            # (PEP 479 turns it into RuntimeError inside generators for the same reason)
+            return RuntimeError("%s raised by the candidate" % cls.__name__)
         try:
             exc = cls(err.get("message") or "")
         except Exception:
@@ -432,7 +464,9 @@ else:
         return candidate
 
     for name in child.callables:
-        if name == job["entryPoint"] or name not in ns:
+        # never a builtin's name: a candidate's own abs(), range() or set() must not replace
+        # the real one inside check() and the prompt's helpers
+        if name == job["entryPoint"] or (name not in ns and not hasattr(builtins, name)):
             ns[name] = proxy(name)
 
     def on_alarm(signum, frame):
@@ -463,7 +497,8 @@ def kill_descendants():
     # As subreaper, every process the candidate left behind (setsid, double fork) is, once
     # its parent is dead, a direct child of this one: kill and reap until none is left.
     me = str(os.getpid())
-    for _ in range(200):
+    end = time.monotonic() + 3.0
+    while time.monotonic() < end:  # each round frees the next generation; the pids cgroup bounds a fork bomb
         kids = []
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
