@@ -49,7 +49,9 @@ function fromWire(w) {
   switch (tag) {
     case 'n': return null;
     case 'b': return v;
-    case 'i': { const n = Number(v); return Number.isSafeInteger(n) ? n : BigInt(v); }
+    // Arguments come from the task's JSON, which Node reads as Numbers (JSON.parse): a big
+    // integral literal stays a Number here too, never a BigInt that `x + 1` would throw on.
+    case 'i': return Number(v);
     case 'f': return typeof v === 'number' ? v : v === 'nan' ? NaN : v === 'inf' ? Infinity : -Infinity;
     case 's': return v;
     case 'l': case 't': return v.map(fromWire);
@@ -71,11 +73,16 @@ const describe = (e) => {
 
 /** ESM or not, decided as Node's own module detection does: does it parse as CommonJS? */
 function isModuleSyntax(source) {
+  // A leading hashbang is legal in both kinds of file, but not inside the wrapper below: it
+  // would hide the module syntax after it (same length, so line numbers stay).
+  const body = source.startsWith('#!') ? `//${source.slice(2)}` : source;
   try {
-    new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`);
+    new vm.Script(`(function (exports, require, module, __filename, __dirname) {${body}\n})`);
     return false;
   } catch (e) {
-    return e instanceof SyntaxError && /import statement outside a module|Unexpected token 'export'|import\.meta|await is only valid|Cannot use import/.test(e.message);
+    // Node also retries as ESM when a top-level declaration of a CommonJS-only name
+    // (`const __filename = fileURLToPath(import.meta.url)`) is what fails to parse as CommonJS.
+    return e instanceof SyntaxError && /import statement outside a module|Unexpected token 'export'|import\.meta|await is only valid|Cannot use import|Identifier '(?:module|exports|require|__filename|__dirname)' has already been declared/.test(e.message);
   }
 }
 

@@ -1617,3 +1617,89 @@ describe('forging attempts all score 0', () => {
     }
   }, 120_000);
 });
+
+// ---------------------------------------------------------------------------------------
+// Second pass. A candidate that crashes or stalls the trusted side only loses its own
+// verdicts (a 0), but the trusted side must still survive whatever the child sends and keep
+// its deadlines: these expect a clean exit (exec status ok), not only a 0.
+// ---------------------------------------------------------------------------------------
+const expectZeroClean = (r: ScoreResult) => {
+  expectZero(r);
+  expect(r.harness.exec.status, `the trusted side did not exit cleanly: ${r.harness.exec.stderr.slice(-300)}`).toBe('ok');
+};
+
+describe('the trusted side survives what a candidate sends', () => {
+  it('py io: a reply nested past the JSON decoder\'s recursion limit, at load', async () => {
+    const src = py('_os.write(4, b"[" * 200000 + b"\\n")\ndef sort_list(xs):\n    return None\n');
+    expectZeroClean(await scoreSolution(manager, SANDBOX, pyIo, src, { testTimeoutMs: 1500 }));
+  });
+  it('py humaneval: a reply nested past the JSON decoder\'s recursion limit, at load', async () => {
+    const src = he('_os.write(4, b"[" * 200000 + b"\\n")\n');
+    expectZeroClean(await scoreSolution(manager, SANDBOX, pyHe, src, { testTimeoutMs: 1500 }));
+  });
+  it('py io: a source with a NUL byte (ast.parse raises ValueError, not SyntaxError)', async () => {
+    const r = await scoreSolution(manager, SANDBOX, pyIo, 'def sort_list(xs):\n    return None\n# \0\n', { testTimeoutMs: 1500 });
+    expectZeroClean(r);
+    expect(r.harness.style.syntaxOk).toBe(false);
+  });
+  it('py io: a source nested too deeply for the parser (MemoryError)', async () => {
+    const r = await scoreSolution(manager, SANDBOX, pyIo, `def sort_list(xs):\n    return None\nx = ${'-'.repeat(100_000)}1\n`, { testTimeoutMs: 1500 });
+    expectZeroClean(r);
+    expect(r.harness.style.syntaxOk).toBe(false);
+  });
+  it('py io: a flood of short lines on a 1 MiB reply pipe does not hold the trusted side past its deadlines', async () => {
+    const src = py('import fcntl\ntry:\n    fcntl.fcntl(4, 1031, 1 << 20)  # F_SETPIPE_SZ\nexcept OSError:\n    pass\ndef sort_list(xs):\n    chunk = b"0\\n" * (1 << 19)\n    for _ in range(4):\n        _os.write(4, chunk)\n    return None\n');
+    expectZeroClean(await scoreSolution(manager, SANDBOX, pyIo, src, { testTimeoutMs: 700 }));
+  });
+});
+
+describe('correct programs the first pass failed', () => {
+  const expectFull = (r: ScoreResult) => {
+    expect(r.status, r.harness.exec.stderr).toBe('scored');
+    expect(r.components.passRate, explain(r)).toBe(1);
+  };
+  const sortBody = '  return [...xs].sort((a, b) => a - b);\n}\n';
+  it('js esm: an ES module with a hashbang line', async () => {
+    expectFull(await scoreSolution(manager, SANDBOX, jsIo, `#!/usr/bin/env node\nexport function sort_list(xs) {\n${sortBody}`, { testTimeoutMs: 3000 }));
+  });
+  it('js esm: an ES module declaring __filename from import.meta.url (no imports)', async () => {
+    const src = `const __filename = new URL(import.meta.url).pathname;\nexport function sort_list(xs) {\n${sortBody}`;
+    expectFull(await scoreSolution(manager, SANDBOX, jsIo, src, { testTimeoutMs: 3000 }));
+  });
+  it('js io: an integer input beyond 2^53 arrives as a Number, as JSON.parse gives it', async () => {
+    // JSON.parse reads 12345678901234567890 as the Number 12345678901234567000; so does the task
+    const task: HarnessTask = { language: 'javascript', entryPoint: 'inc', tests: { kind: 'io', cases: [{ input: [12345678901234567890], expected: 12345678901234567000 }] } };
+    expectFull(await scoreSolution(manager, SANDBOX, task, 'function inc(x) {\n  return x + 1;\n}\n', { testTimeoutMs: 3000 }));
+  });
+  it('py humaneval: a completion raising its own ValueError subclass, caught by the check\'s except ValueError', async () => {
+    const prompt = 'def safe_sqrt(x: float) -> float:\n    """The square root of x; raise ValueError for a negative x."""\n';
+    const check = 'def check(candidate):\n    assert candidate(4.0) == 2.0\n    try:\n        candidate(-1.0)\n    except ValueError:\n        pass\n    else:\n        assert False, "no ValueError"\n';
+    const task: HarnessTask = { language: 'python', entryPoint: 'safe_sqrt', prompt, tests: { kind: 'humaneval', check } };
+    const src = `${prompt}    if x < 0:\n        raise NegativeInputError(x)\n    return x ** 0.5\n\n\nclass NegativeInputError(ValueError):\n    pass\n`;
+    expectFull(await scoreSolution(manager, SANDBOX, task, src, { testTimeoutMs: 3000 }));
+  });
+  it('py io: large return values (60k items over two tests) all reach the host', async () => {
+    const big = Array.from({ length: 30_000 }, (_, i) => i);
+    const task: HarnessTask = { language: 'python', entryPoint: 'rng', tests: { kind: 'io', cases: [{ input: [30_000], expected: big }, { input: [30_000], expected: big }, { input: [3], expected: [0, 1, 2] }] } };
+    expectFull(await scoreSolution(manager, SANDBOX, task, 'def rng(n):\n    return list(range(n))\n', { testTimeoutMs: 3000 }));
+  });
+});
+
+describe('second-pass forging attempts all score 0', () => {
+  // The trusted side rebuilds an exception class it does not know as its nearest known base:
+  // a StopIteration subclass must still not end check's all(map(candidate, ...)) early.
+  it('py humaneval (map check): raises its own StopIteration subclass', async () => {
+    const src = `${EVEN_PROMPT}    raise Stop()\n\n\nclass Stop(StopIteration):\n    pass\n`;
+    expectZero(await scoreSolution(manager, SANDBOX, pyHeMap, src, { testTimeoutMs: 1500 }));
+  });
+  it('py humaneval: claims bases that resolve to SystemExit / KeyboardInterrupt / a non-class', async () => {
+    const src = he(String.raw`
+import json as _j
+def add(a, b):
+    # answer the call directly with a made-up exception description, then hang
+    _os.write(4, (_j.dumps({"id": 2, "error": {"type": "Nope", "message": "", "bases": [["x"], "check", "KeyboardInterrupt", "SystemExit", "AssertionError"]}}) + "\n").encode())
+    _time.sleep(5)
+`);
+    expectZero(await scoreSolution(manager, SANDBOX, pyHe, src, { testTimeoutMs: 1500 }));
+  });
+});

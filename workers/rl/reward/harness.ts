@@ -14,6 +14,13 @@ const read = (f: string) => fs.readFileSync(path.join(here, f), 'utf8');
 const FILES = { trusted: read('trusted.py'), python: read('candidate.py'), javascript: read('candidate.mjs') };
 const PATHS = { trusted: '/tmp/.crucible-trusted.py', python: '/tmp/.crucible-candidate.py', javascript: '/tmp/.crucible-candidate.mjs' };
 
+/**
+ * The trusted side writes at most this many bytes of records (trusted.py MAX_RECORDS); the
+ * exec's stdout cap is raised above it, since the sandbox default (1 MiB) would cut off the
+ * records of a correct program that returns large values (all later tests would then fail).
+ */
+const RECORD_BYTES = 32 << 20;
+
 /** Recorded with every reward: any change to the harness programs changes it. */
 export const HARNESS_VERSION = `harness-2+${createHash('sha256').update(FILES.trusted).update(FILES.python).update(FILES.javascript).digest('hex').slice(0, 12)}`;
 
@@ -67,6 +74,7 @@ export async function runTests(
   const exec = await manager.exec(
     {
       ...sandbox,
+      limits: { ...sandbox.limits, outputBytes: Math.max(sandbox.limits?.outputBytes ?? 0, RECORD_BYTES + (1 << 20)) },
       files: [
         { dest: PATHS.trusted, data: FILES.trusted, mode: 0o444 },
         { dest: PATHS.python, data: FILES.python, mode: 0o444 },

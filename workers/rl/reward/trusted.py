@@ -8,12 +8,15 @@
 # them with expected values that never enter the sandbox.
 # Job (JSON on stdin): marker, language, entryPoint, testTimeoutMs, mode ('io'|'check'),
 # inputs, prompt, check, source, runners: {python, javascript} (paths of the child runners).
-import ast, base64, builtins, ctypes, json, math, os, select, shutil, signal, sys, tempfile, threading, time
+import ast, base64, builtins, collections, ctypes, json, math, os, select, shutil, signal, sys, tempfile, threading, time
 
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 MAX_MESSAGE = 16 << 20
 MAX_OUTPUT = 16 << 10
+# All records together stay under this; harness.ts raises the exec's stdout cap above it (the
+# sandbox default, 1 MiB, would cut off the records of a correct program's large values).
+MAX_RECORDS = 32 << 20
 
 # Dispositions and masks survive exec: whatever started us, children must be waitable and
 # SIGALRM deliverable (here and in the candidate).
@@ -28,16 +31,22 @@ job = json.loads(sys.stdin.buffer.read())
 os.close(0)
 out_fd = os.dup(1)
 os.dup2(2, 1)  # nothing but emit() may reach the verdict channel
-records = []
+records = []  # marked lines, ready to write
+record_bytes = 0
 outputs = bytearray()  # the candidate's own stdout/stderr, from every child, capped
 
 
 def emit(rec):
-    records.append(rec)
+    global record_bytes
+    line = job["marker"] + json.dumps(rec) + "\n"  # ASCII: its length is its size
+    if "value" in rec and record_bytes + len(line) > MAX_RECORDS - (1 << 20):  # room left for the small records
+        line = job["marker"] + json.dumps({"i": rec["i"], "error": "returned a value too large to report", "ms": rec["ms"]}) + "\n"
+    record_bytes += len(line)
+    records.append(line)
 
 
 def flush_and_exit(code=0):
-    data = "".join(job["marker"] + json.dumps(r) + "\n" for r in records).encode()
+    data = "".join(records).encode()
     while data:
         data = data[os.write(out_fd, data):]
     os._exit(code)
@@ -196,7 +205,9 @@ class Child:
                 os._exit(127)
         for fd in (req_r, resp_w, out_w):
             os.close(fd)
-        self.buf = b""
+        self.partial = []  # pieces of the line still being received
+        self.partial_len = 0
+        self.lines = collections.deque()  # complete lines not yet looked at
         self.seq = 0
         self.alive = True
         self.status = None
@@ -226,17 +237,27 @@ class Child:
             note = self.exit_note()
             self.kill()
             raise CandidateExited(note)
+        seen = 0
         while True:
-            nl = self.buf.find(b"\n")
-            if nl >= 0:
-                line, self.buf = self.buf[:nl], self.buf[nl + 1:]
+            # Line by line, each looked at once and the deadline checked as it goes: a flood
+            # of short lines must not keep this side busy past the deadline (re-slicing one
+            # buffer per line was quadratic and could hold it until the exec's own deadline).
+            while self.lines:
+                seen += 1
+                if seen % 256 == 0 and time.monotonic() > deadline:
+                    self.kill()
+                    raise TestTimeout()
+                line = self.lines.popleft()
+                if not line.startswith(b"{"):
+                    continue  # every answer is a JSON object
                 try:
                     rec = json.loads(line)
-                except ValueError:
-                    continue  # not a protocol line
+                except (ValueError, RecursionError, MemoryError):
+                    # not a protocol line; nesting past the decoder's recursion limit must not
+                    # crash this side (RecursionError is no ValueError)
+                    continue
                 if type(rec) is dict and rec.get("id") == self.seq:
                     return rec
-                continue
             left = deadline - time.monotonic()
             if left <= 0:
                 self.kill()
@@ -249,8 +270,14 @@ class Child:
                 note = self.exit_note()
                 self.kill()
                 raise CandidateExited(note)
-            self.buf += chunk
-            if len(self.buf) > MAX_MESSAGE:
+            *done, rest = chunk.split(b"\n")
+            if done:
+                done[0] = b"".join(self.partial) + done[0]
+                self.lines.extend(done)
+                self.partial, self.partial_len = [], 0
+            self.partial.append(rest)
+            self.partial_len += len(rest)
+            if self.partial_len > MAX_MESSAGE:
                 self.kill()
                 raise CandidateExited("the candidate returned more than %d MiB" % (MAX_MESSAGE >> 20))
 
@@ -308,6 +335,10 @@ def py_style(source):
         tree = ast.parse(source)
     except SyntaxError as e:
         return {"syntaxOk": False, "issues": ["syntax error: %s (line %s)" % (e.msg, e.lineno)]}
+    except (ValueError, RecursionError, MemoryError) as e:
+        # NUL bytes (ValueError on 3.11) or nesting too deep for the parser: it does not compile
+        # in the child either; this side must not crash on it
+        return {"syntaxOk": False, "issues": ["syntax error: %s" % (type(e).__name__,)]}
     issues = []
     lines = source.split("\n")
     if any(len(l) > 100 for l in lines):
@@ -440,8 +471,17 @@ else:
     prompt_classes.update({k: v for k, v in ns.items() if isinstance(v, type) and v.__module__ == "__main__"})
 
     def rebuild(err):
-        # The same exception class the one-program run would raise, where it exists here.
-        cls = ns.get(err.get("type")) or getattr(builtins, str(err.get("type")), None)
+        # The same exception class the one-program run would raise, where it exists here; for
+        # a class only the candidate defines, its nearest base that exists here (its own
+        # `class Bad(ValueError)` must still be caught by the check's `except ValueError`).
+        # Claiming a base gains nothing: the candidate could raise that base itself.
+        bases = err.get("bases") if type(err.get("bases")) is list else []
+        cls = None
+        for name in [err.get("type")] + bases[:32]:
+            if type(name) is str:
+                cls = ns.get(name) or getattr(builtins, name, None)
+                if isinstance(cls, type) and issubclass(cls, BaseException):
+                    break
         if not (isinstance(cls, type) and issubclass(cls, Exception)):
             return Raised(err)
         if issubclass(cls, (StopIteration, StopAsyncIteration)):
