@@ -44,6 +44,20 @@ describe('crucible CLI (local, straight to the database)', () => {
     expect(refused.stderr).toMatch(/cancelled run cannot be resumed/);
   });
 
+  it('--set reaches every learner option, and temperature 0 is refused with the reason', async () => {
+    const sets = ['scaleAdvantagesByStd=false', 'lossAggregation=token-sum-norm', 'entropyCoef=0.01', 'clipRatioC=5', 'klIn=reward', 'klEstimator=k2', 'valueCoef=1', 'valueClip=0.5', 'whitenAdvantages=true', 'temperature=0.7'];
+    const created = await crucible(['runs', 'create', '--name', 'learner options', ...sets.flatMap((kv) => ['--set', kv]), '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    const { config } = JSON.parse(created.stdout) as { config: Record<string, unknown> };
+    expect(config).toMatchObject({
+      scaleAdvantagesByStd: false, lossAggregation: 'token-sum-norm', entropyCoef: 0.01, clipRatioC: 5, klIn: 'reward', klEstimator: 'k2',
+      valueCoef: 1, valueClip: 0.5, whitenAdvantages: true, temperature: 0.7,
+    });
+    const greedy = await crucible(['runs', 'create', '--name', 'greedy', '--set', 'temperature=0']);
+    expect(greedy.code).toBe(1);
+    expect(greedy.stderr).toMatch(/config\.temperature.*above 0.*greedy/s);
+  });
+
   it('bad input and unknown commands fail with a message that says what to do', async () => {
     const bad = await crucible(['runs', 'create', '--name', 'x', '--set', 'groupSize=0']);
     expect(bad.code).toBe(1);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gae, groupAdvantages } from './advantages';
+import { gae, groupAdvantages, MIN_GROUP_STD, whiten } from './advantages';
 
 describe('group-relative advantages', () => {
   it('normalises within each group', () => {
@@ -11,6 +11,22 @@ describe('group-relative advantages', () => {
   it('skips std scaling when asked, and gives 0 for constant groups', () => {
     expect(groupAdvantages([1, 3], [0, 0], { scaleByStd: false })).toEqual([-1, 1]);
     expect(groupAdvantages([2, 2, 2], [1, 1, 1])).toEqual([0, 0, 0]);
+  });
+  it('gives zero advantages to a group whose reward std is below MIN_GROUP_STD, instead of blowing noise up to ±1', () => {
+    // an all-pass group whose rewards differ by 1e-4 (e.g. timing noise in the efficiency term)
+    const noise = [1, 1, 1, 1.0001];
+    expect(groupAdvantages(noise, [0, 0, 0, 0])).toEqual([0, 0, 0, 0]);
+    expect(groupAdvantages(noise, [0, 0, 0, 0], { scaleByStd: false })).toEqual([0, 0, 0, 0]);
+    // just above the floor the group is normalised as usual
+    const d = 2.2 * MIN_GROUP_STD; // population std of [x, x + d] is d / 2
+    const a = groupAdvantages([0.5, 0.5 + d], [0, 0]);
+    expect(a.map((x) => +x.toFixed(2))).toEqual([-1, 1]);
+    // the floor is per group: a real difference next to the noise still counts
+    expect(groupAdvantages([...noise, 0, 1], [0, 0, 0, 0, 1, 1]).map((x) => +x.toFixed(4))).toEqual([0, 0, 0, 0, -1, 1]);
+  });
+  it('whitens over masked entries only', () => {
+    const w = whiten([[5, 1, 3], [9, 2]], [[0, 1, 1], [0, 1]]);
+    expect(w.map((r) => r.map((x) => +x.toFixed(4)))).toEqual([[0, -1.2247, 1.2247], [0, 0]]);
   });
 });
 

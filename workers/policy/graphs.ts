@@ -2,7 +2,7 @@ import { Graph, type Value } from './onnx/graph';
 import { gradients } from './onnx/autodiff';
 import * as o from './onnx/ops';
 import { forward, paramInitializers, paramInputs, paramSpecs, type ModelConfig } from './model';
-import { buildLoss, METRICS, tokenLogprobs, type LossConfig, type LossInputs } from './losses';
+import { buildLoss, METRICS, tempered, tokenLogprobs, type LossConfig, type LossInputs } from './losses';
 import { adamw, type OptimConfig } from './optim';
 
 // The session graphs: training (forward + loss + backward [+ clip + AdamW]), scoring
@@ -83,14 +83,17 @@ export function buildTrainGraph(s: TrainGraphSpec): Graph {
   return g;
 }
 
-/** Token logprobs, entropies and values of given sequences (old/reference policy, PPO values). */
-export function buildScoreGraph(model: ModelConfig, batch: number, seqLen: number): Graph {
+/**
+ * Token logprobs, entropies and values of given sequences (old/reference policy, PPO values),
+ * of the distribution at `temperature` (the training graph's, so reference logprobs match).
+ */
+export function buildScoreGraph(model: ModelConfig, batch: number, seqLen: number, temperature = 1): Graph {
   const g = new Graph('score');
   const p = paramInputs(g, model);
   const { tokens, positions, attnMask } = batchInputs(g, batch, seqLen);
   const targets = g.input('targets', 'int64', [batch, seqLen]);
   const out = forward(g, model, p, { tokens, positions, attnMask });
-  const { logp, all } = tokenLogprobs(out.logits, targets);
+  const { logp, all } = tokenLogprobs(tempered(out.logits, temperature), targets);
   g.output(logp, 'token_logprobs');
   g.output(o.neg(o.reduceSum(o.mul(o.exp(all), all), [-1])), 'entropy');
   g.output(out.values, 'values');

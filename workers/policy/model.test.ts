@@ -13,14 +13,21 @@ describe('whole model + loss gradients match finite differences (float32)', () =
   const B = 2;
   const T = 5;
   const ints = (n: number, f: (i: number) => number) => Array.from({ length: n }, (_, i) => f(i));
-  for (const kind of ['sft', 'grpo', 'ppo'] as const) {
-    it(kind, async () => {
+  const cases: [string, unknown][] = [
+    ['sft', { kind: 'sft' }],
+    ['grpo', { kind: 'grpo', klCoef: 0.1, entropyCoef: 0.01 }],
+    ['ppo', { kind: 'ppo', klCoef: 0.1, entropyCoef: 0.01 }],
+    // tempered logits and another KL estimator put more ops on the path to the weights
+    ['grpo at temperature 0.7 with the k2 KL', { kind: 'grpo', klCoef: 0.1, klEstimator: 'k2', entropyCoef: 0.01, temperature: 0.7 }],
+  ];
+  for (const [name, lossConfig] of cases) {
+    it(name, async () => {
       const inputs: Record<string, CheckInput> = {};
       for (const s of paramSpecs(tiny)) inputs[s.name] = { shape: s.shape };
       inputs.tokens = { shape: [B, T], int: ints(B * T, (i) => (i * 37 + 11) % 259) };
       inputs.targets = { shape: [B, T], int: ints(B * T, (i) => (i * 53 + 5) % 259) };
       inputs.positions = { shape: [B, T], int: ints(B * T, (i) => i % T) };
-      const cfg = LossConfig.parse(kind === 'sft' ? { kind } : { kind, klCoef: 0.1, entropyCoef: 0.01 });
+      const cfg = LossConfig.parse(lossConfig);
       const build = (v: Record<string, Value>) => {
         const g = v.tokens!.graph;
         const c = (xs: number[]) => g.constant({ dtype: 'float32', shape: [B, T], data: typedArray('float32', xs) });

@@ -15,6 +15,12 @@ export type Params = Map<string, ort.Tensor>;
 
 export type StepReport = Record<MetricName, number> & {
   step: number;
+  /**
+   * The update was not applied: the loss, the gradient norm or an updated weight was not
+   * finite, so weights, optimizer moments and the step count stay as they were (the
+   * non-finite loss / gradNorm are reported as they came out, not as 0).
+   */
+  skipped: boolean;
   gradNorm: number;
   lr: number;
   tokens: number;
@@ -189,12 +195,14 @@ export class Policy {
 
   /**
    * Token logprobs, entropies and values of sequences under these (or given, e.g. reference)
-   * weights. Entry i is about predicting token i; entry 0 is 0.
+   * weights, at `temperature` (default 1). Entry i is about predicting token i; entry 0 is 0.
    */
-  async score(sequences: number[][], o: { params?: Params } = {}) {
+  async score(sequences: number[][], o: { params?: Params; temperature?: number } = {}) {
     const B = sequences.length;
     const T = this.seqLenFor(Math.max(...sequences.map((s) => s.length)));
-    const { session } = await this.session(`score:${B}:${T}`, () => buildScoreGraph(this.model, B, T).toBytes());
+    const temp = o.temperature ?? 1;
+    if (!(temp > 0)) throw new Error(`score needs a temperature above 0, got ${temp} (greedy decoding has no distribution to score)`);
+    const { session } = await this.session(`score:${B}:${T}:${temp}`, () => buildScoreGraph(this.model, B, T, temp).toBytes());
     const seqs = sequences.map((tokens) => ({ tokens, lossMask: tokens.map(() => 1) }));
     const feeds = packBatch(seqs, { rows: B, seqLen: T, pad: this.tokenizer.spec.pad, aggregation: 'token', stepTokens: 1, stepSequences: 1 });
     const res = await session.run(pick(session, { ...this.paramFeeds(o.params), ...feeds }));
@@ -216,7 +224,8 @@ export class Policy {
    * One optimizer step over `sequences`: each micro-batch runs forward + loss + backward in
    * one session run (adding into gradient accumulators), the last one also clips the global
    * grad norm and applies AdamW with the scheduled learning rate. The loss is normalised
-   * over the whole step, so accumulation equals one big batch.
+   * over the whole step, so accumulation equals one big batch. A step whose loss, gradient
+   * norm or updated weights are not finite is skipped (`skipped: true`, nothing changes).
    */
   async trainStep(sequences: z.input<typeof TrainSequence>[], lossInput: LossConfigInput, o: { microBatchSize?: number } = {}): Promise<StepReport> {
     const t0 = performance.now();
@@ -224,6 +233,8 @@ export class Policy {
     const seqs = sequences.map((s) => TrainSequence.parse(s));
     if (!seqs.length) throw new Error('trainStep needs at least one sequence');
     const aggregation: Aggregation = loss.kind === 'sft' ? 'token' : loss.aggregation;
+    const normTokens = loss.kind === 'sft' ? undefined : loss.normTokens;
+    if (aggregation === 'token-sum-norm' && !normTokens) throw new Error("aggregation 'token-sum-norm' needs normTokens (the per-sequence token budget the token sums are divided by)");
     const withReference = loss.kind !== 'sft' && seqs.every((s) => s.refLogprobs);
     if (loss.kind !== 'sft') {
       if (loss.klCoef > 0 && !withReference) throw new Error('klCoef > 0 needs refLogprobs on every sequence');
@@ -244,7 +255,7 @@ export class Policy {
     let last: ort.InferenceSession.OnnxValueMapType | undefined;
     for (let k = 0; k < K; k++) {
       const chunk = seqs.slice(k * mb, (k + 1) * mb);
-      const feeds = packBatch(chunk, { rows: mb, seqLen: T, pad: this.tokenizer.spec.pad, aggregation, stepTokens, stepSequences });
+      const feeds = packBatch(chunk, { rows: mb, seqLen: T, pad: this.tokenizer.spec.pad, aggregation, stepTokens, stepSequences, normTokens });
       const mode = k === K - 1 ? 'update' : 'accumulate';
       const s = spec(mode, k > 0);
       const { session } = await this.session(JSON.stringify(s), () => buildTrainGraph(s).toBytes());
@@ -270,13 +281,20 @@ export class Policy {
       m.set(sp.name, last![`new_m.${sp.name}`] as ort.Tensor);
       v.set(sp.name, last![`new_v.${sp.name}`] as ort.Tensor);
     }
-    this.params = params;
-    this.moments = { m, v };
-    this.step += 1;
+    const gradNorm = Number((last!.grad_norm as ort.Tensor).data[0]);
+    // One NaN/Infinity anywhere poisons every weight after this step and every later one:
+    // keep the previous weights and moments instead and say so.
+    const skipped = !Number.isFinite(sums.loss) || !Number.isFinite(gradNorm) || ![...params.values()].every(allFinite);
+    if (!skipped) {
+      this.params = params;
+      this.moments = { m, v };
+      this.step += 1;
+    }
     return {
       ...sums,
       step: this.step,
-      gradNorm: Number((last!.grad_norm as ort.Tensor).data[0]),
+      skipped,
+      gradNorm,
       lr: Number((last!.lr as ort.Tensor).data[0]),
       tokens: stepTokens,
       sequences: seqs.length,
@@ -291,6 +309,12 @@ export class Policy {
     this.sessions.clear();
     for (const s of all) await (await s.catch(() => undefined))?.session.release();
   }
+}
+
+function allFinite(t: ort.Tensor): boolean {
+  const a = t.data as Float32Array;
+  for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i]!)) return false;
+  return true;
 }
 
 /** Only the feeds a session declares (onnxruntime rejects unknown inputs). */

@@ -24,7 +24,12 @@ export type SampleOptionsInput = z.input<typeof SampleOptions>;
 export type Completion = {
   promptTokens: number[];
   tokens: number[];
-  /** The policy's log-probability (temperature 1) of each chosen token, from the graph. */
+  /**
+   * Log-probability of each chosen token under the distribution it was drawn from: the
+   * policy at the sampling temperature, log softmax(logits / T), which the training graph
+   * recomputes with the same T. Top-k/top-p truncation is not renormalised in (see
+   * docs/policy.md). At temperature 0 (greedy, never trained on) it is the T = 1 logprob.
+   */
   logprobs: number[];
   /** The value head at the state before each chosen token (PPO's old values). */
   values: number[];
@@ -75,7 +80,7 @@ export async function generate(s: SamplerSessions, prompts: number[][], input: S
       const id = pick(row, opts, rngs[b]!);
       const c = out[b]!;
       c.tokens.push(id);
-      c.logprobs.push(row[id]!);
+      c.logprobs.push(temperedLogprob(row, id, opts.temperature));
       c.values.push(values[b]!);
       next.push(id);
       if (opts.eos !== undefined && id === opts.eos) finish(b, 'eos');
@@ -148,6 +153,19 @@ async function runDecode(s: SamplerSessions, seqs: number[][], pads: number[], n
     ),
     attn_mask: f32(mask, [B, 1, 1, total]),
   });
+}
+
+/**
+ * log softmax(l / T)[id] from a row of T = 1 log-probabilities l (log-softmax is shift
+ * invariant, so l / T stands in for logits / T), computed in float64.
+ */
+export function temperedLogprob(logprobs: Float32Array, id: number, temperature: number): number {
+  if (temperature === 0 || temperature === 1) return logprobs[id]!;
+  let max = -Infinity;
+  for (let i = 0; i < logprobs.length; i++) max = Math.max(max, logprobs[i]! / temperature);
+  let sum = 0;
+  for (let i = 0; i < logprobs.length; i++) sum += Math.exp(logprobs[i]! / temperature - max);
+  return logprobs[id]! / temperature - max - Math.log(sum);
 }
 
 /** Choose a token from a row of log-probabilities with temperature, top-k and top-p. */

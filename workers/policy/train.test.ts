@@ -39,7 +39,8 @@ function expectedMetrics(seqs: TrainSequence[], now: { logprobs: number[] }[], l
       const lp = now[i]!.logprobs[t]!;
       const ratio = Math.exp(lp - s.oldLogprobs![t]!);
       const a = s.advantages as number;
-      pg += -Math.min(ratio * a, Math.min(Math.max(ratio, 1 - lo), 1 + hi) * a) * w;
+      const clippedLoss = -Math.min(ratio * a, Math.min(Math.max(ratio, 1 - lo), 1 + hi) * a);
+      pg += (a < 0 ? Math.min(clippedLoss, -3 * a) : clippedLoss) * w; // dual clip, c = 3 by default
       if (ratio < 1 - lo || ratio > 1 + hi) clipped += w;
       const r = s.refLogprobs![t]! - lp;
       kl += (Math.exp(r) - r - 1) * w;

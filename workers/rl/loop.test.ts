@@ -23,7 +23,8 @@ describe('RL loop end to end (real Postgres, bwrap sandboxes, ONNX policy on CPU
   it('trains with a fixed seed, storing turns, rewards with provenance, policy versions and metrics', async () => {
     const iterations = 3;
     const perIteration = 12;
-    const config = { seed: 5, suite: 'arith', iterations, tasksPerIteration: 3, groupSize: 4, maxTurns: 2, concurrency: 2, learningRate: 1e-3, klCoef: 0.01, updateEpochs: 2, miniBatches: 2 };
+    // temperature 0.8: the stored logprobs, the loss and the reference must all be tempered alike
+    const config = { seed: 5, suite: 'arith', iterations, tasksPerIteration: 3, groupSize: 4, maxTurns: 2, concurrency: 2, learningRate: 1e-3, klCoef: 0.01, updateEpochs: 2, miniBatches: 2, temperature: 0.8 };
     const run = await createRun(db, { name: 'rises', config }, 'test');
     const done = await untilRun(db, run.id, 'the run to finish', (r) => r.status === 'completed' || r.status === 'failed', 280_000, () => logs.slice(-5).join(' | '));
     expect(done.status).toBe('completed');
@@ -58,6 +59,11 @@ describe('RL loop end to end (real Postgres, bwrap sandboxes, ONNX policy on CPU
     // the learner really trained: some iteration had groups with differing rewards and took optimizer steps
     expect(Math.max(...series('trained_sequences'))).toBeGreaterThan(0);
     expect(Math.max(...series('optimizer_steps'))).toBe(4);
+    // each iteration's first step ran on the weights that sampled: ratio 1, nothing skipped
+    console.log(`logprob_mismatch ${series('logprob_mismatch').map((x) => x.toExponential(1)).join(' ')}`);
+    expect(series('logprob_mismatch').length).toBeGreaterThan(0);
+    expect(Math.max(...series('logprob_mismatch'))).toBeLessThan(1e-4);
+    expect(series('skipped_updates')).toEqual(series('skipped_updates').map(() => 0));
     // every reward records the environment hash, harness version and the policy version that earned it
     const rs = await db.select({ r: rewards, v: policyVersions.version, it: episodes.iteration }).from(rewards)
       .innerJoin(episodes, eq(episodes.id, rewards.episodeId)).innerJoin(policyVersions, eq(policyVersions.id, rewards.policyVersionId))

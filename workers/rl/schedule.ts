@@ -2,6 +2,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { episodes, rewards, runEvents, runs, tasks } from '@/db/schema';
 import { enqueue, type Tx } from '@/server/queue';
 import type { RunConfig } from '@/server/runs/run-config';
+import { groupHasSignal } from '@/workers/policy/advantages';
 import { QUEUES } from './settings';
 
 /** Deterministic 32-bit PRNG (mulberry32): the seeded source of task sampling. */
@@ -31,9 +32,14 @@ export const episodeSeed = (seed: number, iteration: number, group: number, samp
 
 /** The iteration's seeded task order over the train split (same seed → same order). */
 async function taskOrder(tx: Tx, run: { suiteId: string | null; config: RunConfig }, iteration: number): Promise<string[]> {
-  const train = await tx.select({ id: tasks.id }).from(tasks)
+  const all = await tx.select({ id: tasks.id, externalId: tasks.externalId }).from(tasks)
     .where(and(eq(tasks.suiteId, run.suiteId!), eq(tasks.split, 'train'))).orderBy(asc(tasks.externalId));
-  if (!train.length) throw new Error('the suite has no train tasks');
+  if (!all.length) throw new Error('the suite has no train tasks');
+  // a curriculum (config.trainTasks) narrows the order; configs from before it have none
+  const only = run.config.trainTasks ?? [];
+  const train = only.length ? all.filter((t) => only.includes(t.externalId)) : all;
+  const missing = only.filter((id) => !all.some((t) => t.externalId === id));
+  if (missing.length) throw new Error(`trainTasks names ${missing.join(', ')}, not in the suite's train split (was the suite re-imported?); clone the run with existing task ids`);
   const rand = prng(run.config.seed * 7919 + iteration);
   return shuffle(train.map((t) => t.id), rand);
 }
@@ -71,7 +77,8 @@ export async function extraGroupsNeeded(tx: Tx, run: { id: string; config: RunCo
     if (r.value != null) list.push(r.value);
     groups.set(r.g, list);
   }
-  const withSignal = [...groups.values()].filter((v) => v.length > 1 && Math.max(...v) - Math.min(...v) > 1e-9).length;
+  // the learner's test (a std below MIN_GROUP_STD gives zero advantages), so both agree
+  const withSignal = [...groups.values()].filter((v) => groupHasSignal(v)).length;
   const total = groups.size === 0 ? 0 : Math.max(...groups.keys()) + 1;
   const cap = Math.ceil(run.config.tasksPerIteration * ds.maxGroupsFactor);
   const count = Math.max(0, Math.min(run.config.tasksPerIteration - withSignal, cap - total));
