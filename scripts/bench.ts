@@ -5,6 +5,7 @@ const suites: Record<string, () => Promise<{ main: (argv: string[]) => Promise<n
   learner: () => import('@/workers/policy/bench'),
   scheduler: () => import('@/workers/scheduler/bench'),
   loop: () => import('@/workers/rl/bench'),
+  learning: () => import('@/workers/rl/learning-bench'),
 };
 
 async function run(): Promise<number> {

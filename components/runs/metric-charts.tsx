@@ -3,6 +3,7 @@ import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, 
 import { formatNumber } from '../display-format';
 import { EmptyState } from '../ui/states';
 import { metricHelp, palette, runCharts, type ChartSpec, type MetricSampleView, type SectionView } from './metric-groups';
+import { overlayArm } from './arm-overlay';
 
 export type { MetricSampleView } from './metric-groups';
 
@@ -77,10 +78,15 @@ export function ChartSections({ sections }: { sections: SectionView[] }) {
   );
 }
 
-/** A run's metric charts, grouped for RL: reward and pass@1 first, then the update, time, health, components. */
-export function MetricCharts({ samples }: { samples: MetricSampleView[] }) {
+/**
+ * A run's metric charts, grouped for RL: reward and pass@1 first, then the update, time, health,
+ * components. With `arm` (the other arm of a run launched with a control arm), its reward and
+ * pass-rate curves are drawn on the same charts.
+ */
+export function MetricCharts({ samples, arm }: { samples: MetricSampleView[]; arm?: { samples: MetricSampleView[]; labels: { self: string; other: string } } }) {
   if (samples.length === 0) {
     return <EmptyState title="No metrics yet">Charts appear once the run reports its first iteration.</EmptyState>;
   }
-  return <ChartSections sections={runCharts(samples)} />;
+  const sections = runCharts(samples);
+  return <ChartSections sections={arm ? overlayArm(sections, arm.samples, arm.labels) : sections} />;
 }

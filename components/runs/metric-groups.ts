@@ -20,7 +20,7 @@ export type Section = { title: string; metrics: readonly string[] };
  */
 export const sections: readonly Section[] = [
   { title: 'Reward and pass rate', metrics: ['reward_mean', 'reward/mean', 'heldout_pass_at_1', 'heldout_pass_at_k', 'heldout_pass_at_1_before_sft'] },
-  { title: 'Policy update', metrics: ['kl', 'entropy', 'clip_fraction', 'loss', 'grad_norm', 'trained_sequences', 'optimizer_steps', 'overlong_masked_turns'] },
+  { title: 'Policy update', metrics: ['kl', 'entropy', 'clip_fraction', 'dual_clip_fraction', 'loss', 'grad_norm', 'skipped_updates', 'logprob_mismatch', 'kl_reward_penalty', 'trained_sequences', 'optimizer_steps', 'overlong_masked_turns'] },
   { title: 'Lengths, turns and time', metrics: ['response_length', 'turns_per_episode', 'episode_time_ms', 'iteration_time_s', 'update_time_s', 'tokens_per_s', 'sandbox_time_share'] },
   { title: 'Health', metrics: ['infra_failed_rate', 'zero_variance_group_share', 'sandbox_failures'] },
   { title: 'Reward components', metrics: ['pass_rate', 'style', 'efficiency'] },
@@ -37,6 +37,12 @@ export const metricHelp: Record<string, string> = {
   heldout_pass_at_k: 'pass@k on held-out tasks',
   kl: 'KL to the reference policy',
   clip_fraction: 'share of tokens whose ratio was clipped',
+  dual_clip_fraction: 'share of negative-advantage tokens capped by the dual clip',
+  loss: 'mean over the optimizer steps; a gap is a non-finite (skipped) step',
+  grad_norm: 'before clipping; a gap is a non-finite (skipped) step',
+  skipped_updates: 'optimizer steps skipped for a non-finite loss or gradient (weights kept)',
+  logprob_mismatch: 'mean |log π − log π_old| at the first step; ~0 unless stored logprobs disagree with training',
+  kl_reward_penalty: 'KL penalty taken out of the reward, per turn (KL in reward)',
   response_length: 'generated tokens per turn',
   sandbox_time_share: 'sandbox ms / (policy + sandbox ms)',
   infra_failed_rate: 'episodes lost to sandbox / env failures',
@@ -61,6 +67,9 @@ const labelText = (labels: Record<string, string> | null | undefined) => {
   const entries = Object.entries(labels ?? {});
   return entries.length ? entries.map(([k, v]) => `${k}=${v}`).join(',') : '';
 };
+
+/** NaN/Infinity are stored as such (a skipped step's loss) but cannot be plotted: a gap. */
+const plottable = (v: number) => (Number.isFinite(v) ? v : undefined);
 
 /** x = step; samples without a step are numbered in arrival order. */
 function byStep(samples: MetricSampleView[]): Map<number, MetricSampleView[]> {
@@ -92,7 +101,7 @@ export function runCharts(samples: MetricSampleView[]): SectionView[] {
         const key = labelled ? labelText(s.labels) || 'value' : 'value';
         series.set(key, { key, label: labelled ? key : name });
         // Several samples of one series at one step (a re-run step): the last one wins.
-        p[key] = s.value;
+        p[key] = plottable(s.value);
       }
       points.set(x, p);
     }
@@ -142,7 +151,7 @@ export function compareCharts(runsToCompare: CompareRun[], samples: MetricSample
       for (const [x, list] of byStep(own)) {
         const p = points.get(x) ?? { x };
         const labelled = list.some((s) => labelText(s.labels) !== '') && name !== 'heldout_pass_at_1';
-        p[run.id] = labelled ? list.reduce((a, s) => a + s.value, 0) : list[list.length - 1]!.value;
+        p[run.id] = plottable(labelled ? list.reduce((a, s) => a + s.value, 0) : list[list.length - 1]!.value);
         points.set(x, p);
         present.add(run.id);
       }

@@ -18,6 +18,13 @@ describe('launch form fields', () => {
     expect(runConfigSchema.parse(config)).toEqual(defaultRunConfig);
   });
 
+  it('take the curriculum as comma-separated task ids and show it the same way', () => {
+    const { config, errors } = configFromValues({ ...valuesFromConfig(), trainTasks: ' py/add_7, js/take_4 ,' });
+    expect(errors).toEqual({});
+    expect(runConfigSchema.parse(config).trainTasks).toEqual(['py/add_7', 'js/take_4']);
+    expect(valuesFromConfig(runConfigSchema.parse(config)).trainTasks).toBe('py/add_7, js/take_4');
+  });
+
   it('report blank and non-numeric numbers by field instead of sending NaN', () => {
     const values = { ...valuesFromConfig(), groupSize: '', learningRate: 'fast' };
     const { errors } = configFromValues(values);

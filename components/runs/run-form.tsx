@@ -35,6 +35,7 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
   const [values, setValues] = useState<FormValues>(() => valuesFromConfig(initial));
   const [touched, setTouched] = useState<Set<string>>(new Set());
   const [submitted, setSubmitted] = useState(false);
+  const [controlArm, setControlArm] = useState(false);
   const suites = useQuery(trpc.runs.suites.queryOptions());
 
   const errors = useMemo(() => validate(name, values), [name, values]);
@@ -73,7 +74,7 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
       return;
     }
     const { config } = configFromValues(values);
-    create.mutate({ name: name.trim(), config: runConfigSchema.parse(config) });
+    create.mutate({ name: name.trim(), config: runConfigSchema.parse(config), controlArm });
   };
 
   const fieldKeys = new Set([NAME, ...allFields.map((f) => f.path)]);
@@ -204,6 +205,19 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
           </fieldset>
         );
       })}
+      <div className="rounded border border-slate-200 bg-white p-3">
+        <label className="flex items-start gap-2 text-sm text-slate-700">
+          <input type="checkbox" name="controlArm" className="mt-0.5" checked={controlArm} onChange={(e) => setControlArm(e.target.checked)} aria-describedby="field-controlArm-help" />
+          <span>Also launch a control arm</span>
+        </label>
+        <p id="field-controlArm-help" className="mt-1 text-xs text-slate-500">
+          A second run with the same config and seed but learning rate 0 (no update): same start, tasks and sampling seeds, so its curves
+          show what the run would do without learning. Drawn next to this run&apos;s reward and pass-rate curves; costs about as much compute again.
+        </p>
+        {controlArm && Number(values.learningRate) === 0 && (
+          <p role="alert" className="mt-1 text-xs text-red-700">The learning rate is 0 already: a control arm needs a run that learns.</p>
+        )}
+      </div>
       {create.isError && (
         <div role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-red-800">
           <p className="font-medium">The server refused this run: {orphanServerErrors.length ? orphanServerErrors.map(([, m]) => m).join('; ') : errorMessage(create.error)}</p>

@@ -1,5 +1,5 @@
 import {
-  bigserial, boolean, doublePrecision, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid,
+  type AnyPgColumn, bigserial, boolean, doublePrecision, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid,
 } from 'drizzle-orm/pg-core';
 import type { RunConfig } from '@/server/runs/run-config';
 import { users } from './auth';
@@ -71,6 +71,8 @@ export const runs = pgTable(
     suiteId: uuid('suite_id').references(() => taskSuites.id),
     createdBy: uuid('created_by').references(() => users.id),
     clonedFrom: uuid('cloned_from'),
+    /** Set on a control arm: the run it is the no-update (learning rate 0) twin of, same config and seed otherwise. */
+    controlOf: uuid('control_of').references((): AnyPgColumn => runs.id),
     currentIteration: integer('current_iteration').notNull().default(0),
     episodesTotal: integer('episodes_total').notNull().default(0),
     episodesDone: integer('episodes_done').notNull().default(0),
@@ -82,7 +84,7 @@ export const runs = pgTable(
     startedAt: timestamp('started_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
   },
-  (t) => [index('runs_status_idx').on(t.status), index('runs_created_idx').on(t.createdAt)],
+  (t) => [index('runs_status_idx').on(t.status), index('runs_created_idx').on(t.createdAt), index('runs_control_of_idx').on(t.controlOf)],
 );
 
 /** Every change to a run (status transitions, iteration milestones, errors). */

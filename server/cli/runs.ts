@@ -66,13 +66,16 @@ export const commands: Command[] = [
   {
     name: 'runs create',
     summary: 'launch a run (config defaults fill in anything not given)',
-    usage: 'crucible runs create --name NAME [--config FILE|JSON] [--set key=value]... [--json]\n  e.g. --set algorithm=ppo --set groupSize=4 --set quota.cpus=1',
-    options: { ...apiOptions, name: { type: 'string' }, config: { type: 'string' }, set: { type: 'string', multiple: true } },
+    usage: 'crucible runs create --name NAME [--config FILE|JSON] [--set key=value]... [--control-arm] [--json]\n  e.g. --set algorithm=ppo --set groupSize=4 --set quota.cpus=1\n  --control-arm (or --set controlArm=true) also launches a twin run with learning rate 0, linked to this one',
+    options: { ...apiOptions, name: { type: 'string' }, config: { type: 'string' }, set: { type: 'string', multiple: true }, 'control-arm': { type: 'boolean' } },
     run: async ({ values }) => {
       if (!values.name) throw new CliError('--name is required\nusage: crucible runs create --name NAME [--set key=value]...');
       const api = await cliApi(values);
-      const run = (await api('runs.create', { name: values.name, config: configFrom(values) })) as Run;
-      output(!!values.json, run, () => `created run ${run.id} (${run.name}), status ${run.status}`);
+      // controlArm is a launch option, not part of the run's config
+      const { controlArm, ...config } = configFrom(values);
+      if (controlArm !== undefined && typeof controlArm !== 'boolean') throw new CliError(`controlArm must be true or false, got ${JSON.stringify(controlArm)}`);
+      const run = (await api('runs.create', { name: values.name, config, controlArm: !!values['control-arm'] || controlArm === true })) as Run & { controlRunId: string | null };
+      output(!!values.json, run, () => `created run ${run.id} (${run.name}), status ${run.status}${run.controlRunId ? `; control arm (learning rate 0) ${run.controlRunId}` : ''}`);
       return 0;
     },
   },

@@ -41,16 +41,36 @@ export const runConfigSchema = z
   .object({
     algorithm: z.enum(['grpo', 'ppo']).default('grpo'),
     suite: z.string().min(1, 'choose a task suite').max(200).default('builtin'),
+    /**
+     * Curriculum: the train-split tasks (external ids, e.g. "py/add_7") that episodes are
+     * sampled from; empty = the whole train split. The SFT warm start still uses every train
+     * demonstration. A small set the warm-started policy solves sometimes is where RL shows
+     * (docs/rl.md, "Learning").
+     */
+    trainTasks: z.array(z.string().min(1).max(200)).max(1000).refine((ids) => new Set(ids).size === ids.length, 'each train task may be listed only once').default([]),
     groupSize: z.number().int().min(1).max(256).default(8),
     tasksPerIteration: z.number().int().min(1).max(10_000).default(8),
     iterations: z.number().int().min(1).max(100_000).default(20),
     maxTurns: z.number().int().min(1).max(50).default(3),
     concurrency: z.number().int().min(1).max(10_000).default(4),
-    learningRate: z.number().positive().max(1).default(3e-4),
+    /**
+     * RL learning rate. 0 means "no update": the policy stays at v0 (after the warm start)
+     * for the whole run, which is what a control arm is (docs/rl.md, "Control arm").
+     */
+    learningRate: z.number().min(0, 'learning rate must be 0 (no update, a control arm) or positive').max(1).default(3e-4),
     klCoef: z.number().min(0).max(10).default(0.02),
     clipLow: z.number().min(0).max(1).default(0.2),
     clipHigh: z.number().min(0).max(1).default(0.28),
-    temperature: z.number().min(0).max(5).default(1),
+    /**
+     * Sampling temperature of training episodes (and held-out pass@k). The learner trains on
+     * the logprobs of this tempered distribution, so 0 (greedy, which has none) is refused;
+     * held-out pass@1 is greedy regardless.
+     */
+    temperature: z
+      .number()
+      .gt(0, 'temperature must be above 0 for a training run: greedy decoding (0) has no sampling distribution for the loss; use e.g. 1 (held-out pass@1 is already greedy)')
+      .max(5)
+      .default(1),
     topP: z.number().gt(0).max(1).default(1),
     rewardWeights: rewardWeights.default({ passRate: 1, style: 0.1, efficiency: 0.1 }),
     isolation: z
@@ -82,6 +102,32 @@ export const runConfigSchema = z
     miniBatches: z.number().int().min(1).max(64).default(2),
     /** Staleness bound k: episodes sampled by a policy more than k versions old are dropped from the loss. */
     maxStaleness: z.number().int().min(0).max(100).default(1),
+    // Learner options (docs/rl.md, "Learner options"); the defaults keep the standard GRPO/PPO loss.
+    /** GRPO: divide group-relative advantages by the group's reward std; false is Dr. GRPO's r − mean. */
+    scaleAdvantagesByStd: z.boolean().default(true),
+    /**
+     * How per-token losses are averaged in a step: 'token' (every token equally), 'sequence'
+     * (every sequence equally), 'token-sum-norm' (Dr. GRPO: each sequence's token sum
+     * divided by the per-turn token budget, averaged over sequences).
+     */
+    lossAggregation: z.enum(['token', 'sequence', 'token-sum-norm']).default('token'),
+    /** Entropy bonus: the loss subtracts this times the mean token entropy. */
+    entropyCoef: z.number().min(0).max(1).default(0),
+    /** Dual clip c: for negative advantages the per-token loss is capped at c·|A| (verl's clip_ratio_c). */
+    clipRatioC: z.number().gt(1, 'clipRatioC must be above 1; raise it (e.g. 100) to make the dual clip inactive').max(1000).default(3),
+    /**
+     * Where the KL to the reference (v0) goes when klCoef > 0: 'loss' adds klCoef × the
+     * estimator per token to the loss; 'reward' subtracts klCoef × the sampling policy's KL
+     * from the reward before advantages are computed.
+     */
+    klIn: z.enum(['loss', 'reward']).default('loss'),
+    /** KL estimator, with lr = log π − log π_ref: k1 = lr, k2 = lr²/2, k3 = exp(−lr) + lr − 1. */
+    klEstimator: z.enum(['k1', 'k2', 'k3']).default('k3'),
+    /** PPO: weight of the value loss, and how far a value may move from its old estimate before the clipped loss takes over. */
+    valueCoef: z.number().min(0).max(10).default(0.5),
+    valueClip: z.number().positive().max(100).default(0.2),
+    /** PPO: whiten advantages across the batch's policy tokens (mean 0, std 1). */
+    whitenAdvantages: z.boolean().default(false),
     review: reviewConfig.default({ rate: 0.05, doubleReviewShare: 0.1, blind: true, disputed: 'exclude', thresholds: [0.5] }),
   })
   .strict();

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, ilike, inArray, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
-import { metricSamples, runEvents, runs, taskSuites } from '@/db/schema';
+import { metricSamples, runEvents, runs, tasks, taskSuites } from '@/db/schema';
 import { appendAudit, type DbOrTx } from '@/server/audit/service';
 import { DomainError } from '@/server/errors';
 import { BUILTIN_SUITE } from '@/server/tasks/builtin';
@@ -11,7 +11,19 @@ import { allowedFrom, refusal, type RunAction, type RunStatus } from './transiti
 
 export const runNameSchema = z.string().trim().min(1, 'give the run a name').max(120, 'name is at most 120 characters');
 
-export const newRunSchema = z.object({ name: runNameSchema, config: runConfigSchema });
+export const newRunSchema = z.object({
+  name: runNameSchema,
+  config: runConfigSchema,
+  /**
+   * Also launch a control arm: a twin run with the same config and seed but learning rate 0
+   * (no update), linked by `controlOf`, so the run's curves can be read against "no learning"
+   * on the same tasks and sampling seeds (docs/rl.md, "Control arm").
+   */
+  controlArm: z.boolean().default(false),
+});
+
+/** Name of a run's control arm (runs are named at most 120 characters). */
+export const controlArmName = (name: string) => `${name.slice(0, 110)} (control)`;
 
 export const runStatuses = ['queued', 'running', 'paused', 'completed', 'failed', 'cancelled'] as const;
 
@@ -33,18 +45,48 @@ async function resolveSuite(tx: DbOrTx, name: string) {
   throw new DomainError('BAD_REQUEST', `task suite "${name}" does not exist; import it with \`crucible tasks import FILE --suite ${name}\` or choose "builtin"`);
 }
 
-export async function createRun(db: Db, input: { name: string; config: RunConfigInput }, actor: string, createdBy: string | null = null) {
-  const { name, config } = newRunSchema.parse(input);
+/** A curriculum must name train tasks of the run's suite: say which do not exist, before anything starts. */
+async function checkTrainTasks(tx: DbOrTx, suite: { id: string; name: string }, ids: string[]) {
+  if (!ids.length) return;
+  const found = await tx.select({ externalId: tasks.externalId }).from(tasks)
+    .where(and(eq(tasks.suiteId, suite.id), eq(tasks.split, 'train'), inArray(tasks.externalId, ids)));
+  const missing = ids.filter((id) => !found.some((t) => t.externalId === id));
+  if (missing.length) {
+    throw new DomainError('BAD_REQUEST', `trainTasks: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ` and ${missing.length - 10} more` : ''} not in the train split of suite "${suite.name}"; list its ids with \`crucible tasks list --suite ${suite.name} --split train\``);
+  }
+}
+
+export async function createRun(db: Db, input: { name: string; config: RunConfigInput; controlArm?: boolean }, actor: string, createdBy: string | null = null) {
+  const { name, config, controlArm } = newRunSchema.parse(input);
+  if (controlArm && config.learningRate === 0) {
+    throw new DomainError('BAD_REQUEST', 'a control arm is the learning rate 0 twin of a run that learns, but this run\'s learning rate is already 0; set a learning rate above 0, or launch without a control arm');
+  }
   return db.transaction(async (tx) => {
     const suite = await resolveSuite(tx, config.suite);
-    const [run] = await tx
-      .insert(runs)
-      .values({ name, config, suiteId: suite.id, createdBy, episodesTotal: config.iterations * config.tasksPerIteration * config.groupSize })
-      .returning();
-    await recordEvent(tx, { runId: run!.id, type: 'created', toStatus: 'queued', actor, message: `created by ${actor}` });
-    await appendAudit(tx, { actor, action: 'run.create', targetType: 'run', targetId: run!.id, details: { name, config } });
-    return run!;
+    await checkTrainTasks(tx, suite, config.trainTasks);
+    const insert = async (runName: string, runConfig: typeof config, controlOf: string | null) => {
+      const [run] = await tx
+        .insert(runs)
+        .values({ name: runName, config: runConfig, suiteId: suite.id, createdBy, controlOf, episodesTotal: runConfig.iterations * runConfig.tasksPerIteration * runConfig.groupSize })
+        .returning();
+      await recordEvent(tx, { runId: run!.id, type: 'created', toStatus: 'queued', actor, message: controlOf ? `created by ${actor} as the control arm (learning rate 0) of ${name}` : `created by ${actor}`, data: controlOf ? { controlOf } : {} });
+      await appendAudit(tx, { actor, action: 'run.create', targetType: 'run', targetId: run!.id, details: { name: runName, config: runConfig, ...(controlOf ? { controlOf } : {}) } });
+      return run!;
+    };
+    const run = await insert(name, config, null);
+    // same config and seed, so the same v0, task order and sampling seeds; only the update differs
+    const control = controlArm ? await insert(controlArmName(name), { ...config, learningRate: 0 }, run.id) : null;
+    return { ...run, controlRunId: control?.id ?? null };
   });
+}
+
+/** The two arms of a paired run, whichever of them `run` is; null for a run without a control arm. */
+export async function runArms(db: DbOrTx, run: { id: string; controlOf: string | null }) {
+  const mainId = run.controlOf ?? run.id;
+  const cols = { id: runs.id, name: runs.name, status: runs.status };
+  const [main] = await db.select(cols).from(runs).where(eq(runs.id, mainId));
+  const [control] = await db.select(cols).from(runs).where(eq(runs.controlOf, mainId)).orderBy(asc(runs.createdAt)).limit(1);
+  return main && control ? { main, control } : null;
 }
 
 export async function getRun(db: Db, id: string) {
@@ -54,7 +96,7 @@ export async function getRun(db: Db, id: string) {
     .leftJoin(taskSuites, eq(taskSuites.id, runs.suiteId))
     .where(eq(runs.id, id));
   if (!run) throw new DomainError('NOT_FOUND', `no run ${id}; list runs with \`crucible runs list\``);
-  return { ...run.run, suiteName: run.suiteName };
+  return { ...run.run, suiteName: run.suiteName, arms: await runArms(db, run.run) };
 }
 
 export async function listRuns(db: Db, input: z.input<typeof listRunsSchema>) {
@@ -76,33 +118,44 @@ export async function listRuns(db: Db, input: z.input<typeof listRunsSchema>) {
  */
 export async function transitionRun(db: Db, id: string, action: RunAction, actor: string) {
   return db.transaction(async (tx) => {
-    const [current] = await tx.select({ status: runs.status }).from(runs).where(eq(runs.id, id)).for('update');
-    if (!current) throw new DomainError('NOT_FOUND', `no run ${id}`);
-    const from = current.status as RunStatus;
-    if (!allowedFrom[action].includes(from)) throw new DomainError('CONFLICT', refusal(action, from));
-    let to: RunStatus;
-    if (action === 'pause') to = 'paused';
-    else if (action === 'cancel') to = 'cancelled';
-    else {
-      // Resume returns the run to where it was when paused.
-      const [paused] = await tx.select({ fromStatus: runEvents.fromStatus }).from(runEvents)
-        .where(and(eq(runEvents.runId, id), eq(runEvents.toStatus, 'paused'))).orderBy(desc(runEvents.id)).limit(1);
-      to = (paused?.fromStatus as RunStatus | null) ?? 'queued';
-    }
-    const [run] = await tx
-      .update(runs)
-      .set({ status: to, updatedAt: new Date(), ...(to === 'cancelled' ? { finishedAt: new Date() } : {}) })
-      .where(eq(runs.id, id))
-      .returning();
-    await recordEvent(tx, { runId: id, type: action, fromStatus: from, toStatus: to, actor, message: `${action} by ${actor}` });
-    await appendAudit(tx, { actor, action: `run.${action}`, targetType: 'run', targetId: id, details: { from, to } });
-    return run!;
+    const run = await transitionIn(tx, id, action, actor);
+    // A control arm follows its main run (pause, resume, cancel), so it neither outlives it
+    // nor races ahead; where its own status does not allow the action it is left as it is.
+    const [control] = await tx.select({ id: runs.id, status: runs.status }).from(runs).where(eq(runs.controlOf, id)).for('update');
+    if (control && allowedFrom[action].includes(control.status as RunStatus)) await transitionIn(tx, control.id, action, actor);
+    return run;
   });
+}
+
+async function transitionIn(tx: DbOrTx, id: string, action: RunAction, actor: string) {
+  const [current] = await tx.select({ status: runs.status }).from(runs).where(eq(runs.id, id)).for('update');
+  if (!current) throw new DomainError('NOT_FOUND', `no run ${id}`);
+  const from = current.status as RunStatus;
+  if (!allowedFrom[action].includes(from)) throw new DomainError('CONFLICT', refusal(action, from));
+  let to: RunStatus;
+  if (action === 'pause') to = 'paused';
+  else if (action === 'cancel') to = 'cancelled';
+  else {
+    // Resume returns the run to where it was when paused.
+    const [paused] = await tx.select({ fromStatus: runEvents.fromStatus }).from(runEvents)
+      .where(and(eq(runEvents.runId, id), eq(runEvents.toStatus, 'paused'))).orderBy(desc(runEvents.id)).limit(1);
+    to = (paused?.fromStatus as RunStatus | null) ?? 'queued';
+  }
+  const [run] = await tx
+    .update(runs)
+    .set({ status: to, updatedAt: new Date(), ...(to === 'cancelled' ? { finishedAt: new Date() } : {}) })
+    .where(eq(runs.id, id))
+    .returning();
+  await recordEvent(tx, { runId: id, type: action, fromStatus: from, toStatus: to, actor, message: `${action} by ${actor}` });
+  await appendAudit(tx, { actor, action: `run.${action}`, targetType: 'run', targetId: id, details: { from, to } });
+  return run!;
 }
 
 export async function cloneRun(db: Db, id: string, actor: string, createdBy: string | null, name?: string) {
   const source = await getRun(db, id);
-  const run = await createRun(db, { name: name ?? `${source.name} (clone)`.slice(0, 120), config: source.config }, actor, createdBy);
+  // a run launched with a control arm is cloned with one too
+  const controlArm = source.arms?.main.id === source.id;
+  const run = await createRun(db, { name: name ?? `${source.name} (clone)`.slice(0, 120), config: source.config, controlArm }, actor, createdBy);
   await db.update(runs).set({ clonedFrom: id }).where(eq(runs.id, run.id));
   await db.insert(runEvents).values({ runId: run.id, type: 'cloned', actor, message: `cloned from ${source.name}`, data: { from: id } });
   return { ...run, clonedFrom: id };

@@ -1,6 +1,6 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { tasks } from '@/db/schema';
+import { metricSamples, tasks } from '@/db/schema';
 import type { RunConfig } from '@/server/runs/run-config';
 import type { TaskTests } from '@/server/tasks/formats';
 import type { Policy } from '@/workers/policy/policy';
@@ -54,4 +54,17 @@ export async function heldoutEval(db: Db, manager: SandboxManager, policy: Polic
     }
   }
   return { passAt1: scored ? passed / scored : 0, tasks: scored, passAtK: k > 0 ? (scoredK ? anyPassed / scoredK : 0) : null, k };
+}
+
+/**
+ * The held-out numbers recorded for v0 (step 0), for a run that never updates (learning rate
+ * 0, a control arm): its weights are v0's and the evaluation is greedy / fixed-seed, so
+ * evaluating again would only repeat them, at the cost of a whole evaluation per iteration.
+ */
+export async function recordedHeldout(db: Db, runId: string, k: number): Promise<HeldoutEval> {
+  const rows = await db.select().from(metricSamples).where(and(eq(metricSamples.runId, runId), eq(metricSamples.step, 0)));
+  const at1 = rows.find((m) => m.name === 'heldout_pass_at_1');
+  if (!at1) throw new Error(`run ${runId} has no held-out pass@1 at step 0 to carry forward; its start did not record one`);
+  const atK = k > 0 ? rows.find((m) => m.name === 'heldout_pass_at_k') : undefined;
+  return { passAt1: at1.value, tasks: Number(at1.labels?.tasks ?? 0), passAtK: atK ? atK.value : null, k: atK ? Number(atK.labels?.k ?? k) : k };
 }

@@ -8,16 +8,19 @@ import { sampleForReview } from '@/server/reviews/sampler';
 import type { RunConfig } from '@/server/runs/run-config';
 import type { TaskTests } from '@/server/tasks/formats';
 import { PermanentJobError, type JobHandler } from '@/workers/jobs/handler';
-import { gae, groupAdvantages } from '@/workers/policy/advantages';
+import { groupHasSignal } from '@/workers/policy/advantages';
 import { Policy } from '@/workers/policy/policy';
 import { checkIsolationPolicy } from '@/workers/sandbox/isolation';
 import { SandboxManager } from '@/workers/sandbox/manager';
 import { runEpisode, wasTruncated } from './episode';
-import { heldoutEval } from './evaluate';
+import { heldoutEval, recordedHeldout } from './evaluate';
 import { latestVersion, loadRunPolicy, loadRunPolicyForTraining, policyDir, releasePolicies, versionRow } from './policy-store';
 import { episodeSeed, prng, runEvent, shuffle, topUp } from './schedule';
-import { EPISODE_LIMITS, QUEUES, rlLeaseMs, rlSettings } from './settings';
+import { scoringOptions } from './reward/scoring-options';
+import { QUEUES, rlLeaseMs, rlSettings } from './settings';
 import { failRunOnGiveUp } from './give-up';
+import { buildLearnerBatch, lossConfigFor, needsReference, turnsToScore, withLearnerDefaults } from './learner-batch';
+import { skippedStepsEvent, summariseSteps } from './learner-steps';
 import { sftWarmStart, withOptimizer } from './sft';
 
 let manager: SandboxManager | undefined;
@@ -55,7 +58,8 @@ export const advanceHandler: JobHandler = {
       const init = s.sftSteps > 0 ? await heldoutEval(ctx.db, sandboxes(ctx.db), policy, run) : null;
       const sft = s.sftSteps > 0 ? { ...(await sftWarmStart(ctx.db, policy, run.suiteId!, s.sftSteps, run.config.seed)), heldoutPassAt1Before: init?.passAt1 } : null;
       // RL gets its own learning-rate phase: the run's learning rate, constant.
-      policy = await withOptimizer(policy, { lr: run.config.learningRate, warmupSteps: 0, totalSteps: Math.max(1, run.config.iterations), minLrRatio: 1 });
+      // (A control arm, learning rate 0, never steps: it keeps the warm start's optimizer.)
+      if (run.config.learningRate > 0) policy = await withOptimizer(policy, { lr: run.config.learningRate, warmupSteps: 0, totalSteps: Math.max(1, run.config.iterations), minLrRatio: 1 });
       await fs.mkdir(policyDir(runId), { recursive: true });
       const saved = await policy.save(versionPath(runId, 0));
       const ev = await heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, { k: s.passAtK });
@@ -104,18 +108,16 @@ export const episodeHandler: JobHandler = {
     const s = rlSettings();
     const version = await latestVersion(ctx.db, run.id);
     if (!version) throw new Error('run has no policy version yet');
-    const runtime = run.config.isolation[t.risk];
-    const env = t.environmentName ?? 'default';
     // A quarantined environment is refused by the sandbox manager (status env_mismatch): the
     // episode is then an infrastructure failure, masked, never scored 0.
     const policy = await loadRunPolicy(run, version);
     const startedAt = new Date();
     const out = await runEpisode({
-      policy, manager: sandboxes(ctx.db), sandbox: { runtime, env, limits: EPISODE_LIMITS },
+      policy, manager: sandboxes(ctx.db), scoring: scoringOptions(run, { ...t, tests: t.tests as TaskTests }, s),
       task: { language: t.language, prompt: t.prompt, entryPoint: t.entryPoint, tests: t.tests as TaskTests },
       maxTurns: run.config.maxTurns, seed: episodeSeed(run.config.seed, e.iteration, e.groupIndex, e.sampleIndex),
       temperature: run.config.temperature, topP: run.config.topP, maxNewTokens: s.maxNewTokens, feedbackBudget: s.feedbackBudget,
-      weights: run.config.rewardWeights, testTimeoutMs: s.testTimeoutMs, context: { runId: run.id, episodeId }, signal: ctx.signal,
+      context: { runId: run.id, episodeId }, signal: ctx.signal,
     });
     const infra = out.score.status !== 'scored';
     const retry = infra && e.attempt <= s.infraRetries;
@@ -156,7 +158,7 @@ export const episodeHandler: JobHandler = {
  */
 async function learnerUpdates(policy: Policy, batch: Record<string, unknown>[], config: RunConfig, iteration: number) {
   const rand = prng(config.seed * 104_729 + iteration);
-  const loss = { kind: config.algorithm, clipLow: config.clipLow, clipHigh: config.clipHigh, klCoef: config.klCoef };
+  const loss = lossConfigFor(config, { normTokens: rlSettings().maxNewTokens });
   const reports: Awaited<ReturnType<Policy['trainStep']>>[] = [];
   for (let epoch = 0; epoch < config.updateEpochs; epoch++) {
     const order = shuffle(batch.map((_, i) => i), rand);
@@ -166,9 +168,7 @@ async function learnerUpdates(policy: Policy, batch: Record<string, unknown>[], 
       reports.push(await policy.trainStep(part as never, loss, { microBatchSize: 16 }));
     }
   }
-  const last = reports.at(-1)!;
-  const avg = (k: 'loss' | 'kl' | 'entropy' | 'clipFraction' | 'gradNorm') => reports.reduce((a, r) => a + (r[k] as number), 0) / reports.length;
-  return { ...last, loss: avg('loss'), kl: avg('kl'), entropy: avg('entropy'), clipFraction: avg('clipFraction'), gradNorm: avg('gradNorm'), sequences: batch.length, steps: reports.length };
+  return { ...summariseSteps(reports), provider: reports.at(-1)!.provider, sequences: batch.length };
 }
 
 const mean = (a: number[]) => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : 0);
@@ -201,13 +201,17 @@ export const learnHandler: JobHandler = {
     });
     const rewardOf = ({ r }: (typeof eps)[number]) => (r!.disputed && disputedMode === 'replace' && r!.correctedValue != null ? r!.correctedValue : r!.value);
     const rs = valid.map(rewardOf);
-    const adv = groupAdvantages(rs, valid.map(({ e }) => e.groupIndex));
+    // configs are stored as created: options added since read their defaults
+    const config = withLearnerDefaults(run.config);
+    const trainEpisodes = valid.map(({ e }, i) => ({ id: e.id, reward: rs[i]!, group: e.groupIndex }));
     const groups = new Map<number, number[]>();
     valid.forEach(({ e }, i) => groups.set(e.groupIndex, [...(groups.get(e.groupIndex) ?? []), rs[i]!]));
-    const zeroVar = [...groups.values()].filter((g) => g.length > 1 && std(g) < 1e-9).length;
-    const turnRows = valid.length ? await ctx.db.select().from(turns).where(inArray(turns.episodeId, valid.map(({ e }) => e.id))).orderBy(asc(turns.episodeId), asc(turns.index)) : [];
-    const advOf = new Map(valid.map(({ e }, i) => [e.id, adv[i]!]));
-    const rewOf = new Map(valid.map(({ e }, i) => [e.id, rs[i]!]));
+    const zeroVar = [...groups.values()].filter((g) => g.length > 1 && !groupHasSignal(g)).length;
+    // In slot order (group, sample, turn), not by episode id: ids are random uuids, and the
+    // batch order decides the minibatches, so a fixed seed would not replay the training.
+    const slotOf = new Map(valid.map(({ e }, i) => [e.id, i]));
+    const turnRows = (valid.length ? await ctx.db.select().from(turns).where(inArray(turns.episodeId, valid.map(({ e }) => e.id))).orderBy(asc(turns.episodeId), asc(turns.index)) : [])
+      .sort((a, b) => slotOf.get(a.episodeId)! - slotOf.get(b.episodeId)! || a.index - b.index);
     const policy = await loadRunPolicyForTraining(run, current);
     const algo = run.config.algorithm;
     const languageOf = new Map<string, 'python' | 'javascript'>();
@@ -220,43 +224,36 @@ export const learnHandler: JobHandler = {
     const overlong = (t: (typeof turnRows)[number]) =>
       run.config.maskTruncated && wasTruncated(policy, languageOf.get(t.episodeId)!, t.tokenIds!.filter((_, i) => t.lossMask![i] === 1));
     const maskedOverlong = turnRows.filter((t) => t.tokenIds && overlong(t)).length;
-    let seqs = turnRows
-      .filter((t) => t.tokenIds && t.tokenIds.length >= 2 && t.lossMask!.some((m) => m === 1) && !overlong(t) && (algo === 'ppo' || Math.abs(advOf.get(t.episodeId)!) > 1e-9))
-      .map((t) => ({ episodeId: t.episodeId, tokens: t.tokenIds!, lossMask: t.lossMask!, oldLogprobs: t.logprobs! }));
+    let seqs = turnsToScore(config, trainEpisodes, turnRows
+      .filter((t) => t.tokenIds && t.tokenIds.length >= 2 && t.lossMask!.some((m) => m === 1) && !overlong(t))
+      .map((t) => ({ episodeId: t.episodeId, tokens: t.tokenIds!, lossMask: t.lossMask!, oldLogprobs: t.logprobs! })));
     let report: Awaited<ReturnType<typeof learnerUpdates>> | null = null;
-    if (seqs.length) {
-      const extra: Record<string, unknown>[] = seqs.map(() => ({}));
-      if (run.config.klCoef > 0) {
+    let klRewardPenalty = 0;
+    // learning rate 0 is "no update" (a control arm): the weights stay v0's, so skip the learner
+    if (seqs.length && run.config.learningRate > 0) {
+      let refLogprobs: number[][] | undefined;
+      if (needsReference(config)) {
         const v0 = await versionRow(ctx.db, runId, 0);
         if (!v0) throw new PermanentJobError(`run ${runId} has no reference policy (version 0)`);
         const ref = await loadRunPolicyForTraining(run, v0);
-        const scored = await policy.score(seqs.map((q) => q.tokens), { params: ref.params });
-        scored.forEach((x, i) => (extra[i]!.refLogprobs = x.logprobs));
+        // at the sampling temperature, like the stored logprobs and the training graph
+        refLogprobs = (await policy.score(seqs.map((q) => q.tokens), { params: ref.params, temperature: config.temperature })).map((x) => x.logprobs);
         await ref.release();
       }
-      if (algo === 'ppo') {
-        const vals = await policy.score(seqs.map((q) => q.tokens));
-        seqs.forEach((q, i) => {
-          const rew = q.tokens.map(() => 0);
-          rew[rew.length - 1] = rewOf.get(q.episodeId)!;
-          const g = gae(rew, vals[i]!.values, q.lossMask, { gamma: 1, lambda: 0.95 });
-          Object.assign(extra[i]!, { advantages: g.advantages, returns: g.returns, oldValues: vals[i]!.values });
-        });
-      } else {
-        seqs.forEach((q, i) => {
-          const a = advOf.get(q.episodeId)!;
-          extra[i]!.advantages = a < 0 ? a * run.config.negativeAdvantageWeight : a;
-        });
-      }
-      const batch = seqs.map((q, i) => ({ tokens: q.tokens, lossMask: q.lossMask, oldLogprobs: q.oldLogprobs, ...extra[i] }));
-      report = await learnerUpdates(policy, batch, run.config, iteration);
+      const values = algo === 'ppo' ? (await policy.score(seqs.map((q) => q.tokens))).map((x) => x.values) : undefined;
+      const built = buildLearnerBatch(config, { episodes: trainEpisodes, turns: seqs, refLogprobs, values });
+      klRewardPenalty = built.klRewardPenalty;
+      if (built.sequences.length) report = await learnerUpdates(policy, built.sequences, config, iteration);
     }
     const updateS = (performance.now() - t0) / 1000;
     const next = iteration + 1;
     await fs.mkdir(policyDir(runId), { recursive: true });
     const saved = await policy.save(versionPath(runId, next));
     const withK = s.passAtK > 0 && (next >= run.config.iterations || (s.passAtKEvery > 0 && next % s.passAtKEvery === 0));
-    const ev = await heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, { k: withK ? s.passAtK : 0 });
+    // No update → v0's weights, and the evaluation is greedy / fixed-seed: v0's numbers stand.
+    const ev = run.config.learningRate === 0
+      ? await recordedHeldout(ctx.db, runId, withK ? s.passAtK : 0)
+      : await heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, { k: withK ? s.passAtK : 0 });
     await policy.release();
     seqs = [];
     // metrics of the iteration
@@ -288,7 +285,13 @@ export const learnHandler: JobHandler = {
       trained_sequences: report?.sequences ?? 0,
       optimizer_steps: report?.steps ?? 0,
       overlong_masked_turns: maskedOverlong,
+      dual_clip_fraction: report?.dualClipFraction ?? 0,
+      skipped_updates: report?.skipped.length ?? 0,
+      kl_reward_penalty: klRewardPenalty,
+      // only when a step ran: its first step should see exactly the stored logprobs
+      ...(report ? { logprob_mismatch: report.logprobMismatch } : {}),
     };
+    const skippedEvent = report && skippedStepsEvent(iteration, report);
     const failures = new Map<string, number>();
     for (const { e } of infra) failures.set(e.status, (failures.get(e.status) ?? 0) + 1);
     return async (tx) => {
@@ -296,7 +299,8 @@ export const learnHandler: JobHandler = {
       if (!locked || locked.currentIteration !== iteration) return { skipped: true };
       await tx.insert(policyVersions).values({ runId, version: next, parentId: current.id, checkpointPath: saved.path, sha256: saved.sha256, executionProvider: report?.provider ?? policy.provider, metrics }).onConflictDoNothing();
       await tx.insert(metricSamples).values([
-        ...Object.entries(metrics).map(([name, value]) => ({ runId, source: 'rl', name, step: next, value: Number.isFinite(value) ? value : 0 })),
+        // non-finite values (a skipped step's loss) are stored as NaN/Infinity, not hidden as 0
+        ...Object.entries(metrics).map(([name, value]) => ({ runId, source: 'rl', name, step: next, value })),
         ...[...failures].map(([status, n]) => ({ runId, source: 'rl', name: 'sandbox_failures', step: next, value: n, labels: { status } })),
         ...(ev.passAtK != null ? [{ runId, source: 'rl', name: 'heldout_pass_at_k', step: next, value: ev.passAtK, labels: { k: String(ev.k) } }] : []),
       ]);
@@ -306,6 +310,7 @@ export const learnHandler: JobHandler = {
         ...(done && locked.status === 'running' ? { status: 'completed' as const, finishedAt: new Date() } : {}),
       }).where(eq(runs.id, runId));
       await runEvent(tx, runId, done ? 'completed' : 'iteration', `iteration ${iteration} trained: reward ${metrics.reward_mean!.toFixed(3)}, held-out pass@1 ${ev.passAt1.toFixed(3)}, policy v${next}`, { iteration, version: next });
+      if (skippedEvent) await runEvent(tx, runId, skippedEvent.type, skippedEvent.message, skippedEvent.data);
       if (!done) await topUp(tx, runId);
       return { version: next, rewardMean: metrics.reward_mean, heldoutPassAt1: ev.passAt1 };
     };

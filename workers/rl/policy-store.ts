@@ -54,7 +54,8 @@ function checked(run: { id: string; config: RunConfig }, v: VersionRow, policy: 
   if (sha !== v.sha256) {
     throw new PermanentJobError(`checkpoint ${v.checkpointPath} does not match policy version v${v.version} of run ${run.id} (sha256 ${sha?.slice(0, 12)} ≠ recorded ${v.sha256.slice(0, 12)}): it was modified or replaced; restore the original file or clone the run to start over`);
   }
-  if (Math.abs(policy.optim.lr - run.config.learningRate) > 1e-12) {
+  // a no-update run (learning rate 0, a control arm) never steps, so its optimizer's rate is moot
+  if (run.config.learningRate > 0 && Math.abs(policy.optim.lr - run.config.learningRate) > 1e-12) {
     throw new PermanentJobError(`checkpoint v${v.version} was trained with learning rate ${policy.optim.lr}, but run ${run.id} is configured with ${run.config.learningRate}: refusing to resume under a different config; clone the run to change it`);
   }
   return policy;

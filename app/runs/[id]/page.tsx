@@ -29,9 +29,13 @@ export default function RunPage() {
     ...trpc.runs.get.queryOptions({ id }),
     refetchInterval: (q) => (q.state.data && isActive(q.state.data.status) ? LIVE_MS : false),
   });
-  const live = !!run.data && isActive(run.data.status);
+  // A run launched with a control arm: the other arm (the control, or the run it controls) is
+  // fetched with it and drawn on the reward and pass-rate charts.
+  const arms = run.data?.arms ?? null;
+  const other = arms ? (arms.main.id === id ? arms.control : arms.main) : null;
+  const live = !!run.data && (isActive(run.data.status) || (!!other && isActive(other.status)));
   const events = useQuery({ ...trpc.runs.events.queryOptions({ id }), enabled: run.isSuccess, refetchInterval: live ? LIVE_MS : false });
-  const metrics = useQuery({ ...trpc.runs.compare.queryOptions({ ids: [id] }), enabled: run.isSuccess, refetchInterval: live ? LIVE_MS * 2 : false });
+  const metrics = useQuery({ ...trpc.runs.compare.queryOptions({ ids: other ? [id, other.id] : [id] }), enabled: run.isSuccess, refetchInterval: live ? LIVE_MS * 2 : false });
   // The last iteration's metrics and events (e.g. "completed") commit with the run's
   // completion, after which polling stops: fetch both once more whenever the iteration or
   // status moves.
@@ -101,6 +105,15 @@ export default function RunPage() {
         <div className="mt-3">
           <ProgressBar done={r.currentIteration} total={r.config.iterations} label={`iteration ${r.currentIteration}/${r.config.iterations}`} />
         </div>
+        {other && (
+          <p className="mt-2 text-xs text-slate-500" data-testid="control-arm">
+            {other.id === arms!.control.id ? 'Control arm (same config and seed, learning rate 0): ' : 'Control arm of '}
+            <Link className="text-accent underline" href={`/runs/${other.id}`}>
+              {other.name}
+            </Link>{' '}
+            ({other.status}); its curves are drawn in grey on the reward and pass-rate charts.
+          </p>
+        )}
         {r.clonedFrom && (
           <p className="mt-2 text-xs text-slate-500">
             Cloned from{' '}
@@ -116,7 +129,13 @@ export default function RunPage() {
         ) : metrics.isError ? (
           <ErrorNotice title="Could not load metrics" error={metrics.error} onRetry={() => metrics.refetch()} />
         ) : (
-          <MetricCharts samples={metrics.data.samples} />
+          <MetricCharts
+            samples={metrics.data.samples.filter((s) => s.runId === r.id)}
+            arm={other ? {
+              samples: metrics.data.samples.filter((s) => s.runId === other.id),
+              labels: other.id === arms!.control.id ? { self: 'RL', other: 'control (lr 0)' } : { self: 'control (lr 0)', other: 'RL' },
+            } : undefined}
+          />
         )}
       </Section>
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
