@@ -24,7 +24,7 @@ async function seedReviewRun() {
     const [suite] = await sql`insert into task_suites (name, description, source) values (${`review-suite-${tag}`}, 'seeded by e2e', 'import') returning id`;
     const [task] = await sql`
       insert into tasks (suite_id, external_id, language, prompt, entry_point, tests)
-      values (${suite.id}, ${`add-${tag}`}, 'python', 'Write add(a, b) returning the sum.', 'add',
+      values (${suite.id}, ${`add-${tag}`}, 'python', ${'def add(a, b):\n    """Return the sum of a and b."""\n'}, 'add',
         ${sql.json({ kind: 'io', cases: [{ input: [2, 3], expected: 5 }, { input: [1, 1], expected: 2 }] })})
       returning id`;
     const config = { ...defaultRunConfig, suite: `review-suite-${tag}`, review: { ...defaultRunConfig.review, rate: 1, blind: true, doubleReviewShare: 0 } };
@@ -36,9 +36,10 @@ async function seedReviewRun() {
       const [ep] = await sql`
         insert into episodes (run_id, task_id, iteration, group_index, sample_index, status, runtime, env_hash, turns_count, end_reason, started_at, finished_at)
         values (${run.id}, ${task.id}, 0, 0, ${i}, 'scored', 'bwrap', ${envHash}, 2, 'tests_passed', now() - interval '1 minute', now()) returning id`;
+      // turns store what the policy wrote: the body under the prompt's header, as real episodes do
       await sql`insert into turns (episode_id, index, action, stdout, stderr, exit_code, exec_status)
-        values (${ep.id}, 0, ${'def add(a, b):\n    return a - b  # wrong'}, 'FAILED: expected 5, got -1', 'AssertionError', 1, 'ok'),
-               (${ep.id}, 1, ${'def add(a, b):\n    return a + b'}, 'ran 2 tests: 2 passed', '', 0, 'ok')`;
+        values (${ep.id}, 0, ${'    return a - b  # wrong'}, 'FAILED: expected 5, got -1', 'AssertionError', 1, 'ok'),
+               (${ep.id}, 1, ${'    return a + b'}, 'ran 2 tests: 2 passed', '', 0, 'ok')`;
       await sql`insert into rewards (episode_id, value, components, env_hash, harness_version)
         values (${ep.id}, ${[0.5, 0.1, 1][i]!}, ${sql.json({ passRate: [0.5, 0.1, 1][i]!, testsPassed: [1, 0, 2][i]!, testsTotal: 2 })}, ${envHash}, 'harness-e2e')`;
       const [rev] = await sql`insert into reviews (episode_id, run_id, slot, sample_reason, created_at)
@@ -98,7 +99,7 @@ test('a reviewer reviews three items with the keyboard alone; verdicts persist; 
   await expect(page.getByTestId('run-name')).toHaveText('hidden until you give a verdict');
   await expect(page.getByTestId('auto-reward')).toHaveText('hidden until you give a verdict');
   await expect(page.getByTestId('turn')).toHaveCount(2);
-  await expect(page.getByTestId('action').first().locator('[data-token="keyword"]').first()).toHaveText('def');
+  await expect(page.getByTestId('action').first().locator('[data-token="keyword"]').first()).toHaveText('return');
   await expect(page.getByTestId('env-hash')).toHaveText(seeded.envHash);
   await page.keyboard.press('1');
   await page.keyboard.press('Enter');
@@ -147,6 +148,8 @@ test('a reviewer reviews three items with the keyboard alone; verdicts persist; 
     await expect(page.getByTestId('rerun-scored')).toBeVisible();
     await expect(page.getByTestId('rerun-baseline').getByTestId('rerun-status')).not.toHaveText('—');
     await expect(page.getByTestId('rerun-scored').getByTestId('rerun-status')).not.toHaveText('—');
+    // the final code is right (a false negative): re-scored as prompt + body, it passes every test
+    await expect(page.getByTestId('rerun-baseline')).toContainText(/tests passed\s*2 \/ 2/);
     console.log(`[review] diagnosis: baseline ${await page.getByTestId('rerun-baseline').innerText()} | scored ${await page.getByTestId('rerun-scored').innerText()}`.replace(/\s+/g, ' '));
   } else {
     throw new Error(`diagnosis failed: ${await page.getByTestId('diagnosis').textContent()}`);
