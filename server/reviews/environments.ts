@@ -2,6 +2,7 @@ import { desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { environments } from '@/db/schema';
 import { appendAudit } from '@/server/audit/service';
+import { environmentNameProblem } from '@/core/environments';
 import { DomainError } from '@/server/errors';
 
 export async function listEnvironments(db: Db) {
@@ -10,6 +11,8 @@ export async function listEnvironments(db: Db) {
 
 /** A quarantined environment gets no new sandbox starts until an admin clears it. */
 export async function setQuarantine(db: Db, name: string, on: boolean, actor: string, reason?: string) {
+  const problem = environmentNameProblem(name);
+  if (problem) throw new DomainError('BAD_REQUEST', problem);
   return db.transaction(async (tx) => {
     const [env] = await tx.select().from(environments).where(eq(environments.name, name));
     if (!env) throw new DomainError('NOT_FOUND', `no environment "${name}"`);

@@ -1,9 +1,8 @@
 import { z } from 'zod';
+import { environmentName as name } from '@/core/environments';
 import { actorOf } from '@/server/auth/identity';
 import { adminProcedure, router, viewerProcedure } from '@/server/trpc';
 import { listEnvironments, setQuarantine } from '@/server/reviews/environments';
-
-const name = z.string().trim().min(1, 'name the environment').max(200);
 
 export const environmentsRouter = router({
   list: viewerProcedure.query(({ ctx }) => listEnvironments(ctx.db)),

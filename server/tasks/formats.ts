@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { environmentName } from '@/core/environments';
 import { describeIssues } from '@/server/errors';
 
 /** A JSON value a test can pass as an argument or expect back (compared type-strictly). */
@@ -16,7 +17,7 @@ export const crucibleTaskLine = z
     entryPoint: z.string().regex(/^[A-Za-z_$][A-Za-z0-9_$]*$/, 'entryPoint must be a function name'),
     tests: z.array(ioTest).min(1, 'a task needs at least one test').max(1000),
     risk: z.enum(['routine', 'high']).optional(),
-    env: z.string().min(1).max(200).optional(),
+    env: environmentName.optional(),
     split: z.enum(['train', 'heldout']).optional(),
     difficulty: z.number().int().min(0).max(100).optional(),
     solution: z.string().max(100_000).optional(),

@@ -2,6 +2,7 @@ import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { tasks, taskSuites } from '@/db/schema';
 import { appendAudit, type DbOrTx } from '@/server/audit/service';
+import { environmentNameProblem } from '@/core/environments';
 import { DomainError } from '@/server/errors';
 import { BUILTIN_SUITE, builtinSuite } from './builtin';
 import { parseTaskFile, type LineError, type ParsedTask } from './formats';
@@ -14,6 +15,9 @@ export class TaskImportError extends Error {
 
 /** Insert (or replace) a suite's tasks in one transaction: all or nothing. */
 export async function saveSuite(db: DbOrTx, suite: { name: string; description?: string; source: string }, parsed: ParsedTask[], actor: string, opts: { replace?: boolean } = {}) {
+  // every caller's tasks, not only parsed files: an environment name ends up as a path in the env store
+  const badEnv = parsed.map((t) => t.environmentName !== null && environmentNameProblem(t.environmentName)).find(Boolean);
+  if (badEnv) throw new DomainError('BAD_REQUEST', badEnv);
   return db.transaction(async (tx) => {
     const [existing] = await tx.select().from(taskSuites).where(eq(taskSuites.name, suite.name));
     if (existing && !opts.replace) {

@@ -11,6 +11,15 @@ import net from 'node:net';
  */
 export const PROXY_PORT = 3128;
 
+/** Largest request head (request line and headers, through the blank line) the proxy reads. */
+export const MAX_HEAD_BYTES = 16 * 1024;
+
+/**
+ * One connection through the proxy. bytesOut is every byte the sandbox sent on it (the
+ * request head, CONNECT line included, anything sent with it, and all that followed);
+ * bytesIn every byte the destination sent back. The proxy's own replies (200, 403…) are
+ * not counted. A connection refused before its destination is known has host "" and port 0.
+ */
 export type EgressLogEntry = { at: string; host: string; port: number; allowed: boolean; bytesOut: number; bytesIn: number; error?: string };
 
 export class EgressProxy {
@@ -45,36 +54,45 @@ export class EgressProxy {
     client.on('close', () => this.sockets.delete(client));
     client.on('error', () => undefined);
     let head = Buffer.alloc(0);
+    const refuse = (status: string, error: string) => {
+      client.off('data', onData);
+      client.pause();
+      this.record({ at: new Date().toISOString(), host: '', port: 0, allowed: false, bytesOut: head.length, bytesIn: 0, error });
+      client.end(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\n\r\n`);
+    };
     const onData = (d: Buffer) => {
       head = Buffer.concat([head, d]);
       const end = head.indexOf('\r\n\r\n');
-      if (end < 0) {
-        if (head.length > 16 * 1024) client.destroy();
-        return;
-      }
+      // the cap is on the head itself, however it arrives: in pieces or in one write with a payload after it
+      if ((end < 0 ? head.length : end + 4) > MAX_HEAD_BYTES) return refuse('431 Request Header Fields Too Large', `request head over ${MAX_HEAD_BYTES} bytes`);
+      if (end < 0) return;
       client.off('data', onData);
       client.pause();
-      this.route(client, head, end);
+      if (!this.route(client, head, end)) refuse('400 Bad Request', 'not a CONNECT or absolute-URI HTTP request');
     };
     client.on('data', onData);
   }
 
-  private route(client: net.Socket, head: Buffer, end: number): void {
+  /**
+   * Forward (or refuse) a connection whose head is complete. `head` is everything read so
+   * far, head and any payload sent with it, all of which counts as sent. False when the
+   * request line is neither CONNECT nor absolute-URI HTTP.
+   */
+  private route(client: net.Socket, head: Buffer, end: number): boolean {
     const line = head.subarray(0, head.indexOf('\r\n')).toString('latin1');
     const connect = /^CONNECT ([^\s:]+):(\d+) HTTP\/1\.[01]$/i.exec(line);
     const plain = /^[A-Z]+ http:\/\/([^\s/:]+)(?::(\d+))?[^\s]* HTTP\/1\.[01]$/i.exec(line);
     const m = connect ?? plain;
-    if (!m) {
-      client.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n');
-      return;
-    }
+    if (!m) return false;
     const host = m[1]!.toLowerCase();
     const port = Number(m[2] ?? 80);
-    const entry: EgressLogEntry = { at: new Date().toISOString(), host, port, allowed: this.allow.has(`${host}:${port}`), bytesOut: 0, bytesIn: 0 };
+    const entry: EgressLogEntry = {
+      at: new Date().toISOString(), host, port, allowed: this.allow.has(`${host}:${port}`), bytesOut: head.length, bytesIn: 0,
+    };
     if (!entry.allowed) {
       this.record(entry);
       client.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nX-Crucible-Egress: not in the allow-list\r\n\r\n');
-      return;
+      return true;
     }
     const upstream = net.connect({ host, port });
     this.sockets.add(upstream);
@@ -98,6 +116,7 @@ export class EgressProxy {
       upstream.pipe(client);
       client.resume();
     });
+    return true;
   }
 
   close(): void {

@@ -6,6 +6,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { contentHashProblem, environmentName, environmentNameProblem } from '@/core/environments';
 import { SandboxError } from './types';
 
 /**
@@ -17,7 +18,7 @@ import { SandboxError } from './types';
 
 export const envSpecSchema = z
   .object({
-    name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'environment names are lowercase letters, digits, . _ -'),
+    name: environmentName,
     /** host paths (files or directories) copied in at the same path; symlinks are followed and kept */
     include: z.array(z.string().startsWith('/', 'include paths must be absolute')).default([]),
     /** a tarball extracted as the root (before include) */
@@ -220,8 +221,30 @@ function toolVersion(rootfs: string, tool: string): string | undefined {
   }
 }
 
+/** Where a name's ref lives; a name that could leave refs/ (a "/", "..", NUL) is refused first. */
 function refPath(storeDir: string, name: string) {
+  const problem = environmentNameProblem(name);
+  if (problem) throw new SandboxError(problem, 'config');
   return path.join(storeDir, 'refs', `${name}.json`);
+}
+
+/**
+ * The store's own files only: `p` with every symlink resolved must lie inside the store
+ * root (itself resolved), so a ref, hash directory or rootfs planted as a link elsewhere
+ * (e.g. to the host's "/") is refused rather than mounted as a sandbox root.
+ */
+function insideStore(storeDir: string, p: string, what: string): string {
+  const root = realpathSync(storeDir);
+  let real: string;
+  try {
+    real = realpathSync(p);
+  } catch {
+    throw new SandboxError(`${what} ${p} is missing from the environment store; rebuild it with \`crucible env build\``, 'config');
+  }
+  if (real !== root && !real.startsWith(`${root}${path.sep}`)) {
+    throw new SandboxError(`${what} ${p} resolves to ${real}, outside the environment store ${root}; refusing it (remove the link and rebuild with \`crucible env build\`)`, 'config');
+  }
+  return real;
 }
 
 function ensureStore(storeDir: string): void {
@@ -315,16 +338,22 @@ export function loadEnvironment(name: string, storeDir = defaultStoreDir()): Env
   if (!existsSync(ref)) {
     throw new SandboxError(`environment "${name}" is not built in ${storeDir}; run \`crucible env build SPEC\` (or use --env default)`, 'config');
   }
-  const { hash } = JSON.parse(readFileSync(ref, 'utf8')) as { hash: string };
-  const dir = path.join(storeDir, hashHex(hash));
+  insideStore(storeDir, ref, `ref of environment "${name}"`);
+  const { hash } = JSON.parse(readFileSync(ref, 'utf8')) as { hash: unknown };
+  const problem = contentHashProblem(hash);
+  if (problem) throw new SandboxError(`${ref}: ${problem}; rebuild the environment with \`crucible env build\``, 'config');
+  const dir = path.join(storeDir, hashHex(hash as string));
+  for (const [p, what] of [[dir, 'environment directory'], [path.join(dir, 'rootfs'), 'rootfs'], [path.join(dir, 'meta.json'), 'meta.json'],
+    [path.join(dir, 'manifest.json'), 'manifest.json']] as const) insideStore(storeDir, p, what);
   const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as Omit<Environment, 'name' | 'dir' | 'rootfs' | 'manifestPath'>;
-  return { name, ...meta, hash, dir, rootfs: path.join(dir, 'rootfs'), manifestPath: path.join(dir, 'manifest.json') };
+  return { ...meta, name, hash: hash as string, dir, rootfs: path.join(dir, 'rootfs'), manifestPath: path.join(dir, 'manifest.json') };
 }
 
 export function listEnvironments(storeDir = defaultStoreDir()): Environment[] {
   const refs = path.join(storeDir, 'refs');
   if (!existsSync(refs)) return [];
-  return readdirSync(refs).filter((f) => f.endsWith('.json')).map((f) => loadEnvironment(f.slice(0, -5), storeDir));
+  // a file whose name is not a valid environment name is no ref of ours (loading it would refuse)
+  return readdirSync(refs).filter((f) => f.endsWith('.json') && !environmentNameProblem(f.slice(0, -5))).map((f) => loadEnvironment(f.slice(0, -5), storeDir));
 }
 
 function readManifest(env: Pick<Environment, 'manifestPath'>): { hash: string; entries: ManifestEntry[] } {
