@@ -15,8 +15,10 @@ async function loadEmbeddedPostgres() {
   return mod.default;
 }
 
+/** `url` connects as the bootstrap superuser; hand applications the roles of db/roles.ts. */
 export type EmbeddedServer = { url: string; port: number; stop: () => Promise<void> };
 
+/** The bootstrap superuser: only for creating roles and the database at start (db/roles.ts). */
 const USER = 'crucible';
 
 async function freePort(preferred: number): Promise<number> {
@@ -34,6 +36,22 @@ async function freePort(preferred: number): Promise<number> {
   } catch {
     return tryPort(0);
   }
+}
+
+/** The password kept in `file` (mode 0600), generated on first use. */
+export function storedPassword(file: string): string {
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const password = crypto.randomUUID().replaceAll('-', '');
+  fs.writeFileSync(file, password, { mode: 0o600 });
+  return password;
+}
+
+/** `url` with another user and password. */
+export function withUser(url: string, user: string, password: string): string {
+  const u = new URL(url);
+  u.username = encodeURIComponent(user);
+  u.password = encodeURIComponent(password);
+  return u.toString();
 }
 
 /**
@@ -55,13 +73,7 @@ export async function startEmbeddedPostgres(opts: {
     const parent = path.dirname(dir);
     fs.chmodSync(parent, fs.statSync(parent).mode | 0o711);
   }
-  const secretFile = `${dir}.password`;
-  let password: string;
-  if (fs.existsSync(secretFile)) password = fs.readFileSync(secretFile, 'utf8').trim();
-  else {
-    password = crypto.randomUUID().replaceAll('-', '');
-    fs.writeFileSync(secretFile, password, { mode: 0o600 });
-  }
+  const password = storedPassword(`${dir}.password`);
   const port = await freePort(opts.port ?? 0);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
@@ -114,12 +126,12 @@ export function withDatabase(url: string, name: string): string {
 }
 
 /** Create database `name` if it does not exist (needs a connection to the maintenance db). */
-export async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
+export async function ensureDatabase(adminUrl: string, name: string, owner?: string): Promise<string> {
   const { default: postgres } = await import('postgres');
   const sql = postgres(adminUrl, { max: 1, onnotice: () => {} });
   try {
     const rows = await sql`select 1 from pg_database where datname = ${name}`;
-    if (rows.length === 0) await sql.unsafe(`create database "${name}"`);
+    if (rows.length === 0) await sql.unsafe(`create database "${name}"${owner ? ` owner "${owner}"` : ''}`);
   } finally {
     await sql.end();
   }

@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { settings } from '@/core/settings';
 import { connect, type Database } from './client';
-import { ensureDatabase, startEmbeddedPostgres, type EmbeddedServer } from './embedded';
-import { applyMigrations } from './migrate';
+import { ensureDatabase, startEmbeddedPostgres, storedPassword, withUser, type EmbeddedServer } from './embedded';
+import { applyMigrations, migrationsPending } from './migrate';
+import { defaultRoleNames, ensureRoles, grantAppRole, refuseSuperuser, transferOwnership, type RoleNames } from './roles';
 
 /** Where Crucible keeps its data (embedded database, environments, checkpoints). */
 export function dataDir(): string {
@@ -39,16 +41,19 @@ async function reachable(url: string): Promise<boolean> {
 
 export type OpenedDatabase = { database: Database; embedded?: EmbeddedServer; close: () => Promise<void> };
 
+/** Where to connect: `appUrl` for everything; `ownerUrl`, when known, for migrations. */
+export type DatabaseUrls = { appUrl: string; ownerUrl?: string };
+
 /**
- * Resolve the database the same way everywhere: DATABASE_URL if set; else the embedded
- * server a running `npm start` advertises in <data>/runtime.json; else (when allowed)
- * start the embedded server under <data>/pg ourselves. Migrations are applied.
+ * Resolve the database the same way everywhere: DATABASE_URL (the app role; migrations as
+ * DATABASE_OWNER_URL when set) if set; else the embedded server a running `npm start`
+ * advertises in <data>/runtime.json; else (when allowed) start the embedded server under
+ * <data>/pg ourselves. Migrations are applied; the app never connects as a superuser.
  */
 export async function openDatabase(opts: { appName: string; startEmbedded?: boolean; max?: number; log?: (s: string) => void }): Promise<OpenedDatabase> {
   const max = opts.max ?? 10;
   if (process.env.DATABASE_URL) {
-    const database = connect(process.env.DATABASE_URL, { max, appName: opts.appName });
-    await applyMigrations(database);
+    const database = await connectPrepared({ appUrl: process.env.DATABASE_URL, ownerUrl: process.env.DATABASE_OWNER_URL || undefined }, { max, appName: opts.appName });
     return { database, close: () => database.close() };
   }
   const dir = dataDir();
@@ -56,8 +61,7 @@ export async function openDatabase(opts: { appName: string; startEmbedded?: bool
   if (fs.existsSync(rf)) {
     const { databaseUrl } = JSON.parse(fs.readFileSync(rf, 'utf8')) as RuntimeFile;
     if (await reachable(databaseUrl)) {
-      const database = connect(databaseUrl, { max, appName: opts.appName });
-      await applyMigrations(database);
+      const database = await connectPrepared({ appUrl: databaseUrl }, { max, appName: opts.appName, variable: rf });
       return { database, close: () => database.close() };
     }
   }
@@ -68,10 +72,15 @@ export async function openDatabase(opts: { appName: string; startEmbedded?: bool
     );
   }
   const embedded = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: true, log: opts.log });
-  const url = await ensureDatabase(embedded.url, 'crucible');
-  writeRuntimeFile(dir, url);
-  const database = connect(url, { max, appName: opts.appName });
-  await applyMigrations(database);
+  let database: Database;
+  try {
+    const urls = await prepareEmbeddedDatabase(embedded, path.join(dir, 'pg'));
+    database = await connectPrepared(urls, { max, appName: opts.appName });
+    writeRuntimeFile(dir, urls.appUrl);
+  } catch (e) {
+    await embedded.stop().catch(() => {});
+    throw e;
+  }
   return {
     database,
     embedded,
@@ -81,4 +90,67 @@ export async function openDatabase(opts: { appName: string; startEmbedded?: bool
       await embedded.stop();
     },
   };
+}
+
+/**
+ * As the embedded server's bootstrap superuser: (re)create the owner and app roles with
+ * passwords kept beside the data (`<pgdir>.owner.password`, `<pgdir>.app.password`, 0600),
+ * the `crucible` database owned by the owner, and hand it every object older installs
+ * created as the superuser. Idempotent; runs at every start.
+ */
+export async function prepareEmbeddedDatabase(embedded: EmbeddedServer, pgDir: string, names: RoleNames = defaultRoleNames): Promise<DatabaseUrls> {
+  const owner = { name: names.owner, password: storedPassword(`${pgDir}.owner.password`) };
+  const app = { name: names.app, password: storedPassword(`${pgDir}.app.password`) };
+  const root = connect(embedded.url, { max: 1, appName: 'crucible-bootstrap' });
+  try {
+    await ensureRoles(root.sql, { owner, app });
+  } finally {
+    await root.close();
+  }
+  const superUrl = await ensureDatabase(embedded.url, 'crucible', owner.name);
+  const inDb = connect(superUrl, { max: 1, appName: 'crucible-bootstrap' });
+  try {
+    await transferOwnership(inDb.sql, owner.name);
+  } finally {
+    await inDb.close();
+  }
+  return { appUrl: withUser(superUrl, app.name, app.password), ownerUrl: withUser(superUrl, owner.name, owner.password) };
+}
+
+/**
+ * Connect as the app role, refusing a superuser, and bring the schema up to date: as the
+ * owner (then granting the app role) when its URL is known; else, only if something is
+ * pending, as the app role itself (a single-role setup where it owns the schema).
+ */
+export async function connectPrepared(urls: DatabaseUrls, opts: { max: number; appName: string; variable?: string }): Promise<Database> {
+  const database = connect(urls.appUrl, { max: opts.max, appName: opts.appName });
+  try {
+    await refuseSuperuser(database.sql, settings().CRUCIBLE_ALLOW_SUPERUSER, opts.variable);
+    if (urls.ownerUrl) {
+      const owner = connect(urls.ownerUrl, { max: 1, appName: `${opts.appName}-migrate` });
+      try {
+        const [[me], [them]] = await Promise.all([database.sql`select current_user as u`, owner.sql`select current_user as u`]);
+        await applyMigrations(owner, async () => {
+          if (me!.u !== them!.u) await grantAppRole(owner.sql, me!.u as string);
+        });
+      } finally {
+        await owner.close();
+      }
+    } else {
+      const migrateIfPending = async () => {
+        if (await migrationsPending(database)) await applyMigrations(database);
+      };
+      await migrateIfPending().catch((e: Error & { code?: string; cause?: { code?: string } }) => {
+        if ((e.code ?? e.cause?.code) !== '42501') throw e; // insufficient_privilege (drizzle wraps it in `cause`)
+        throw new Error(
+          `the database schema is missing or older than this version of Crucible, and this role may not migrate it (${e.message}). ` +
+            'Restart `npm start` (it migrates as the owner role), or set DATABASE_OWNER_URL to the role that owns the schema.',
+        );
+      });
+    }
+  } catch (e) {
+    await database.close().catch(() => {});
+    throw e;
+  }
+  return database;
 }

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { freshDatabase } from '@/test/database';
+import { freshDatabase, ownerConnection } from '@/test/database';
 
 describe('migrations', () => {
   it('create every domain table and the append-only audit trigger', async () => {
-    const { sql } = await freshDatabase();
+    const database = await freshDatabase();
+    const { sql } = database;
     const rows = await sql<{ table_name: string }[]>`
       select table_name from information_schema.tables where table_schema = 'public'`;
     const names = rows.map((r) => r.table_name);
@@ -13,7 +14,9 @@ describe('migrations', () => {
       expect(names).toContain(t);
     }
     await sql`insert into audit_log (at, actor, action, target_type, prev_hash, hash) values (now(), 'x', 'y', 'z', '', '')`;
-    await expect(sql`update audit_log set actor = 'evil'`).rejects.toThrow(/append-only/);
-    await expect(sql`delete from audit_log`).rejects.toThrow(/append-only/);
+    // The app role holds no UPDATE/DELETE on audit_log; even the owner is stopped by the trigger.
+    const owner = ownerConnection(database).sql;
+    await expect(owner`update audit_log set actor = 'evil'`).rejects.toThrow(/append-only/);
+    await expect(owner`delete from audit_log`).rejects.toThrow(/append-only/);
   });
 });

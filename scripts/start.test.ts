@@ -64,6 +64,9 @@ describe('scripts/start.ts --workers-only (embedded database)', () => {
     });
     expect(registered.map((w) => w.kind).sort()).toEqual(kinds);
     expect(new Set(registered.map((w) => w.pid))).toEqual(new Set(first.workerPids));
+    // Every process connects as the confined app role, never as the embedded superuser (db/roles.ts).
+    const users = await db.sql<{ usename: string }[]>`select distinct usename from pg_stat_activity where application_name like 'crucible-%'`;
+    expect(users).toEqual([{ usename: 'crucible_app' }]);
     const [run] = await db.db.insert(runs).values({ name: 'survives-restart', config: defaultRunConfig }).returning();
     await db.close();
     await stop(first);

@@ -22,7 +22,8 @@ const usage = `usage: npm start [-- options]     (npm run dev = npm start -- --d
   --job-workers <n>   job-worker processes (env CRUCIBLE_JOB_WORKERS, default 1)
   --no-build          use the existing production build even if sources are newer
 Environment: PORT (default 3000), CRUCIBLE_DATA_DIR (default .data/), DATABASE_URL
-(use that PostgreSQL instead of the embedded one), CRUCIBLE_ADMIN_PASSWORD (first start).`;
+(use that PostgreSQL instead of the embedded one, as a non-superuser app role),
+DATABASE_OWNER_URL (the schema owner, for migrations), CRUCIBLE_ADMIN_PASSWORD (first start).`;
 
 type Options = { dev: boolean; workersOnly: boolean; noBuild: boolean; jobWorkers: number; port: number };
 
@@ -209,7 +210,8 @@ async function startEverything(o: Options, started: { opened?: Promise<OpenedDat
     : [{ name: 'web', command: process.execPath, args: [nextBin(), o.dev ? 'dev' : 'start', '-p', String(o.port)], env: { NEXT_TELEMETRY_DISABLED: '1' } }];
   const specs = [...web, ...defaultWorkerSpecs({ jobWorkers: o.jobWorkers })];
   if (signal.aborted) return;
-  const supervisor = startSupervisor({ specs, env: { DATABASE_URL: database.url, PORT: String(o.port) }, log: (l) => console.log(l) });
+  // Children connect as the app role; the schema is migrated already, so they never get owner credentials.
+  const supervisor = startSupervisor({ specs, env: { DATABASE_URL: database.url, DATABASE_OWNER_URL: undefined, PORT: String(o.port) }, log: (l) => console.log(l) });
   started.supervisor = supervisor;
   log(`started ${specs.map((s) => s.name).join(', ')} (pids ${supervisor.status().map((s) => s.pid).join(', ')})`);
 

@@ -1,13 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { connect } from '@/db/client';
-import { startEmbeddedPostgres, withDatabase } from '@/db/embedded';
+import { startEmbeddedPostgres, withDatabase, withUser } from '@/db/embedded';
 import { applyMigrations } from '@/db/migrate';
+import { ensureRoles, grantAppRole } from '@/db/roles';
 
 /**
  * One throwaway embedded PostgreSQL for the whole test run (or TEST_DATABASE_URL), with a
- * migrated template database; each test file clones it into a fresh database.
+ * migrated template database; each test file clones it into a fresh database. Tests connect
+ * as an app role and migrate as an owner role, like production (db/roles.ts).
  */
 export default async function setup(project: TestProject) {
   let adminUrl = process.env.TEST_DATABASE_URL;
@@ -20,19 +23,28 @@ export default async function setup(project: TestProject) {
     adminUrl = server.url;
     stop = server.stop;
   }
+  // Per-run role names: a shared TEST_DATABASE_URL may serve several runs at once.
+  const owner = { name: `crucible_owner_t${process.pid}`, password: randomUUID() };
+  const app = { name: `crucible_app_t${process.pid}`, password: randomUUID() };
   const template = `crucible_template_${process.pid}`;
   const admin = connect(adminUrl, { max: 1 });
+  await ensureRoles(admin.sql, { owner, app });
   await admin.sql.unsafe(`drop database if exists "${template}"`);
-  await admin.sql.unsafe(`create database "${template}"`);
+  await admin.sql.unsafe(`create database "${template}" owner "${owner.name}"`);
   await admin.close();
-  const tdb = connect(withDatabase(adminUrl, template), { max: 1 });
-  await applyMigrations(tdb);
+  const tdb = connect(withUser(withDatabase(adminUrl, template), owner.name, owner.password), { max: 1 });
+  await applyMigrations(tdb, () => grantAppRole(tdb.sql, app.name));
   await tdb.close();
   project.provide('adminDatabaseUrl', adminUrl);
   project.provide('templateDatabase', template);
+  project.provide('databaseRoles', {
+    owner: { name: owner.name, url: withUser(adminUrl, owner.name, owner.password) },
+    app: { name: app.name, url: withUser(adminUrl, app.name, app.password) },
+  });
   return async () => {
     const a = connect(adminUrl!, { max: 1 });
     await a.sql.unsafe(`drop database if exists "${template}" with (force)`).catch(() => {});
+    if (!dir) for (const r of [app.name, owner.name]) await a.sql.unsafe(`drop role if exists "${r}"`).catch(() => {});
     await a.close();
     await stop?.();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
@@ -42,7 +54,10 @@ export default async function setup(project: TestProject) {
 
 declare module 'vitest' {
   export interface ProvidedContext {
+    /** The server's superuser, on its maintenance database. */
     adminDatabaseUrl: string;
     templateDatabase: string;
+    /** Server-level URLs (maintenance database) of the two roles; pick a database with withDatabase. */
+    databaseRoles: { owner: { name: string; url: string }; app: { name: string; url: string } };
   }
 }

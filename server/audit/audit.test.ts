@@ -1,7 +1,15 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
-import { freshDatabase } from '@/test/database';
+import { freshDatabase, ownerConnection } from '@/test/database';
 import { callerAs } from '@/test/callers';
+import { anchorHead, latestAnchor, databaseIdentity } from './anchors';
+import { canonicalJson } from './canonical';
 import { appendAudit, verifyAudit } from './service';
 
 let database: Database;
@@ -30,7 +38,8 @@ describe('audit log', () => {
   });
 
   it('detects a row edited directly in SQL', async () => {
-    const { sql } = database;
+    // Only the schema owner can bypass the append-only trigger (the app role holds no UPDATE at all).
+    const { sql } = ownerConnection(database);
     const [row] = await sql<{ seq: number }[]>`select seq from audit_log where action = 'run.pause'`;
     // The append-only trigger refuses ordinary edits; someone with DDL rights can bypass it.
     await expect(sql`update audit_log set actor = 'user:mallory' where seq = ${row!.seq}`).rejects.toThrow(/append-only/);
@@ -47,7 +56,7 @@ describe('audit log', () => {
   it('detects a deleted row', async () => {
     const d2 = await freshDatabase();
     for (let i = 0; i < 5; i++) await appendAudit(d2.db, { actor: 'test', action: `a.${i}`, targetType: 'x' });
-    await d2.sql.begin(async (tx) => {
+    await ownerConnection(d2).sql.begin(async (tx) => {
       await tx`alter table audit_log disable trigger audit_log_no_update_delete`;
       await tx`delete from audit_log where action = 'a.2'`;
       await tx`alter table audit_log enable trigger audit_log_no_update_delete`;
@@ -55,5 +64,105 @@ describe('audit log', () => {
     const v = await verifyAudit(d2.db);
     expect(v.ok).toBe(false);
     if (!v.ok) expect(v.reason).toMatch(/deleted or inserted/);
+  });
+});
+
+/** What someone with owner rights can do to the table: any SQL, with the trigger switched off. */
+async function asOwnerWithoutTrigger(database: Database, change: (sql: Database['sql']) => Promise<unknown>) {
+  await ownerConnection(database, { max: 1 }).sql.begin(async (tx) => {
+    await tx`alter table audit_log disable trigger audit_log_no_update_delete`;
+    await change(tx as unknown as Database['sql']);
+    await tx`alter table audit_log enable trigger audit_log_no_update_delete`;
+  });
+}
+
+/** The attacker knows the algorithm: recompute every row's links and hashes so the chain verifies on its own. */
+async function recomputeChain(sql: Database['sql']) {
+  const rows = await sql<{ seq: number; at: string; actor: string; action: string; target_type: string; target_id: string | null; details: Record<string, unknown> }[]>`
+    select seq, to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at, actor, action, target_type, target_id, details
+    from audit_log order by seq`;
+  let prev = '0'.repeat(64);
+  for (const r of rows) {
+    const body = canonicalJson({ at: r.at, actor: r.actor, action: r.action, targetType: r.target_type, targetId: r.target_id, details: r.details });
+    const hash = createHash('sha256').update(prev).update('\n').update(body).digest('hex');
+    await sql`update audit_log set prev_hash = ${prev}, hash = ${hash} where seq = ${r.seq}`;
+    prev = hash;
+  }
+}
+
+describe('audit anchors (tampering by someone with owner rights)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-anchors-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  let n = 0;
+
+  /** A database with 6 audit rows whose head is anchored (as the maintenance worker does), and its anchor file. */
+  async function anchoredDatabase() {
+    const d = await freshDatabase();
+    const file = path.join(dir, `anchors-${++n}.log`);
+    for (let i = 0; i < 6; i++) await appendAudit(d.db, { actor: 'test', action: `a.${i}`, targetType: 'x', details: { i } });
+    expect((await anchorHead(d.db, file)).anchored).toMatchObject({ rows: 6 });
+    return { d, file };
+  }
+
+  it('an untampered chain verifies against its anchor, and verify anchors the new head', async () => {
+    const { d, file } = await anchoredDatabase();
+    const first = latestAnchor(file, await databaseIdentity(d.db))!;
+    await appendAudit(d.db, { actor: 'test', action: 'later', targetType: 'x' });
+    const v = await verifyAudit(d.db, { anchorFile: file });
+    expect(v).toMatchObject({ ok: true, rows: 7, anchor: { seq: first.seq, at: first.at } });
+    expect(latestAnchor(file, await databaseIdentity(d.db))).toMatchObject({ rows: 7, hash: v.ok && v.headHash });
+    expect(await verifyAudit(d.db, { anchorFile: file, expectHead: first.hash })).toMatchObject({ ok: true });
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('a row edited and the whole chain recomputed fails against the anchor', async () => {
+    const { d, file } = await anchoredDatabase();
+    await asOwnerWithoutTrigger(d, async (sql) => {
+      await sql`update audit_log set details = '{"i": 99}' where action = 'a.2'`;
+      await recomputeChain(sql);
+    });
+    expect(await verifyAudit(d.db)).toMatchObject({ ok: true }); // the chain alone cannot tell
+    const v = await verifyAudit(d.db, { anchorFile: file });
+    expect(v).toMatchObject({ ok: false, reason: expect.stringMatching(/no longer has the hash anchored at .*: the chain was rewritten/) });
+    // The maintenance worker refuses to anchor over it and reports it.
+    expect(await anchorHead(d.db, file)).toMatchObject({ problem: expect.stringMatching(/rewritten/) });
+  });
+
+  it('deleted newest rows fail against the anchor and against a saved head', async () => {
+    const { d, file } = await anchoredDatabase();
+    const head = latestAnchor(file, await databaseIdentity(d.db))!;
+    await asOwnerWithoutTrigger(d, (sql) => sql`delete from audit_log where seq >= ${head.seq - 1}`);
+    expect(await verifyAudit(d.db)).toMatchObject({ ok: true }); // the chain alone cannot tell
+    expect(await verifyAudit(d.db, { anchorFile: file })).toMatchObject({
+      ok: false, brokenAt: head.seq, reason: expect.stringMatching(/is gone: audit rows were deleted or the table was truncated/),
+    });
+    expect(await verifyAudit(d.db, { expectHead: head.hash })).toMatchObject({ ok: false, reason: expect.stringMatching(/no row has the expected head/) });
+  });
+
+  it('TRUNCATE fails against the anchor', async () => {
+    const { d, file } = await anchoredDatabase();
+    await ownerConnection(d, { max: 1 }).sql`truncate audit_log`;
+    expect(await verifyAudit(d.db)).toMatchObject({ ok: true, rows: 0 }); // the chain alone cannot tell
+    expect(await verifyAudit(d.db, { anchorFile: file })).toMatchObject({ ok: false, reason: expect.stringMatching(/is gone/) });
+  });
+
+  it('`crucible audit verify` checks the anchor in the data dir, prints the head, and fails on tampering', async () => {
+    const d = await freshDatabase();
+    const dataDir = fs.mkdtempSync(path.join(dir, 'data-'));
+    for (let i = 0; i < 3; i++) await appendAudit(d.db, { actor: 'test', action: `c.${i}`, targetType: 'x' });
+    const cli = (args: string[]) =>
+      promisify(execFile)('node', ['scripts/crucible.mjs', 'audit', 'verify', ...args], {
+        env: { ...process.env, DATABASE_URL: d.url, CRUCIBLE_DATA_DIR: dataDir }, timeout: 60_000,
+      }).then(({ stdout }) => ({ code: 0, out: stdout }), (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }));
+    const first = await cli([]);
+    expect(first.code).toBe(0);
+    const head = /head: row \d+ ([0-9a-f]{64})/.exec(first.out)![1]!;
+    expect(fs.readFileSync(path.join(dataDir, 'audit-anchors.log'), 'utf8')).toContain(`head=${head}`);
+    await asOwnerWithoutTrigger(d, async (sql) => {
+      await sql`delete from audit_log where action = 'c.2'`;
+    });
+    const after = await cli(['--expect-head', head]);
+    expect(after.code).toBe(1);
+    expect(after.out).toMatch(/AUDIT LOG TAMPERED: .*(is gone|expected head)/);
   });
 });

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { asc, desc, gt, sql } from 'drizzle-orm';
+import { asc, desc, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { auditLog } from '@/db/schema';
+import { anchorProblem, appendAnchor, databaseIdentity, latestAnchor } from './anchors';
 import { canonicalJson } from './canonical';
 
 /** A drizzle handle or an open transaction: audit rows are written inside the caller's transaction. */
@@ -46,14 +47,23 @@ export async function appendAudit(db: DbOrTx, entry: AuditEntry): Promise<{ seq:
 }
 
 export type AuditVerification =
-  | { ok: true; rows: number; headHash: string }
+  | { ok: true; rows: number; headSeq: number; headHash: string; anchor?: { at: string; seq: number; file: string } }
   | { ok: false; rows: number; brokenAt: number; reason: string };
+
+export type VerifyOptions = {
+  /** Also check against the latest anchor in this file, and anchor the verified head there. */
+  anchorFile?: string;
+  /** A head hash saved earlier (e.g. printed by a previous verify): it must still be in the chain. */
+  expectHead?: string;
+};
 
 /**
  * Walk the chain from the first row, recomputing every hash. An edited row fails its own
- * hash; a deleted or inserted row breaks the next row's link to its predecessor.
+ * hash; a deleted or inserted row breaks the next row's link to its predecessor. A chain
+ * recomputed from scratch, or with its newest rows deleted or truncated, only shows against
+ * a head saved outside the database: the latest anchor, or `expectHead`.
  */
-export async function verifyAudit(db: Db): Promise<AuditVerification> {
+export async function verifyAudit(db: Db, opts: VerifyOptions = {}): Promise<AuditVerification> {
   let prevHash = GENESIS;
   let after = 0;
   let rows = 0;
@@ -83,7 +93,29 @@ export async function verifyAudit(db: Db): Promise<AuditVerification> {
       after = r.seq;
     }
   }
-  return { ok: true, rows, headHash: prevHash };
+  if (opts.expectHead) {
+    const [found] = await db.select({ seq: auditLog.seq }).from(auditLog).where(eq(auditLog.hash, opts.expectHead)).limit(1);
+    if (!found) {
+      return {
+        ok: false, rows, brokenAt: after,
+        reason: `no row has the expected head ${opts.expectHead}: rows after it were deleted, the table was truncated, or the chain was rewritten`,
+      };
+    }
+  }
+  let anchor: { at: string; seq: number; file: string } | undefined;
+  if (opts.anchorFile) {
+    const database = await databaseIdentity(db);
+    const latest = latestAnchor(opts.anchorFile, database);
+    if (latest) {
+      const problem = await anchorProblem(db, latest);
+      if (problem) return { ok: false, rows, brokenAt: latest.seq, reason: `${problem} (anchor in ${opts.anchorFile})` };
+    }
+    anchor = latest && { at: latest.at, seq: latest.seq, file: opts.anchorFile };
+    if (rows > 0 && after !== latest?.seq) {
+      appendAnchor(opts.anchorFile, { at: new Date().toISOString(), database, seq: after, rows, hash: prevHash });
+    }
+  }
+  return { ok: true, rows, headSeq: after, headHash: prevHash, anchor };
 }
 
 export async function listAudit(db: Db, opts: { page: number; pageSize: number; targetType?: string; targetId?: string }) {

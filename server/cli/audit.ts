@@ -1,18 +1,28 @@
 import { intOption, output, type Command } from './args';
 import { apiOptions, cliApi } from './api';
 import { table } from './format';
+import type { AuditVerification } from '@/server/audit/service';
 
 export const commands: Command[] = [
   {
     name: 'audit verify',
-    summary: 'recompute the audit hash chain; exits 1 if any row was edited or deleted',
-    usage: 'crucible audit verify [--json]',
-    options: apiOptions,
+    summary: 'recompute the audit hash chain and check it against the latest anchor (and --expect-head); exits 1 if rows were edited, deleted or truncated',
+    usage: 'crucible audit verify [--expect-head HASH] [--json]',
+    options: { ...apiOptions, 'expect-head': { type: 'string' } },
     run: async ({ values }) => {
       const api = await cliApi(values);
-      const v = (await api('audit.verify')) as { ok: boolean; rows: number; headHash?: string; brokenAt?: number; reason?: string };
-      output(!!values.json, v, () =>
-        v.ok ? `audit log intact: ${v.rows} rows, head ${v.headHash}` : `AUDIT LOG TAMPERED: ${v.reason} (checked ${v.rows} rows)`);
+      const expectHead = values['expect-head'] as string | undefined;
+      const v = (await api('audit.verify', expectHead ? { expectHead } : undefined)) as AuditVerification;
+      output(!!values.json, v, () => {
+        if (!v.ok) return `AUDIT LOG TAMPERED: ${v.reason} (checked ${v.rows} rows)`;
+        const against = [v.anchor && `the anchor of ${v.anchor.at} (row ${v.anchor.seq})`, expectHead && 'the expected head'].filter(Boolean);
+        return [
+          `audit log intact: ${v.rows} rows${against.length ? `, consistent with ${against.join(' and ')}` : ''}`,
+          `head: row ${v.headSeq} ${v.headHash}`,
+          // The anchor file lives beside the database; a copy elsewhere survives someone with access to both.
+          'keep this head somewhere else too and check against it later with --expect-head',
+        ].join('\n');
+      });
       return v.ok ? 0 : 1;
     },
   },

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
 import { identify } from '@/server/auth/identity';
 import { appRouter } from '@/server/routers';
-import { freshDatabase } from '@/test/database';
+import { freshDatabase, ownerConnection } from '@/test/database';
 
 const run = promisify(execFile);
 let database: Database;
@@ -72,7 +72,8 @@ describe('crucible CLI (local, straight to the database)', () => {
 
   it('audit verify exits 0 on an intact chain and 1 after a row is edited in SQL', async () => {
     expect((await crucible(['audit', 'verify'])).code).toBe(0);
-    await database.sql.begin(async (tx) => {
+    // Only the schema owner can switch the trigger off; the app role the CLI runs as cannot.
+    await ownerConnection(database).sql.begin(async (tx) => {
       await tx`alter table audit_log disable trigger audit_log_no_update_delete`;
       await tx`update audit_log set actor = 'cli:mallory' where seq = (select min(seq) from audit_log)`;
       await tx`alter table audit_log enable trigger audit_log_no_update_delete`;

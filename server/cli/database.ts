@@ -1,5 +1,6 @@
 import { openDatabase, type OpenedDatabase } from '@/db/runtime';
 import type { Database } from '@/db/client';
+import { CliError } from './args';
 
 let opened: Promise<OpenedDatabase> | undefined;
 
@@ -8,7 +9,10 @@ let opened: Promise<OpenedDatabase> | undefined;
  * this command (and stopped after it) when nothing is running.
  */
 export function cliDatabase(): Promise<Database> {
-  opened ??= openDatabase({ appName: 'crucible-cli', startEmbedded: true, max: 4 });
+  // Failing to open is a setup problem (no server, superuser refused, …): print the message, not a stack.
+  opened ??= openDatabase({ appName: 'crucible-cli', startEmbedded: true, max: 4 }).catch((e: Error) => {
+    throw new CliError(e.message, 1);
+  });
   return opened.then((o) => o.database);
 }
 

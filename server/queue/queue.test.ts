@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Database } from '@/db/client';
 import { jobs } from '@/db/schema';
-import { freshDatabase } from '@/test/database';
+import { freshDatabase, ownerConnection } from '@/test/database';
 import { backoffMs, claim, complete, enqueue, fail, JobWakeup, releaseLease, renewLease, type Tx } from './index';
 
 let database: Database;
@@ -12,7 +12,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 beforeAll(async () => {
   database = await freshDatabase();
   // The observable side effect jobs apply; a unique job_id makes "exactly once" checkable.
-  await database.sql`create table effects (job_id bigint primary key, n int not null default 1)`;
+  // Scratch tables are created by the schema owner (the app role may not create tables).
+  await ownerConnection(database).sql`create table effects (job_id bigint primary key, n int not null default 1)`;
 });
 
 /** Each test uses its own queue name so they do not see each other's jobs. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { adminProcedure, router } from '@/server/trpc';
+import { anchorFile } from '@/server/audit/anchors';
 import { listAudit, verifyAudit } from '@/server/audit/service';
 
 export const auditRouter = router({
@@ -11,5 +12,10 @@ export const auditRouter = router({
       targetId: z.string().max(100).optional(),
     }))
     .query(({ ctx, input }) => listAudit(ctx.db, input)),
-  verify: adminProcedure.query(({ ctx }) => verifyAudit(ctx.db)),
+  // Checks against, and then extends, the anchor log in this server's data dir (server/audit/anchors.ts).
+  verify: adminProcedure
+    .input(z.object({
+      expectHead: z.string().regex(/^[0-9a-f]{64}$/, 'expectHead must be a head hash printed by `crucible audit verify` (64 hex digits)').optional(),
+    }).optional())
+    .query(({ ctx, input }) => verifyAudit(ctx.db, { anchorFile: anchorFile(), expectHead: input?.expectHead })),
 });

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
 import { enqueue } from '@/server/queue';
-import { freshDatabase } from '@/test/database';
+import { freshDatabase, ownerConnection } from '@/test/database';
 import { markLostWorkers } from '@/workers/runtime/registration';
 import { alive, startTs, testHandlers, waitFor, type Proc } from './fixtures/processes';
 
@@ -12,9 +12,11 @@ const LEASE_MS = 1_500;
 
 beforeAll(async () => {
   database = await freshDatabase();
-  await database.sql`create table job_starts (job_id bigint not null, pid int not null, attempt int not null, at timestamptz not null default clock_timestamp())`;
-  await database.sql`create table effects (job_id bigint primary key, pid int not null)`;
-  await database.sql`create table counters (name text primary key, n int not null)`;
+  // Scratch tables are created by the schema owner (the app role may not create tables).
+  const owner = ownerConnection(database);
+  await owner.sql`create table job_starts (job_id bigint not null, pid int not null, attempt int not null, at timestamptz not null default clock_timestamp())`;
+  await owner.sql`create table effects (job_id bigint primary key, pid int not null)`;
+  await owner.sql`create table counters (name text primary key, n int not null)`;
   await database.sql`insert into counters values ('jobs', 0)`;
 });
 

@@ -1,10 +1,14 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
 import { workers } from '@/db/schema';
-import { freshDatabase } from '@/test/database';
+import { appendAudit } from '@/server/audit/service';
+import { freshDatabase, ownerConnection } from '@/test/database';
 import { heartbeatWorker, registerWorker } from '@/workers/runtime/registration';
-import { lostWorkersCheck, pruneWorkersCheck, runChecks } from './checks';
+import { auditAnchorCheck, lostWorkersCheck, pruneWorkersCheck, runChecks } from './checks';
 
 let database: Database;
 beforeAll(async () => {
@@ -40,5 +44,21 @@ describe('maintenance checks', () => {
     // A lost worker that was only stalled comes back on its next heartbeat.
     expect(await heartbeatWorker(database.db, silent)).toBe(true);
     expect((await statuses())[silent]).toBe('running');
+  });
+
+  it('anchors the audit head outside the database, and reports tampering instead of anchoring over it', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-anchor-check-')), 'audit-anchors.log');
+    const check = auditAnchorCheck(file);
+    await appendAudit(database.db, { actor: 'test', action: 'anchored', targetType: 'x' });
+    expect(await check.run(database.db)).toBeUndefined();
+    const lines = () => fs.readFileSync(file, 'utf8').trim().split('\n');
+    expect(lines()).toHaveLength(1);
+    await check.run(database.db); // nothing new: no new line
+    expect(lines()).toHaveLength(1);
+    await ownerConnection(database, { max: 1 }).sql`truncate audit_log`;
+    await appendAudit(database.db, { actor: 'test', action: 'after-truncate', targetType: 'x' });
+    expect(await check.run(database.db)).toMatch(/^AUDIT LOG TAMPERED: row \d+ .* is gone/);
+    expect(lines()).toHaveLength(1);
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
 });

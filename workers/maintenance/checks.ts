@@ -1,4 +1,5 @@
 import type { Db } from '@/db/client';
+import { anchorHead } from '@/server/audit/anchors';
 import { markLostWorkers, pruneEndedWorkers } from '@/workers/runtime/registration';
 
 /** A periodic housekeeping task the maintenance worker runs. Returns a line to log, if any. */
@@ -24,6 +25,21 @@ export function pruneWorkersCheck(retentionMs: number, everyMs = 3_600_000): Mai
     async run(db) {
       const n = await pruneEndedWorkers(db, retentionMs);
       if (n > 0) return `forgot ${n} worker registration(s) that ended over ${Math.round(retentionMs / 86_400_000)} day(s) ago`;
+    },
+  };
+}
+
+/**
+ * Anchor the audit chain's head in `file` (outside the database), so that rewriting,
+ * cutting short or truncating the chain later shows in `crucible audit verify`.
+ */
+export function auditAnchorCheck(file: string, everyMs = 60_000): MaintenanceCheck {
+  return {
+    name: 'audit-anchor',
+    everyMs,
+    async run(db) {
+      const { problem } = await anchorHead(db, file);
+      if (problem) return `AUDIT LOG TAMPERED: ${problem}; not anchoring until investigated (run \`crucible audit verify\`)`;
     },
   };
 }

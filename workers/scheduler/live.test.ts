@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
 import { enqueue } from '@/server/queue';
-import { freshDatabase } from '@/test/database';
+import { freshDatabase, ownerConnection } from '@/test/database';
 import { alive, repoRoot, startTs, waitFor, type Proc } from '@/workers/jobs/fixtures/processes';
 
 // Acceptance tests of the live scheduler with real OS processes: one scheduler and two job
@@ -91,8 +91,10 @@ const allDone = (ids: number[], timeoutMs = 30_000) =>
 
 beforeAll(async () => {
   database = await freshDatabase();
-  await database.sql`create table sched_starts (job_id bigint not null, node text not null, attempt int not null, at timestamptz not null default clock_timestamp())`;
-  await database.sql`create table sched_results (job_id bigint primary key, node text not null)`;
+  // Scratch tables are created by the schema owner (the app role may not create tables).
+  const owner = ownerConnection(database);
+  await owner.sql`create table sched_starts (job_id bigint not null, node text not null, attempt int not null, at timestamptz not null default clock_timestamp())`;
+  await owner.sql`create table sched_results (job_id bigint primary key, node text not null)`;
   const schedulerEnv = {
     DATABASE_URL: database.url,
     CRUCIBLE_SCHEDULER_CONFIG: JSON.stringify(CONFIG),
