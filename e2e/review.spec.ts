@@ -32,6 +32,7 @@ async function seedReviewRun() {
       insert into runs (name, status, config, suite_id, current_iteration, episodes_total, episodes_done, started_at, finished_at)
       values (${runName}, 'completed', ${sql.json(config)}, ${suite.id}, 1, 3, 3, now() - interval '5 minutes', now()) returning id`;
     const ids: string[] = [];
+    const episodeIds: string[] = [];
     for (let i = 0; i < 3; i++) {
       const [ep] = await sql`
         insert into episodes (run_id, task_id, iteration, group_index, sample_index, status, runtime, env_hash, turns_count, end_reason, started_at, finished_at)
@@ -45,8 +46,9 @@ async function seedReviewRun() {
       const [rev] = await sql`insert into reviews (episode_id, run_id, slot, sample_reason, created_at)
         values (${ep.id}, ${run.id}, 0, ${reasons[i]!}, now() - interval '20 years' + ${i} * interval '1 second') returning id`;
       ids.push(rev.id);
+      episodeIds.push(ep.id);
     }
-    return { runId: run.id as string, reviewIds: ids, envHash };
+    return { runId: run.id as string, reviewIds: ids, episodeIds, envHash };
   } finally {
     await sql.end();
   }
@@ -98,6 +100,10 @@ test('a reviewer reviews three items with the keyboard alone; verdicts persist; 
   await expect(page.getByTestId('sample-reason')).toHaveText(reasons[0]!);
   await expect(page.getByTestId('run-name')).toHaveText('hidden until you give a verdict');
   await expect(page.getByTestId('auto-reward')).toHaveText('hidden until you give a verdict');
+  await expect(page.getByTestId('reward-components')).toHaveText('hidden until you give a verdict');
+  // Nor can the episode be read around the item while it is pending (the page never names it).
+  const episodeGet = () => page.request.get(`/api/trpc/episodes.get?input=${encodeURIComponent(JSON.stringify({ json: { id: seeded.episodeIds[0] } }))}`);
+  expect((await episodeGet()).status()).toBe(403);
   await expect(page.getByTestId('turn')).toHaveCount(2);
   await expect(page.getByTestId('action').first().locator('[data-token="keyword"]').first()).toHaveText('return');
   await expect(page.getByTestId('env-hash')).toHaveText(seeded.envHash);
@@ -106,6 +112,8 @@ test('a reviewer reviews three items with the keyboard alone; verdicts persist; 
   await expect(page.getByTestId('saved-verdict')).toHaveText('saved: correct');
   await expect(page.getByTestId('run-name')).toHaveText(runName);
   await expect(page.getByTestId('auto-reward')).toHaveText('0.5');
+  await expect(page.getByTestId('reward-components')).toContainText('passRate');
+  expect((await episodeGet()).status()).toBe(200);
 
   // 2: false negative with a note (typed shortcuts must not fire there) and a corrected reward.
   await page.keyboard.press('j');

@@ -62,10 +62,12 @@ function ItemFacts({ item }: { item: ReviewItem }) {
   );
 }
 
-function Components({ components }: { components: unknown }) {
+function Components({ components, revealed }: { components: unknown; revealed: boolean }) {
+  // Blind review: the components are the reward in parts, withheld like it.
+  if (!revealed) return <p data-testid="reward-components" className="italic text-slate-400">{HIDDEN}</p>;
   if (!components || typeof components !== 'object') return <p className="text-slate-400">no reward components</p>;
   return (
-    <table className={tableClass} aria-label="Reward components">
+    <table className={tableClass} aria-label="Reward components" data-testid="reward-components">
       <tbody>
         {Object.entries(components as Record<string, unknown>).map(([k, v]) => (
           <tr key={k}><td className={`${tdClass} text-slate-500`}>{k}</td><td className={`${tdClass} tabular-nums`}>{typeof v === 'number' ? formatNumber(v) : JSON.stringify(v)}</td></tr>
@@ -141,7 +143,7 @@ export function ItemView({ item, form, setForm, onSubmit, submitting, noteRef, r
         </div>
       </Section>
       <Section title="Reward components">
-        <Components components={item.components} />
+        <Components components={item.components} revealed={item.revealed} />
       </Section>
       <Section title="Verdict">
         <form

@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { terminalSafe } from './terminal-safe';
 
 /** A CLI error: printed as `crucible: <message>` and exits with `code` (2 = usage). */
 export class CliError extends Error {
@@ -35,10 +36,10 @@ export function parseFor(cmd: Command, argv: string[]) {
   }
 }
 
-/** Print a result as JSON (for automation) or as readable text. */
+/** Print a result as JSON (for automation, exact) or as readable text (terminal-safe: it shows user-supplied names). */
 export function output(json: boolean, value: unknown, text: () => string): void {
   if (json) process.stdout.write(JSON.stringify(value, null, 2) + '\n');
-  else process.stdout.write(text() + '\n');
+  else process.stdout.write(terminalSafe(text()) + '\n');
 }
 
 export function intOption(v: unknown, name: string): number | undefined {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { episodes, rewards, runs, tasks, turns } from '@/db/schema';
 import { DomainError } from '@/server/errors';
+import { blindRun } from '@/server/reviews/blind';
 
 export const episodeStatuses = ['pending', 'running', 'scored', 'failed', 'sandbox_error', 'env_mismatch', 'preempted', 'cancelled', 'masked'] as const;
 
@@ -14,7 +15,17 @@ export const listEpisodesSchema = z.object({
   pageSize: z.number().int().min(1).max(200).default(50),
 });
 
-export async function listEpisodes(db: Db, input: z.input<typeof listEpisodesSchema>) {
+/**
+ * Blind review (server/reviews/blind.ts): an episode with a blind review slot still open.
+ * Reviewers do not see its reward through episode reads, so skipping or releasing an item,
+ * looking its reward up and claiming it again does not unblind it.
+ */
+const openBlindReview = sql`exists (select 1 from reviews rv join runs rr on rr.id = rv.run_id
+  where rv.episode_id = ${episodes.id} and rv.verdict is null and ${blindRun('rr')})`;
+
+export type EpisodeReadOptions = { withholdBlindRewards?: boolean };
+
+export async function listEpisodes(db: Db, input: z.input<typeof listEpisodesSchema>, opts: EpisodeReadOptions = {}) {
   const q = listEpisodesSchema.parse(input);
   const conds = [eq(episodes.runId, q.runId)];
   if (q.status) conds.push(eq(episodes.status, q.status));
@@ -25,7 +36,9 @@ export async function listEpisodes(db: Db, input: z.input<typeof listEpisodesSch
       id: episodes.id, iteration: episodes.iteration, groupIndex: episodes.groupIndex, sampleIndex: episodes.sampleIndex,
       status: episodes.status, turnsCount: episodes.turnsCount, runtime: episodes.runtime, envHash: episodes.envHash,
       endReason: episodes.endReason, startedAt: episodes.startedAt, finishedAt: episodes.finishedAt,
-      taskExternalId: tasks.externalId, language: tasks.language, reward: rewards.value,
+      taskExternalId: tasks.externalId, language: tasks.language,
+      reward: opts.withholdBlindRewards ? sql<number | null>`case when ${openBlindReview} then null else ${rewards.value} end` : rewards.value,
+      rewardWithheld: opts.withholdBlindRewards ? sql<boolean>`${openBlindReview}` : sql<boolean>`false`,
     })
     .from(episodes)
     .leftJoin(tasks, eq(tasks.id, episodes.taskId))
@@ -39,9 +52,9 @@ export async function listEpisodes(db: Db, input: z.input<typeof listEpisodesSch
 }
 
 /** A trajectory with everything needed to inspect it: task, every turn, reward. */
-export async function getEpisode(db: Db, id: string) {
+export async function getEpisode(db: Db, id: string, opts: EpisodeReadOptions = {}) {
   const [row] = await db
-    .select({ episode: episodes, task: tasks, runName: runs.name })
+    .select({ episode: episodes, task: tasks, runName: runs.name, rewardWithheld: opts.withholdBlindRewards ? sql<boolean>`${openBlindReview}` : sql<boolean>`false` })
     .from(episodes)
     .innerJoin(runs, eq(runs.id, episodes.runId))
     .leftJoin(tasks, eq(tasks.id, episodes.taskId))
@@ -51,5 +64,5 @@ export async function getEpisode(db: Db, id: string) {
     db.select().from(turns).where(eq(turns.episodeId, id)).orderBy(asc(turns.index)),
     db.select().from(rewards).where(eq(rewards.episodeId, id)),
   ]);
-  return { episode: row.episode, runName: row.runName, task: row.task, turns: turnRows, reward: reward ?? null };
+  return { episode: row.episode, runName: row.runName, task: row.task, turns: turnRows, reward: row.rewardWithheld ? null : (reward ?? null), rewardWithheld: row.rewardWithheld };
 }

@@ -3,6 +3,7 @@ import type { Db } from '@/db/client';
 import { environments, episodes, policyVersions, reviewEvents, reviews, rewards, runs, tasks, turns, users } from '@/db/schema';
 import { DomainError } from '@/server/errors';
 import { reviewConfig } from '@/server/runs/run-config';
+import { blindRun } from './blind';
 import type { Verdict } from './kappa';
 
 /** How long a claim is held before it returns to the queue (an abandoned claim). */
@@ -123,9 +124,18 @@ export async function listQueue(db: Db, opts: { runId?: string; state?: 'open' |
   if (opts.state === 'open') conds.push(isNull(reviews.verdict));
   if (opts.state === 'done') conds.push(sql`${reviews.verdict} is not null`);
   const where = conds.length ? and(...conds) : undefined;
+  // Blind review: an open item of a blind run, or any slot of an episode the viewer still has
+  // open, shows neither its episode nor its run (they lead to the reward); as in reviewItem.
+  const withheld = sql`(${reviews.verdict} is null and ${blindRun('runs')})${opts.viewerId
+    ? sql` or (${reviews.reviewerId} is distinct from ${opts.viewerId} and exists (select 1 from reviews o where o.episode_id = ${reviews.episodeId}
+        and o.reviewer_id = ${opts.viewerId} and o.verdict is null))`
+    : sql``}`;
   const items = await db
     .select({
-      id: reviews.id, episodeId: reviews.episodeId, runId: reviews.runId, slot: reviews.slot, sampleReason: reviews.sampleReason,
+      id: reviews.id,
+      episodeId: sql<string | null>`case when ${withheld} then null else ${reviews.episodeId} end`,
+      runId: sql<string | null>`case when ${withheld} then null else ${reviews.runId} end`,
+      slot: reviews.slot, sampleReason: reviews.sampleReason,
       verdict: opts.viewerId
         ? sql<Verdict | null>`case when ${reviews.reviewerId} is distinct from ${opts.viewerId} and exists (select 1 from reviews o where o.episode_id = ${reviews.episodeId}
             and o.reviewer_id = ${opts.viewerId} and o.verdict is null) then null else ${reviews.verdict} end`
@@ -135,6 +145,7 @@ export async function listQueue(db: Db, opts: { runId?: string; state?: 'open' |
     })
     .from(reviews)
     .innerJoin(episodes, eq(episodes.id, reviews.episodeId))
+    .innerJoin(runs, eq(runs.id, reviews.runId))
     .leftJoin(tasks, eq(tasks.id, episodes.taskId))
     .leftJoin(users, eq(users.id, reviews.reviewerId))
     .where(openPage ? (openPage.length ? inArray(reviews.id, openPage) : sql`false`) : where)
@@ -146,8 +157,9 @@ export async function listQueue(db: Db, opts: { runId?: string; state?: 'open' |
 }
 
 /**
- * What a reviewer sees. Blind review (the run's setting, on by default) withholds the run
- * name, policy version and automatic reward until this review has a verdict.
+ * What a reviewer sees. Blind review (the run's setting, on by default) withholds everything
+ * that leads to the reward, the run or the policy (episode id, run name and id, policy
+ * version, automatic reward and its components) until this review has a verdict.
  */
 export async function reviewItem(db: Db, reviewId: string, viewer: { id: string | null; role: string }) {
   const [row] = await db
@@ -180,7 +192,8 @@ export async function reviewItem(db: Db, reviewId: string, viewer: { id: string 
   const reward = row.reward;
   return {
     id: row.review.id,
-    episodeId: row.episode.id,
+    // Withheld under blind review until a verdict is given: with it, episodes.get would show the reward.
+    episodeId: revealed ? row.episode.id : null,
     sampleReason: row.review.sampleReason,
     slot: row.review.slot,
     verdict: independent ? row.review.verdict : null,
@@ -194,7 +207,7 @@ export async function reviewItem(db: Db, reviewId: string, viewer: { id: string 
     revealed,
     task: row.task ? { externalId: row.task.externalId, language: row.task.language, prompt: row.task.prompt, entryPoint: row.task.entryPoint, tests: row.task.tests } : null,
     turns: turnRows,
-    components: reward?.components ?? null,
+    components: revealed ? (reward?.components ?? null) : null, // the reward's parts (pass rate…) are the reward
     envHash: reward?.envHash ?? row.episode.envHash,
     baselineEnv: baseline ? { name: baseline.name, hash: baseline.contentHash, matches: baseline.contentHash === reward?.envHash, quarantined: !!baseline.quarantinedAt } : null,
     // Withheld under blind review until a verdict is given.

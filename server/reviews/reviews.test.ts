@@ -102,9 +102,10 @@ describe('review queue', () => {
     for (const [c, vs] of [[alice, verdictsA], [bob, verdictsB]] as const) {
       for (let i = 0; i < 4; i++) {
         const { id } = await c.reviews.claim({ runId: run.id });
-        const item = await c.reviews.item({ id: id! });
-        byEpisode.set(item.episodeId, [...(byEpisode.get(item.episodeId) ?? []), id!]);
         await c.reviews.submit({ id: id!, verdict: vs[i]!, correctedReward: vs[i] === 'false_negative' || vs[i] === 'false_positive' ? 0.5 : null });
+        // Blind review names the episode only once the verdict is in.
+        const { episodeId } = await c.reviews.item({ id: id! });
+        byEpisode.set(episodeId!, [...(byEpisode.get(episodeId!) ?? []), id!]);
       }
       expect((await c.reviews.claim({ runId: run.id })).id).toBeNull(); // never both slots of one episode
     }
@@ -129,14 +130,13 @@ describe('review queue', () => {
     const rev = await callerAs(database.db, 'reviewer');
     const { id } = await rev.reviews.claim({ runId: run.id });
     const before = await rev.reviews.item({ id: id! });
-    expect(before).toMatchObject({ blind: true, revealed: false, runName: null, reward: null, policyVersion: null });
+    expect(before).toMatchObject({ blind: true, revealed: false, runName: null, reward: null, policyVersion: null, episodeId: null, components: null });
     expect(before.turns).toHaveLength(2);
-    expect(before.components).toMatchObject({ passRate: 0.25 });
     expect(before.task?.prompt).toContain('def f0');
     await rev.reviews.submit({ id: id!, verdict: 'correct', note: 'looks right' });
     await rev.reviews.submit({ id: id!, verdict: 'unclear', note: 'on second thought' });
     const after = await rev.reviews.item({ id: id! });
-    expect(after).toMatchObject({ revealed: true, runName: 'secret-run', reward: 0.25, verdict: 'unclear' });
+    expect(after).toMatchObject({ revealed: true, runName: 'secret-run', reward: 0.25, verdict: 'unclear', components: { passRate: 0.25 } });
     expect(after.history.map((h) => h.verdict)).toEqual(['correct', 'unclear']);
     const audit = await database.sql`select action from audit_log where target_id = ${id!} order by seq`;
     expect(audit.map((a) => a.action)).toEqual(['review.verdict', 'review.verdict_edit']);

@@ -42,8 +42,12 @@ export const reviewsRouter = router({
       submitVerdict(ctx.db, { reviewId: input.id, verdict: input.verdict, correctedReward: input.correctedReward, note: input.note }, { id: reviewerIdOf(ctx.user), actor: actorOf(ctx.user) })),
   /** Every version of a verdict, oldest first (withheld like the item's own history). */
   history: reviewerProcedure.input(reviewId).query(async ({ ctx, input }) => (await reviewItem(ctx.db, input.id, { id: ctx.user.id, role: ctx.user.role })).history),
-  /** The re-runs a disputed verdict opened: pending until a job worker has run both. */
-  diagnosis: reviewerProcedure.input(reviewId).query(({ ctx, input }) => latestDiagnosis(ctx.db, input.id)),
+  /**
+   * The re-runs a disputed verdict opened: pending until a job worker has run both. Withheld
+   * (null) like the item's reward while the item is not revealed to this viewer: it names the episode.
+   */
+  diagnosis: reviewerProcedure.input(reviewId).query(async ({ ctx, input }) =>
+    (await reviewItem(ctx.db, input.id, { id: ctx.user.id, role: ctx.user.role })).revealed ? latestDiagnosis(ctx.db, input.id) : null),
   agreement: reviewerProcedure.input(z.object({ runId: z.uuid().optional() }).strict()).query(({ ctx, input }) => agreement(ctx.db, input.runId)),
   reviewers: reviewerProcedure.query(({ ctx }) => reviewerStats(ctx.db)),
   reliability: reviewerProcedure.input(z.object({ runId: z.uuid('runId must be a run id (uuid)') })).query(({ ctx, input }) => reliability(ctx.db, input.runId)),

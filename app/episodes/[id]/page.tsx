@@ -115,7 +115,9 @@ export default function EpisodePage() {
             </table>
           </div>
         ) : (
-          <EmptyState title="Not scored yet">{inProgress(e.status) ? 'The reward appears when the episode finishes.' : 'This episode ended without a reward.'}</EmptyState>
+          q.data.rewardWithheld
+            ? <EmptyState title="Reward withheld">This episode is in a blind review queue: its reward is shown to reviewers once its review is done.</EmptyState>
+            : <EmptyState title="Not scored yet">{inProgress(e.status) ? 'The reward appears when the episode finishes.' : 'This episode ended without a reward.'}</EmptyState>
         )}
       </Section>
       {task && (

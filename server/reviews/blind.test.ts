@@ -1,0 +1,160 @@
+import { TRPCError } from '@trpc/server';
+import { eq, sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '@/db/client';
+import { episodes, policyVersions, reviews } from '@/db/schema';
+import { freshDatabase } from '@/test/database';
+import { callerAs } from '@/test/callers';
+import { seedEpisode, seedRun } from '@/test/seed';
+import { sampleForReview } from './sampler';
+
+let database: Database;
+beforeAll(async () => {
+  database = await freshDatabase();
+});
+
+const reviewCfg = (o: { blind?: boolean; doubleReviewShare?: number } = {}) =>
+  ({ review: { rate: 1, doubleReviewShare: o.doubleReviewShare ?? 0, blind: o.blind ?? true, disputed: 'exclude' as const, thresholds: [0.5] } });
+
+/** A run with one sampled episode whose reward, components and policy are easy to spot in JSON. */
+async function blindEpisode(o: { blind?: boolean; doubleReviewShare?: number } = {}) {
+  const name = `secret-run-${Math.random().toString(36).slice(2, 7)}`;
+  const { run, tasks } = await seedRun(database.db, { name, config: reviewCfg(o) });
+  const ep = await seedEpisode(database.db, run.id, tasks[0]!.id, 0.3141, { passRate: 0.2718 });
+  const [pv] = await database.db.insert(policyVersions).values({ runId: run.id, version: 7321, checkpointPath: '/ckpt/secret-policy.onnx', sha256: 'f'.repeat(64) }).returning();
+  await database.db.update(episodes).set({ policyVersionId: pv!.id }).where(eq(episodes.id, ep.id));
+  await sampleForReview(database.db, ep.id);
+  return { run, episode: ep, policy: pv! };
+}
+
+/** Every string that would lead a reviewer to the reward, the run or the policy. */
+const secretsOf = (s: Awaited<ReturnType<typeof blindEpisode>>) =>
+  [s.episode.id, s.run.id, s.run.name, '0.3141', '0.2718', s.policy.id, '7321', 'secret-policy', s.policy.sha256];
+
+function expectNoSecrets(payload: unknown, secrets: string[], what: string) {
+  const json = JSON.stringify(payload);
+  for (const secret of secrets) expect(json.includes(secret), `${what} contains ${secret}: ${json.slice(0, 400)}`).toBe(false);
+}
+
+async function refusal(p: Promise<unknown>) {
+  const err = await p.then(() => null, (e: unknown) => e);
+  expect(err).toBeInstanceOf(TRPCError);
+  return err as TRPCError;
+}
+
+describe('blind review is blind', () => {
+  it("a blind item's payload (item, history, diagnosis, queue) holds nothing that leads to the reward, the run or the policy", async () => {
+    const s = await blindEpisode();
+    const rev = await callerAs(database.db, 'reviewer');
+    const { id } = await rev.reviews.claim({ runId: s.run.id });
+    const item = await rev.reviews.item({ id: id! });
+    expect(item).toMatchObject({ blind: true, revealed: false, episodeId: null, runId: null, runName: null, reward: null, components: null, policyVersion: null });
+    expect(item.turns.length).toBeGreaterThan(0); // what the reviewer judges is still there
+    expectNoSecrets(item, secretsOf(s), 'reviews.item');
+    expectNoSecrets(await rev.reviews.history({ id: id! }), secretsOf(s), 'reviews.history');
+    expectNoSecrets(await rev.reviews.diagnosis({ id: id! }), secretsOf(s), 'reviews.diagnosis');
+    for (const state of ['open', 'all'] as const) {
+      const q = await rev.reviews.queue({ state });
+      expect(q.items.some((i) => i.id === id)).toBe(true);
+      expectNoSecrets(q, secretsOf(s), `reviews.queue(${state})`);
+    }
+    // Another reviewer browsing the queue cannot note the episode before claiming it either.
+    expectNoSecrets(await (await callerAs(database.db, 'reviewer')).reviews.queue({ state: 'all' }), secretsOf(s), 'reviews.queue (other reviewer)');
+
+    // After the verdict everything is shown, as before.
+    await rev.reviews.submit({ id: id!, verdict: 'correct' });
+    expect(await rev.reviews.item({ id: id! })).toMatchObject({
+      revealed: true, episodeId: s.episode.id, runId: s.run.id, runName: s.run.name, reward: 0.3141, policyVersion: 7321, components: { passRate: 0.2718 },
+    });
+    expect((await rev.reviews.queue({ state: 'done', runId: s.run.id })).items[0]).toMatchObject({ id, episodeId: s.episode.id, runId: s.run.id });
+  });
+
+  it('episode reads are refused to a reviewer with a blind item pending (any episode), allowed after the verdict; admins and operators unaffected', async () => {
+    const s = await blindEpisode();
+    const other = await blindEpisode({ blind: false }); // an unrelated run: refusing only the item's episode would point at it
+    const rev = await callerAs(database.db, 'reviewer');
+    const { id } = await rev.reviews.claim({ runId: s.run.id });
+    expect(id).toBeTruthy();
+    for (const [what, read] of [
+      ['episodes.get (the item)', () => rev.episodes.get({ id: s.episode.id })],
+      ['episodes.get (another run)', () => rev.episodes.get({ id: other.episode.id })],
+      ['episodes.list (the run)', () => rev.episodes.list({ runId: s.run.id })],
+      ['episodes.list (another run)', () => rev.episodes.list({ runId: other.run.id })],
+    ] as const) {
+      const err = await refusal(read());
+      expect(err.code, what).toBe('FORBIDDEN');
+      expect(err.message, what).toMatch(/blind review item open.*submit its verdict or release the item/);
+    }
+    // A claim that expired but nobody took yet is still this reviewer's pending item.
+    await database.db.update(reviews).set({ claimExpiresAt: sql`now() - interval '1 second'` }).where(eq(reviews.id, id!));
+    expect((await refusal(rev.episodes.get({ id: s.episode.id }))).code).toBe('FORBIDDEN');
+    await rev.reviews.claim({ runId: s.run.id }); // and claiming again hands it back
+    // Others are not limited: a reviewer with nothing pending, operators, admins.
+    const idle = await callerAs(database.db, 'reviewer');
+    expect((await idle.episodes.get({ id: other.episode.id })).reward?.value).toBe(0.3141);
+    const op = await callerAs(database.db, 'operator');
+    expect((await op.episodes.list({ runId: s.run.id })).items[0]?.reward).toBe(0.3141);
+    const admin = await callerAs(database.db, 'admin');
+    const adminItem = await blindEpisode();
+    expect((await admin.reviews.claim({ runId: adminItem.run.id })).id).toBeTruthy();
+    expect((await admin.episodes.get({ id: adminItem.episode.id })).reward?.value).toBe(0.3141);
+
+    // After the verdict the reviewer reads episodes again.
+    await rev.reviews.submit({ id: id!, verdict: 'correct' });
+    expect((await rev.episodes.get({ id: s.episode.id })).reward?.value).toBe(0.3141);
+    expect((await rev.episodes.list({ runId: s.run.id })).items[0]?.reward).toBe(0.3141);
+    // Releasing the item also ends the refusal (the item goes back to the queue, still blind).
+    const s2 = await blindEpisode();
+    const { id: id2 } = await rev.reviews.claim({ runId: s2.run.id });
+    expect((await refusal(rev.episodes.get({ id: s.episode.id }))).code).toBe('FORBIDDEN');
+    await rev.reviews.release({ id: id2! });
+    expect((await rev.episodes.get({ id: s.episode.id })).episode.id).toBe(s.episode.id);
+  });
+
+  it('reviewers never see, through episode reads, the reward of an episode whose blind review is open (skip, look up, come back does not unblind)', async () => {
+    const s = await blindEpisode();
+    const rev = await callerAs(database.db, 'reviewer');
+    const { id } = await rev.reviews.claim({ runId: s.run.id });
+    // Skip it (the claim goes back to the queue): nothing pending, episode reads work again…
+    expect(await rev.reviews.claim({ runId: s.run.id, exclude: [id!] })).toEqual({ id: null, skippedLeft: 1 });
+    const got = await rev.episodes.get({ id: s.episode.id });
+    // …but the reward of that episode stays withheld while its blind review is open.
+    expect(got).toMatchObject({ reward: null, rewardWithheld: true });
+    expectNoSecrets(got.reward, ['0.3141', '0.2718'], 'episodes.get reward');
+    const listed = (await rev.episodes.list({ runId: s.run.id })).items.find((e) => e.id === s.episode.id);
+    expect(listed).toMatchObject({ reward: null, rewardWithheld: true });
+    // Admins, operators and viewers (who cannot review) see it.
+    for (const role of ['admin', 'operator', 'viewer'] as const) {
+      const c = await callerAs(database.db, role);
+      expect((await c.episodes.get({ id: s.episode.id })).reward?.value, role).toBe(0.3141);
+      expect((await c.episodes.list({ runId: s.run.id })).items.find((e) => e.id === s.episode.id)?.reward, role).toBe(0.3141);
+    }
+    // Once the item has its verdict, reviewers see the reward too.
+    expect((await rev.reviews.claim({ runId: s.run.id })).id).toBe(id);
+    await rev.reviews.submit({ id: id!, verdict: 'correct' });
+    expect(await rev.episodes.get({ id: s.episode.id })).toMatchObject({ reward: { value: 0.3141 }, rewardWithheld: false });
+    expect((await rev.episodes.list({ runId: s.run.id })).items.find((e) => e.id === s.episode.id)).toMatchObject({ reward: 0.3141, rewardWithheld: false });
+  });
+
+  it('a reviewer with an item of a non-blind run pending reads episodes as usual', async () => {
+    const s = await blindEpisode({ blind: false });
+    const rev = await callerAs(database.db, 'reviewer');
+    const { id } = await rev.reviews.claim({ runId: s.run.id });
+    expect(await rev.reviews.item({ id: id! })).toMatchObject({ revealed: true, episodeId: s.episode.id, reward: 0.3141 });
+    expect((await rev.episodes.get({ id: s.episode.id })).reward?.value).toBe(0.3141);
+  });
+
+  it("double review: the other slot's done row does not name the episode while the reviewer's own slot is open", async () => {
+    const s = await blindEpisode({ doubleReviewShare: 1 });
+    const [alice, bob] = [await callerAs(database.db, 'reviewer'), await callerAs(database.db, 'reviewer')];
+    const a = (await alice.reviews.claim({ runId: s.run.id })).id!;
+    await alice.reviews.submit({ id: a, verdict: 'false_negative', correctedReward: 1 });
+    const b = (await bob.reviews.claim({ runId: s.run.id })).id!;
+    expectNoSecrets(await bob.reviews.queue({ state: 'all', runId: s.run.id }), secretsOf(s), "bob's queue");
+    expectNoSecrets(await bob.reviews.item({ id: a }), secretsOf(s), "alice's item seen by bob");
+    expect(await bob.reviews.diagnosis({ id: a })).toBeNull();
+    expect(await alice.reviews.diagnosis({ id: a })).toMatchObject({ episodeId: s.episode.id });
+    await bob.reviews.submit({ id: b, verdict: 'correct' });
+    expect(await bob.reviews.diagnosis({ id: a })).toMatchObject({ episodeId: s.episode.id });
+  });
+});
