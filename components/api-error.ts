@@ -65,7 +65,10 @@ export function errorHint(error: unknown): string {
     case 'PRECONDITION_FAILED':
       return 'The object changed meanwhile. Reload the page to see its current state.';
     case 'INTERNAL_SERVER_ERROR':
-      return 'The server failed. Check the server log (the terminal running `npm start`) and retry.';
+      // The message carries an error id (server/http/internal-error.ts); the details are only in the log.
+      return 'The server failed. Retry; if it keeps failing, give an admin the error id: the server log (the terminal running `npm start`) has the details under it.';
+    case 'PAYLOAD_TOO_LARGE':
+      return 'Send less at once; import large task files with `crucible tasks import`.';
     case undefined:
       return 'Cannot reach the Crucible server. Check that `npm start` is still running, then retry.';
     default:

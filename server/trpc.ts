@@ -4,22 +4,31 @@ import { z, ZodError } from 'zod';
 import type { Context } from './context';
 import type { Role } from './auth/identity';
 import { describeIssues, DomainError } from './errors';
+import { internalErrorMessage, reportInternalError } from './http/internal-error';
 import { TaskImportError } from './tasks/service';
 
 const t = initTRPC.context<Context>().create({
   transformer: superjson,
-  errorFormatter({ shape, error }) {
+  errorFormatter({ shape, error, path }) {
+    // Never sent: stack traces (tRPC adds them in development).
+    const { stack: _stack, ...data } = shape.data;
+    // Anything not mapped to a domain/validation error may carry SQL text and parameters:
+    // the client gets an id, the server log the details.
+    if (error.code === 'INTERNAL_SERVER_ERROR') {
+      const errorId = reportInternalError(error, `tRPC ${path ?? '(unknown path)'}`);
+      return { ...shape, message: internalErrorMessage(errorId), data: { ...data, zodError: null, issues: null, errorId } };
+    }
     const zodError = error.cause instanceof ZodError ? error.cause : null;
     return {
       ...shape,
       // Field-level messages for forms and automation: {fieldErrors: {"groupSize": ["..."]}}
       message: zodError ? `invalid input: ${describeIssues(zodError.issues)}` : shape.message,
-      data: { ...shape.data, zodError: zodError ? z.flattenError(zodError) : null, issues: zodError?.issues ?? null },
+      data: { ...data, zodError: zodError ? z.flattenError(zodError) : null, issues: zodError?.issues ?? null, errorId: null },
     };
   },
 });
 
-/** Domain errors become the matching tRPC error; anything else is a 500 with its message. */
+/** Domain errors become the matching tRPC error; anything else is a 500 (message hidden by errorFormatter). */
 const mapErrors = t.middleware(async ({ next }) => {
   const result = await next();
   if (!result.ok && result.error.cause instanceof DomainError) {
@@ -41,6 +50,8 @@ export const publicProcedure = t.procedure.use(mapErrors);
 
 const authed = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.user) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'sign in first (or send Authorization: Bearer <token>)' });
+  // After an admin reset, a session may only change the password (auth.* procedures are public).
+  if (ctx.user.mustChangePassword) throw new TRPCError({ code: 'FORBIDDEN', message: 'an admin reset your password: choose a new one first (Account page, or auth.changePassword)' });
   return next({ ctx: { ...ctx, user: ctx.user } });
 });
 

@@ -4,6 +4,27 @@ import { CliError, output, type Command } from './args';
 import { apiOptions, cliApi } from './api';
 import { table } from './format';
 
+type ImportResult = { imported: number; suite: { id: string; name: string } };
+
+/**
+ * Over HTTP a task file goes to the streaming upload route, not through tRPC: tRPC request
+ * bodies are capped at CRUCIBLE_MAX_BODY_BYTES (1 MiB by default), task files often are not.
+ */
+async function uploadTasks(url: string, token: string | undefined, file: string, opts: { suite: string; format: string; replace: boolean }): Promise<ImportResult> {
+  if (!token) throw new CliError('--url needs an API token: pass --token crc_… or set CRUCIBLE_TOKEN (create one with `crucible tokens create`)');
+  const q = new URLSearchParams({ suite: opts.suite, format: opts.format, replace: opts.replace ? '1' : '0' });
+  const res = await fetch(`${url.replace(/\/$/, '')}/api/tasks/import?${q}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
+    body: await fs.openAsBlob(file),
+  }).catch((e: Error) => {
+    throw new CliError(`cannot reach ${url}: ${e.message}`, 1);
+  });
+  const body = (await res.json().catch(() => null)) as (ImportResult & { error?: { message: string } }) | null;
+  if (!res.ok || !body) throw new CliError(body?.error?.message ?? `${url} answered ${res.status} ${res.statusText}`, 1);
+  return body;
+}
+
 export const commands: Command[] = [
   {
     name: 'tasks import',
@@ -17,8 +38,10 @@ export const commands: Command[] = [
       const format = (values.format as string | undefined) ?? 'crucible';
       if (format !== 'crucible' && format !== 'humaneval') throw new CliError(`--format must be crucible or humaneval, got "${format}"`);
       const suite = (values.suite as string | undefined) ?? path.basename(file).replace(/\.[^.]*$/, '');
-      const api = await cliApi(values);
-      const res = (await api('tasks.import', { suite, format, text: fs.readFileSync(file, 'utf8'), replace: !!values.replace })) as { imported: number; suite: { id: string; name: string } };
+      const url = (values.url as string | undefined) ?? process.env.CRUCIBLE_URL;
+      const res = url
+        ? await uploadTasks(url, (values.token as string | undefined) ?? process.env.CRUCIBLE_TOKEN, file, { suite, format, replace: !!values.replace })
+        : ((await (await cliApi(values))('tasks.import', { suite, format, text: fs.readFileSync(file, 'utf8'), replace: !!values.replace })) as ImportResult);
       output(!!values.json, { suite: res.suite.name, suiteId: res.suite.id, imported: res.imported }, () => `imported ${res.imported} task(s) into suite "${res.suite.name}"`);
       return 0;
     },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { settings } from '@/core/settings';
 import { actorOf } from '@/server/auth/identity';
 import { operatorProcedure, router, viewerProcedure } from '@/server/trpc';
 import { importTasks, listSuiteTasks } from '@/server/tasks/service';
@@ -13,7 +14,7 @@ export const tasksRouter = router({
     .input(z.object({
       suite: suiteName,
       format: z.enum(['crucible', 'humaneval']).default('crucible'),
-      text: z.string().min(1, 'the file is empty').max(50 * 1024 * 1024),
+      text: z.string().min(1, 'the file is empty').max(settings().CRUCIBLE_MAX_IMPORT_BYTES, 'the file is larger than CRUCIBLE_MAX_IMPORT_BYTES'),
       replace: z.boolean().default(false),
     }))
     .mutation(({ ctx, input }) => importTasks(ctx.db, input, actorOf(ctx.user))),
