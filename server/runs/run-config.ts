@@ -1,9 +1,8 @@
 import { z } from 'zod';
+import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
 
-/** Sandbox runtimes a risk tier may be mapped to. Resolved at run start; missing → refuse. */
-export const runtimeName = z
-  .string()
-  .regex(/^[a-z][a-z0-9-]*(:[a-z0-9-]+)?$/, 'runtime must be a name like "bwrap", "oci:crun", "oci:runsc"');
+/** Sandbox runtimes a risk tier may be mapped to: the fixed list. Resolved at run start; missing → refuse. */
+export const runtimeName = sandboxRuntimeName;
 
 export const rewardWeights = z
   .object({

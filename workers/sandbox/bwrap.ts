@@ -9,7 +9,7 @@ import { EgressProxy, FORWARDER, PROXY_PORT } from './egress';
 import type { VerifyResult } from './env-store';
 import { compileSeccompFilter } from './seccomp';
 import { Sandbox, type LaunchContext, type Launched, type SandboxRuntime, type SandboxSpec } from './runtime';
-import { wipeScratch } from './scratch';
+import { rootViewStale, wipeScratch } from './scratch';
 import { sharedLauncher, type Launcher } from './launcher';
 import { SupervisorChannel, childHost, supervisorBinary, type SupervisorHost } from './supervisor';
 import { SandboxError, type Enforcement, type ExecOptions, type ExecResult } from './types';
@@ -217,6 +217,20 @@ export class BwrapSandbox extends Sandbox {
     return [...this.namespaceArgs('/'), '--as-pid-1', '--seccomp', '3', '--info-fd', '4', '--block-fd', '5', '--', '/proc/self/fd/6'];
   }
 
+  /**
+   * bwrap spawned from Node, already inside the sandbox's cgroups: its cgroup namespace is
+   * rooted where it is when it clones, so a move after the start would show the sandbox
+   * its host cgroup path in /proc/self/cgroup. As root, a tiny sh joins the groups and
+   * becomes bwrap as the sandbox's host uid (setpriv); the moves that follow are no-ops.
+   */
+  private spawnBwrap(args: string[], stdio: StdioOptions): ChildProcess {
+    const env = { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv;
+    if (process.getuid?.() !== 0 || this.cgroup.dirs.length === 0) return spawn(this.runtime.binary, args, { cwd: '/', env, stdio });
+    const procs = this.cgroup.dirs.map((d) => path.join(d, 'cgroup.procs')).join('\n');
+    const join = 'printf %s "$1" | while IFS= read -r p || [ -n "$p" ]; do echo $$ > "$p" || exit 125; done || exit 125; shift; exec "$@"';
+    return spawn('/bin/sh', ['-c', join, 'crucible-bwrap', procs, 'setpriv', `--reuid=${this.hostUid}`, `--regid=${this.hostGid}`, '--clear-groups', '--', this.runtime.binary, ...args], { cwd: '/', env, stdio });
+  }
+
   /** bwrap forked by the launcher (a fork of a tiny process, not of this one). */
   private async holdViaLauncher(launcher: Launcher): Promise<Held> {
     const r = await launcher.spawnBwrap({
@@ -232,15 +246,9 @@ export class BwrapSandbox extends Sandbox {
   private async holdViaSpawn(): Promise<Held> {
     const seccompFd = openSync(this.seccompFile, 'r');
     const binFd = openSync(this.supervisor!, 'r');
-    const asRoot = process.getuid?.() === 0;
     let child: ChildProcess;
     try {
-      child = spawn(this.runtime.binary, this.supervisorArgs(), {
-        cwd: '/',
-        env: { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv,
-        stdio: ['pipe', 'pipe', 'pipe', seccompFd, 'pipe', 'pipe', binFd],
-        ...(asRoot ? { uid: this.hostUid, gid: this.hostGid } : {}),
-      });
+      child = this.spawnBwrap(this.supervisorArgs(), ['pipe', 'pipe', 'pipe', seccompFd, 'pipe', 'pipe', binFd]);
     } catch (e) {
       return { error: `cannot start bwrap: ${(e as Error).message}` };
     } finally {
@@ -281,6 +289,11 @@ export class BwrapSandbox extends Sandbox {
   }
 
   private async execSupervised(cmd: string[], opts: ExecOptions, t0: number): Promise<ExecResult> {
+    const stale = rootViewStale(this.scratch, this.spec.env.rootfs);
+    if (stale) {
+      this.restart();
+      return this.mismatch({ ok: false, mode: 'fast', problems: [stale], durationMs: 0 }, t0);
+    }
     if (this.pendingCheck) {
       const v = await this.pendingCheck;
       this.pendingCheck = undefined;
@@ -402,7 +415,7 @@ export class BwrapSandbox extends Sandbox {
       '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
       '--disable-userns', '--die-with-parent', '--new-session',
       '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID), '--hostname', 'sandbox',
-      '--ro-bind', this.spec.env.rootfs, '/',
+      '--ro-bind', this.scratch.view, '/', // the rootfs, seen through a view that hides its host path (scratch.ts)
       '--proc', '/proc', '--dev', '/dev',
       '--bind', this.scratch.work, '/work', '--bind', this.scratch.tmp, '/tmp',
       '--chdir', cwd, '--clearenv', '--setenv', 'PATH', sandboxEnv().PATH!,
@@ -423,16 +436,10 @@ export class BwrapSandbox extends Sandbox {
 
   protected launch(ctx: LaunchContext): Launched {
     const seccompFd = openSync(this.seccompFile, 'r'); // a fresh fd each time: bwrap reads it to EOF
-    const asRoot = process.getuid?.() === 0;
     let child: ChildProcess;
     const stdio: StdioOptions = ['pipe', 'pipe', 'pipe', seccompFd, 'pipe', 'pipe'];
     try {
-      child = spawn(this.runtime.binary, this.args(ctx), {
-        cwd: '/',
-        env: { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv,
-        stdio,
-        ...(asRoot ? { uid: this.hostUid, gid: this.hostGid } : {}),
-      });
+      child = this.spawnBwrap(this.args(ctx), stdio);
     } finally {
       closeSync(seccompFd);
     }

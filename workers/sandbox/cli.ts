@@ -1,7 +1,10 @@
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import { environmentNameProblem } from '@/core/environments';
+import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
 import { CliError, intOption, output, type Command } from '@/server/cli/args';
 import { table } from '@/server/cli/format';
+import { terminalSafe } from '@/server/cli/terminal-safe';
 import { recordEnvironment, recordVerification, reachableDatabase } from './env-db';
 import {
   buildEnvironment, dataDir, defaultEnvSpec, defaultStoreDir, envSpecSchema, listEnvironments, resolveEnvironment,
@@ -24,6 +27,20 @@ async function cli<T>(f: () => Promise<T>): Promise<T> {
     }
     throw e;
   }
+}
+
+/** An environment name from the command line, refused (exit 2) before it reaches the store. */
+function envNameArg(name: string, what: string): string {
+  const problem = environmentNameProblem(name);
+  if (problem) throw new CliError(`${what}: ${problem}`);
+  return name;
+}
+
+/** A runtime name from the command line: one of the fixed list (exit 2 with the list otherwise). */
+function runtimeArg(name: string): string {
+  const r = sandboxRuntimeName.safeParse(name);
+  if (!r.success) throw new CliError(`--runtime: ${r.error.issues[0]!.message}`);
+  return r.data;
 }
 
 const EXEC_USAGE =
@@ -72,18 +89,19 @@ const exec: Command = {
       const manager = new SandboxManager({ dataDir: dataDir(), db, actor: 'cli', maxIdlePerKey: 0 });
       try {
         const result = await manager.exec(
-          { runtime: (values.runtime as string | undefined) ?? 'bwrap', env: (values.env as string | undefined) ?? 'default', limits, allow, files },
+          { runtime: runtimeArg((values.runtime as string | undefined) ?? 'bwrap'), env: envNameArg((values.env as string | undefined) ?? 'default', '--env'), limits, allow, files },
           rest,
         );
         if (values.json) process.stdout.write(JSON.stringify(result) + '\n');
         else {
-          process.stdout.write(result.stdout);
-          process.stderr.write(result.stderr);
+          // Human mode shows what sandboxed code wrote: terminal-safe (--json has the exact bytes).
+          process.stdout.write(terminalSafe(result.stdout));
+          process.stderr.write(terminalSafe(result.stderr));
           const trunc = result.stdoutTruncated || result.stderrTruncated ? ' (output truncated)' : '';
-          process.stderr.write(
+          process.stderr.write(terminalSafe(
             `crucible: ${result.status} exit=${result.exitCode ?? '-'} signal=${result.signal ?? '-'} ${result.durationMs} ms, ` +
               `${result.runtime}, env ${result.envHash}${trunc}${result.error ? `\n${result.error}` : ''}\n`,
-          );
+          ));
         }
         return 0;
       } finally {
@@ -141,7 +159,7 @@ function specFrom(values: Record<string, unknown>, positionals: string[]): EnvSp
     return { ...r.data, tarball: r.data.tarball ? path.resolve(base, r.data.tarball) : undefined };
   }
   if (!values.name) throw new CliError('give a SPEC file, `default`, or --name NAME with --include PATH... and/or --tarball FILE');
-  return { name: values.name as string, include: (values.include as string[] | undefined) ?? [], tarball: values.tarball as string | undefined };
+  return { name: envNameArg(values.name as string, '--name'), include: (values.include as string[] | undefined) ?? [], tarball: values.tarball as string | undefined };
 }
 
 const envBuild: Command = {
@@ -169,6 +187,7 @@ const envVerify: Command = {
     cli(async () => {
       const name = positionals[0];
       if (!name) throw new CliError('usage: crucible env verify NAME [--fast] [--json]');
+      envNameArg(name, 'env verify');
       const env = resolveEnvironment(name, defaultStoreDir());
       const v = values.fast ? verifyEnvironmentFast(env) : verifyEnvironmentFull(env);
       const db = await reachableDatabase();

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { environmentName } from '@/core/environments';
+import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
 import type { JobHandler } from '@/workers/jobs/handler';
 import { PermanentJobError } from '@/workers/jobs/handler';
 import { dataDir } from './env-store';
@@ -9,8 +11,8 @@ import { SandboxError, allowEntry, limitsInputSchema } from './types';
 export const sandboxExecPayload = z
   .object({
     cmd: z.array(z.string()).min(1, 'cmd needs at least the program'),
-    runtime: z.string().default('bwrap'),
-    env: z.string().default('default'),
+    runtime: sandboxRuntimeName.default('bwrap'),
+    env: environmentName.default('default'),
     limits: limitsInputSchema.default({}),
     allow: z.array(allowEntry).default([]),
     /** files copied into the sandbox first; content is base64 */

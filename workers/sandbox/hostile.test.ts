@@ -171,6 +171,43 @@ for (const rt of installedRuntimes(['bwrap', 'oci:runc', 'oci:crun'])) {
       expect(readFileSync('/proc/sys/kernel/hostname', 'utf8')).not.toContain('pwned');
     });
 
+    it('socket families other than unix, inet and inet6 (vsock, netlink, packet, ...) and io_uring are refused', async () => {
+      // family: [name, socket type]; each must fail with EAFNOSUPPORT from the filter itself
+      const refused: Record<number, [string, number]> = {
+        0: ['AF_UNSPEC', 1], 3: ['AF_AX25', 5], 5: ['AF_APPLETALK', 2], 9: ['AF_X25', 5], 15: ['AF_KEY', 3], 16: ['AF_NETLINK', 3],
+        17: ['AF_PACKET', 3], 29: ['AF_CAN', 3], 30: ['AF_TIPC', 5], 31: ['AF_BLUETOOTH', 1], 38: ['AF_ALG', 5], 40: ['AF_VSOCK', 1],
+        42: ['AF_QIPCRTR', 2], 44: ['AF_XDP', 3], 45: ['AF_MCTP', 2], 1000: ['future', 1],
+      };
+      const code = [
+        'import ctypes, struct',
+        'libc = ctypes.CDLL(None, use_errno=True)',
+        'libc.syscall.restype = ctypes.c_long',
+        'def show(what, r): print(what, "ok" if r >= 0 else -ctypes.get_errno() or r)',
+        `for fam, typ in ${JSON.stringify(Object.entries(refused).map(([f, [, t]]) => [Number(f), t]))}:`,
+        '  show("socket %d" % fam, libc.socket(fam, typ, 0))',
+        '  pair = (ctypes.c_int * 2)()',
+        '  show("socketpair %d" % fam, libc.socketpair(fam, typ, 0, pair))',
+        'for fam in (1, 2, 10): show("socket %d" % fam, libc.socket(fam, 1, 0))',
+        'pair = (ctypes.c_int * 2)()',
+        'show("socketpair 1", libc.socketpair(1, 1, 0, pair))',
+        'params = ctypes.create_string_buffer(120)',
+        'nr = (425, 426, 427)  # io_uring_setup/enter/register: the same numbers on x86_64 and aarch64',
+        'show("io_uring_setup", libc.syscall(nr[0], 8, params))',
+        'show("io_uring_enter", libc.syscall(nr[1], -1, 0, 0, 0, None, 0))',
+        'show("io_uring_register", libc.syscall(nr[2], -1, 0, None, 0))',
+      ].join('\n');
+      const r = await py(code);
+      expect(r.status, r.stderr).toBe('ok');
+      const seen = new Map(r.stdout.trim().split('\n').map((l) => [l.slice(0, l.lastIndexOf(' ')), l.slice(l.lastIndexOf(' ') + 1)]));
+      for (const [fam, [name]] of Object.entries(refused)) {
+        expect(seen.get(`socket ${fam}`), `socket(${name})`).toBe('-97');
+        expect(seen.get(`socketpair ${fam}`), `socketpair(${name})`).toBe('-97');
+      }
+      for (const fam of [1, 2, 10]) expect(seen.get(`socket ${fam}`), `socket(${fam}) stays allowed`).toBe('ok');
+      expect(seen.get('socketpair 1')).toBe('ok');
+      for (const call of ['io_uring_setup', 'io_uring_enter', 'io_uring_register']) expect(seen.get(call), call).toBe('-1');
+    });
+
     it('binary output keeps the result JSON-serialisable and exact for valid UTF-8', async () => {
       const r = await py('import sys; sys.stdout.buffer.write(bytes(range(256))); sys.stdout.write("ünïcode")');
       expect(() => JSON.parse(JSON.stringify(r))).not.toThrow();

@@ -1,4 +1,4 @@
-import { runtimeName } from '@/server/runs/run-config';
+import { SANDBOX_RUNTIME_NAMES, sandboxRuntimeName } from '@/core/sandbox-runtimes';
 import { runtimeByName } from './runtimes';
 import { SandboxError } from './types';
 
@@ -18,8 +18,8 @@ export function checkIsolationPolicy(input: IsolationPolicy | { isolation: Isola
   const checked = new Map<string, string | undefined>(); // one check per runtime, even when both tiers name it
   for (const tier of ['routine', 'high'] as const) {
     const name = policy[tier];
-    if (!runtimeName.safeParse(name).success) {
-      problems.push(`${tier} risk: "${name}" is not a runtime name (use bwrap, oci:runc, oci:crun, oci:runsc or oci:kata-runtime)`);
+    if (!sandboxRuntimeName.safeParse(name).success) {
+      problems.push(`${tier} risk: "${name}" is not a runtime name (use one of ${SANDBOX_RUNTIME_NAMES.join(', ')})`);
       continue;
     }
     if (!checked.has(name)) {

@@ -18,8 +18,10 @@
  *       compared" (every signature compared and equal), "diff" (one differs) or "need" (no
  *       baseline for key).
  *       Runs on its own thread, so a check never delays a spawn; see the check's section.
- *   'M' mount scratch: root, size MB, uid, gid. A size-capped tmpfs on root holding work/
- *       (0755) and tmp/ (01777), both owned by uid:gid. Reply "" or the error.
+ *   'M' mount scratch: root, size MB, uid, gid[, rootfs]. A size-capped tmpfs on root holding
+ *       work/ (0755) and tmp/ (01777), both owned by uid:gid. With rootfs, also root/: the
+ *       rootfs seen through a read-only overlay (see mount_root_view). Reply "" (no rootfs),
+ *       "root DEV INO" (the rootfs directory the view shows) or the error.
  *   'S' spawn bwrap: control socket path, stderr file, seccomp file (fd 3), executable (fd 6),
  *       uid, gid, the number of cgroup directories, those directories, then argv. fd 0 and 1
  *       are a connection to the host's control socket (which first receives the id, so the
@@ -321,6 +323,47 @@ static void start_check(uint32_t id, const char *key) {
 
 /* ---- scratch ----------------------------------------------------------------------- */
 
+/*
+ * The environment's rootfs as the sandbox's / without revealing where it lives on the host.
+ * A bind mount's root in /proc/self/mountinfo is its path inside the source filesystem
+ * (e.g. /srv/crucible/.data/envs/<hash>/rootfs); an overlay is a filesystem of its own, so
+ * its root shows as "/", and its lower layers are given as /proc/self/fd/N of this process,
+ * which is all mountinfo repeats. An overlay without an upper layer needs two lower ones:
+ * the second is an empty directory. If overlayfs is unavailable, a plain bind keeps the
+ * sandbox working (the path is then visible, as before). The reply names the rootfs
+ * directory the view pins, so the host can tell when the store later replaces it.
+ */
+static void mount_root_view(uint32_t id, const char *scratch, const char *rootfs) {
+  char msg[4608], view[4096], empty[4096], opts[128];
+  snprintf(view, sizeof view, "%s/root", scratch);
+  snprintf(empty, sizeof empty, "%s/.empty", scratch);
+  if (mkdir(view, 0755) != 0 || mkdir(empty, 0755) != 0) {
+    snprintf(msg, sizeof msg, "error: prepare %s: %s", view, strerror(errno));
+    return reply('M', id, msg);
+  }
+  int rfd = open(rootfs, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int efd = open(empty, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (rfd < 0 || efd < 0 || fstat(rfd, &st) != 0) {
+    snprintf(msg, sizeof msg, "error: open %s: %s", rfd < 0 ? rootfs : empty, strerror(errno));
+    if (rfd >= 0) close(rfd);
+    if (efd >= 0) close(efd);
+    return reply('M', id, msg);
+  }
+  snprintf(opts, sizeof opts, "lowerdir=/proc/self/fd/%d:/proc/self/fd/%d", rfd, efd);
+  int ok = mount("crucible-root", view, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, opts) == 0;
+  if (!ok) {
+    char from[64];
+    snprintf(from, sizeof from, "/proc/self/fd/%d", rfd);
+    ok = mount(from, view, NULL, MS_BIND, NULL) == 0;
+  }
+  if (!ok) snprintf(msg, sizeof msg, "error: mount the rootfs view on %s: %s", view, strerror(errno));
+  else snprintf(msg, sizeof msg, "root %llu %llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+  close(rfd);
+  close(efd);
+  reply('M', id, msg);
+}
+
 static void mount_scratch(uint32_t id, char **s, size_t n) {
   char msg[4608];
   if (n < 4) return reply('M', id, "error: malformed mount request");
@@ -341,7 +384,8 @@ static void mount_scratch(uint32_t id, char **s, size_t n) {
       return reply('M', id, msg);
     }
   }
-  reply('M', id, "");
+  if (n < 5) return reply('M', id, "");
+  mount_root_view(id, s[0], s[4]);
 }
 
 /* ---- bwrap processes --------------------------------------------------------------- */
@@ -363,10 +407,10 @@ typedef struct {
 
 /*
  * Moving a process into a cgroup-v1 group waits for an RCU grace period (often 5-15 ms
- * on a VM), so it runs on a thread and starts with bwrap itself, right after the fork:
- * the wait overlaps bwrap's namespace setup. The child, already known by then, follows
- * immediately (cheap: the grace period just passed). A child cloned after bwrap moved
- * is born inside; writing it again is harmless.
+ * on a VM). The forked child joins the groups itself before it execs bwrap (so bwrap's
+ * cgroup namespace is rooted at the sandbox's group); this thread then confirms bwrap and
+ * its child are inside (writing them again is harmless and cheap right after a grace
+ * period) and reports the child's pid.
  */
 typedef struct {
   uint32_t id;
@@ -471,6 +515,17 @@ static void spawn_bwrap(uint32_t id, char **s, size_t n) {
       if (dup2(high[i], i) < 0) _exit(126);
     if (syscall(SYS_close_range, 7u, ~0u, 0u) != 0)
       for (int fd = 7; fd < 4096; fd++) close(fd);
+    /*
+     * Join the sandbox's cgroups before bwrap runs: its cgroup namespace (--unshare-cgroup)
+     * is rooted where bwrap is when it clones, so joining later would show the sandbox its
+     * host cgroup path (/crucible/<owner>.<id>) in /proc/self/cgroup. The migration thread's
+     * writes that follow are then no-ops.
+     */
+    char why[4400];
+    if (move_into(getpid(), ndirs, dirs, why, sizeof why) != 0) {
+      dprintf(2, "crucible-launcher: %s\n", why);
+      _exit(125);
+    }
     if (getuid() == 0 && (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0)) {
       dprintf(2, "crucible-launcher: cannot switch to uid %u: %s\n", (unsigned)uid, strerror(errno));
       _exit(126);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { FastBaseline } from './env-store';
 import { nativeBinary } from './native';
 import { ownerAlive, ownerTag, parseOwnerTag } from './owner';
+import type { RootPin } from './scratch';
 import type { SupervisorHost } from './supervisor';
 
 /**
@@ -241,10 +242,15 @@ export class Launcher {
     return r === 'diff' ? { ok: false } : { need: true };
   }
 
-  /** A size-capped tmpfs on `root` with work/ and tmp/ owned by uid:gid (root only). */
-  async mountScratch(root: string, sizeMb: number, uid: number, gid: number): Promise<void> {
-    const r = await this.request('M', [root, String(sizeMb), String(uid), String(gid)]);
-    if (r) throw new Error(r.replace(/^error: /, ''));
+  /**
+   * A size-capped tmpfs on `root` with work/ and tmp/ owned by uid:gid (root only), and
+   * root/, the rootfs's view (scratch.ts); resolves to the rootfs directory the view pins.
+   */
+  async mountScratch(root: string, sizeMb: number, uid: number, gid: number, rootfs: string): Promise<RootPin> {
+    const r = await this.request('M', [root, String(sizeMb), String(uid), String(gid), rootfs]);
+    const m = /^root (\d+) (\d+)$/.exec(r);
+    if (!m) throw new Error(r.replace(/^error: /, '') || 'the launcher did not mount the rootfs view');
+    return { dev: BigInt(m[1]!), ino: BigInt(m[2]!) };
   }
 
   /**

@@ -1,4 +1,4 @@
-import { CLONE_NAMESPACE_FLAGS, deniedSyscalls, hostSeccompArch } from './seccomp';
+import { ALLOWED_SOCKET_FAMILIES, CLONE_NAMESPACE_FLAGS, deniedSyscalls, hostSeccompArch } from './seccomp';
 import type { Limits } from './types';
 
 /** Container uid/gid 0..65535 map to host 100000..165535; the command runs as 1000. */
@@ -23,6 +23,13 @@ function ociSeccomp() {
   const names = deniedSyscalls(arch).filter((n) => /^[a-z_0-9]+$/.test(n));
   const nsFlags: number[] = [];
   for (let bit = 0; bit < 32; bit++) if (CLONE_NAMESPACE_FLAGS & (1 << bit)) nsFlags.push((1 << bit) >>> 0);
+  // socket families: libseccomp ORs rules, so "not unix/inet/inet6" is every gap between
+  // the allowed values (one EQ rule each) plus everything above the highest; a value with
+  // high bits set is above it too, so nothing the kernel would read as an allowed int slips by
+  const allowed = [...ALLOWED_SOCKET_FAMILIES];
+  const top = Math.max(...allowed);
+  const refusedBelow = Array.from({ length: top }, (_, f) => f).filter((f) => !allowed.includes(f as never));
+  const family = (args: Record<string, unknown>) => ({ names: ['socket', 'socketpair'], action: 'SCMP_ACT_ERRNO', errnoRet: 97, args: [{ index: 0, ...args }] });
   return {
     defaultAction: 'SCMP_ACT_ALLOW',
     architectures: [arch === 'x86_64' ? 'SCMP_ARCH_X86_64' : 'SCMP_ARCH_AARCH64'],
@@ -31,6 +38,8 @@ function ociSeccomp() {
       { names: ['clone3'], action: 'SCMP_ACT_ERRNO', errnoRet: 38 },
       // libseccomp ORs rules for the same syscall: any namespace flag set → EPERM
       ...nsFlags.map((f) => ({ names: ['clone'], action: 'SCMP_ACT_ERRNO', errnoRet: 1, args: [{ index: 0, value: f, valueTwo: f, op: 'SCMP_CMP_MASKED_EQ' }] })),
+      ...refusedBelow.map((f) => family({ value: f, op: 'SCMP_CMP_EQ' })),
+      family({ value: top, op: 'SCMP_CMP_GT' }),
     ],
   };
 }

@@ -108,7 +108,7 @@ export class OciSandbox extends Sandbox {
     const bundle = path.join(this.dir, `bundle-${ctx.execId}`);
     mkdirSync(bundle, { mode: 0o755 });
     const config = ociConfig({
-      rootfs: this.spec.env.rootfs, work: this.scratch.work, tmp: this.scratch.tmp, cmd: ctx.cmd,
+      rootfs: this.scratch.view, work: this.scratch.work, tmp: this.scratch.tmp, cmd: ctx.cmd,
       env: sandboxEnv(ctx.opts.env), cwd: ctx.opts.cwd ?? '/work', limits: this.spec.limits, cgroupsPath: `c-${ctx.execId}`,
     });
     writeFileSync(path.join(bundle, 'config.json'), JSON.stringify(config, null, 2));

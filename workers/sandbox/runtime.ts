@@ -1,14 +1,15 @@
 import type { ChildProcess } from 'node:child_process';
-import { chownSync, closeSync, constants, mkdirSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync, writeSync, fstatSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { readFileBeneath, writeFileBeneath, type Beneath } from './beneath';
 import { CappedCapture, splitExit } from './capture';
 import { SandboxCgroup } from './cgroup';
 import { verifyEnvironmentFast, type Environment, type VerifyResult } from './env-store';
 import { verifyThread } from './verify-thread';
 import { sharedLauncher } from './launcher';
 import { ownerTag, selfOwner } from './owner';
-import { createScratch, unmountScratch, wipeScratch, type Scratch } from './scratch';
+import { createScratch, rootViewStale, unmountScratch, wipeScratch, type Scratch } from './scratch';
 import { SandboxError, type Enforcement, type ExecOptions, type ExecResult, type Limits } from './types';
 
 /** Everything needed to create one sandbox. */
@@ -91,7 +92,7 @@ export abstract class Sandbox {
     try {
       writeFileSync(path.join(this.dir, 'owner.json'), JSON.stringify({ ...selfOwner(), id: this.id, runtime: runtimeName }));
       const launcher = sharedLauncher(path.dirname(spec.env.dir));
-      const s = createScratch(this.dir, spec.limits.diskMb, this.hostUid, this.hostGid, launcher && ((...a) => launcher.mountScratch(...a)));
+      const s = createScratch(this.dir, spec.limits.diskMb, this.hostUid, this.hostGid, spec.env.rootfs, launcher && ((...a) => launcher.mountScratch(...a)));
       this.scratch = s.scratch;
       this.prepared = s.ready.then(
         () => void (this.mountSettled = true),
@@ -170,6 +171,9 @@ export abstract class Sandbox {
     if (warm) return warm;
     let verify: VerifyResult | undefined;
     const mismatch = () => this.failed('env_mismatch', `environment ${this.spec.env.name} (${this.envHash}) changed: ${verify!.problems.join('; ')}`, t0);
+    // the check below reads the store's current rootfs; the sandbox's / is the one it mounted
+    const stale = rootViewStale(this.scratch, this.spec.env.rootfs);
+    if (stale) return this.failed('env_mismatch', `environment ${this.spec.env.name} (${this.envHash}) changed: ${stale}`, t0);
     if (!this.gatedStart) {
       verify = verifyEnvironmentFast(this.spec.env);
       if (!verify.ok) return mismatch();
@@ -278,48 +282,30 @@ export abstract class Sandbox {
     };
   }
 
-  /** Resolve a sandbox path (/work/..., /tmp/... or relative to /work) to the host, refusing escapes. */
-  private hostPath(p: string): string {
+  /**
+   * A sandbox path (/work/..., /tmp/... or relative to /work) as the scratch directory it
+   * lies in and the components below it; `..` cannot climb out (resolved first).
+   */
+  private beneath(p: string): Beneath {
     const abs = path.posix.resolve('/work', p);
     const [, top, ...rest] = abs.split('/');
-    const base = top === 'work' ? this.scratch.work : top === 'tmp' ? this.scratch.tmp : undefined;
-    if (!base) throw new SandboxError(`files can only be put in or read from /work or /tmp, not ${p}`, 'config');
-    return path.join(base, ...rest);
+    const root = top === 'work' ? this.scratch.work : top === 'tmp' ? this.scratch.tmp : undefined;
+    if (!root) throw new SandboxError(`files can only be put in or read from /work or /tmp, not ${p}`, 'config');
+    return { root, shownRoot: `/${top}`, parts: rest.filter(Boolean) };
   }
 
-  private assertInside(hostFile: string): void {
-    const real = realpathSync(path.dirname(hostFile));
-    if (real !== this.scratch.root && !real.startsWith(`${this.scratch.root}/`)) {
-      throw new SandboxError(`path escapes the sandbox scratch space: ${hostFile}`, 'config');
-    }
-  }
-
-  /** Write a file into the sandbox (no command is running, so no symlink race is possible). */
+  /**
+   * Write a file into the sandbox. Sandboxed code may have planted symlinks in /work or
+   * /tmp, so directories are created and the file opened one component at a time without
+   * following any link (beneath.ts), which no swap between check and use can defeat.
+   */
   putFile(dest: string, data: Buffer | string, mode = 0o644): void {
-    const file = this.hostPath(dest);
-    mkdirSync(path.dirname(file), { recursive: true });
-    this.assertInside(file);
-    const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, mode);
-    try {
-      writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    } finally {
-      closeSync(fd);
-    }
-    if (process.getuid?.() === 0) chownSync(file, this.hostUid, this.hostGid);
+    const owner = process.getuid?.() === 0 ? { uid: this.hostUid, gid: this.hostGid } : undefined;
+    writeFileBeneath(this.beneath(dest), typeof data === 'string' ? Buffer.from(data) : data, mode, owner);
   }
 
   getFile(p: string): Buffer {
-    const file = this.hostPath(p);
-    this.assertInside(file);
-    const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
-    try {
-      const st = fstatSync(fd);
-      if (!st.isFile()) throw new SandboxError(`${p} is not a regular file`, 'config');
-      if (st.size > MAX_GET_BYTES) throw new SandboxError(`${p} is larger than ${MAX_GET_BYTES} bytes`, 'config');
-      return readFileSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    return readFileBeneath(this.beneath(p), MAX_GET_BYTES);
   }
 
   /** Back to a clean state for the next user: processes killed, scratch wiped. */

@@ -1,24 +1,26 @@
+import { ociRuntimeSetting, runtimeTarget, sandboxRuntimeName } from '@/core/sandbox-runtimes';
 import { BwrapRuntime } from './bwrap';
 import { OciRuntime } from './oci';
 import type { SandboxRuntime } from './runtime';
 import { SandboxError } from './types';
 
 /**
- * Runtime names: `bwrap`; `oci` (the OCI runtime in CRUCIBLE_OCI_RUNTIME, default crun);
- * `oci:BINARY` or a bare OCI runtime name (`crun`, `runc`, `runsc`, `kata-runtime`),
- * with `gvisor` and `kata` as aliases. A runtime that is not installed is refused by
- * `check()` with what to install; nothing falls back to a weaker one.
+ * Runtime names come from the fixed list in core/sandbox-runtimes.ts: `bwrap`; `oci` (the
+ * OCI runtime in CRUCIBLE_OCI_RUNTIME, default crun); `oci:crun`, `oci:runc`, `oci:runsc`,
+ * `oci:kata-runtime`, `oci:youki`, the bare binaries, and `gvisor`/`kata` as aliases.
+ * Anything else (`oci:echo`, `oci:/bin/sh`) is refused: it would run that host binary as
+ * root. A runtime that is not installed is refused by `check()` with what to install;
+ * nothing falls back to a weaker one.
  */
-const aliases: Record<string, string> = { gvisor: 'runsc', kata: 'kata-runtime' };
-const ociBinaries = new Set(['crun', 'runc', 'runsc', 'kata-runtime', 'youki']);
-
 export function runtimeByName(name: string): SandboxRuntime {
-  if (name === 'bwrap') return new BwrapRuntime();
-  if (name === 'oci') return new OciRuntime(process.env.CRUCIBLE_OCI_RUNTIME ?? 'crun');
-  const bare = aliases[name] ?? name;
-  if (bare.startsWith('oci:')) return new OciRuntime(aliases[bare.slice(4)] ?? bare.slice(4));
-  if (ociBinaries.has(bare)) return new OciRuntime(bare);
-  throw new SandboxError(`unknown sandbox runtime "${name}": use bwrap, oci, oci:crun, oci:runc, oci:runsc (gVisor) or oci:kata-runtime`, 'config');
+  const parsed = sandboxRuntimeName.safeParse(name);
+  if (!parsed.success) throw new SandboxError(parsed.error.issues[0]!.message, 'config');
+  const target = runtimeTarget(parsed.data);
+  if (target.kind === 'bwrap') return new BwrapRuntime();
+  if (target.kind === 'oci') return new OciRuntime(target.binary);
+  const setting = ociRuntimeSetting.safeParse(process.env.CRUCIBLE_OCI_RUNTIME);
+  if (!setting.success) throw new SandboxError(setting.error.issues[0]!.message, 'config');
+  return new OciRuntime(setting.data);
 }
 
 /** The runtime, verified to be installed (throws a SandboxError naming the package otherwise). */

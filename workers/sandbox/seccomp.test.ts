@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CLONE_NAMESPACE_FLAGS, compileSeccompFilter, evaluateSeccompFilter, seccompConstants as C } from './seccomp';
 
-const { RET_ALLOW, RET_ERRNO, RET_KILL_PROCESS, EPERM, ENOSYS, tables } = C;
+const { RET_ALLOW, RET_ERRNO, RET_KILL_PROCESS, EPERM, ENOSYS, EAFNOSUPPORT, tables } = C;
 
 describe('seccomp BPF compiler', () => {
   for (const arch of ['x86_64', 'aarch64'] as const) {
@@ -21,6 +21,14 @@ describe('seccomp BPF compiler', () => {
       expect(run(t.clone, [0x3d0f00])).toBe(RET_ALLOW); // pthread_create's flags
       expect(run(t.clone3)).toBe(RET_ERRNO | ENOSYS);
       expect(CLONE_NAMESPACE_FLAGS & 0x3d0f00).toBe(0);
+    });
+
+    it(`${arch}: socket/socketpair only for AF_UNIX, AF_INET, AF_INET6; io_uring refused`, () => {
+      for (const nr of [t.socket, t.socketpair]) {
+        for (const fam of [1, 2, 10]) expect(run(nr, [fam])).toBe(RET_ALLOW);
+        for (const fam of [0, 3, 5, 9, 15, 16, 17, 31, 38, 40, 44, 45, 1000]) expect(run(nr, [fam]), `family ${fam}`).toBe(RET_ERRNO | EAFNOSUPPORT);
+      }
+      for (const name of ['io_uring_setup', 'io_uring_enter', 'io_uring_register']) expect(run(t.denied[name]!), name).toBe(RET_ERRNO | EPERM);
     });
 
     it(`${arch}: a foreign architecture is killed`, () => {

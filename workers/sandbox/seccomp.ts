@@ -3,8 +3,12 @@
  * need no libseccomp. It denies, with EPERM, the syscalls sandboxed code never needs:
  * mounting, tracing, kexec, bpf, keyrings, kernel modules, namespace creation/joining
  * (including clone with namespace flags), and host-wide settings. `clone3` gets ENOSYS so
- * libc falls back to `clone`, whose flags a classic filter can inspect. Foreign
- * architectures (e.g. 32-bit int 0x80 on x86_64) kill the process.
+ * libc falls back to `clone`, whose flags a classic filter can inspect. `socket` and
+ * `socketpair` are refused (EAFNOSUPPORT) for every family but AF_UNIX, AF_INET and
+ * AF_INET6: AF_VSOCK reaches the hypervisor on a VM host, AF_NETLINK/AF_PACKET/AF_ALG/...
+ * are kernel attack surface no sandboxed program needs. io_uring is refused too (it runs
+ * I/O outside the syscall filter's view). Foreign architectures (e.g. 32-bit int 0x80 on
+ * x86_64) kill the process.
  */
 
 const LD_W_ABS = 0x20;
@@ -18,6 +22,10 @@ const RET_ERRNO = 0x00050000;
 const RET_KILL_PROCESS = 0x80000000;
 const EPERM = 1;
 const ENOSYS = 38;
+const EAFNOSUPPORT = 97;
+
+/** The only socket families sandboxed code may create: AF_UNIX, AF_INET, AF_INET6. */
+export const ALLOWED_SOCKET_FAMILIES = [1, 2, 10] as const;
 
 // offsets in struct seccomp_data
 const OFF_NR = 0;
@@ -29,9 +37,12 @@ export const CLONE_NAMESPACE_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08
 
 export type SeccompArch = 'x86_64' | 'aarch64';
 
-type ArchTable = { audit: number; x32Bit?: number; clone: number; clone3: number; denied: Record<string, number> };
+type ArchTable = { audit: number; x32Bit?: number; clone: number; clone3: number; socket: number; socketpair: number; denied: Record<string, number> };
 
-const common = { fsopen: 430, fsconfig: 431, fsmount: 432, fspick: 433, move_mount: 429, open_tree: 428, mount_setattr: 442 };
+const common = {
+  fsopen: 430, fsconfig: 431, fsmount: 432, fspick: 433, move_mount: 429, open_tree: 428, mount_setattr: 442,
+  io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427,
+};
 
 const tables: Record<SeccompArch, ArchTable> = {
   x86_64: {
@@ -39,6 +50,8 @@ const tables: Record<SeccompArch, ArchTable> = {
     x32Bit: 0x40000000,
     clone: 56,
     clone3: 435,
+    socket: 41,
+    socketpair: 53,
     denied: {
       mount: 165, umount2: 166, pivot_root: 155, chroot: 161, ptrace: 101, process_vm_readv: 310, process_vm_writev: 311,
       kexec_load: 246, kexec_file_load: 320, bpf: 321, perf_event_open: 298, userfaultfd: 323,
@@ -53,6 +66,8 @@ const tables: Record<SeccompArch, ArchTable> = {
     audit: 0xc00000b7,
     clone: 220,
     clone3: 435,
+    socket: 198,
+    socketpair: 199,
     denied: {
       mount: 40, umount2: 39, pivot_root: 41, chroot: 51, ptrace: 117, process_vm_readv: 270, process_vm_writev: 271,
       kexec_load: 104, kexec_file_load: 294, bpf: 280, perf_event_open: 241, userfaultfd: 282,
@@ -72,7 +87,7 @@ export function hostSeccompArch(): SeccompArch {
 
 /** Names of the syscalls the filter refuses (for docs, audits and `enforces`). */
 export function deniedSyscalls(arch: SeccompArch = hostSeccompArch()): string[] {
-  return [...Object.keys(tables[arch].denied), 'clone(namespace flags)', 'clone3 (ENOSYS)'];
+  return [...Object.keys(tables[arch].denied), 'clone(namespace flags)', 'clone3 (ENOSYS)', 'socket/socketpair(families other than unix, inet, inet6: EAFNOSUPPORT)'];
 }
 
 type Insn = { code: number; k: number; jt?: string | number; jf?: string | number; label?: string };
@@ -89,10 +104,17 @@ export function compileSeccompFilter(arch: SeccompArch = hostSeccompArch()): Buf
   for (const nr of Object.values(t.denied)) prog.push({ code: JEQ_K, k: nr, jt: 'eperm', jf: 0 });
   prog.push({ code: JEQ_K, k: t.clone3, jt: 'enosys', jf: 0 });
   prog.push({ code: JEQ_K, k: t.clone, jt: 'clone', jf: 0 });
+  prog.push({ code: JEQ_K, k: t.socket, jt: 'family', jf: 0 });
+  prog.push({ code: JEQ_K, k: t.socketpair, jt: 'family', jf: 0 });
   prog.push({ code: RET_K, k: RET_ALLOW });
   prog.push({ label: 'clone', code: LD_W_ABS, k: OFF_ARG0_LO });
   prog.push({ code: JSET_K, k: CLONE_NAMESPACE_FLAGS, jt: 'eperm', jf: 0 });
   prog.push({ code: RET_K, k: RET_ALLOW });
+  // the kernel reads the family as an int: the low word of args[0] is all that counts
+  prog.push({ label: 'family', code: LD_W_ABS, k: OFF_ARG0_LO });
+  for (const f of ALLOWED_SOCKET_FAMILIES) prog.push({ code: JEQ_K, k: f, jt: 'allow', jf: 0 });
+  prog.push({ code: RET_K, k: RET_ERRNO | EAFNOSUPPORT });
+  prog.push({ label: 'allow', code: RET_K, k: RET_ALLOW });
   prog.push({ label: 'enosys', code: RET_K, k: RET_ERRNO | ENOSYS });
   prog.push({ label: 'eperm', code: RET_K, k: RET_ERRNO | EPERM });
   prog.push({ label: 'kill', code: RET_K, k: RET_KILL_PROCESS });
@@ -142,4 +164,4 @@ export function evaluateSeccompFilter(prog: Buffer, data: { nr: number; arch: nu
   throw new Error('fell off the end of the filter');
 }
 
-export const seccompConstants = { RET_ALLOW, RET_ERRNO, RET_KILL_PROCESS, EPERM, ENOSYS, tables };
+export const seccompConstants = { RET_ALLOW, RET_ERRNO, RET_KILL_PROCESS, EPERM, ENOSYS, EAFNOSUPPORT, tables };

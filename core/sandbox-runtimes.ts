@@ -1,0 +1,60 @@
+import { z } from 'zod';
+
+/**
+ * The sandbox runtime names Crucible accepts, as a fixed list. A name used to be any
+ * `oci:BINARY`, so `oci:echo` ran the host's echo as root and reported `status: ok`; now
+ * every entry point (API run config, CLI, job payloads, the runtime factory) checks names
+ * against this list. Each name maps to what serves it: bwrap, the configured default OCI
+ * runtime (`oci`), or a fixed OCI runtime binary. Imports nothing from the project, so the
+ * server, workers and CLI share it.
+ */
+export const OCI_RUNTIME_BINARIES = ['crun', 'runc', 'runsc', 'kata-runtime', 'youki'] as const;
+export type OciRuntimeBinary = (typeof OCI_RUNTIME_BINARIES)[number];
+
+const runtimeTargets = {
+  bwrap: { kind: 'bwrap' },
+  oci: { kind: 'oci-default' },
+  'oci:crun': { kind: 'oci', binary: 'crun' },
+  'oci:runc': { kind: 'oci', binary: 'runc' },
+  'oci:runsc': { kind: 'oci', binary: 'runsc' },
+  'oci:kata-runtime': { kind: 'oci', binary: 'kata-runtime' },
+  'oci:youki': { kind: 'oci', binary: 'youki' },
+  'oci:gvisor': { kind: 'oci', binary: 'runsc' },
+  'oci:kata': { kind: 'oci', binary: 'kata-runtime' },
+  crun: { kind: 'oci', binary: 'crun' },
+  runc: { kind: 'oci', binary: 'runc' },
+  runsc: { kind: 'oci', binary: 'runsc' },
+  'kata-runtime': { kind: 'oci', binary: 'kata-runtime' },
+  youki: { kind: 'oci', binary: 'youki' },
+  gvisor: { kind: 'oci', binary: 'runsc' },
+  kata: { kind: 'oci', binary: 'kata-runtime' },
+} as const satisfies Record<string, { kind: 'bwrap' | 'oci-default' } | { kind: 'oci'; binary: OciRuntimeBinary }>;
+
+export type SandboxRuntimeName = keyof typeof runtimeTargets;
+export const SANDBOX_RUNTIME_NAMES = Object.keys(runtimeTargets) as [SandboxRuntimeName, ...SandboxRuntimeName[]];
+
+const listed = SANDBOX_RUNTIME_NAMES.join(', ');
+
+/** Zod schema for a runtime name; the error lists every valid name. */
+export const sandboxRuntimeName = z.enum(SANDBOX_RUNTIME_NAMES, {
+  error: (issue) => `unknown sandbox runtime ${JSON.stringify(issue.input)}: use one of ${listed}`,
+});
+
+/** What serves a (valid) runtime name: bwrap, the configured OCI default, or an OCI binary. */
+export function runtimeTarget(name: SandboxRuntimeName): { kind: 'bwrap' } | { kind: 'oci-default' } | { kind: 'oci'; binary: OciRuntimeBinary } {
+  return runtimeTargets[name];
+}
+
+/**
+ * CRUCIBLE_OCI_RUNTIME (what `oci` means): one of the OCI names above, e.g. `crun`,
+ * `oci:runc` or `gvisor`; default crun. Resolves to the binary.
+ */
+export const ociRuntimeSetting = z
+  .string()
+  .default('crun')
+  .transform((v, ctx) => {
+    const t = (runtimeTargets as Record<string, { kind: string; binary?: OciRuntimeBinary }>)[v];
+    if (t?.kind === 'oci' && t.binary) return t.binary;
+    ctx.addIssue({ code: 'custom', message: `CRUCIBLE_OCI_RUNTIME=${JSON.stringify(v)} is not an OCI runtime Crucible supports: use one of ${OCI_RUNTIME_BINARIES.join(', ')}` });
+    return z.NEVER;
+  });
