@@ -58,10 +58,10 @@ export function Nav({ user }: { user: CurrentUser | null }) {
         </nav>
         {user && (
           <div className="ml-auto flex items-center gap-3">
-            <span data-testid="current-user" className="text-slate-300">
+            <Link href="/account" title="Your account: change password" data-testid="current-user" className="text-slate-300 hover:text-white">
               {user.displayName || user.username}{' '}
               <span className="rounded bg-slate-700 px-1.5 py-0.5 text-xs text-slate-200">{user.role}</span>
-            </span>
+            </Link>
             <button
               type="button"
               onClick={() => logout.mutate()}

@@ -31,14 +31,19 @@ export function AppShell({ children }: { children: ReactNode }) {
   const me = useQuery({ ...trpc.auth.me.queryOptions(), staleTime: 30_000 });
   const signedOut = me.isSuccess && me.data == null;
 
+  // After an admin password reset the server allows nothing but the change: go there.
+  const mustChange = !isPublic && !!me.data?.mustChangePassword && pathname !== '/account';
+
   useEffect(() => {
     if (!isPublic && signedOut) router.replace(`/login?next=${encodeURIComponent(pathname)}`);
-  }, [isPublic, signedOut, pathname, router]);
+    else if (mustChange) router.replace('/account');
+  }, [isPublic, signedOut, mustChange, pathname, router]);
 
   if (isPublic) return <main className="min-h-screen">{children}</main>;
 
   let body: ReactNode;
   if (me.isPending || signedOut) body = <Loading label={signedOut ? 'Redirecting to sign-in…' : 'Checking your session…'} />;
+  else if (mustChange) body = <Loading label="Redirecting to change your password…" />;
   else if (me.isError) body = <ErrorNotice title="Could not check your session" error={me.error} onRetry={() => me.refetch()} />;
   else body = <UserContext.Provider value={me.data}>{children}</UserContext.Provider>;
 

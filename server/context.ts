@@ -1,5 +1,8 @@
+import { settings } from '@/core/settings';
 import type { Db } from '@/db/client';
+import { clientAddress } from './auth/client-address';
 import { identify, type CurrentUser } from './auth/identity';
+import { servedOverTls } from './http/tls';
 
 export type Context = {
   db: Db;
@@ -8,6 +11,8 @@ export type Context = {
   resHeaders?: Headers;
   reqHeaders?: Headers;
   secureCookies?: boolean;
+  /** the caller's address bucket for login throttling (server/auth/client-address.ts) */
+  clientAddress?: string;
 };
 
 export async function createContext(db: Db, req: Request, resHeaders: Headers): Promise<Context> {
@@ -16,6 +21,7 @@ export async function createContext(db: Db, req: Request, resHeaders: Headers): 
     user: await identify(db, req.headers),
     resHeaders,
     reqHeaders: req.headers,
-    secureCookies: new URL(req.url).protocol === 'https:',
+    secureCookies: servedOverTls(req.headers, settings().CRUCIBLE_TRUST_PROXY),
+    clientAddress: clientAddress(req.headers, { trustProxy: settings().CRUCIBLE_TRUST_PROXY }),
   };
 }

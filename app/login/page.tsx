@@ -6,9 +6,7 @@ import { useTRPC } from '@/components/trpc';
 import { errorCode, errorMessage } from '@/components/api-error';
 import { Button } from '@/components/ui/button';
 import { inputClass } from '@/components/ui/layout-parts';
-
-// Only same-site paths, so ?next= cannot send a user elsewhere after sign-in.
-const safeNext = (n: string | null) => (n && n.startsWith('/') && !n.startsWith('//') && n !== '/login' ? n : '/runs');
+import { safeNextPath } from './safe-next';
 
 function LoginForm() {
   const trpc = useTRPC();
@@ -16,18 +14,19 @@ function LoginForm() {
   const params = useSearchParams();
   const queryClient = useQueryClient();
   const me = useQuery(trpc.auth.me.queryOptions());
-  const next = safeNext(params.get('next'));
-  // Already signed in (e.g. a bookmarked /login): go straight on.
+  // Only same-origin paths, so ?next= cannot send a user elsewhere after sign-in.
+  const next = safeNextPath(params.get('next'));
+  // Already signed in (e.g. a bookmarked /login): go straight on, or to the forced password change.
   useEffect(() => {
-    if (me.data) router.replace(next);
+    if (me.data) router.replace(me.data.mustChangePassword ? '/account' : next);
   }, [me.data, next, router]);
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const login = useMutation(
     trpc.auth.login.mutationOptions({
-      onSuccess: async () => {
+      onSuccess: async (user) => {
         await queryClient.invalidateQueries();
-        router.replace(next);
+        router.replace(user.mustChangePassword ? '/account' : next);
       },
     }),
   );
@@ -35,10 +34,13 @@ function LoginForm() {
     e.preventDefault();
     login.mutate({ username: username.trim(), password });
   };
+  const code = login.error ? errorCode(login.error) : undefined;
   const failure = login.error
-    ? errorCode(login.error) === 'UNAUTHORIZED' || errorCode(login.error) === 'BAD_REQUEST'
+    ? code === 'UNAUTHORIZED' || code === 'BAD_REQUEST'
       ? 'Wrong username or password, or the account is disabled. Check both and try again.'
-      : `Sign-in failed: ${errorMessage(login.error)}. Check that the server is running and retry.`
+      : code === 'TOO_MANY_REQUESTS'
+        ? errorMessage(login.error)
+        : `Sign-in failed: ${errorMessage(login.error)}. Check that the server is running and retry.`
     : null;
   return (
     <form onSubmit={submit} className="w-full max-w-sm rounded border border-slate-200 bg-white p-6 shadow-sm" aria-label="Sign in">

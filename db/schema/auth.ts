@@ -1,4 +1,4 @@
-import { bigserial, index, jsonb, pgEnum, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 export const userRole = pgEnum('user_role', ['admin', 'operator', 'reviewer', 'viewer']);
 
@@ -11,6 +11,8 @@ export const users = pgTable('users', {
   /** scrypt$N$r$p$salt$hash — see server/auth/passwords.ts */
   passwordHash: text('password_hash').notNull(),
   disabled: timestamp('disabled_at', { withTimezone: true }),
+  /** Set by an admin password reset: until the user picks a new password, a session can only change it. */
+  mustChangePassword: boolean('must_change_password').notNull().default(false),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
@@ -22,6 +24,27 @@ export const sessions = pgTable('sessions', {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
 });
+
+/**
+ * Failed sign-in counters shared by every web process (server/auth/throttle.ts). One row per
+ * key (`user:<name>` or `addr:<source>`); a row is reset or pruned once `expires_at` passes,
+ * so anonymous callers cannot grow the table beyond what they send within one window.
+ * Address rows also carry the open audit window for aggregated `auth.login_failed` rows.
+ */
+export const loginThrottle = pgTable(
+  'login_throttle',
+  {
+    key: text('key').primaryKey(),
+    failures: integer('failures').notNull().default(0),
+    lastFailureAt: timestamp('last_failure_at', { withTimezone: true }),
+    blockedUntil: timestamp('blocked_until', { withTimezone: true }),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    auditWindowStart: timestamp('audit_window_start', { withTimezone: true }),
+    auditFailures: integer('audit_failures').notNull().default(0),
+    auditThrottled: integer('audit_throttled').notNull().default(0),
+  },
+  (t) => [index('login_throttle_expires_idx').on(t.expiresAt), index('login_throttle_audit_window_idx').on(t.auditWindowStart)],
+);
 
 /** A bearer token for automation. Shown once at creation; only its sha256 is kept. */
 export const apiTokens = pgTable('api_tokens', {

@@ -13,6 +13,11 @@ export type CurrentUser = {
   role: Role;
   displayName: string | null;
   via: 'session' | 'token' | 'local';
+  /**
+   * A session whose password an admin reset: until changed, only auth.me, auth.changePassword
+   * and auth.logout are allowed (server/trpc.ts). Tokens are separate credentials and unaffected.
+   */
+  mustChangePassword?: boolean;
 };
 
 /** The audit actor string for a caller, e.g. `user:alice`, `token:alice`, `cli:root`. */
@@ -47,7 +52,7 @@ export async function identify(db: Db, headers: Headers): Promise<CurrentUser | 
   const cookie = cookieValue(headers.get('cookie'), SESSION_COOKIE);
   if (!cookie) return null;
   const [row] = await db
-    .select({ id: users.id, username: users.username, role: users.role, displayName: users.displayName })
+    .select({ id: users.id, username: users.username, role: users.role, displayName: users.displayName, mustChangePassword: users.mustChangePassword })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(and(eq(sessions.tokenHash, sha256(cookie)), gt(sessions.expiresAt, new Date()), isNull(users.disabled)))

@@ -19,6 +19,20 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(key, expected);
 }
 
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Verify against the stored hash, or, for an unknown user (`stored` null), against a dummy
+ * hash with the same parameters, so both take the same time and response timing does not
+ * tell which usernames exist.
+ */
+export async function verifyPasswordOrDummy(password: string, stored: string | null): Promise<boolean> {
+  if (stored !== null) return verifyPassword(password, stored);
+  dummyHash ??= hashPassword(randomBytes(16).toString('base64url'));
+  await verifyPassword(password, await dummyHash);
+  return false;
+}
+
 /** A readable random password for generated credentials. */
 export function generatePassword(): string {
   return randomBytes(15).toString('base64url');

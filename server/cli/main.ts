@@ -1,4 +1,5 @@
 import { CliError, parseFor, type Command } from './args';
+import { terminalSafe } from './terminal-safe';
 
 /**
  * `npx crucible <group> <command>`. Each group's commands live beside the code they
@@ -9,6 +10,7 @@ const groups: Record<string, { summary: string; load: () => Promise<Command[]> }
   runs: { summary: 'launch and manage training runs', load: async () => (await import('./runs')).commands },
   tasks: { summary: 'import and list task suites', load: async () => (await import('./tasks')).commands },
   users: { summary: 'manage console users', load: async () => (await import('./users')).commands },
+  account: { summary: 'your own account: change your password (over the API)', load: async () => (await import('./users')).accountCommands },
   tokens: { summary: 'create and revoke API tokens', load: async () => (await import('./tokens')).commands },
   audit: { summary: 'inspect and verify the audit log', load: async () => (await import('./audit')).commands },
   sandbox: { summary: 'run commands in isolated sandboxes', load: async () => (await import('@/workers/sandbox/cli')).sandboxCommands },
@@ -53,10 +55,11 @@ export async function main(argv: string[]): Promise<number> {
     return await cmd.run(parsed);
   } catch (e) {
     if (e instanceof CliError) {
-      console.error(`crucible: ${e.message}`);
+      // Messages echo input (names, ids): printed terminal-safe like all text output.
+      console.error(`crucible: ${terminalSafe(e.message)}`);
       return e.code;
     }
-    console.error(`crucible: ${(e as Error).stack ?? String(e)}`);
+    console.error(`crucible: ${terminalSafe((e as Error).stack ?? String(e))}`);
     return 1;
   } finally {
     const { closeCliDatabase } = await import('./database');

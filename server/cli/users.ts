@@ -1,3 +1,4 @@
+import { createInterface } from 'node:readline';
 import { generatePassword } from '@/server/auth/passwords';
 import { CliError, output, type Command } from './args';
 import { apiOptions, cliApi } from './api';
@@ -29,7 +30,7 @@ export const commands: Command[] = [
     run: async ({ values }) => {
       const api = await cliApi(values);
       const users = (await api('users.list')) as Record<string, unknown>[];
-      output(!!values.json, users, () => table(users, ['username', 'role', 'displayName', 'createdAt', 'disabledAt']));
+      output(!!values.json, users, () => table(users, ['username', 'role', 'displayName', 'createdAt', 'disabledAt', 'mustChangePassword']));
       return 0;
     },
   },
@@ -48,6 +49,21 @@ export const commands: Command[] = [
     },
   },
   {
+    name: 'users reset-password',
+    summary: 'reset a password: prints a one-time password; they must change it at next sign-in (ends their sessions)',
+    usage: 'crucible users reset-password USERNAME [--json]',
+    options: apiOptions,
+    run: async ({ values, positionals }) => {
+      const username = positionals[0];
+      if (!username) throw new CliError('usage: crucible users reset-password USERNAME');
+      const api = await cliApi(values);
+      const res = (await api('users.resetPassword', { username })) as { username: string; password: string; sessionsEnded: number };
+      output(!!values.json, res, () =>
+        `${res.username}: password reset, ${res.sessionsEnded} session(s) ended\none-time password (shown once): ${res.password}\nthey must choose a new one when they sign in`);
+      return 0;
+    },
+  },
+  {
     name: 'users disable',
     summary: 'disable a user (ends sessions, revokes tokens)',
     usage: 'crucible users disable USERNAME [--json]',
@@ -62,3 +78,51 @@ export const commands: Command[] = [
     },
   },
 ];
+
+/** `crucible account …`: the caller's own account, over the API with their token. */
+export const accountCommands: Command[] = [
+  {
+    name: 'account change-password',
+    summary: "change the token owner's password (ends their console sessions)",
+    usage: 'crucible account change-password --url URL --token TOKEN [--json]   (prompts, or reads two lines from stdin: current, new)',
+    options: apiOptions,
+    run: async ({ values }) => {
+      if (!values.url && !process.env.CRUCIBLE_URL) {
+        throw new CliError('account change-password changes the password of the API token\'s user: pass --url and --token (or CRUCIBLE_URL / CRUCIBLE_TOKEN); an admin resets others\' passwords with `crucible users reset-password NAME`');
+      }
+      const [currentPassword, newPassword] = await readPasswords();
+      const api = await cliApi(values);
+      const res = (await api('auth.changePassword', { currentPassword, newPassword })) as { sessionsEnded: number };
+      output(!!values.json, res, () => `password changed; ${res.sessionsEnded} console session(s) ended (API tokens keep working)`);
+      return 0;
+    },
+  },
+];
+
+/** Current and new password: hidden prompts on a terminal, else the first two lines of stdin (never argv, which `ps` shows). */
+async function readPasswords(): Promise<[string, string]> {
+  if (!process.stdin.isTTY) {
+    let text = '';
+    for await (const chunk of process.stdin) text += String(chunk);
+    const [current, next] = text.split(/\r?\n/);
+    if (!current || !next) throw new CliError('give two lines on stdin: the current password, then the new one');
+    return [current, next];
+  }
+  const current = await hiddenPrompt('current password: ');
+  const next = await hiddenPrompt('new password: ');
+  if ((await hiddenPrompt('new password again: ')) !== next) throw new CliError('the two new passwords differ; nothing changed');
+  return [current, next];
+}
+
+function hiddenPrompt(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  // Echo the question, not the keystrokes.
+  (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = (s) => {
+    if (s.startsWith(question)) process.stderr.write(question);
+  };
+  return new Promise((resolve) => rl.question(question, (answer) => {
+    rl.close();
+    process.stderr.write('\n');
+    resolve(answer);
+  }));
+}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { actorOf } from '@/server/auth/identity';
 import { adminProcedure, router } from '@/server/trpc';
-import { createUser, disableUser, listUsers, newUserSchema, roleSchema, setRole, usernameSchema } from '@/server/users/service';
+import { createUser, disableUser, listUsers, newUserSchema, resetPassword, roleSchema, setRole, usernameSchema } from '@/server/users/service';
 
 export const usersRouter = router({
   list: adminProcedure.query(({ ctx }) => listUsers(ctx.db)),
@@ -9,5 +9,9 @@ export const usersRouter = router({
   setRole: adminProcedure
     .input(z.object({ username: usernameSchema, role: roleSchema }))
     .mutation(({ ctx, input }) => setRole(ctx.db, input.username, input.role, actorOf(ctx.user))),
+  /** Returns a one-time password, shown once; the user must change it at next sign-in. */
+  resetPassword: adminProcedure
+    .input(z.object({ username: usernameSchema }))
+    .mutation(({ ctx, input }) => resetPassword(ctx.db, input.username, actorOf(ctx.user), ctx.user.id)),
   disable: adminProcedure.input(z.object({ username: usernameSchema })).mutation(({ ctx, input }) => disableUser(ctx.db, input.username, actorOf(ctx.user))),
 });

@@ -5,6 +5,7 @@ import { apiTokens, sessions, users } from '@/db/schema';
 import { appendAudit } from '@/server/audit/service';
 import { generatePassword, hashPassword } from '@/server/auth/passwords';
 import type { Role } from '@/server/auth/identity';
+import { clearUsername } from '@/server/auth/throttle';
 import { DomainError } from '@/server/errors';
 
 export const usernameSchema = z
@@ -22,7 +23,7 @@ export const newUserSchema = z.object({
   displayName: z.string().max(120).optional(),
 });
 
-const publicColumns = { id: users.id, username: users.username, role: users.role, displayName: users.displayName, createdAt: users.createdAt, disabledAt: users.disabled };
+const publicColumns = { id: users.id, username: users.username, role: users.role, displayName: users.displayName, createdAt: users.createdAt, disabledAt: users.disabled, mustChangePassword: users.mustChangePassword };
 
 export async function listUsers(db: Db) {
   return db.select(publicColumns).from(users).orderBy(asc(users.username));
@@ -66,6 +67,29 @@ export async function disableUser(db: Db, username: string, actor: string) {
     await tx.update(apiTokens).set({ revokedAt: new Date() }).where(and(eq(apiTokens.userId, user.id), isNull(apiTokens.revokedAt)));
     await appendAudit(tx, { actor, action: 'user.disable', targetType: 'user', targetId: user.id, details: { username } });
     return { username, disabled: true };
+  });
+}
+
+/**
+ * An admin resets someone's password: a generated one-time password, returned once (never
+ * stored or audited in clear), which the user must replace at their next sign-in. All their
+ * sessions end and their sign-in lockout is lifted; API tokens stay valid (separate
+ * credentials; disable the user to revoke them too). `byUserId` is the admin's own id: your
+ * own password you change with the current one (auth.changePassword), not by reset.
+ */
+export async function resetPassword(db: Db, username: string, actor: string, byUserId: string | null) {
+  const user = await findUser(db, username);
+  if (user.id === byUserId) throw new DomainError('BAD_REQUEST', 'you cannot reset your own password; change it on your Account page (current password required)');
+  if (user.disabled) throw new DomainError('CONFLICT', `user "${username}" is disabled; a reset would not let them sign in`);
+  const password = generatePassword();
+  const passwordHash = await hashPassword(password);
+  return db.transaction(async (tx) => {
+    await tx.update(users).set({ passwordHash, mustChangePassword: true }).where(eq(users.id, user.id));
+    const ended = await tx.delete(sessions).where(eq(sessions.userId, user.id)).returning({ id: sessions.id });
+    // Before the audit append: throttle rows are always locked before the audit chain lock.
+    await clearUsername(tx, user.username);
+    await appendAudit(tx, { actor, action: 'user.password_reset', targetType: 'user', targetId: user.id, details: { username, sessionsEnded: ended.length } });
+    return { username, password, mustChangePassword: true, sessionsEnded: ended.length };
   });
 }
 

@@ -17,16 +17,33 @@ function UsersTable() {
   const queryClient = useQueryClient();
   const users = useQuery(trpc.users.list.queryOptions());
   const [confirming, setConfirming] = useState<string | null>(null);
+  const [confirmingReset, setConfirmingReset] = useState<string | null>(null);
+  const [oneTime, setOneTime] = useState<{ username: string; password: string } | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.users.list.queryKey() });
   const setRole = useMutation(trpc.users.setRole.mutationOptions({ onSettled: refresh }));
   const disable = useMutation(trpc.users.disable.mutationOptions({ onSettled: () => { setConfirming(null); return refresh(); } }));
+  const reset = useMutation(
+    trpc.users.resetPassword.mutationOptions({
+      onSuccess: (r) => setOneTime({ username: r.username, password: r.password }),
+      onSettled: () => { setConfirmingReset(null); return refresh(); },
+    }),
+  );
   if (users.isPending) return <Loading label="Loading users…" />;
   if (users.isError) return <ErrorNotice title="Could not load users" error={users.error} onRetry={() => users.refetch()} />;
   if (users.data.length === 0) return <EmptyState title="No users">Create one above.</EmptyState>;
-  const error = setRole.error ?? disable.error;
+  const error = setRole.error ?? disable.error ?? reset.error;
   return (
     <>
       {error && <ErrorNotice title="Change refused" error={error} />}
+      {oneTime && (
+        <div role="status" className="mb-3 rounded border border-amber-300 bg-amber-50 px-3 py-2 text-amber-900">
+          One-time password for <strong>{oneTime.username}</strong> (shown once; give it to them through a safe channel):{' '}
+          <code data-testid="one-time-password" className="select-all rounded bg-white px-1.5 py-0.5 font-mono">{oneTime.password}</code>. They must choose a new one when they sign in.{' '}
+          <Button variant="ghost" className="py-0.5" onClick={() => setOneTime(null)}>
+            Done
+          </Button>
+        </div>
+      )}
       <table className={tableClass} aria-label="Users">
         <thead>
           <tr>
@@ -62,8 +79,26 @@ function UsersTable() {
                   </select>
                 </td>
                 <td className={`${tdClass} text-slate-600`}>{formatDateTime(u.createdAt)}</td>
-                <td className={tdClass}>{u.disabledAt ? <span className="text-red-700">disabled</span> : <span className="text-emerald-700">active</span>}</td>
-                <td className={`${tdClass} text-right`}>
+                <td className={tdClass}>
+                  {u.disabledAt ? <span className="text-red-700">disabled</span> : u.mustChangePassword ? <span className="text-amber-700">must change password</span> : <span className="text-emerald-700">active</span>}
+                </td>
+                <td className={`${tdClass} whitespace-nowrap text-right`}>
+                  {!u.disabledAt && !self &&
+                    (confirmingReset === u.username ? (
+                      <span className="mr-2 inline-flex items-center gap-1">
+                        <span className="text-xs text-amber-800">Signs them out; they pick a new password.</span>
+                        <Button variant="primary" className="py-0.5" disabled={reset.isPending} onClick={() => reset.mutate({ username: u.username })}>
+                          Confirm reset
+                        </Button>
+                        <Button variant="ghost" className="py-0.5" onClick={() => setConfirmingReset(null)}>
+                          Keep
+                        </Button>
+                      </span>
+                    ) : (
+                      <Button className="mr-2 py-0.5" onClick={() => { setOneTime(null); setConfirmingReset(u.username); }}>
+                        Reset password
+                      </Button>
+                    ))}
                   {!u.disabledAt && !self &&
                     (confirming === u.username ? (
                       <span className="inline-flex items-center gap-1">
@@ -94,7 +129,7 @@ export default function UsersPage() {
   return (
     <>
       <title>Users · Crucible</title>
-      <PageHeader title="Users" subtitle="Who can sign in, and what their role allows. Disabling signs a user out everywhere." />
+      <PageHeader title="Users" subtitle="Who can sign in, and what their role allows. Disabling signs a user out everywhere; a password reset signs them out and makes them choose a new password." />
       <AdminOnly>
         <Section title="Create user">
           <CreateUserForm />
