@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { dataDir, openDatabase, type OpenedDatabase } from '@/db/runtime';
 import { defaultWorkerSpecs, startSupervisor, type ProcessSpec, type Supervisor } from '@/workers/supervisor';
-import { buildNeeded, buildNext, nextBin } from './next-build';
+import { buildNeeded, buildNext } from './next-build';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Marks the detached session process (see `foreground`) and names its parent. */
@@ -207,7 +207,8 @@ async function startEverything(o: Options, started: { opened?: Promise<OpenedDat
 
   const web: ProcessSpec[] = o.workersOnly
     ? []
-    : [{ name: 'web', command: process.execPath, args: [nextBin(), o.dev ? 'dev' : 'start', '-p', String(o.port)], env: { NEXT_TELEMETRY_DISABLED: '1' } }];
+    : // Our HTTP front around Next (not `next start`): it stamps each request with its real peer address.
+      [{ name: 'web', command: process.execPath, args: [path.join(root, 'scripts/web-server.mjs'), ...(o.dev ? ['--dev'] : []), '-p', String(o.port)], env: { NEXT_TELEMETRY_DISABLED: '1' } }];
   const specs = [...web, ...defaultWorkerSpecs({ jobWorkers: o.jobWorkers })];
   if (signal.aborted) return;
   // Children connect as the app role; the schema is migrated already, so they never get owner credentials.

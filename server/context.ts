@@ -1,6 +1,6 @@
 import { settings } from '@/core/settings';
 import type { Db } from '@/db/client';
-import { clientAddress } from './auth/client-address';
+import { clientAddress, frontPeerAddress } from './auth/client-address';
 import { identify, type CurrentUser } from './auth/identity';
 import { servedOverTls } from './http/tls';
 
@@ -22,6 +22,6 @@ export async function createContext(db: Db, req: Request, resHeaders: Headers): 
     resHeaders,
     reqHeaders: req.headers,
     secureCookies: servedOverTls(req.headers, settings().CRUCIBLE_TRUST_PROXY),
-    clientAddress: clientAddress(req.headers, { trustProxy: settings().CRUCIBLE_TRUST_PROXY }),
+    clientAddress: clientAddress(req.headers, { trustProxy: settings().CRUCIBLE_TRUST_PROXY, socketAddress: frontPeerAddress(req.headers) }),
   };
 }

@@ -1,16 +1,18 @@
 import { isIP } from 'node:net';
+import { PEER_HEADER, servedByFront } from '@/server/http/peer-header.mjs';
 
 /**
  * The bucket name for a caller's network address, used by login throttling and the
  * aggregated failed-login audit rows.
  *
- * Under `next start` a route handler gets a fetch `Request` and nothing of the socket: Next
- * only copies the peer address into `X-Forwarded-For` when the client did not send that
- * header itself, so the header proves nothing unless a proxy we trust rewrites it. Hence:
+ * A route handler gets a fetch `Request` and nothing of the socket, and Next only copies the
+ * peer address into `X-Forwarded-For` when the client did not send that header itself, so
+ * that header proves nothing unless a proxy we trust rewrites it. Hence:
  * - CRUCIBLE_TRUST_PROXY on: the last address in `X-Forwarded-For` (the hop the proxy
  *   appended; earlier entries are whatever the client claimed).
- * - off: the socket address when the adapter has one (standalone/Node adapters), else the
- *   fixed bucket `direct`, shared by every caller.
+ * - off (or no usable X-Forwarded-For): `socketAddress`, which the web context takes from
+ *   frontPeerAddress; without one (in-process callers, tests calling the route directly, a
+ *   plain `next start`) the fixed bucket `direct`, shared by every such caller.
  * IPv6 addresses are bucketed by /64, since one host typically owns a whole /64.
  */
 export function clientAddress(headers: Headers, opts: { trustProxy: boolean; socketAddress?: string | null }): string {
@@ -20,6 +22,16 @@ export function clientAddress(headers: Headers, opts: { trustProxy: boolean; soc
     if (last) return last;
   }
   return (opts.socketAddress && normaliseAddress(opts.socketAddress)) || 'direct';
+}
+
+/**
+ * The TCP peer of the request, as our HTTP front (scripts/web-server.mjs, what `npm start`
+ * runs) wrote it into PEER_HEADER. Believed only because the front overwrites that header
+ * on every request, deleting any value the client sent; in a process not served by the front
+ * the header is ignored (null), since nothing there stops a client from choosing it.
+ */
+export function frontPeerAddress(headers: Headers): string | null {
+  return servedByFront() ? headers.get(PEER_HEADER) : null;
 }
 
 /** A canonical bucket for an IP literal, or null when it is not one. */

@@ -129,7 +129,8 @@ export async function clearUsername(db: DbOrTx, username: string): Promise<void>
  * log without bound: the first failure from a source opens a window and writes one
  * `auth.login_failed` row (with the username tried); later failures and throttled attempts
  * only increment counters on the source's throttle row. When the window has closed, the next
- * event from that source (or the sweep any login attempt runs) writes one summary
+ * event from that source (or a sweep: before every login attempt, and every minute in the
+ * maintenance worker) writes one summary
  * `auth.login_failed` row with `count`, the total for the whole window including the first.
  * So each source costs at most two audit rows per 10 minutes. Call with the row locked.
  */
@@ -170,8 +171,10 @@ async function closeAuditWindow(tx: DbOrTx, r: Row): Promise<Row> {
 const sourceOf = (key: string) => key.slice(key.indexOf(':') + 1);
 
 /**
- * Summarise closed audit windows and delete expired counters. Runs before every attempt
- * (two indexed queries, usually empty); rows another process holds are skipped, not waited for.
+ * Summarise closed audit windows and delete expired counters. Runs before every attempt and
+ * periodically in the maintenance worker (workers/maintenance/checks.ts), so a summary does
+ * not wait for the next sign-in. Two indexed queries, usually empty; rows another process
+ * holds are skipped, not waited for.
  */
 export async function sweep(db: Db, now = new Date()): Promise<void> {
   const windowClosedBefore = new Date(now.getTime() - AUDIT_WINDOW_MS);

@@ -4,11 +4,12 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
-import { workers } from '@/db/schema';
+import { loginThrottle, workers } from '@/db/schema';
+import { AUDIT_WINDOW_MS } from '@/server/auth/throttle';
 import { appendAudit } from '@/server/audit/service';
 import { freshDatabase, ownerConnection } from '@/test/database';
 import { heartbeatWorker, registerWorker } from '@/workers/runtime/registration';
-import { auditAnchorCheck, lostWorkersCheck, pruneWorkersCheck, runChecks } from './checks';
+import { auditAnchorCheck, lostWorkersCheck, maintenanceChecks, pruneWorkersCheck, runChecks } from './checks';
 
 let database: Database;
 beforeAll(async () => {
@@ -60,5 +61,26 @@ describe('maintenance checks', () => {
     expect(await check.run(database.db)).toMatch(/^AUDIT LOG TAMPERED: row \d+ .* is gone/);
     expect(lines()).toHaveLength(1);
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  });
+
+  it('summarises a closed failed-login window without waiting for the next login attempt', async () => {
+    // A source whose 10-minute audit window closed a minute ago: 4 failures, 2 throttled tries.
+    const start = new Date(Date.now() - AUDIT_WINDOW_MS - 60_000);
+    await database.db.insert(loginThrottle).values({
+      key: 'addr:192.0.2.44', failures: 4, expiresAt: new Date(Date.now() + 600_000), auditWindowStart: start, auditFailures: 4, auditThrottled: 2,
+    });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-maintenance-'));
+    // The maintenance worker's own list of checks (workers/maintenance/main.ts), on its loop.
+    const stop = new AbortController();
+    const loop = runChecks(database.db, maintenanceChecks({ workerStaleMs: 60_000, anchorFile: path.join(dir, 'audit-anchors.log') }), stop.signal, () => {});
+    await new Promise((r) => setTimeout(r, 500));
+    stop.abort();
+    await loop;
+    fs.rmSync(dir, { recursive: true, force: true });
+
+    const rows = await database.sql<{ details: Record<string, unknown> }[]>`select details from audit_log where action = 'auth.login_failed'`;
+    expect(rows.map((r) => r.details)).toEqual([expect.objectContaining({ source: '192.0.2.44', summary: true, count: 6, failures: 4, throttled: 2, from: start.toISOString() })]);
+    const [row] = await database.db.select().from(loginThrottle);
+    expect(row).toMatchObject({ key: 'addr:192.0.2.44', auditWindowStart: null, failures: 4 });
   });
 });

@@ -1,5 +1,6 @@
 import type { Db } from '@/db/client';
 import { anchorHead } from '@/server/audit/anchors';
+import { sweep } from '@/server/auth/throttle';
 import { markLostWorkers, pruneEndedWorkers } from '@/workers/runtime/registration';
 
 /** A periodic housekeeping task the maintenance worker runs. Returns a line to log, if any. */
@@ -42,6 +43,26 @@ export function auditAnchorCheck(file: string, everyMs = 60_000): MaintenanceChe
       if (problem) return `AUDIT LOG TAMPERED: ${problem}; not anchoring until investigated (run \`crucible audit verify\`)`;
     },
   };
+}
+
+/**
+ * Write the summary audit row of each closed failed-login window (and drop expired login
+ * counters), so a burst of failed sign-ins is summed up within a minute or so of its window
+ * closing, not only when someone next tries to sign in (server/auth/throttle.ts).
+ */
+export function loginThrottleSweepCheck(everyMs = 60_000): MaintenanceCheck {
+  return {
+    name: 'login-throttle-sweep',
+    everyMs,
+    async run(db) {
+      await sweep(db);
+    },
+  };
+}
+
+/** The checks the maintenance worker runs (workers/maintenance/main.ts). */
+export function maintenanceChecks(o: { workerStaleMs: number; anchorFile: string }): MaintenanceCheck[] {
+  return [lostWorkersCheck(o.workerStaleMs), pruneWorkersCheck(7 * 86_400_000), auditAnchorCheck(o.anchorFile), loginThrottleSweepCheck()];
 }
 
 /**
