@@ -13,12 +13,12 @@ export const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta
  */
 export async function applyMigrations(database: Database, after?: () => Promise<void>): Promise<void> {
   // Serialise concurrent starters (web server and workers racing at boot).
-  await database.sql`select pg_advisory_lock(727274)`;
+  await database.sql`select pg_catalog.pg_advisory_lock(727274)`;
   try {
     await migrate(database.db, { migrationsFolder });
     await after?.();
   } finally {
-    await database.sql`select pg_advisory_unlock(727274)`;
+    await database.sql`select pg_catalog.pg_advisory_unlock(727274)`;
   }
 }
 
@@ -29,7 +29,7 @@ export async function applyMigrations(database: Database, after?: () => Promise<
  */
 export async function migrationsPending(database: Database): Promise<boolean> {
   const newest = Math.max(...readMigrationFiles({ migrationsFolder }).map((m) => m.folderMillis));
-  const [table] = await database.sql`select to_regclass('drizzle.__drizzle_migrations') as t`;
+  const [table] = await database.sql`select pg_catalog.to_regclass('drizzle.__drizzle_migrations') as t`;
   if (!table?.t) return true;
   const [last] = await database.sql<{ at: string | null }[]>`select max(created_at)::text as at from drizzle.__drizzle_migrations`;
   return !last?.at || Number(last.at) < newest;

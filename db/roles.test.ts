@@ -5,13 +5,14 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
+import { childEnv } from '@/core/settings';
 import { connect, type Database } from '@/db/client';
-import { ensureDatabase, startEmbeddedPostgres, withDatabase, type EmbeddedServer } from '@/db/embedded';
+import { ensureDatabase, startEmbeddedPostgres, withDatabase, withUser, type EmbeddedServer } from '@/db/embedded';
 import { applyMigrations } from '@/db/migrate';
 import { connectPrepared, prepareEmbeddedDatabase } from '@/db/runtime';
 import { runs } from '@/db/schema';
-import { defaultRunConfig } from '@/server/runs/run-config';
-import { appendAudit } from '@/server/audit/service';
+import { defaultRunConfig } from '@/core/run-config';
+import { appendAudit, verifyAudit } from '@/server/audit/service';
 import { freshDatabase, ownerConnection } from '@/test/database';
 
 const exec = promisify(execFile);
@@ -60,13 +61,54 @@ describe('database roles', () => {
     await expect(connectPrepared({ appUrl: superUrl }, { max: 1, appName: 'test' })).rejects.toThrow(
       /DATABASE_URL connects as "crucible", a PostgreSQL superuser.*DATABASE_OWNER_URL.*CRUCIBLE_ALLOW_SUPERUSER=1/,
     );
+    // Its own anchor file: one shared with other databases' anchors fails verify (server/audit/anchors.ts).
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-roles-cli-'));
     const cli = (env: Record<string, string>) =>
-      exec('node', ['scripts/crucible.mjs', 'audit', 'verify'], { env: { ...process.env, DATABASE_URL: superUrl, ...env }, timeout: 60_000 })
+      exec('node', ['scripts/crucible.mjs', 'audit', 'verify'], { env: childEnv({ DATABASE_URL: superUrl, CRUCIBLE_DATA_DIR: dataDir, ...env }), timeout: 60_000 })
         .then(({ stdout }) => ({ code: 0, out: stdout }), (e: { code: number; stderr: string }) => ({ code: e.code, out: e.stderr }));
     const refused = await cli({});
     expect(refused).toMatchObject({ code: 1 });
     expect(refused.out).toMatch(/superuser.*CRUCIBLE_ALLOW_SUPERUSER=1/);
     expect(await cli({ CRUCIBLE_ALLOW_SUPERUSER: '1' })).toMatchObject({ code: 0, out: expect.stringMatching(/audit log intact/) });
+  });
+
+  it('refuses an app role with CREATEROLE or a server-file/program role, inherited or direct', async () => {
+    const admin = connect(inject('adminDatabaseUrl'), { max: 1 });
+    const suffix = `${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+    const roles = { createrole: `t_createrole_${suffix}`, group: `t_group_${suffix}`, member: `t_member_${suffix}` };
+    try {
+      await admin.sql.unsafe(`create role ${roles.createrole} login password 'pw' createrole`);
+      // Membership through an intermediate role counts too.
+      await admin.sql.unsafe(`create role ${roles.group} nologin in role pg_execute_server_program`);
+      await admin.sql.unsafe(`create role ${roles.member} login password 'pw' in role ${roles.group}`);
+      const as = (role: string) => withDatabase(withUser(inject('adminDatabaseUrl'), role, 'pw'), new URL(database.url).pathname.slice(1));
+      await expect(connectPrepared({ appUrl: as(roles.createrole) }, { max: 1, appName: 'test' })).rejects.toThrow(
+        new RegExp(`connects as "${roles.createrole}", which has CREATEROLE.*DATABASE_OWNER_URL.*CRUCIBLE_ALLOW_SUPERUSER=1`),
+      );
+      await expect(connectPrepared({ appUrl: as(roles.member) }, { max: 1, appName: 'test' })).rejects.toThrow(
+        new RegExp(`connects as "${roles.member}", which has membership of pg_execute_server_program`),
+      );
+    } finally {
+      for (const r of [roles.member, roles.group, roles.createrole]) await admin.sql.unsafe(`drop role if exists ${r}`);
+      await admin.close();
+    }
+  });
+
+  it('a single-role setup (the app role owns audit_log) starts with a warning, and `audit verify` says tampering is not prevented', async () => {
+    const ownerUrl = ownerConnection(database).url;
+    const warnings: string[] = [];
+    const single = await connectPrepared({ appUrl: ownerUrl }, { max: 1, appName: 'test', warn: (m) => warnings.push(m) });
+    try {
+      expect(warnings).toEqual([expect.stringMatching(/application role owns audit_log: tampering by the app role is not prevented/)]);
+      expect(await verifyAudit(single.db)).toMatchObject({ ok: true, warning: expect.stringMatching(/owns audit_log/) });
+    } finally {
+      await single.close();
+    }
+    // The two-role setup: no warning.
+    expect((await verifyAudit(database.db)).warning).toBeUndefined();
+    const quiet: string[] = [];
+    await (await connectPrepared({ appUrl: database.url }, { max: 1, appName: 'test', warn: (m) => quiet.push(m) })).close();
+    expect(quiet).toEqual([]);
   });
 });
 
@@ -129,5 +171,48 @@ describe('embedded server roles', () => {
       }
     }
     for (const f of [`${pgDir}.owner.password`, `${pgDir}.app.password`]) expect(fs.statSync(f).mode & 0o777).toBe(0o600);
+  }, 60_000);
+
+  it('code the owner plants for the next start (a public.current_database(), a public = operator, search_path settings) never runs as superuser', async () => {
+    const urls = await prepareEmbeddedDatabase(server, pgDir);
+    const owner = connect(urls.ownerUrl!, { max: 1 });
+    try {
+      // Logs who ran it and, when that is a superuser, makes the owner one: what an attacker would do.
+      const trap = `insert into public.trap_log select current_user, rolsuper from pg_catalog.pg_roles where rolname = current_user;
+        if (select rolsuper from pg_catalog.pg_roles where rolname = current_user) then execute 'alter role crucible_owner superuser'; end if;`;
+      await owner.sql.unsafe(`create table public.trap_log (who name, super bool)`);
+      await owner.sql.unsafe(`grant insert on public.trap_log to public`);
+      await owner.sql.unsafe(`create function public.current_database() returns name language plpgsql as $$
+        begin ${trap} return pg_catalog.current_database(); end $$`);
+      // postgres.js compares oids with = in its type lookup at connect, before any query of ours.
+      await owner.sql.unsafe(`create function public.trap_oideq(a oid, b oid) returns bool language plpgsql as $$
+        begin ${trap} return a operator(pg_catalog.=) b; end $$`);
+      await owner.sql.unsafe(`create operator public.= (leftarg = oid, rightarg = oid, function = public.trap_oideq)`);
+      await owner.sql.unsafe(`alter database crucible set search_path = public, pg_catalog`);
+      await owner.sql.unsafe(`alter role crucible_owner in database crucible set search_path = public, pg_catalog`);
+      await owner.sql.unsafe(`alter role crucible_owner set search_path = public, pg_catalog`);
+    } finally {
+      await owner.close();
+    }
+
+    const next = await prepareEmbeddedDatabase(server, pgDir); // the next start
+    const app = await connectPrepared(next, { max: 1, appName: 'test' });
+    try {
+      const admin = connect(withDatabase(server.url, 'crucible'), { max: 1 });
+      try {
+        expect(await admin.sql`select who, super from public.trap_log where super`).toEqual([]);
+        expect(await admin.sql`select rolsuper from pg_roles where rolname = 'crucible_owner'`).toEqual([{ rolsuper: false }]);
+        // The planted settings are gone, so a psql session of any role does not resolve names in public first either.
+        const settings = await admin.sql`
+          select s.setrole, s.setconfig from pg_db_role_setting s
+          where exists (select 1 from unnest(s.setconfig) c where c like 'search_path=%')`;
+        expect(settings).toEqual([]);
+      } finally {
+        await admin.close();
+      }
+      await expectAppRoleConfined(app.sql);
+    } finally {
+      await app.close();
+    }
   }, 60_000);
 });

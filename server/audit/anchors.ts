@@ -20,23 +20,53 @@ export const anchorFile = (dir = dataDir()) => path.join(dir, 'audit-anchors.log
 
 const LINE = /^(\S+) database=(\S+) seq=(\d+) rows=(\d+) head=([0-9a-f]{64})$/;
 
-/** Which database this is: the cluster's system identifier and the database's oid (neither can be forged with SQL). */
+/**
+ * Which database this is: the cluster's system identifier, the database's oid and name.
+ * Every name is pg_catalog-qualified (the owner can create a `public.pg_database` view or a
+ * `public.current_database()` and, with `ALTER DATABASE … SET search_path`, put them first),
+ * and the parts are joined here rather than with a `||` the path could redirect.
+ */
 export async function databaseIdentity(db: DbOrTx): Promise<string> {
-  const rows = await db.execute<{ id: string }>(sql`
-    select (select system_identifier from pg_control_system())::text || '/' || d.oid::text || '/' || d.datname as id
-    from pg_database d where d.datname = current_database()`);
-  return rows[0]!.id;
+  const rows = await db.execute<{ system: string; oid: string; name: string }>(sql`
+    select (select s.system_identifier from pg_catalog.pg_control_system() s)::pg_catalog.text as system,
+           d.oid::pg_catalog.text as oid, d.datname::pg_catalog.text as name
+    from pg_catalog.pg_database d where d.datname operator(pg_catalog.=) pg_catalog.current_database()`);
+  const id = rows[0]!;
+  return `${id.system}/${id.oid}/${id.name}`;
 }
 
 /** The newest anchor for `database` in `file`, if any (lines that do not parse are skipped). */
 export function latestAnchor(file: string, database: string): Anchor | undefined {
-  if (!fs.existsSync(file)) return undefined;
-  let latest: Anchor | undefined;
+  return readAnchors(file).filter((a) => a.database === database).at(-1);
+}
+
+function readAnchors(file: string): Anchor[] {
+  if (!fs.existsSync(file)) return [];
+  const anchors: Anchor[] = [];
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
     const m = LINE.exec(line.trim());
-    if (m && m[2] === database) latest = { at: m[1]!, database: m[2]!, seq: Number(m[3]), rows: Number(m[4]), hash: m[5]! };
+    if (m) anchors.push({ at: m[1]!, database: m[2]!, seq: Number(m[3]), rows: Number(m[4]), hash: m[5]! });
   }
-  return latest;
+  return anchors;
+}
+
+/**
+ * The latest anchor for `database`, or why there is none although there should be: a file
+ * with anchors, none of them for this database, means the identity changed (spoofed, or a
+ * restore into another cluster) or the file belongs to another database. Passing would let
+ * a truncated chain start a fresh anchor line, so it fails until someone looks.
+ */
+export function anchorFor(file: string, database: string): { latest?: Anchor; problem?: string } {
+  const anchors = readAnchors(file);
+  const latest = anchors.filter((a) => a.database === database).at(-1);
+  if (latest || anchors.length === 0) return { latest };
+  const others = [...new Set(anchors.map((a) => a.database))];
+  return {
+    problem:
+      `no anchor for this database identity: ${database} (${file} anchors ${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''}); ` +
+      'the identity changed or the anchor file belongs to another database. If this database was legitimately restored or ' +
+      'moved, keep the old file as evidence, move it aside and verify again to start a new anchor line',
+  };
 }
 
 /** Append one anchor line and flush it to disk (O_APPEND: concurrent writers never overwrite each other). */
@@ -73,7 +103,8 @@ export async function anchorProblem(db: DbOrTx, anchor: Anchor): Promise<string 
  */
 export async function anchorHead(db: Db, file: string): Promise<{ anchored?: Anchor; problem?: string }> {
   const database = await databaseIdentity(db);
-  const latest = latestAnchor(file, database);
+  const { latest, problem: missing } = anchorFor(file, database);
+  if (missing) return { problem: missing };
   if (latest) {
     const problem = await anchorProblem(db, latest);
     if (problem) return { problem };

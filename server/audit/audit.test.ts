@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '@/db/client';
+import { childEnv } from '@/core/settings';
+import { connect, type Database } from '@/db/client';
 import { freshDatabase, ownerConnection } from '@/test/database';
 import { callerAs } from '@/test/callers';
 import { anchorHead, latestAnchor, databaseIdentity } from './anchors';
@@ -146,13 +147,51 @@ describe('audit anchors (tampering by someone with owner rights)', () => {
     expect(await verifyAudit(d.db, { anchorFile: file })).toMatchObject({ ok: false, reason: expect.stringMatching(/is gone/) });
   });
 
+  it('an owner cannot make the verifier see another database identity (and so start a fresh anchor line)', async () => {
+    const { d, file } = await anchoredDatabase();
+    const identity = await databaseIdentity(d.db);
+    const owner = ownerConnection(d, { max: 1 });
+    await owner.sql`truncate audit_log`;
+    // Shadow the catalog in public and put public first for every new session of this database.
+    await owner.sql.unsafe(`create view public.pg_database as select (oid::int8 + 1000000)::oid as oid, datname from pg_catalog.pg_database`);
+    await owner.sql.unsafe(`create function public.pg_control_system() returns table (system_identifier int8) language sql as 'select 42::int8'`);
+    await owner.sql.unsafe(`alter database "${new URL(d.url).pathname.slice(1)}" set search_path = public, pg_catalog`);
+    const app = connect(d.url, { max: 1 }); // a new app session: a restart, or the CLI's `audit verify`
+    // Even a session that does not pin search_path (connect's default does) sees the real identity.
+    const unpinned = connect(d.url, { max: 1, searchPath: 'public, pg_catalog' });
+    try {
+      for (let i = 0; i < 2; i++) await appendAudit(app.db, { actor: 'forged', action: `b.${i}`, targetType: 'x' });
+      expect(await databaseIdentity(app.db)).toBe(identity);
+      expect(await databaseIdentity(unpinned.db)).toBe(identity);
+      expect(await verifyAudit(app.db, { anchorFile: file })).toMatchObject({ ok: false, reason: expect.stringMatching(/is gone/) });
+      expect(await anchorHead(app.db, file)).toMatchObject({ problem: expect.stringMatching(/is gone/) });
+    } finally {
+      await app.close();
+      await unpinned.close();
+    }
+  });
+
+  it('an anchor file with anchors, none for this database identity, fails verify and is not anchored over', async () => {
+    const { file } = await anchoredDatabase();
+    const other = await freshDatabase(); // another identity: what a spoofed or changed identity looks like
+    await appendAudit(other.db, { actor: 'test', action: 'elsewhere', targetType: 'x' });
+    const before = fs.readFileSync(file, 'utf8');
+    const v = await verifyAudit(other.db, { anchorFile: file });
+    expect(v).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^no anchor for this database identity: \S+ .*the identity changed or the anchor file belongs to another database/),
+    });
+    expect(await anchorHead(other.db, file)).toMatchObject({ problem: expect.stringMatching(/no anchor for this database identity/) });
+    expect(fs.readFileSync(file, 'utf8')).toBe(before);
+  });
+
   it('`crucible audit verify` checks the anchor in the data dir, prints the head, and fails on tampering', async () => {
     const d = await freshDatabase();
     const dataDir = fs.mkdtempSync(path.join(dir, 'data-'));
     for (let i = 0; i < 3; i++) await appendAudit(d.db, { actor: 'test', action: `c.${i}`, targetType: 'x' });
     const cli = (args: string[]) =>
       promisify(execFile)('node', ['scripts/crucible.mjs', 'audit', 'verify', ...args], {
-        env: { ...process.env, DATABASE_URL: d.url, CRUCIBLE_DATA_DIR: dataDir }, timeout: 60_000,
+        env: childEnv({ DATABASE_URL: d.url, CRUCIBLE_DATA_DIR: dataDir }), timeout: 60_000,
       }).then(({ stdout }) => ({ code: 0, out: stdout }), (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }));
     const first = await cli([]);
     expect(first.code).toBe(0);

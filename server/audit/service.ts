@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { asc, desc, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { auditLog } from '@/db/schema';
-import { anchorProblem, appendAnchor, databaseIdentity, latestAnchor } from './anchors';
+import { OWNS_AUDIT_LOG_WARNING } from '@/db/roles';
+import { anchorFor, anchorProblem, appendAnchor, databaseIdentity } from './anchors';
 import { canonicalJson } from './canonical';
 
 /** A drizzle handle or an open transaction: audit rows are written inside the caller's transaction. */
@@ -46,9 +47,11 @@ export async function appendAudit(db: DbOrTx, entry: AuditEntry): Promise<{ seq:
   });
 }
 
-export type AuditVerification =
+/** `warning`: set when the connected role owns audit_log (single-role setup), so the checks cannot rule out its own tampering. */
+export type AuditVerification = (
   | { ok: true; rows: number; headSeq: number; headHash: string; anchor?: { at: string; seq: number; file: string } }
-  | { ok: false; rows: number; brokenAt: number; reason: string };
+  | { ok: false; rows: number; brokenAt: number; reason: string }
+) & { warning?: string };
 
 export type VerifyOptions = {
   /** Also check against the latest anchor in this file, and anchor the verified head there. */
@@ -64,6 +67,15 @@ export type VerifyOptions = {
  * a head saved outside the database: the latest anchor, or `expectHead`.
  */
 export async function verifyAudit(db: Db, opts: VerifyOptions = {}): Promise<AuditVerification> {
+  const result = await verifyChain(db, opts);
+  // Same check as ownsAuditLog (db/roles.ts), through drizzle.
+  const [row] = await db.execute<{ owns: boolean | null }>(sql`
+    select pg_catalog.pg_has_role(pg_catalog."current_user"(), c.relowner, 'MEMBER') as owns
+    from pg_catalog.pg_class c where c.oid operator(pg_catalog.=) pg_catalog.to_regclass('public.audit_log')`);
+  return row?.owns ? { ...result, warning: OWNS_AUDIT_LOG_WARNING } : result;
+}
+
+async function verifyChain(db: Db, opts: VerifyOptions): Promise<AuditVerification> {
   let prevHash = GENESIS;
   let after = 0;
   let rows = 0;
@@ -105,7 +117,8 @@ export async function verifyAudit(db: Db, opts: VerifyOptions = {}): Promise<Aud
   let anchor: { at: string; seq: number; file: string } | undefined;
   if (opts.anchorFile) {
     const database = await databaseIdentity(db);
-    const latest = latestAnchor(opts.anchorFile, database);
+    const { latest, problem: missing } = anchorFor(opts.anchorFile, database);
+    if (missing) return { ok: false, rows, brokenAt: after, reason: missing };
     if (latest) {
       const problem = await anchorProblem(db, latest);
       if (problem) return { ok: false, rows, brokenAt: latest.seq, reason: `${problem} (anchor in ${opts.anchorFile})` };

@@ -14,13 +14,15 @@ export const commands: Command[] = [
       const expectHead = values['expect-head'] as string | undefined;
       const v = (await api('audit.verify', expectHead ? { expectHead } : undefined)) as AuditVerification;
       output(!!values.json, v, () => {
-        if (!v.ok) return `AUDIT LOG TAMPERED: ${v.reason} (checked ${v.rows} rows)`;
+        const warning = v.warning ? [`warning: ${v.warning}`] : [];
+        if (!v.ok) return [`AUDIT LOG TAMPERED: ${v.reason} (checked ${v.rows} rows)`, ...warning].join('\n');
         const against = [v.anchor && `the anchor of ${v.anchor.at} (row ${v.anchor.seq})`, expectHead && 'the expected head'].filter(Boolean);
         return [
           `audit log intact: ${v.rows} rows${against.length ? `, consistent with ${against.join(' and ')}` : ''}`,
           `head: row ${v.headSeq} ${v.headHash}`,
           // The anchor file lives beside the database; a copy elsewhere survives someone with access to both.
           'keep this head somewhere else too and check against it later with --expect-head',
+          ...warning,
         ].join('\n');
       });
       return v.ok ? 0 : 1;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { episodes, rewards, runs, tasks, turns } from '@/db/schema';
 import { DomainError } from '@/server/errors';
-import { blindRun } from '@/server/reviews/blind';
+import { runBlindToReviewers } from '@/server/reviews/blind';
 
 export const episodeStatuses = ['pending', 'running', 'scored', 'failed', 'sandbox_error', 'env_mismatch', 'preempted', 'cancelled', 'masked'] as const;
 
@@ -16,12 +16,12 @@ export const listEpisodesSchema = z.object({
 });
 
 /**
- * Blind review (server/reviews/blind.ts): an episode with a blind review slot still open.
- * Reviewers do not see its reward through episode reads, so skipping or releasing an item,
- * looking its reward up and claiming it again does not unblind it.
+ * Blind review (server/reviews/blind.ts): the episode's run has a blind review slot still
+ * open. Reviewers see no reward of ANY episode of that run (not only the sampled one): the
+ * others' rewards and the run's mean would give the withheld one by subtraction; and
+ * skipping or releasing an item, looking rewards up and claiming it again does not unblind it.
  */
-const openBlindReview = sql`exists (select 1 from reviews rv join runs rr on rr.id = rv.run_id
-  where rv.episode_id = ${episodes.id} and rv.verdict is null and ${blindRun('rr')})`;
+const openBlindReview = runBlindToReviewers(sql`${episodes.runId}`);
 
 export type EpisodeReadOptions = { withholdBlindRewards?: boolean };
 

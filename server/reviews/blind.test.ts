@@ -2,10 +2,11 @@ import { TRPCError } from '@trpc/server';
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
-import { episodes, policyVersions, reviews } from '@/db/schema';
+import { episodes, metricSamples, policyVersions, reviews, runEvents, runs } from '@/db/schema';
 import { freshDatabase } from '@/test/database';
 import { callerAs } from '@/test/callers';
 import { seedEpisode, seedRun } from '@/test/seed';
+import { SAMPLE_REASON_WITHHELD } from './blind';
 import { sampleForReview } from './sampler';
 
 let database: Database;
@@ -156,5 +157,122 @@ describe('blind review is blind', () => {
     expect(await alice.reviews.diagnosis({ id: a })).toMatchObject({ episodeId: s.episode.id });
     await bob.reviews.submit({ id: b, verdict: 'correct' });
     expect(await bob.reviews.diagnosis({ id: a })).toMatchObject({ episodeId: s.episode.id });
+  });
+
+  // Red-team regressions: side doors that led from a blind item to its run and, from the run,
+  // to the reward by subtraction (docs/reviews.md, blind review).
+
+  it('(a) filtering the queue or claims by each run in turn does not tell which run a held blind item is in', async () => {
+    const made = [await blindEpisode(), await blindEpisode(), await blindEpisode()];
+    const rev = await callerAs(database.db, 'reviewer');
+    // (The queue holds other tests' items too, some not blind: claim one of these blind ones.)
+    const { id } = await rev.reviews.claim({ runId: made[1]!.run.id });
+    expect(id).toBeTruthy();
+    const all = (await rev.runs.list({ pageSize: 200 })).items;
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    const probe = async (what: string) => {
+      for (const r of all) {
+        for (const state of ['open', 'all'] as const) {
+          const q = await rev.reviews.queue({ runId: r.id, state, pageSize: 200 });
+          expect(q.items.some((x) => x.id === id), `${what}: queue(${state}) of ${r.name}`).toBe(false);
+        }
+        // The held item is handed back whatever run is asked for, so every answer is the same.
+        expect((await rev.reviews.claim({ runId: r.id })).id, `${what}: claim of ${r.name}`).toBe(id);
+      }
+    };
+    await probe('held');
+    // A claim that expired but nobody took yet is still pending (episode reads stay refused): same answers.
+    await database.db.update(reviews).set({ claimExpiresAt: sql`now() - interval '1 second'` }).where(eq(reviews.id, id!));
+    await probe('expired');
+    // Admins are not limited: the run filter works as it always has for them.
+    const admin = await callerAs(database.db, 'admin');
+    const [row] = await database.db.select({ runId: reviews.runId }).from(reviews).where(eq(reviews.id, id!));
+    expect((await admin.reviews.queue({ runId: row!.runId, state: 'all', pageSize: 200 })).items.some((x) => x.id === id)).toBe(true);
+  });
+
+  it('(b) a run with an open blind item hides its reward figures from reviewers: runs.list/get, metrics, compare, events', async () => {
+    const s = await blindEpisode();
+    await database.db.insert(metricSamples).values([
+      { runId: s.run.id, source: 'rl', name: 'reward_mean', step: 1, value: 0.3141 },
+      { runId: s.run.id, source: 'rl', name: 'reward_max', step: 1, value: 0.3141 },
+    ]);
+    await database.db.update(runs).set({ lastRewardMean: 0.3141 }).where(eq(runs.id, s.run.id));
+    await database.db.insert(runEvents).values({ runId: s.run.id, type: 'iteration', actor: 'system:rl',
+      message: 'iteration 1 trained: reward 0.314, held-out pass@1 0.250, policy v2', data: { iteration: 1, version: 2 } });
+    const secrets = ['0.3141', '0.314'];
+    const reads = async (c: Awaited<ReturnType<typeof callerAs>>) => ({
+      list: (await c.runs.list({ pageSize: 200 })).items.find((r) => r.id === s.run.id),
+      get: await c.runs.get({ id: s.run.id }),
+      metrics: await c.runs.metrics({ ids: [s.run.id] }),
+      compare: await c.runs.compare({ ids: [s.run.id] }),
+      events: await c.runs.events({ id: s.run.id }),
+    });
+    // Any reviewer, holding the item or not: the run's figures would give the item's reward.
+    const rev = await callerAs(database.db, 'reviewer');
+    for (const hold of [false, true]) {
+      if (hold) expect((await rev.reviews.claim({ runId: s.run.id })).id).toBeTruthy();
+      const got = await reads(rev);
+      expect(got.list).toMatchObject({ lastRewardMean: null, rewardWithheld: true });
+      expect(got.get).toMatchObject({ lastRewardMean: null, rewardWithheld: true, name: s.run.name });
+      expect(got.metrics).toEqual([]);
+      expect(got.compare).toMatchObject({ runs: [{ id: s.run.id, metricsWithheld: true }], samples: [] });
+      expect(got.events.find((e) => e.type === 'iteration')?.message).toBe('iteration 1 trained: reward withheld: blind review open, held-out pass@1 0.250, policy v2');
+      expectNoSecrets(got, secrets, `runs reads (reviewer${hold ? ' holding the item' : ''})`);
+    }
+    // Admins, operators and viewers see them.
+    for (const role of ['admin', 'operator', 'viewer'] as const) {
+      const got = await reads(await callerAs(database.db, role));
+      expect(got.get.lastRewardMean, role).toBe(0.3141);
+      expect(got.metrics.map((m) => m.name).sort(), role).toEqual(['reward_max', 'reward_mean']);
+      expect(got.compare.samples.length, role).toBe(2);
+      expect(got.events.find((e) => e.type === 'iteration')?.message, role).toContain('reward 0.314');
+    }
+    // Once every blind item of the run has its verdict, reviewers see them too.
+    const { id } = await rev.reviews.claim({ runId: s.run.id });
+    await rev.reviews.submit({ id: id!, verdict: 'correct' });
+    const after = await reads(rev);
+    expect(after.get).toMatchObject({ lastRewardMean: 0.3141, rewardWithheld: false });
+    expect(after.metrics.length).toBe(2);
+    expect(after.events.find((e) => e.type === 'iteration')?.message).toContain('reward 0.314');
+  });
+
+  it("(c) release, then the run's other episodes: no reward of that run is shown to reviewers while its blind item is open", async () => {
+    const { run, tasks } = await seedRun(database.db, { name: `secret-run-${Math.random().toString(36).slice(2, 7)}`, config: { review: { ...reviewCfg().review, rate: 0.05 } } });
+    const a = await seedEpisode(database.db, run.id, tasks[0]!.id, 0.3141, { passRate: 0.2 });
+    await seedEpisode(database.db, run.id, tasks[1]!.id, 0.9, { passRate: 1 });
+    await database.db.insert(reviews).values({ episodeId: a.id, runId: run.id, slot: 0, sampleReason: 'uniform' });
+    await database.db.insert(metricSamples).values({ runId: run.id, source: 'rl', name: 'reward_mean', step: 1, value: (0.3141 + 0.9) / 2 });
+    const rev = await callerAs(database.db, 'reviewer');
+    const { id } = await rev.reviews.claim({ runId: run.id });
+    await rev.reviews.release({ id: id! });
+    const eps = (await rev.episodes.list({ runId: run.id })).items;
+    expect(eps).toHaveLength(2);
+    // Every episode of the run is withheld alike: none is singled out, no reward to subtract.
+    for (const e of eps) expect(e).toMatchObject({ reward: null, rewardWithheld: true });
+    for (const e of eps) expect((await rev.episodes.get({ id: e.id })).reward).toBeNull();
+    expect(await rev.runs.metrics({ ids: [run.id] })).toEqual([]);
+    expectNoSecrets(eps, ['0.3141', '0.9'], 'episodes.list');
+    // The operator's view is unchanged; the reviewer's returns with the verdict.
+    expect((await (await callerAs(database.db, 'operator')).episodes.list({ runId: run.id })).items.map((e) => e.reward).sort()).toEqual([0.3141, 0.9]);
+    await rev.reviews.claim({ runId: run.id });
+    await rev.reviews.submit({ id: id!, verdict: 'correct' });
+    expect((await rev.episodes.list({ runId: run.id })).items.map((e) => e.reward).sort()).toEqual([0.3141, 0.9]);
+  });
+
+  it("(d) a blind item's sample reason (computed from the reward) is withheld until the verdict", async () => {
+    const { run, tasks } = await seedRun(database.db, { name: `secret-run-${Math.random().toString(36).slice(2, 7)}`, config: reviewCfg() });
+    const ep = await seedEpisode(database.db, run.id, tasks[0]!.id, 0.52, { passRate: 0.5 });
+    const reason = 'boundary:partial_pass,boundary:near_threshold,anomaly:task_outlier';
+    await database.db.insert(reviews).values({ episodeId: ep.id, runId: run.id, slot: 0, sampleReason: reason });
+    const rev = await callerAs(database.db, 'reviewer');
+    const { id } = await rev.reviews.claim({ runId: run.id });
+    expect((await rev.reviews.item({ id: id! })).sampleReason).toBe(SAMPLE_REASON_WITHHELD);
+    for (const c of [rev, await callerAs(database.db, 'reviewer')]) {
+      const row = (await c.reviews.queue({ state: 'all', pageSize: 200 })).items.find((x) => x.id === id);
+      expect(row?.sampleReason).toBe(SAMPLE_REASON_WITHHELD);
+    }
+    await rev.reviews.submit({ id: id!, verdict: 'correct' });
+    expect((await rev.reviews.item({ id: id! })).sampleReason).toBe(reason);
+    expect((await rev.reviews.queue({ state: 'done', pageSize: 200 })).items.find((x) => x.id === id)?.sampleReason).toBe(reason);
   });
 });

@@ -2,8 +2,8 @@ import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { environments, episodes, policyVersions, reviewEvents, reviews, rewards, runs, tasks, turns, users } from '@/db/schema';
 import { DomainError } from '@/server/errors';
-import { reviewConfig } from '@/server/runs/run-config';
-import { blindRun } from './blind';
+import { reviewConfig } from '@/core/run-config';
+import { blindRun, SAMPLE_REASON_WITHHELD } from './blind';
 import type { Verdict } from './kappa';
 
 /** How long a claim is held before it returns to the queue (an abandoned claim). */
@@ -16,6 +16,12 @@ export type ClaimOptions = QueueFilter & {
    * episode are handed out again until the list is dropped.
    */
   exclude?: string[];
+  /**
+   * Blind review (reviewers): an item of a blind run this reviewer holds is handed back
+   * whatever `runId` says, so claiming with each run's id in turn does not tell which run
+   * the held item belongs to (docs/reviews.md, blind review).
+   */
+  blindHeldIgnoresRun?: boolean;
 };
 export type ClaimResult = {
   id: string | null;
@@ -66,11 +72,18 @@ const runCoverage = (filter: QueueFilter) => sql`
 export async function claimNext(db: Db, reviewerId: string, opts: ClaimOptions = {}): Promise<ClaimResult> {
   const exclude = [...new Set(opts.exclude ?? [])];
   return db.transaction(async (tx) => {
-    const held = await tx.select({ id: reviews.id, runId: reviews.runId }).from(reviews)
-      .where(and(eq(reviews.reviewerId, reviewerId), isNull(reviews.verdict), sql`${reviews.claimExpiresAt} > now()`))
+    // Still this reviewer's: held, or expired but not yet taken by anyone else (blind.ts counts
+    // those as pending too, so they must answer the same way to a runId filter).
+    const held = await tx.select({ id: reviews.id, runId: reviews.runId, live: sql<boolean>`${reviews.claimExpiresAt} > now()`, blind: sql<boolean>`${blindRun('runs')}` })
+      .from(reviews).innerJoin(runs, eq(runs.id, reviews.runId))
+      .where(and(eq(reviews.reviewerId, reviewerId), isNull(reviews.verdict),
+        opts.blindHeldIgnoresRun ? sql`(${reviews.claimExpiresAt} > now() or ${blindRun('runs')})` : sql`${reviews.claimExpiresAt} > now()`))
       .orderBy(asc(reviews.claimedAt));
-    const keep = held.find((h) => !exclude.includes(h.id) && (!opts.runId || h.runId === opts.runId));
-    if (keep) return { id: keep.id, skippedLeft: 0 };
+    const keep = held.find((h) => !exclude.includes(h.id) && (!opts.runId || h.runId === opts.runId || (opts.blindHeldIgnoresRun && h.blind)));
+    if (keep) {
+      if (!keep.live) await tx.update(reviews).set({ claimedAt: new Date(), claimExpiresAt: new Date(Date.now() + CLAIM_MS) }).where(eq(reviews.id, keep.id));
+      return { id: keep.id, skippedLeft: 0 };
+    }
     if (held.length) {
       await tx.update(reviews).set({ reviewerId: null, claimedAt: null, claimExpiresAt: null })
         .where(inArray(reviews.id, held.map((h) => h.id)));
@@ -109,20 +122,34 @@ export async function releaseClaim(db: Db, reviewId: string, reviewerId: string)
  * oldest first. For a viewer with an open slot on an episode, the other slots' verdicts on
  * it are withheld (double review is independent).
  */
-export async function listQueue(db: Db, opts: { runId?: string; state?: 'open' | 'done' | 'all'; page: number; pageSize: number; viewerId?: string | null }) {
+export async function listQueue(db: Db, opts: {
+  runId?: string; state?: 'open' | 'done' | 'all'; page: number; pageSize: number; viewerId?: string | null;
+  /**
+   * Blind review (reviewers): with a runId filter, leave out the viewer's own pending blind
+   * items, so that filtering by each run in turn does not tell which run holds them.
+   */
+  hideOwnBlindFromRunFilter?: boolean;
+}) {
   const offset = (opts.page - 1) * opts.pageSize;
+  const hideOwn = opts.runId && opts.hideOwnBlindFromRunFilter && opts.viewerId
+    ? sql`not exists (select 1 from reviews h join runs hr on hr.id = h.run_id where h.id = ${reviews.id}
+        and h.reviewer_id = ${opts.viewerId} and h.verdict is null and ${blindRun('hr')})`
+    : null;
   // The open page's ids in claim order; the rows are then fetched by id and put back in that order.
   const openPage = opts.state === 'open'
     ? (await db.execute<{ id: string }>(sql`
         with ${runCoverage(opts)}
         select r.id from reviews r join cov c on c.run_id = r.run_id
         where r.verdict is null ${opts.runId ? sql`and r.run_id = ${opts.runId}` : sql``}
+          ${hideOwn ? sql`and r.id not in (select h.id from reviews h join runs hr on hr.id = h.run_id
+            where h.reviewer_id = ${opts.viewerId} and h.verdict is null and ${blindRun('hr')})` : sql``}
         order by ${claimOrder} limit ${opts.pageSize} offset ${offset}`)).map((r) => r.id)
     : null;
   const conds = [];
   if (opts.runId) conds.push(eq(reviews.runId, opts.runId));
   if (opts.state === 'open') conds.push(isNull(reviews.verdict));
   if (opts.state === 'done') conds.push(sql`${reviews.verdict} is not null`);
+  if (hideOwn) conds.push(hideOwn);
   const where = conds.length ? and(...conds) : undefined;
   // Blind review: an open item of a blind run, or any slot of an episode the viewer still has
   // open, shows neither its episode nor its run (they lead to the reward); as in reviewItem.
@@ -135,7 +162,8 @@ export async function listQueue(db: Db, opts: { runId?: string; state?: 'open' |
       id: reviews.id,
       episodeId: sql<string | null>`case when ${withheld} then null else ${reviews.episodeId} end`,
       runId: sql<string | null>`case when ${withheld} then null else ${reviews.runId} end`,
-      slot: reviews.slot, sampleReason: reviews.sampleReason,
+      // Most sample reasons are computed from the reward (blind.ts, SAMPLE_REASON_WITHHELD).
+      slot: reviews.slot, sampleReason: sql<string>`case when ${withheld} then ${SAMPLE_REASON_WITHHELD} else ${reviews.sampleReason} end`,
       verdict: opts.viewerId
         ? sql<Verdict | null>`case when ${reviews.reviewerId} is distinct from ${opts.viewerId} and exists (select 1 from reviews o where o.episode_id = ${reviews.episodeId}
             and o.reviewer_id = ${opts.viewerId} and o.verdict is null) then null else ${reviews.verdict} end`
@@ -194,7 +222,8 @@ export async function reviewItem(db: Db, reviewId: string, viewer: { id: string 
     id: row.review.id,
     // Withheld under blind review until a verdict is given: with it, episodes.get would show the reward.
     episodeId: revealed ? row.episode.id : null,
-    sampleReason: row.review.sampleReason,
+    // Most reasons are computed from the reward (blind.ts, SAMPLE_REASON_WITHHELD).
+    sampleReason: revealed ? row.review.sampleReason : SAMPLE_REASON_WITHHELD,
     slot: row.review.slot,
     verdict: independent ? row.review.verdict : null,
     correctedReward: independent ? row.review.correctedReward : null,

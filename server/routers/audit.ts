@@ -16,6 +16,6 @@ export const auditRouter = router({
   verify: adminProcedure
     .input(z.object({
       expectHead: z.string().regex(/^[0-9a-f]{64}$/, 'expectHead must be a head hash printed by `crucible audit verify` (64 hex digits)').optional(),
-    }).optional())
+    }).strict().optional())
     .query(({ ctx, input }) => verifyAudit(ctx.db, { anchorFile: anchorFile(), expectHead: input?.expectHead })),
 });

@@ -1,4 +1,4 @@
-import { closeSync, constants, fchownSync, fstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchownSync, fstatSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { SandboxError } from './types';
 
 /**
@@ -70,25 +70,54 @@ export type Beneath = {
 
 const shownPath = (b: Beneath) => (depth: number) => [b.shownRoot, ...b.parts.slice(0, depth)].join('/');
 
-/** Create or truncate the file, making missing directories; nothing is reached through a link. */
+/**
+ * Create or truncate the file, making missing directories; nothing is reached through a link.
+ * All of `data` is written or the call throws and the file is removed: a short write (the
+ * scratch tmpfs is full) must not leave a truncated file that looks like the real one.
+ */
 export function writeFileBeneath(b: Beneath, data: Buffer, mode: number, owner?: { uid: number; gid: number }): void {
   const shown = shownPath(b);
   if (b.parts.length === 0) throw new SandboxError(`${b.shownRoot} is a directory, not a file path`, 'config');
   const dirFd = openDirBeneath(b.root, b.parts.slice(0, -1), shown, true);
-  let fd: number;
+  const name = at(dirFd, b.parts.at(-1)!);
   try {
-    fd = openSync(at(dirFd, b.parts.at(-1)!), WRITE_FLAGS, mode);
-  } catch (e) {
-    refuse(shown(b.parts.length), e as NodeJS.ErrnoException);
+    let fd: number;
+    try {
+      fd = openSync(name, WRITE_FLAGS, mode);
+    } catch (e) {
+      refuse(shown(b.parts.length), e as NodeJS.ErrnoException);
+    }
+    if (!fstatSync(fd).isFile()) {
+      closeSync(fd);
+      throw new SandboxError(`${shown(b.parts.length)} is not a regular file`, 'config');
+    }
+    let written = 0;
+    try {
+      try {
+        // writeSync may write less than asked (a file system nearly full): go on until all is written.
+        while (written < data.length) {
+          const n = writeSync(fd, data, written, data.length - written);
+          if (n <= 0) throw Object.assign(new Error('write made no progress'), { code: 'ENOSPC' });
+          written += n;
+        }
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'ENOSPC' || code === 'EDQUOT') {
+          throw new SandboxError(`${shown(b.parts.length)}: the sandbox scratch is full (${code}) after ${written} of ${data.length} bytes; `
+            + 'nothing was kept. Raise limits.diskMb or put smaller files', 'config');
+        }
+        throw new SandboxError(`${shown(b.parts.length)}: write failed after ${written} of ${data.length} bytes (${code ?? (e as Error).message}); nothing was kept`);
+      }
+      if (owner) fchownSync(fd, owner.uid, owner.gid);
+    } catch (e) {
+      // Whatever went wrong writing it, no partial file is left behind.
+      try { unlinkSync(name); } catch { /* already gone */ }
+      throw e;
+    } finally {
+      closeSync(fd);
+    }
   } finally {
     closeSync(dirFd);
-  }
-  try {
-    if (!fstatSync(fd).isFile()) throw new SandboxError(`${shown(b.parts.length)} is not a regular file`, 'config');
-    writeSync(fd, data);
-    if (owner) fchownSync(fd, owner.uid, owner.gid);
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxManager } from './manager';
+import type { SandboxManager } from './pool/manager';
 import { testManager } from './test-support';
 import { SandboxError } from './types';
 
@@ -71,6 +71,39 @@ describe('putFile and getFile do not follow links the sandbox planted', () => {
       await sb.exec(['python3', '-c', 'import os; os.mkfifo("/work/pipe")']);
       expect(() => sb.putFile('/work/pipe', 'x')).toThrow(SandboxError);
       expect(() => sb.getFile('/work/pipe')).toThrow(/not a regular file/);
+    } finally {
+      await manager.release(sb);
+    }
+  });
+});
+
+describe('putFile into a full scratch', () => {
+  let manager: SandboxManager;
+  let cleanup: () => Promise<void>;
+  beforeAll(() => {
+    ({ manager, cleanup } = testManager('putfile-full'));
+  });
+  afterAll(async () => {
+    await cleanup?.();
+  });
+
+  it('a file larger than the scratch throws a clear error and leaves no truncated file behind', async () => {
+    const sb = await manager.acquire({ runtime: 'bwrap', limits: { memoryMb: 64, diskMb: 1 } });
+    try {
+      const big = Buffer.alloc(3 * 1024 * 1024, 0x61); // 3 MiB into a 1 MiB tmpfs
+      let err: unknown;
+      try {
+        sb.putFile('/work/big.bin', big);
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(SandboxError);
+      expect((err as Error).message).toMatch(/^\/work\/big\.bin: the sandbox scratch is full \(ENOSPC\) after \d+ of 3145728 bytes; nothing was kept/);
+      const ls = await sb.exec(['sh', '-c', 'ls -l /work/big.bin 2>&1; echo done']);
+      expect(ls.stdout).toMatch(/No such file[\s\S]*done\n$/);
+      // Smaller files still fit afterwards: the space of the failed one was given back.
+      sb.putFile('/work/small.txt', 'x'.repeat(100 * 1024));
+      expect(sb.getFile('/work/small.txt').length).toBe(100 * 1024);
     } finally {
       await manager.release(sb);
     }
