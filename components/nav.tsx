@@ -3,21 +3,22 @@ import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from './trpc';
-import { isAdmin } from './roles';
+import { can, type Capability } from '@/core/roles';
 import type { CurrentUser } from './session';
 
-type NavItem = { href: string; label: string; admin?: boolean; reviewer?: boolean };
+/** `needs`: the capability a page's procedures require; pages without one are for every signed-in user. */
+type NavItem = { href: string; label: string; needs?: Capability };
 
 // Only pages that exist; later features add their entries here.
 const items: NavItem[] = [
   { href: '/runs', label: 'Runs' },
   { href: '/workers', label: 'Workers' },
   { href: '/resources', label: 'Resources' },
-  { href: '/review', label: 'Review', reviewer: true },
-  { href: '/reviewers', label: 'Reviewers', reviewer: true },
-  { href: '/admin/users', label: 'Users', admin: true },
-  { href: '/admin/tokens', label: 'Tokens', admin: true },
-  { href: '/audit', label: 'Audit', admin: true },
+  { href: '/review', label: 'Review', needs: 'review' },
+  { href: '/reviewers', label: 'Reviewers', needs: 'review' },
+  { href: '/admin/users', label: 'Users', needs: 'manageUsers' },
+  { href: '/admin/tokens', label: 'Tokens', needs: 'manageUsers' },
+  { href: '/audit', label: 'Audit', needs: 'manageUsers' },
 ];
 
 export function Nav({ user }: { user: CurrentUser | null }) {
@@ -33,7 +34,7 @@ export function Nav({ user }: { user: CurrentUser | null }) {
       },
     }),
   );
-  const visible = items.filter((i) => (!i.admin || isAdmin(user?.role)) && (!i.reviewer || isAdmin(user?.role) || user?.role === 'reviewer'));
+  const visible = items.filter((i) => !i.needs || can(user?.role, i.needs));
   return (
     <header className="border-b border-slate-800 bg-slate-900 text-slate-200">
       <div className="mx-auto flex h-11 max-w-7xl items-center gap-6 px-4">

@@ -29,17 +29,22 @@ function makeQueryClient() {
   return client;
 }
 
-function apiUrl() {
+function apiUrl(serverPort: number) {
   // Queries only run in the browser, but the client is constructed during SSR too.
   if (typeof window !== 'undefined') return '/api/trpc';
-  return `http://127.0.0.1:${process.env.PORT ?? 3000}/api/trpc`;
+  return `http://127.0.0.1:${serverPort}/api/trpc`;
 }
 
-export function Providers({ children }: { children: ReactNode }) {
+/**
+ * `serverPort`: the console's port (settings().PORT), passed in by the root layout because
+ * client components see no server settings (only NEXT_PUBLIC_* variables reach them).
+ */
+export function Providers({ children, serverPort }: { children: ReactNode; serverPort: number }) {
   const [queryClient] = useState(makeQueryClient);
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
-      links: [httpBatchLink({ url: apiUrl(), transformer: superjson })],
+      // At most 10 calls a request: the server refuses batches over CRUCIBLE_MAX_BATCH (default 20).
+      links: [httpBatchLink({ url: apiUrl(serverPort), transformer: superjson, maxItems: 10 })],
     }),
   );
   return (

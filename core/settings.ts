@@ -2,37 +2,124 @@ import { z } from 'zod';
 
 /**
  * Process settings, read from the environment once and validated here (create-t3-app `env`
- * style). Everything new reads its setting from this module; older `process.env` reads are
- * being moved here (issue 14). A bad value fails at start with the variable's name.
+ * style). This is the only module that reads `process.env` (lint enforces it): entry points
+ * call `settings()`, libraries and services take what they need as parameters, tests build
+ * theirs with `parseSettings({...})`. A bad value fails at start with the variable's name.
+ * Every field has a `.describe()`: README's configuration table is generated from them
+ * (`npm run settings:table`; core/settings.test.ts fails while README differs).
  */
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 const bytes = z.coerce.number().int().positive();
+const port = z.coerce.number().int().min(1).max(65535);
+const pid = z.coerce.number().int().positive();
+const fraction = z.coerce.number().min(0).max(0.95);
+/** Empty counts as unset (a `VAR=` line in a shell or .env file). */
+const unsetIfEmpty = (v: unknown) => (v === '' ? undefined : v);
+const count = z.preprocess(unsetIfEmpty, z.coerce.number().int().nonnegative());
+const positiveInt = z.preprocess(unsetIfEmpty, z.coerce.number().int().positive());
+const positiveNumber = z.preprocess(unsetIfEmpty, z.coerce.number().finite().positive());
 
 export const settingsSchema = z.object({
-  /** JSON request bodies over this many bytes are refused before they are buffered (413). */
-  CRUCIBLE_MAX_BODY_BYTES: bytes.default(1024 * 1024),
-  /** Task import uploads (streamed) over this many bytes are refused (413). */
-  CRUCIBLE_MAX_IMPORT_BYTES: bytes.default(64 * 1024 * 1024),
-  /**
-   * Trust `X-Forwarded-Proto` / `X-Forwarded-For` from a reverse proxy in front of the web
-   * server (TLS detection for Secure cookies, client address for login throttling). Leave off
-   * unless such a proxy strips those headers from clients.
-   */
-  CRUCIBLE_TRUST_PROXY: flag.default(false),
-  /** Allow the app to connect to an external DATABASE_URL as a superuser (refused by default). */
-  CRUCIBLE_ALLOW_SUPERUSER: flag.default(false),
+  // Web server and database
+  PORT: port.default(3000).describe('console port'),
+  CRUCIBLE_DATA_DIR: z.string().default('.data').describe('embedded database, environments, checkpoints; two instances need two dirs'),
+  DATABASE_URL: z.string().optional().describe('use this PostgreSQL instead of the embedded one (left untouched otherwise), connecting as the application role (see Database roles)'),
+  DATABASE_OWNER_URL: z.string().optional().describe('with `DATABASE_URL`: the role that owns the schema; migrations run as it and it grants the application role its rights. Unset: `DATABASE_URL` must own the schema to migrate it'),
+  CRUCIBLE_ALLOW_SUPERUSER: flag.default(false).describe('set to `1` to let `DATABASE_URL` be a superuser, a role with CREATEROLE or a member of the server file/program roles (refused otherwise)'),
+  CRUCIBLE_ADMIN_PASSWORD: z.string().optional().describe("the first admin's password (unset: generated and printed once by `npm start`)"),
+  CRUCIBLE_MAX_BODY_BYTES: bytes.default(1024 * 1024).describe('larger request bodies to `/api/trpc` are refused with 413 before they are buffered'),
+  CRUCIBLE_MAX_BATCH: positiveInt.default(20).describe('most calls one `/api/trpc` batch request may hold (more: 413, none run); the console batches at most 10'),
+  CRUCIBLE_MAX_IMPORT_BYTES: bytes.default(64 * 1024 * 1024).describe('largest task file `crucible tasks import` and `POST /api/tasks/import` accept'),
+  CRUCIBLE_TRUST_PROXY: flag.default(false).describe(
+    "set to `1` behind a reverse proxy that overwrites `X-Forwarded-Proto`/`-Host`/`-For`: TLS there makes session cookies `Secure`, the forwarded host is what the CSRF `Origin` check compares, and login throttling counts per the proxy's last `X-Forwarded-For` hop. Leave off when clients reach the server directly (they could forge those headers); login throttling is still per client address then, from the TCP peer that `npm start`'s web server (`scripts/web-server.mjs`) records for each request",
+  ),
+  CRUCIBLE_METRICS_TOKEN: z.string().optional().describe('when set, `/api/metrics` requires `Authorization: Bearer <token>` (unset: open, like most exporters)'),
+  CRUCIBLE_NEXT_DIST: z.string().default('.next').describe('where `npm start` builds and serves the Next.js app (also read by `next.config.mjs`)'),
+  // CLI
+  CRUCIBLE_URL: z.string().optional().describe('the CLI calls this console over HTTP (as `--url`) instead of the database in-process'),
+  CRUCIBLE_TOKEN: z.string().optional().describe('API token for `CRUCIBLE_URL` (as `--token`)'),
+  // Workers and the job queue
+  CRUCIBLE_JOB_WORKERS: count.default(1).describe('job-worker processes `npm start` runs (as `--job-workers`)'),
+  CRUCIBLE_JOB_HANDLERS: z.string().optional().describe('module exporting `handlers: JobHandler[]` for job workers (as `--handlers`; unset: workers/jobs/handlers.ts)'),
+  CRUCIBLE_JOB_CONCURRENCY: positiveInt.default(2).describe('jobs at once in each job-worker process (as `--concurrency`)'),
+  CRUCIBLE_QUEUE_POLL_MS: positiveInt.default(2_000).describe('job workers poll this often when no NOTIFY arrives (as `--poll-ms`)'),
+  CRUCIBLE_JOB_DRAIN_MS: positiveInt.default(5_000).describe('on stop, how long a job worker lets in-flight jobs finish (as `--drain-ms`)'),
+  CRUCIBLE_WORKER_HEARTBEAT_MS: positiveInt.default(5_000).describe('how often workers heartbeat their registration'),
+  CRUCIBLE_WORKER_STALE_MS: positiveInt.default(30_000).describe('after how long without a heartbeat the maintenance worker declares a worker lost'),
+  CRUCIBLE_SCHEDULER_STALE_MS: positiveInt.default(15_000).describe('how long after its last heartbeat a scheduler still counts as running (without one, scheduled jobs are claimed without admission)'),
+  CRUCIBLE_METRICS_INTERVAL_MS: positiveInt.default(5_000).describe('how often the metrics worker samples node and cluster figures'),
+  CRUCIBLE_RESERVE_FRACTION: fraction.default(0.3).describe('share of capacity held back for the critical tier (0 to 0.95)'),
+  // Scheduler (workers/scheduler) and its nodes
+  CRUCIBLE_SCHEDULER_CONFIG: z.string().optional().describe('scheduler config, inline JSON or a JSON file (unset: three tiers over the live nodes\' capacity; docs/scheduler.md)'),
+  CRUCIBLE_SCHEDULER_TICK_MS: positiveInt.default(250).describe('the scheduler passes at least this often'),
+  CRUCIBLE_SCHEDULER_EVICT_GRACE_MS: positiveInt.default(30_000).describe('a preempted job its worker did not stop within this is taken back'),
+  CRUCIBLE_SCHEDULER_NODE_LEASE_MS: positiveInt.optional().describe("a silent node's work is re-queued after this (unset: the config's, 30000)"),
+  CRUCIBLE_SCHEDULER_NODE_SUSPECT_MS: positiveInt.optional().describe("a node silent this long gets no new work (unset: the config's)"),
+  CRUCIBLE_SCHEDULER_MIN_RUN_MS: count.optional().describe("work younger than this is never preempted (unset: the config's, 60000)"),
+  CRUCIBLE_NODE: z.string().optional().describe("this machine's node name for the scheduler (unset: the hostname)"),
+  CRUCIBLE_NODE_CPUS: z.string().optional().describe('CPUs this node offers the scheduler (unset: measured)'),
+  CRUCIBLE_NODE_MEMORY_MB: z.string().optional().describe('memory (MB) this node offers the scheduler (unset: measured)'),
+  CRUCIBLE_NODE_GPUS: z.string().optional().describe('GPUs this node offers the scheduler (unset: nvidia-smi)'),
+  CRUCIBLE_NODE_GPU_MEMORY_MB: z.string().optional().describe('GPU memory (MB) per GPU this node offers the scheduler (unset: nvidia-smi)'),
+  CRUCIBLE_NODE_DISK_MB: z.string().optional().describe('scratch disk (MB) this node offers the scheduler (unset: measured free space)'),
+  // Sandboxes (workers/sandbox) and the policy (workers/policy)
+  CRUCIBLE_ENV_STORE: z.string().optional().describe('where built environments live (unset: `<CRUCIBLE_DATA_DIR>/envs`)'),
+  CRUCIBLE_BWRAP: z.string().default('bwrap').describe('the bubblewrap binary the `bwrap` runtime runs'),
+  CRUCIBLE_SANDBOX_LAUNCHER: flag.default(true).describe('`0`: no host-side launcher (launcher.c); Node mounts scratch, checks environments and spawns bwrap itself'),
+  CRUCIBLE_SANDBOX_SUPERVISOR: flag.default(true).describe('`0`: no PID-1 supervisor in bwrap sandboxes, one bwrap per exec (slower warm execs)'),
+  CRUCIBLE_OCI_RUNTIME: z.string().optional().describe('the OCI runtime the `oci` runtime name means: crun (unset), runc, runsc, kata-runtime or youki'),
+  CC: z.string().default('gcc').describe('C compiler that builds the sandbox supervisor and launcher (static, once per source version)'),
+  CRUCIBLE_SANDBOX_CONCURRENCY: positiveInt.default(2).describe('`sandbox.exec` jobs at once in the sandbox worker (as `--concurrency`)'),
+  CRUCIBLE_ENV_VERIFY_MS: positiveInt.default(3_600_000).describe('the sandbox worker re-hashes every environment this often'),
+  CRUCIBLE_POLICY_THREADS: positiveInt.optional().describe('onnxruntime threads per policy session (unset: the CPUs, at most 8)'),
+  CRUCIBLE_POLICY_ORT_LOG: z.enum(['verbose', 'info', 'warning', 'error', 'fatal']).default('fatal').describe("onnxruntime's log level"),
+  CRUCIBLE_BENCH_PYTHON: z.string().optional().describe('`npm run bench learner`: the python with torch to compare against (unset: /usr/bin/python3, then python3)'),
+  // Set by one Crucible process for the ones it starts (not for users)
+  CRUCIBLE_START_PARENT: pid.optional().describe('internal: set by `npm start` for its detached session (the pid it watches)'),
+  CRUCIBLE_PARENT_PID: pid.optional().describe('internal: set by the supervisor for its workers, which exit when that process is gone'),
+  CRUCIBLE_SKIP_BROWSER: z.enum(['0', '1']).optional().describe('`1`: `scripts/system-deps.sh` skips installing Chromium (`npm start` sets `1` unless set; only the browser tests need it)'),
+  // Development and tests
+  TEST_DATABASE_URL: z.string().optional().describe('tests use this server instead of starting a throwaway embedded one'),
+  CRUCIBLE_TEST_LEASE_MS: positiveInt.default(1_500).describe('tests only: lease of the job handlers in `workers/*/fixtures` (set by the tests that start real workers)'),
+  E2E_VERBOSE: flag.default(false).describe("`npm run test:e2e`: `1` relays the app's output to the terminal (it is always in `<data>/app.log`)"),
+  E2E_KEEP: flag.default(false).describe("`npm run test:e2e`: `1` keeps the run's data dir and app log even when the specs pass"),
+  // RL loop knobs a run's config does not carry (workers/rl; docs/rl.md)
+  CRUCIBLE_RL_SFT_STEPS: count.default(250).describe("SFT warm-start steps on the suite's train demonstrations before iteration 0 (0 = off)"),
+  CRUCIBLE_RL_SFT_LR: positiveNumber.default(3e-3).describe("Peak learning rate of the warm start (the RL phase uses the run's learningRate)"),
+  CRUCIBLE_RL_MAX_NEW_TOKENS: positiveInt.default(40).describe('New tokens per turn'),
+  CRUCIBLE_RL_FEEDBACK_BYTES: positiveInt.default(120).describe("Bytes of earlier turns' code + feedback kept in the prompt"),
+  CRUCIBLE_RL_HELDOUT_LIMIT: count.default(0).describe('Held-out tasks evaluated per iteration (greedy pass@1); 0 = all'),
+  CRUCIBLE_RL_PASS_K: count.default(4).describe('Held-out pass@k: k sampled attempts per task (0 = off), every CRUCIBLE_RL_PASS_K_EVERY iterations and at the start and end'),
+  CRUCIBLE_RL_PASS_K_EVERY: count.default(5).describe('held-out pass@k runs every this many iterations (and at the start and end)'),
+  CRUCIBLE_RL_TEST_TIMEOUT_MS: positiveInt.default(2000).describe('Per-test timeout of reward scoring (one call into the candidate)'),
+  CRUCIBLE_RL_INFRA_RETRIES: count.default(1).describe('Infrastructure-failed episodes are re-run this many times before being masked'),
+  CRUCIBLE_RL_LEASE_MS: positiveInt.optional().describe("Lease of every RL queue's jobs (unset: each queue's own); tests that kill workers use a short one"),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
 
 /** Parse settings from an environment object; throws an error naming each bad variable. */
 export function parseSettings(env: Record<string, string | undefined>): Settings {
-  const result = settingsSchema.safeParse(env);
+  // Empty counts as unset everywhere (a `VAR=` line in a shell or .env file), never as a value.
+  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = settingsSchema.safeParse(given);
   if (!result.success) {
     const what = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`invalid setting: ${what} (see the README's configuration table)`);
   }
   return result.data;
+}
+
+/**
+ * The environment for a child process: this process's environment with `defaults` under it
+ * (the caller's own values win) and `set` over it (an `undefined` removes the variable). The
+ * one other place that reads `process.env`: children inherit PATH, HOME and the like, which
+ * are not Crucible settings.
+ */
+export function childEnv(set: Record<string, string | undefined> = {}, defaults: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const merged: Record<string, string | undefined> = { ...defaults, ...process.env, ...set };
+  // ProcessEnv is what spawn() takes (Next's types make NODE_ENV a required key of it).
+  return Object.fromEntries(Object.entries(merged).filter((e): e is [string, string] => e[1] !== undefined)) as NodeJS.ProcessEnv;
 }
 
 let cached: Settings | undefined;
@@ -41,3 +128,21 @@ export function settings(): Settings {
   cached ??= parseSettings(process.env);
   return cached;
 }
+
+/** The RL loop's knobs (workers/rl), named for what they do. */
+export function rlSettings(s: Settings) {
+  return {
+    sftSteps: s.CRUCIBLE_RL_SFT_STEPS,
+    sftLearningRate: s.CRUCIBLE_RL_SFT_LR,
+    maxNewTokens: s.CRUCIBLE_RL_MAX_NEW_TOKENS,
+    feedbackBudget: s.CRUCIBLE_RL_FEEDBACK_BYTES,
+    heldoutLimit: s.CRUCIBLE_RL_HELDOUT_LIMIT,
+    passAtK: s.CRUCIBLE_RL_PASS_K,
+    passAtKEvery: s.CRUCIBLE_RL_PASS_K_EVERY,
+    testTimeoutMs: s.CRUCIBLE_RL_TEST_TIMEOUT_MS,
+    infraRetries: s.CRUCIBLE_RL_INFRA_RETRIES,
+    /** a queue's lease: CRUCIBLE_RL_LEASE_MS when set, else the queue's own */
+    leaseMs: (queueDefault: number) => s.CRUCIBLE_RL_LEASE_MS ?? queueDefault,
+  };
+}
+export type RlSettings = ReturnType<typeof rlSettings>;

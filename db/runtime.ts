@@ -1,15 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { settings } from '@/core/settings';
-import { connect, type Database } from './client';
+import { CATALOG_ONLY_SEARCH_PATH, connect, type Database } from './client';
 import { ensureDatabase, startEmbeddedPostgres, storedPassword, withUser, type EmbeddedServer } from './embedded';
 import { applyMigrations, migrationsPending } from './migrate';
-import { defaultRoleNames, ensureRoles, grantAppRole, refuseSuperuser, transferOwnership, type RoleNames } from './roles';
+import { defaultRoleNames, ensureRoles, grantAppRole, OWNS_AUDIT_LOG_WARNING, ownsAuditLog, refuseUnsafeRole, transferOwnership, type RoleNames } from './roles';
 
-/** Where Crucible keeps its data (embedded database, environments, checkpoints). */
+/** Where Crucible keeps its data (embedded database, environments, checkpoints): CRUCIBLE_DATA_DIR. */
 export function dataDir(): string {
   // turbopackIgnore: a runtime path, not a file the server bundle should trace.
-  return path.resolve(/* turbopackIgnore: true */ process.env.CRUCIBLE_DATA_DIR ?? '.data');
+  return path.resolve(/* turbopackIgnore: true */ settings().CRUCIBLE_DATA_DIR);
 }
 
 type RuntimeFile = { databaseUrl: string; pid: number; startedAt: string };
@@ -52,8 +52,9 @@ export type DatabaseUrls = { appUrl: string; ownerUrl?: string };
  */
 export async function openDatabase(opts: { appName: string; startEmbedded?: boolean; max?: number; log?: (s: string) => void }): Promise<OpenedDatabase> {
   const max = opts.max ?? 10;
-  if (process.env.DATABASE_URL) {
-    const database = await connectPrepared({ appUrl: process.env.DATABASE_URL, ownerUrl: process.env.DATABASE_OWNER_URL || undefined }, { max, appName: opts.appName });
+  const { DATABASE_URL, DATABASE_OWNER_URL } = settings();
+  if (DATABASE_URL) {
+    const database = await connectPrepared({ appUrl: DATABASE_URL, ownerUrl: DATABASE_OWNER_URL }, { max, appName: opts.appName });
     return { database, close: () => database.close() };
   }
   const dir = dataDir();
@@ -96,21 +97,23 @@ export async function openDatabase(opts: { appName: string; startEmbedded?: bool
  * As the embedded server's bootstrap superuser: (re)create the owner and app roles with
  * passwords kept beside the data (`<pgdir>.owner.password`, `<pgdir>.app.password`, 0600),
  * the `crucible` database owned by the owner, and hand it every object older installs
- * created as the superuser. Idempotent; runs at every start.
+ * created as the superuser. Idempotent; runs at every start. The owner controls the
+ * `crucible` database (its `public` schema, `ALTER DATABASE … SET`), so these superuser
+ * sessions resolve names in pg_catalog only and drop the settings it could have planted.
  */
 export async function prepareEmbeddedDatabase(embedded: EmbeddedServer, pgDir: string, names: RoleNames = defaultRoleNames): Promise<DatabaseUrls> {
   const owner = { name: names.owner, password: storedPassword(`${pgDir}.owner.password`) };
   const app = { name: names.app, password: storedPassword(`${pgDir}.app.password`) };
-  const root = connect(embedded.url, { max: 1, appName: 'crucible-bootstrap' });
+  const root = connect(embedded.url, { max: 1, appName: 'crucible-bootstrap', searchPath: CATALOG_ONLY_SEARCH_PATH });
   try {
     await ensureRoles(root.sql, { owner, app });
   } finally {
     await root.close();
   }
   const superUrl = await ensureDatabase(embedded.url, 'crucible', owner.name);
-  const inDb = connect(superUrl, { max: 1, appName: 'crucible-bootstrap' });
+  const inDb = connect(superUrl, { max: 1, appName: 'crucible-bootstrap', searchPath: CATALOG_ONLY_SEARCH_PATH });
   try {
-    await transferOwnership(inDb.sql, owner.name);
+    await transferOwnership(inDb.sql, owner.name, app.name);
   } finally {
     await inDb.close();
   }
@@ -118,14 +121,18 @@ export async function prepareEmbeddedDatabase(embedded: EmbeddedServer, pgDir: s
 }
 
 /**
- * Connect as the app role, refusing a superuser, and bring the schema up to date: as the
- * owner (then granting the app role) when its URL is known; else, only if something is
- * pending, as the app role itself (a single-role setup where it owns the schema).
+ * Connect as the app role, refusing a superuser (or a role that can widen itself or reach
+ * server files), and bring the schema up to date: as the owner (then granting the app role)
+ * when its URL is known; else, only if something is pending, as the app role itself (a
+ * single-role setup where it owns the schema, which is allowed with a warning).
  */
-export async function connectPrepared(urls: DatabaseUrls, opts: { max: number; appName: string; variable?: string }): Promise<Database> {
+export async function connectPrepared(
+  urls: DatabaseUrls,
+  opts: { max: number; appName: string; variable?: string; warn?: (message: string) => void },
+): Promise<Database> {
   const database = connect(urls.appUrl, { max: opts.max, appName: opts.appName });
   try {
-    await refuseSuperuser(database.sql, settings().CRUCIBLE_ALLOW_SUPERUSER, opts.variable);
+    await refuseUnsafeRole(database.sql, settings().CRUCIBLE_ALLOW_SUPERUSER, opts.variable);
     if (urls.ownerUrl) {
       const owner = connect(urls.ownerUrl, { max: 1, appName: `${opts.appName}-migrate` });
       try {
@@ -148,6 +155,7 @@ export async function connectPrepared(urls: DatabaseUrls, opts: { max: number; a
         );
       });
     }
+    if (await ownsAuditLog(database.sql)) (opts.warn ?? ((m) => console.warn(`warning: ${m}`)))(OWNS_AUDIT_LOG_WARNING);
   } catch (e) {
     await database.close().catch(() => {});
     throw e;

@@ -69,5 +69,5 @@ test('sign-in never follows ?next= off this site', async ({ page }) => {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByTestId('current-user')).toContainText(user.username);
   await expect(page).toHaveURL(/\/runs$/);
-  expect(new URL(page.url()).host).toBe(new URL(process.env.E2E_BASE_URL!).host);
+  expect(new URL(page.url()).host).toBe(new URL(env.baseUrl).host);
 });

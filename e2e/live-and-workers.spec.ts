@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { defaultRunConfig } from '@/server/runs/run-config';
+import { defaultRunConfig } from '@/core/run-config';
 import { database, env, signIn } from './support';
 
 test('an active run page updates itself as the run progresses, without a reload', async ({ page }) => {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { resolveEnvironment } from '@/workers/sandbox/env-store';
-import { defaultRunConfig } from '@/server/runs/run-config';
+import { resolveEnvironment } from '@/workers/sandbox/env/env-store';
+import { defaultRunConfig } from '@/core/run-config';
 import { database, env, signIn } from './support';
 
 const tag = Date.now().toString(36);
@@ -20,7 +20,7 @@ async function seedReviewRun() {
   try {
     // The app's own default environment (built now if the app has not yet), so the diagnosis
     // can re-run the code both on the baseline and on the scored hash.
-    const envHash = resolveEnvironment('default', process.env.CRUCIBLE_ENV_STORE ?? path.join(env.dataDir, 'envs')).hash;
+    const envHash = resolveEnvironment('default', env.envStore ?? path.join(env.dataDir, 'envs')).hash;
     const [suite] = await sql`insert into task_suites (name, description, source) values (${`review-suite-${tag}`}, 'seeded by e2e', 'import') returning id`;
     const [task] = await sql`
       insert into tasks (suite_id, external_id, language, prompt, entry_point, tests)
@@ -71,7 +71,9 @@ test('a reviewer reviews three items with the keyboard alone; verdicts persist; 
   await page.goto('/review');
   await expect(page.getByRole('heading', { name: 'Review', level: 1 })).toBeVisible();
   await expect(page.getByTestId('shortcuts').first()).toContainText('skip');
-  await expect(page.getByTestId('queue-row').filter({ hasText: 'boundary:partial_pass' }).first()).toBeVisible();
+  // Blind items' sample reasons are withheld in the queue too (most are computed from the reward).
+  await expect(page.getByTestId('queue-row').filter({ hasText: 'withheld until your verdict (blind review)' }).first()).toBeVisible();
+  await expect(page.getByTestId('queue-row').filter({ hasText: 'boundary:partial_pass' })).toHaveCount(0);
   // Runs are named by id here, not name: the queue page should not undo blind review.
   await expect(page.getByTestId('coverage-flag')).toContainText(`${seeded.runId.slice(0, 8)} 0/3`);
   await expect(page.getByTestId('guidelines')).toContainText('Watch for bias');
@@ -97,7 +99,8 @@ test('a reviewer reviews three items with the keyboard alone; verdicts persist; 
   // 1: correct. Blind review hides the run and the automatic reward until the verdict.
   await page.keyboard.press('j');
   await expect(item(page)).toHaveAttribute('data-review-id', seeded.reviewIds[0]!);
-  await expect(page.getByTestId('sample-reason')).toHaveText(reasons[0]!);
+  // The sample reason too: most reasons are computed from the reward (server/reviews/blind.ts).
+  await expect(page.getByTestId('sample-reason')).toHaveText('withheld until your verdict (blind review)');
   await expect(page.getByTestId('run-name')).toHaveText('hidden until you give a verdict');
   await expect(page.getByTestId('auto-reward')).toHaveText('hidden until you give a verdict');
   await expect(page.getByTestId('reward-components')).toHaveText('hidden until you give a verdict');
@@ -111,6 +114,7 @@ test('a reviewer reviews three items with the keyboard alone; verdicts persist; 
   await page.keyboard.press('Enter');
   await expect(page.getByTestId('saved-verdict')).toHaveText('saved: correct');
   await expect(page.getByTestId('run-name')).toHaveText(runName);
+  await expect(page.getByTestId('sample-reason')).toHaveText(reasons[0]!);
   await expect(page.getByTestId('auto-reward')).toHaveText('0.5');
   await expect(page.getByTestId('reward-components')).toContainText('passRate');
   expect((await episodeGet()).status()).toBe(200);

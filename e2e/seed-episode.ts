@@ -1,5 +1,5 @@
 import type { Sql } from 'postgres';
-import { defaultRunConfig } from '@/server/runs/run-config';
+import { defaultRunConfig } from '@/core/run-config';
 
 export type SeededTurn = { action: string; stdout: string; stderr: string; exitCode: number };
 

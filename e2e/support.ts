@@ -3,10 +3,16 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { expect, type Page } from '@playwright/test';
 
-/** Set by scripts/e2e.ts for the app it started. */
+/**
+ * Set by scripts/e2e.ts for the app it started. The one place the specs read the environment
+ * (Playwright's process, configured by the runner that spawned it; see eslint.config.mjs).
+ */
 export const env = {
+  baseUrl: required('E2E_BASE_URL'),
   adminPassword: required('E2E_ADMIN_PASSWORD'),
   dataDir: required('E2E_DATA_DIR'),
+  /** The app's environment store when the caller set one (else `<data>/envs`). */
+  envStore: process.env.CRUCIBLE_ENV_STORE || undefined,
 };
 
 function required(name: string): string {

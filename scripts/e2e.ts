@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { childEnv, settings } from '@/core/settings';
 import { buildNeeded, buildNext } from './next-build';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -83,18 +84,18 @@ async function main(): Promise<number> {
   fs.chmodSync(dataDir, 0o755);
   const adminPassword = `e2e-admin-${Math.random().toString(36).slice(2, 12)}`;
   const baseUrl = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(port),
-    CRUCIBLE_DATA_DIR: dataDir,
-    CRUCIBLE_ADMIN_PASSWORD: adminPassword,
-    NEXT_TELEMETRY_DISABLED: '1',
+  const env = childEnv(
+    {
+      PORT: String(port),
+      CRUCIBLE_DATA_DIR: dataDir,
+      CRUCIBLE_ADMIN_PASSWORD: adminPassword,
+      NEXT_TELEMETRY_DISABLED: '1',
+      DATABASE_URL: undefined, // always the embedded database in the fresh data dir
+    },
     // Keep the RL runs the specs launch short (e2e/rl-run.spec.ts): a small SFT warm start and
     // held-out eval. The caller's values win.
-    CRUCIBLE_RL_SFT_STEPS: process.env.CRUCIBLE_RL_SFT_STEPS ?? '20',
-    CRUCIBLE_RL_HELDOUT_LIMIT: process.env.CRUCIBLE_RL_HELDOUT_LIMIT ?? '4',
-  };
-  delete env.DATABASE_URL; // always the embedded database in the fresh data dir
+    { CRUCIBLE_RL_SFT_STEPS: '20', CRUCIBLE_RL_HELDOUT_LIMIT: '4' },
+  );
 
   console.log(`[e2e] starting Crucible on ${baseUrl} with data in ${dataDir}`);
   // tsx directly (what `npx tsx` runs) so SIGTERM reaches start.ts itself, not an npm wrapper.
@@ -104,7 +105,7 @@ async function main(): Promise<number> {
   const log = fs.createWriteStream(path.join(dataDir, 'app.log'));
   const relay = (prefix: string) => (chunk: Buffer) => {
     log.write(chunk);
-    if (process.env.E2E_VERBOSE) process.stdout.write(chunk.toString().replace(/^/gm, prefix));
+    if (settings().E2E_VERBOSE) process.stdout.write(chunk.toString().replace(/^/gm, prefix));
   };
   app.stdout!.on('data', relay('[app] '));
   app.stderr!.on('data', relay('[app!] '));
@@ -126,7 +127,7 @@ async function main(): Promise<number> {
     const pw = spawn('npx', ['playwright', 'test', ...process.argv.slice(2)], {
       cwd: root,
       stdio: 'inherit',
-      env: { ...process.env, E2E_BASE_URL: baseUrl, E2E_ADMIN_PASSWORD: adminPassword, E2E_DATA_DIR: dataDir },
+      env: childEnv({ E2E_BASE_URL: baseUrl, E2E_ADMIN_PASSWORD: adminPassword, E2E_DATA_DIR: dataDir }),
     });
     code = await new Promise<number>((resolve) => pw.on('exit', (c, s) => resolve(c ?? (s ? 1 : 0))));
   } catch (e) {
@@ -137,7 +138,7 @@ async function main(): Promise<number> {
   } finally {
     await stopApp(app);
     log.end();
-    if (code === 0 && !process.env.E2E_KEEP) fs.rmSync(dataDir, { recursive: true, force: true });
+    if (code === 0 && !settings().E2E_KEEP) fs.rmSync(dataDir, { recursive: true, force: true });
     else console.log(`[e2e] app log and data kept in ${dataDir}`);
   }
   if (interrupted) return 130;

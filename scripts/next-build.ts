@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { childEnv, settings } from '@/core/settings';
 
 /** Everything the web bundle is built from. Tests and fixtures do not count. */
 const SOURCE_DIRS = ['app', 'components', 'server', 'db', 'lib', 'types', 'public', 'workers'];
@@ -10,7 +11,8 @@ const SOURCE_FILES = ['next.config.mjs', 'package.json', 'package-lock.json', 'p
 const SKIP = /(^|\/)(node_modules|fixtures|\.next)(\/|$)|\.test\.tsx?$/;
 
 export const nextBin = () => createRequire(import.meta.url).resolve('next/dist/bin/next');
-export const nextDistDir = (root: string) => path.resolve(root, process.env.CRUCIBLE_NEXT_DIST ?? '.next');
+/** CRUCIBLE_NEXT_DIST under `root` (next.config.mjs reads the same variable for Next itself). */
+export const nextDistDir = (root: string) => path.resolve(root, settings().CRUCIBLE_NEXT_DIST);
 
 function newestMtime(root: string): number {
   let newest = 0;
@@ -42,7 +44,7 @@ export async function buildNext(root: string, signal?: AbortSignal): Promise<voi
   const child = spawn(process.execPath, [nextBin(), 'build'], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+    env: childEnv({ NEXT_TELEMETRY_DISABLED: '1' }),
     signal,
     killSignal: 'SIGTERM',
   });

@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '@/db/client';
 import { runs, workers } from '@/db/schema';
-import { defaultRunConfig } from '@/server/runs/run-config';
+import { defaultRunConfig } from '@/core/run-config';
 import { alive, startTs, waitFor, type Proc } from '@/workers/jobs/fixtures/processes';
 import { defaultWorkerSpecs } from '@/workers/supervisor';
 
@@ -57,7 +57,7 @@ describe('scripts/start.ts --workers-only (embedded database)', () => {
     const first = await start();
     expect(first.workerPids).toHaveLength(defaultWorkerSpecs().length);
     let db = connect(first.url, { max: 1 });
-    const kinds = ['jobs', 'maintenance', 'metrics', 'scheduler'];
+    const kinds = ['jobs', 'maintenance', 'metrics', 'sandbox', 'scheduler'];
     const registered = await waitFor('every worker to register', async () => {
       const rows = await db.db.select().from(workers);
       return rows.length === kinds.length && rows;

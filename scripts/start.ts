@@ -7,12 +7,13 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { childEnv, settings } from '@/core/settings';
 import { dataDir, openDatabase, type OpenedDatabase } from '@/db/runtime';
 import { defaultWorkerSpecs, startSupervisor, type ProcessSpec, type Supervisor } from '@/workers/supervisor';
 import { buildNeeded, buildNext } from './next-build';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-/** Marks the detached session process (see `foreground`) and names its parent. */
+/** Marks the detached session process (see `foreground`) and names its parent; read back as settings().CRUCIBLE_START_PARENT. */
 const SESSION_ENV = 'CRUCIBLE_START_PARENT';
 
 const usage = `usage: npm start [-- options]     (npm run dev = npm start -- --dev)
@@ -42,10 +43,10 @@ function parseOptions(argv: string[]): Options | undefined {
     console.log(usage);
     return undefined;
   }
-  const jobWorkers = Number(values['job-workers'] ?? process.env.CRUCIBLE_JOB_WORKERS ?? 1);
+  // PORT and CRUCIBLE_JOB_WORKERS are validated by core/settings.ts; the flag here.
+  const { PORT: port, CRUCIBLE_JOB_WORKERS } = settings();
+  const jobWorkers = Number(values['job-workers'] ?? CRUCIBLE_JOB_WORKERS);
   if (!Number.isInteger(jobWorkers) || jobWorkers < 0) throw new Error(`--job-workers must be a whole number, got ${values['job-workers']}`);
-  const port = Number(process.env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`PORT must be a TCP port number, got ${process.env.PORT}`);
   return { dev: values.dev!, workersOnly: values['workers-only']!, noBuild: values['no-build']!, jobWorkers, port };
 }
 
@@ -62,7 +63,7 @@ async function foreground(argv: string[]): Promise<number> {
     cwd: root,
     stdio: 'inherit',
     detached: true,
-    env: { ...process.env, [SESSION_ENV]: String(process.pid), CRUCIBLE_DATA_DIR: dataDir() },
+    env: childEnv({ [SESSION_ENV]: String(process.pid), CRUCIBLE_DATA_DIR: dataDir() }),
   });
   // One Ctrl-C often arrives twice (from the terminal and relayed by npm/tsx wrappers);
   // only a second press a moment later means "stop waiting and kill everything".
@@ -117,7 +118,7 @@ async function waitForHttp(url: string, signal: AbortSignal, timeoutMs: number):
  * mkdtemp, would make initdb fail with "Permission denied": allow traversal (x), not listing.
  */
 function letPostgresUserThrough(dir: string): void {
-  if (process.getuid?.() !== 0 || process.env.DATABASE_URL) return;
+  if (process.getuid?.() !== 0 || settings().DATABASE_URL) return;
   fs.mkdirSync(dir, { recursive: true });
   const mode = fs.statSync(dir).mode & 0o777;
   if ((mode & 0o001) === 0) fs.chmodSync(dir, mode | 0o011);
@@ -150,7 +151,7 @@ async function session(o: Options): Promise<void> {
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onSignal);
   // If the foreground process is killed outright, do not outlive it.
-  const parent = Number(process.env[SESSION_ENV]);
+  const parent = settings().CRUCIBLE_START_PARENT;
   setInterval(() => {
     if (process.ppid !== parent && !stopping.signal.aborted) void shutdown('parent process gone');
   }, 1_000).unref();
@@ -164,7 +165,7 @@ async function session(o: Options): Promise<void> {
 }
 
 async function startEverything(o: Options, started: { opened?: Promise<OpenedDatabase>; supervisor?: Supervisor }, signal: AbortSignal): Promise<void> {
-  const deps = await runQuietly('bash', [path.join(root, 'scripts/system-deps.sh')], { ...process.env, CRUCIBLE_SKIP_BROWSER: process.env.CRUCIBLE_SKIP_BROWSER ?? '1' }, signal);
+  const deps = await runQuietly('bash', [path.join(root, 'scripts/system-deps.sh')], childEnv({}, { CRUCIBLE_SKIP_BROWSER: '1' }), signal);
   if (deps !== 0 && !signal.aborted) log('warning: system packages check failed (see above); sandboxes may not work until they are installed');
 
   if (!o.workersOnly) {
@@ -183,15 +184,16 @@ async function startEverything(o: Options, started: { opened?: Promise<OpenedDat
   if (embedded) log(`embedded PostgreSQL on 127.0.0.1:${embedded.port}, data in ${path.join(dataDir(), 'pg')}`);
   else {
     const u = new URL(database.url);
-    log(`database ${u.hostname}:${u.port || 5432}${u.pathname}${process.env.DATABASE_URL ? ' (DATABASE_URL)' : ' (of the Crucible already running on this data dir)'}`);
+    log(`database ${u.hostname}:${u.port || 5432}${u.pathname}${settings().DATABASE_URL ? ' (DATABASE_URL)' : ' (of the Crucible already running on this data dir)'}`);
   }
   if (signal.aborted) return;
 
   if (!o.workersOnly) {
     const { ensureInitialAdmin } = await import('@/server/users/service');
-    const admin = await ensureInitialAdmin(database.db);
+    const adminPassword = settings().CRUCIBLE_ADMIN_PASSWORD;
+    const admin = await ensureInitialAdmin(database.db, adminPassword);
     if (admin.created) {
-      const fromEnv = Boolean(process.env.CRUCIBLE_ADMIN_PASSWORD);
+      const fromEnv = Boolean(adminPassword);
       console.log(
         [
           '',
@@ -229,7 +231,7 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const o = parseOptions(argv);
   if (!o) return;
-  if (!process.env[SESSION_ENV]) {
+  if (!settings().CRUCIBLE_START_PARENT) {
     process.exitCode = await foreground(argv);
     return;
   }

@@ -26,6 +26,7 @@ const { values } = parseArgs({
   },
 });
 const dev = values.dev;
+// Plain JS cannot import core/settings.ts, where PORT is documented: read here (a listed lint exception).
 const portText = values.port ?? process.env.PORT ?? '3000';
 const port = Number(portText);
 if (!Number.isInteger(port) || port <= 0 || port > 65535) {

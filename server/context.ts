@@ -1,4 +1,3 @@
-import { settings } from '@/core/settings';
 import type { Db } from '@/db/client';
 import { clientAddress, frontPeerAddress } from './auth/client-address';
 import { identify, type CurrentUser } from './auth/identity';
@@ -15,13 +14,14 @@ export type Context = {
   clientAddress?: string;
 };
 
-export async function createContext(db: Db, req: Request, resHeaders: Headers): Promise<Context> {
+/** `trustProxy`: CRUCIBLE_TRUST_PROXY (forwarded headers decide TLS and the client address). */
+export async function createContext(db: Db, req: Request, resHeaders: Headers, { trustProxy }: { trustProxy: boolean }): Promise<Context> {
   return {
     db,
     user: await identify(db, req.headers),
     resHeaders,
     reqHeaders: req.headers,
-    secureCookies: servedOverTls(req.headers, settings().CRUCIBLE_TRUST_PROXY),
-    clientAddress: clientAddress(req.headers, { trustProxy: settings().CRUCIBLE_TRUST_PROXY, socketAddress: frontPeerAddress(req.headers) }),
+    secureCookies: servedOverTls(req.headers, trustProxy),
+    clientAddress: clientAddress(req.headers, { trustProxy, socketAddress: frontPeerAddress(req.headers) }),
   };
 }

@@ -2,10 +2,9 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import superjson from 'superjson';
 import { z, ZodError } from 'zod';
 import type { Context } from './context';
-import type { Role } from './auth/identity';
+import { capabilityDescriptions, rolesWith, type Capability } from '@/core/roles';
 import { describeIssues, DomainError } from './errors';
 import { internalErrorMessage, reportInternalError } from './http/internal-error';
-import { TaskImportError } from './tasks/service';
 
 const t = initTRPC.context<Context>().create({
   transformer: superjson,
@@ -28,15 +27,17 @@ const t = initTRPC.context<Context>().create({
   },
 });
 
-/** Domain errors become the matching tRPC error; anything else is a 500 (message hidden by errorFormatter). */
-const mapErrors = t.middleware(async ({ next }) => {
+/**
+ * The one place errors are mapped (routers never catch): a domain error becomes the matching
+ * tRPC error (with Retry-After when it says when to try again); a zod error thrown inside a
+ * procedure is bad input; anything else is a 500 (message hidden by errorFormatter).
+ */
+const mapErrors = t.middleware(async ({ ctx, next }) => {
   const result = await next();
   if (!result.ok && result.error.cause instanceof DomainError) {
     const cause = result.error.cause;
+    if (cause.retryAt) ctx.resHeaders?.set('Retry-After', String(Math.max(1, Math.ceil((cause.retryAt.getTime() - Date.now()) / 1000))));
     throw new TRPCError({ code: cause.code, message: cause.message, cause });
-  }
-  if (!result.ok && result.error.cause instanceof TaskImportError) {
-    throw new TRPCError({ code: 'BAD_REQUEST', message: result.error.cause.message, cause: result.error.cause });
   }
   if (!result.ok && result.error.cause instanceof ZodError && result.error.code === 'INTERNAL_SERVER_ERROR') {
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'invalid input', cause: result.error.cause });
@@ -55,10 +56,12 @@ const authed = publicProcedure.use(({ ctx, next }) => {
   return next({ ctx: { ...ctx, user: ctx.user } });
 });
 
-function requireRoles(roles: Role[], what: string) {
+/** Procedures needing `capability`: the roles holding it come from the table in core/roles.ts, which the console reads too. */
+function requireCapability(capability: Capability) {
+  const roles = rolesWith[capability];
   return authed.use(({ ctx, next }) => {
     if (!roles.includes(ctx.user.role)) {
-      throw new TRPCError({ code: 'FORBIDDEN', message: `your role (${ctx.user.role}) cannot ${what}; ask an admin for ${roles.join(' or ')} access` });
+      throw new TRPCError({ code: 'FORBIDDEN', message: `your role (${ctx.user.role}) cannot ${capabilityDescriptions[capability]}; ask an admin for ${roles.join(' or ')} access` });
     }
     return next();
   });
@@ -67,8 +70,8 @@ function requireRoles(roles: Role[], what: string) {
 /** Any signed-in user (read-only access). */
 export const viewerProcedure = authed;
 /** Launch and manage runs. */
-export const operatorProcedure = requireRoles(['admin', 'operator'], 'launch or change runs');
+export const operatorProcedure = requireCapability('operateRuns');
 /** Review rewards. */
-export const reviewerProcedure = requireRoles(['admin', 'reviewer'], 'review rewards');
+export const reviewerProcedure = requireCapability('review');
 /** Manage users, tokens of others, settings. */
-export const adminProcedure = requireRoles(['admin'], 'manage users and settings');
+export const adminProcedure = requireCapability('manageUsers');

@@ -1,5 +1,6 @@
 import type { Db } from '@/db/client';
-import type { CurrentUser, Role } from '@/server/auth/identity';
+import type { Role } from '@/core/roles';
+import type { CurrentUser } from '@/server/auth/identity';
 import { createCaller } from '@/server/routers';
 import { createUser } from '@/server/users/service';
 

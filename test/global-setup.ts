@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { settings } from '@/core/settings';
 import { connect } from '@/db/client';
 import { startEmbeddedPostgres, withDatabase, withUser } from '@/db/embedded';
 import { applyMigrations } from '@/db/migrate';
@@ -13,7 +14,7 @@ import { ensureRoles, grantAppRole } from '@/db/roles';
  * as an app role and migrate as an owner role, like production (db/roles.ts).
  */
 export default async function setup(project: TestProject) {
-  let adminUrl = process.env.TEST_DATABASE_URL;
+  let adminUrl = settings().TEST_DATABASE_URL;
   let stop: (() => Promise<void>) | undefined;
   let dir: string | undefined;
   if (!adminUrl) {

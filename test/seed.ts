@@ -1,6 +1,6 @@
 import type { Db } from '@/db/client';
 import { episodes, rewards, runs, tasks, taskSuites, turns } from '@/db/schema';
-import { defaultRunConfig, type RunConfig } from '@/server/runs/run-config';
+import { defaultRunConfig, type RunConfig } from '@/core/run-config';
 
 /** Insert a run with a small suite, for tests of what sits on top of scored episodes. */
 export async function seedRun(db: Db, opts: { name?: string; tasks?: number; config?: Partial<RunConfig> } = {}) {

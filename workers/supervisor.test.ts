@@ -1,9 +1,13 @@
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JOB_QUEUES } from '@/core/queues';
 import type { Database } from '@/db/client';
+import { environments, jobs } from '@/db/schema';
+import { enqueue } from '@/server/queue';
 import { freshDatabase } from '@/test/database';
 import { alive, testHandlers, waitFor } from './jobs/fixtures/processes';
-import { startSupervisor, tsProcess, type Supervisor, type SupervisorEvent } from './supervisor';
+import { ensureTestEnvironment, TEST_STORE, testDataDir } from './sandbox/test-support';
+import { defaultWorkerSpecs, startSupervisor, tsProcess, type Supervisor, type SupervisorEvent } from './supervisor';
 
 let database: Database;
 let supervisor: Supervisor | undefined;
@@ -77,4 +81,29 @@ describe('supervisor', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(events.slice(before).filter((e) => e.type === 'spawn')).toEqual([]);
   });
+
+  it('a default deployment consumes sandbox.exec jobs and re-hashes environments on schedule', async () => {
+    await supervisor?.stop();
+    ensureTestEnvironment();
+    const lines: string[] = [];
+    supervisor = startSupervisor({
+      specs: defaultWorkerSpecs(),
+      env: { DATABASE_URL: database.url, CRUCIBLE_DATA_DIR: testDataDir('supervisor'), CRUCIBLE_ENV_STORE: TEST_STORE, CRUCIBLE_ENV_VERIFY_MS: '1000' },
+      log: (l) => lines.push(l),
+    });
+    const { id } = await enqueue(database.db, { queue: JOB_QUEUES.sandboxExec, payload: { cmd: ['python3', '-c', 'print(6*7)'] } });
+    const job = await waitFor('the sandbox.exec job to finish', async () => {
+      const [j] = await database.db.select().from(jobs).where(eq(jobs.id, id));
+      return j && (j.state === 'done' || j.state === 'dead') && j;
+    }, 90_000, 200).catch((e: Error) => { throw new Error(`${e.message}; worker output: ${lines.slice(-20).join(' | ')}`); });
+    expect(job.state, job.lastError ?? '').toBe('done');
+    expect(job.result).toMatchObject({ exitCode: 0, stdout: '42\n' });
+    // the environment the job ran in was recorded; the schedule then re-hashes and stamps it
+    const verified = await waitFor('the scheduled re-hash to record a verification', async () => {
+      const rows = await database.db.select().from(environments).where(eq(environments.name, 'default'));
+      return rows.find((r) => r.lastVerifiedAt);
+    }, 60_000, 200);
+    expect(verified.quarantinedAt).toBeNull();
+    await supervisor.stop();
+  }, 180_000);
 });

@@ -7,6 +7,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { childEnv } from '@/core/settings';
 import { PARENT_PID_ENV } from './runtime/worker-process';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -20,8 +21,11 @@ export function tsProcess(name: string, script: string, args: string[] = [], env
 }
 
 /**
- * The workers `npm start` runs: maintenance, metrics, the scheduler (admits scheduled jobs
- * to nodes; docs/scheduler.md) and `jobWorkers` job workers (this machine's node).
+ * The workers `npm start` runs: every worker whose queue or schedule has producers.
+ * Maintenance, metrics, the scheduler (admits scheduled jobs to nodes; docs/scheduler.md),
+ * `jobWorkers` job workers (this machine's node), and the sandbox worker: it consumes
+ * `sandbox.exec` jobs and re-hashes every environment on a schedule (CRUCIBLE_ENV_VERIFY_MS);
+ * without it those jobs would wait forever and a tampered environment would go unnoticed.
  */
 export function defaultWorkerSpecs(opts: { jobWorkers?: number; handlers?: string } = {}): ProcessSpec[] {
   const n = opts.jobWorkers ?? 1;
@@ -30,6 +34,7 @@ export function defaultWorkerSpecs(opts: { jobWorkers?: number; handlers?: strin
     tsProcess('maintenance', 'workers/maintenance/main.ts'),
     tsProcess('metrics', 'workers/metrics/main.ts'),
     tsProcess('scheduler', 'workers/scheduler/main.ts'),
+    tsProcess('sandbox', 'workers/sandbox/main.ts'),
     ...Array.from({ length: n }, (_, i) => tsProcess(n === 1 ? 'jobs' : `jobs-${i + 1}`, 'workers/jobs/main.ts', jobArgs)),
   ];
 }
@@ -41,7 +46,7 @@ export type SupervisorEvent =
 
 export type SupervisorOptions = {
   specs: ProcessSpec[];
-  /** Environment for every child (e.g. DATABASE_URL), on top of process.env. */
+  /** Environment for every child (e.g. DATABASE_URL), on top of this process's (`childEnv`); undefined removes a variable. */
   env?: Record<string, string | undefined>;
   /** After SIGTERM, how long a child may take before SIGKILL. */
   graceMs?: number;
@@ -88,7 +93,7 @@ export function startSupervisor(opts: SupervisorOptions): Supervisor {
     // Own process group: Ctrl-C reaches only us, and we can stop the child's whole tree.
     const child = spawn(spec.command, spec.args, {
       cwd: root,
-      env: { ...process.env, ...opts.env, ...spec.env, [PARENT_PID_ENV]: String(process.pid) },
+      env: childEnv({ ...opts.env, ...spec.env, [PARENT_PID_ENV]: String(process.pid) }),
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });

@@ -2,17 +2,17 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
+import { RESOURCE_WINDOWS, type ResourceWindow } from '@/core/metrics';
 import { SeriesChart } from '@/components/resources/series-chart';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
 import { PageHeader, Section, tableClass, tdClass, thClass, controlClass } from '@/components/ui/layout-parts';
 
-const WINDOWS = ['15m', '1h', '24h', '7d'] as const;
 const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(0)}%`);
 const gb = (mb: number | null) => (mb === null ? '—' : `${(mb / 1024).toFixed(1)} GB`);
 
 export default function ResourcesPage() {
   const trpc = useTRPC();
-  const [window, setWindow] = useState<(typeof WINDOWS)[number]>('1h');
+  const [window, setWindow] = useState<ResourceWindow>('1h');
   const overview = useQuery({ ...trpc.resources.overview.queryOptions(), refetchInterval: 5_000 });
   const cpu = useQuery({ ...trpc.resources.series.queryOptions({ window, names: ['node_cpu_utilisation'] }), refetchInterval: 10_000 });
   const mem = useQuery({ ...trpc.resources.series.queryOptions({ window, names: ['node_memory_used_mb'] }), refetchInterval: 10_000 });
@@ -27,8 +27,8 @@ export default function ResourcesPage() {
         actions={
           <label className="flex items-center gap-1.5 text-slate-600">
             Window
-            <select aria-label="Window" className={controlClass} value={window} onChange={(e) => setWindow(e.target.value as (typeof WINDOWS)[number])}>
-              {WINDOWS.map((w) => <option key={w} value={w}>{w}</option>)}
+            <select aria-label="Window" className={controlClass} value={window} onChange={(e) => setWindow(e.target.value as ResourceWindow)}>
+              {RESOURCE_WINDOWS.map((w) => <option key={w} value={w}>{w}</option>)}
             </select>
           </label>
         }

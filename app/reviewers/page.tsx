@@ -2,6 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { useCurrentUser } from '@/components/session';
+import { can } from '@/core/roles';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
 import { PageHeader, Section, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
 import { formatDateTime, formatNumber } from '@/components/display-format';
@@ -17,7 +18,7 @@ function perHour(reviewed: number, first: Date | string | null, last: Date | str
 export default function ReviewersPage() {
   const trpc = useTRPC();
   const me = useCurrentUser();
-  const allowed = me.role === 'admin' || me.role === 'reviewer';
+  const allowed = can(me.role, 'review');
   const agreement = useQuery({ ...trpc.reviews.agreement.queryOptions({}), enabled: allowed });
   const reviewers = useQuery({ ...trpc.reviews.reviewers.queryOptions(), enabled: allowed });
   if (!allowed) return <ErrorNotice title="Reviewers only" error={new Error('the reviewers page needs the reviewer or admin role')} />;

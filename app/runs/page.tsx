@@ -5,7 +5,7 @@ import { useEffect, useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { useCurrentUser } from '@/components/session';
-import { canOperateRuns } from '@/components/roles';
+import { can } from '@/core/roles';
 import { buttonClass } from '@/components/ui/button';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
@@ -13,10 +13,10 @@ import { PageHeader, controlClass, tableClass, tdClass, thClass } from '@/compon
 import { Pagination } from '@/components/ui/pagination';
 import { ProgressBar } from '@/components/runs/progress-bar';
 import { CoverageFlag } from '@/components/review/coverage-flag';
-import { isActive, runStatuses, type RunStatus } from '@/components/runs/run-status';
+import { isActive, RUN_STATUSES, type RunStatus } from '@/core/run-status';
 import { formatNumber, timeAgo } from '@/components/display-format';
 import { compareHref } from '@/components/runs/compare-picker';
-import { COMPARE_MAX_RUNS } from '@/components/runs/compare-limits';
+import { COMPARE_MAX_RUNS } from '@/core/metrics';
 
 const pageSize = 25;
 
@@ -55,7 +55,7 @@ export default function RunsPage() {
         title="Runs"
         subtitle="Training runs, newest first."
         actions={
-          canOperateRuns(user.role) && (
+          can(user.role, 'operateRuns') && (
             <Link href="/runs/new" className={buttonClass('primary')}>
               Launch run
             </Link>
@@ -82,7 +82,7 @@ export default function RunsPage() {
           }}
         >
           <option value="">All statuses</option>
-          {runStatuses.map((s) => (
+          {RUN_STATUSES.map((s) => (
             <option key={s} value={s}>
               {s}
             </option>
@@ -115,7 +115,7 @@ export default function RunsPage() {
           <EmptyState title="No runs match these filters">Clear the search or pick another status.</EmptyState>
         ) : (
           <EmptyState title="No runs yet">
-            {canOperateRuns(user.role)
+            {can(user.role, 'operateRuns')
               ? <>Start one from the <Link className="text-accent underline" href="/runs/new">launch form</Link>, or with `npx crucible runs create`.</>
               : 'An operator or admin can launch one.'}
           </EmptyState>

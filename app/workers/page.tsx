@@ -7,7 +7,7 @@ import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
 import { PageHeader, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
 import { formatDateTime, timeAgo } from '@/components/display-format';
 
-// Workers heartbeat every 5 s and are declared lost after 30 s (workers/runtime/settings.ts).
+// Workers heartbeat every 5 s and are declared lost after 30 s (CRUCIBLE_WORKER_HEARTBEAT_MS, CRUCIBLE_WORKER_STALE_MS in core/settings.ts).
 const LATE_MS = 15_000;
 
 export default function WorkersPage() {

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '../trpc';
 import { errorHint, errorMessage } from '../api-error';
-import { roleDescriptions, roles, type Role } from '../roles';
+import { roleDescriptions, ROLES, type Role } from '@/core/roles';
 import { Button } from '../ui/button';
 import { inputClass } from '../ui/layout-parts';
 import { fieldErrors } from './field-errors';
@@ -91,7 +91,7 @@ export function CreateUserForm() {
           'role',
           'Role',
           <select id="user-role" className={inputClass} value={role} onChange={(e) => setRole(e.target.value as Role)}>
-            {roles.map((r) => (
+            {ROLES.map((r) => (
               <option key={r} value={r}>
                 {r} — {roleDescriptions[r]}
               </option>

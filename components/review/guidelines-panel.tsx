@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
-import { isAdmin } from '@/components/roles';
+import { can } from '@/core/roles';
 import { Button } from '@/components/ui/button';
 import { ErrorNotice, Loading } from '@/components/ui/states';
 import { inputClass } from '@/components/ui/layout-parts';
@@ -30,7 +30,7 @@ export function GuidelinesPanel({ role }: { role: string }) {
         <button type="button" className="text-xs font-semibold uppercase tracking-wide text-slate-600" aria-expanded={open} onClick={() => setOpen(!open)}>
           {open ? '▾' : '▸'} Guidelines
         </button>
-        {open && isAdmin(role) && draft === null && g.data && (
+        {open && can(role, 'manageUsers') && draft === null && g.data && (
           <Button variant="ghost" onClick={() => setDraft(g.data.text)}>Edit</Button>
         )}
       </div>

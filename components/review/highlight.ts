@@ -1,10 +1,12 @@
+import type { TaskLanguage } from '@/core/tasks';
+
 /**
  * A small tokenizer for highlighting Python and JavaScript in review items. It only has
  * to be right enough to read code at a glance: strings, comments, numbers, keywords.
  */
 export type TokenKind = 'keyword' | 'string' | 'comment' | 'number' | 'builtin' | 'plain';
 export type Token = { kind: TokenKind; text: string };
-export type CodeLanguage = 'python' | 'javascript';
+export type CodeLanguage = TaskLanguage;
 
 const KEYWORDS: Record<CodeLanguage, Set<string>> = {
   python: new Set(

@@ -2,6 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { useCurrentUser } from '@/components/session';
+import { can } from '@/core/roles';
 import { Section, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
 import { formatNumber, shortHash } from '@/components/display-format';
 
@@ -33,7 +34,7 @@ function RelTable({ label, rows, hash }: { label: string; rows: Rel[]; hash?: bo
 export function RunReviewPanel({ runId }: { runId: string }) {
   const trpc = useTRPC();
   const me = useCurrentUser();
-  const canReview = me.role === 'admin' || me.role === 'reviewer';
+  const canReview = can(me.role, 'review');
   const cov = useQuery(trpc.reviews.coverage.queryOptions({ runIds: [runId] }));
   const rel = useQuery({ ...trpc.reviews.reliability.queryOptions({ runId }), enabled: canReview });
   const c = cov.data?.[0];

@@ -1,3 +1,4 @@
+import type { RlMetric } from '@/core/metrics';
 import type { MetricSampleView, SectionView } from './metric-groups';
 
 /**
@@ -5,7 +6,7 @@ import type { MetricSampleView, SectionView } from './metric-groups';
  * tasks and sampling seeds) is read against it: the charts where "did it learn" shows get
  * the other arm as a second line. Pure so it can be tested without a browser.
  */
-export const ARM_OVERLAY_METRICS = ['reward_mean', 'heldout_pass_at_1', 'heldout_pass_at_k', 'pass_rate'] as const;
+export const ARM_OVERLAY_METRICS = ['reward_mean', 'heldout_pass_at_1', 'heldout_pass_at_k', 'pass_rate'] as const satisfies readonly RlMetric[];
 
 export const ARM_COLOR = '#64748b';
 

@@ -1,6 +1,6 @@
 'use client';
 import { useState } from 'react';
-import type { RunConfig } from '@/server/runs/run-config';
+import type { RunConfig } from '@/core/run-config';
 import { fieldGroups } from './run-form-fields';
 
 function getPath(obj: unknown, path: string): unknown {

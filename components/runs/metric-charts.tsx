@@ -2,7 +2,7 @@
 import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatNumber } from '../display-format';
 import { EmptyState } from '../ui/states';
-import { metricHelp, palette, runCharts, type ChartSpec, type MetricSampleView, type SectionView } from './metric-groups';
+import { metricHelpFor, palette, runCharts, type ChartSpec, type MetricSampleView, type SectionView } from './metric-groups';
 import { overlayArm } from './arm-overlay';
 
 export type { MetricSampleView } from './metric-groups';
@@ -24,7 +24,7 @@ export function MetricChart({ chart }: { chart: ChartSpec }) {
             </span>
           )}
         </div>
-        {metricHelp[chart.name] && <div className="text-[11px] text-slate-400">{metricHelp[chart.name]}</div>}
+        {metricHelpFor(chart.name) && <div className="text-[11px] text-slate-400">{metricHelpFor(chart.name)}</div>}
       </figcaption>
       <div className={many ? 'h-48' : 'h-40'}>
         <ResponsiveContainer width="100%" height="100%">

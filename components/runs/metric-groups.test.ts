@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { COMPARE_MAX_RUNS as serverMax } from '@/server/runs/service';
-import { COMPARE_MAX_RUNS } from './compare-limits';
 import { compareCharts, runCharts, type MetricSampleView } from './metric-groups';
 
 const at = '2026-01-01T00:00:00Z';
@@ -73,9 +71,5 @@ describe('compareCharts', () => {
       m('sandbox_failures', 1, 1, { runId: 'a', labels: { status: 'preempted' } }),
     ];
     expect(compareCharts(runs, samples)[0]!.charts[0]!.points).toEqual([{ x: 1, a: 3 }]);
-  });
-
-  it('the client limit matches the server limit', () => {
-    expect(COMPARE_MAX_RUNS).toBe(serverMax);
   });
 });

@@ -1,6 +1,9 @@
+import { RL_METRIC_SECTIONS as sections, RL_REWARD_SPREAD as rewardSpread, type RlMetric } from '@/core/metrics';
+
 /**
  * How the RL metric samples are laid out on the run and compare pages: which charts exist,
- * in which section, and which series each draws. Pure so it can be tested without a browser.
+ * in which section (core/metrics.ts), and which series each draws. Pure so it can be tested
+ * without a browser.
  */
 
 export type MetricSampleView = {
@@ -12,25 +15,11 @@ export type MetricSampleView = {
   labels?: Record<string, string> | null;
 };
 
-export type Section = { title: string; metrics: readonly string[] };
-
-/**
- * The sections an operator reads top to bottom; reward and held-out pass@1 first. Metrics
- * not named here go to "Other" alphabetically (e.g. a trainer's own samples).
- */
-export const sections: readonly Section[] = [
-  { title: 'Reward and pass rate', metrics: ['reward_mean', 'reward/mean', 'heldout_pass_at_1', 'heldout_pass_at_k', 'heldout_pass_at_1_before_sft'] },
-  { title: 'Policy update', metrics: ['kl', 'entropy', 'clip_fraction', 'dual_clip_fraction', 'loss', 'grad_norm', 'skipped_updates', 'logprob_mismatch', 'kl_reward_penalty', 'trained_sequences', 'optimizer_steps', 'overlong_masked_turns'] },
-  { title: 'Lengths, turns and time', metrics: ['response_length', 'turns_per_episode', 'episode_time_ms', 'iteration_time_s', 'update_time_s', 'tokens_per_s', 'sandbox_time_share'] },
-  { title: 'Health', metrics: ['infra_failed_rate', 'zero_variance_group_share', 'sandbox_failures'] },
-  { title: 'Reward components', metrics: ['pass_rate', 'style', 'efficiency'] },
-];
-
-/** Drawn inside the reward_mean chart (spread of the iteration's rewards), not as charts of their own. */
-export const rewardSpread = ['reward_min', 'reward_max', 'reward_std'] as const;
+/** A sample's name is `metric` (typed, so a misspelled metric name does not compile). */
+const is = (name: string, metric: RlMetric) => name === metric;
 
 /** Short explanations shown under a chart's title. */
-export const metricHelp: Record<string, string> = {
+const metricHelp: Partial<Record<RlMetric, string>> = {
   reward_mean: 'mean episode reward; band: ±1 std, dashed: min / max',
   heldout_pass_at_1: 'greedy pass@1 on held-out tasks (step 0: after the SFT warm start, before RL)',
   heldout_pass_at_1_before_sft: 'greedy pass@1 of the random initialisation, before the SFT warm start',
@@ -49,6 +38,9 @@ export const metricHelp: Record<string, string> = {
   zero_variance_group_share: 'groups whose rewards were all equal (no GRPO signal)',
   sandbox_failures: 'failed episodes per iteration, by status',
 };
+
+/** The explanation shown under the chart of `name`, if it has one. */
+export const metricHelpFor = (name: string): string | undefined => metricHelp[name as RlMetric];
 
 export type ChartPoint = { x: number; [series: string]: number | [number, number] | undefined };
 export type SeriesSpec = { key: string; label: string; dashed?: boolean; color?: string };
@@ -92,7 +84,7 @@ export function runCharts(samples: MetricSampleView[]): SectionView[] {
   const chartOf = (name: string): ChartSpec | null => {
     const own = byName.get(name);
     if (!own?.length) return null;
-    const labelled = own.some((s) => labelText(s.labels) !== '' && name !== 'heldout_pass_at_1');
+    const labelled = own.some((s) => labelText(s.labels) !== '' && !is(name, 'heldout_pass_at_1'));
     const points = new Map<number, ChartPoint>();
     const series = new Map<string, SeriesSpec>();
     for (const [x, list] of byStep(own)) {
@@ -106,7 +98,7 @@ export function runCharts(samples: MetricSampleView[]): SectionView[] {
       points.set(x, p);
     }
     const spec: ChartSpec = { name, series: [...series.values()].sort((a, b) => a.key.localeCompare(b.key)), points: [] };
-    if (name === 'reward_mean') {
+    if (is(name, 'reward_mean')) {
       const spread = Object.fromEntries(rewardSpread.map((n) => [n, new Map((byName.get(n) ?? []).map((s) => [s.step ?? -1, s.value]))]));
       for (const p of points.values()) {
         const mean = p.value as number | undefined;
@@ -124,7 +116,7 @@ export function runCharts(samples: MetricSampleView[]): SectionView[] {
     spec.points = sortedPoints(points);
     return spec;
   };
-  const placed = new Set<string>([...sections.flatMap((s) => s.metrics), ...(byName.has('reward_mean') ? rewardSpread : [])]);
+  const placed = new Set<string>([...sections.flatMap((s) => s.metrics), ...(byName.has('reward_mean' satisfies RlMetric) ? rewardSpread : [])]);
   const out: SectionView[] = sections
     .map((s) => ({ title: s.title, charts: s.metrics.map(chartOf).filter((c): c is ChartSpec => c !== null) }))
     .filter((s) => s.charts.length > 0);
@@ -150,7 +142,7 @@ export function compareCharts(runsToCompare: CompareRun[], samples: MetricSample
       const own = samples.filter((s) => s.runId === run.id && s.name === name);
       for (const [x, list] of byStep(own)) {
         const p = points.get(x) ?? { x };
-        const labelled = list.some((s) => labelText(s.labels) !== '') && name !== 'heldout_pass_at_1';
+        const labelled = list.some((s) => labelText(s.labels) !== '') && !is(name, 'heldout_pass_at_1');
         p[run.id] = plottable(labelled ? list.reduce((a, s) => a + s.value, 0) : list[list.length - 1]!.value);
         points.set(x, p);
         present.add(run.id);
@@ -160,7 +152,7 @@ export function compareCharts(runsToCompare: CompareRun[], samples: MetricSample
     const series = runsToCompare.flatMap((r, i) => (present.has(r.id) ? [{ key: r.id, label: r.name, color: palette[i % palette.length] }] : []));
     return { name, series, legend: true, points: sortedPoints(points) };
   };
-  const placed = new Set(sections.flatMap((s) => s.metrics));
+  const placed = new Set<string>(sections.flatMap((s) => s.metrics));
   const out: SectionView[] = sections
     .map((s) => ({ title: s.title, charts: s.metrics.map(chartOf).filter((c): c is ChartSpec => c !== null) }))
     .filter((s) => s.charts.length > 0);

@@ -5,10 +5,10 @@ import { useRouter } from 'next/navigation';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '../trpc';
 import { useCurrentUser } from '../session';
-import { canOperateRuns } from '../roles';
+import { can as roleCan } from '@/core/roles';
 import { Button, buttonClass } from '../ui/button';
 import { ErrorNotice } from '../ui/states';
-import type { RunAction } from '@/server/runs/transitions';
+import type { RunAction } from '@/core/run-status';
 
 /** Lifecycle buttons: only the transitions the run's status allows, only for roles that may. */
 export function RunActions({ run }: { run: { id: string; name: string; status: string; allowedActions: RunAction[] } }) {
@@ -34,7 +34,7 @@ export function RunActions({ run }: { run: { id: string; name: string; status: s
       },
     }),
   );
-  if (!canOperateRuns(user.role)) return null;
+  if (!roleCan(user.role, 'operateRuns')) return null;
   const can = (a: RunAction) => run.allowedActions.includes(a);
   const busy = pause.isPending || resume.isPending || cancel.isPending || clone.isPending;
   const error = pause.error ?? resume.error ?? cancel.error ?? clone.error;

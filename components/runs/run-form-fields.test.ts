@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultRunConfig, runConfigSchema } from '@/server/runs/run-config';
+import { defaultRunConfig, runConfigSchema } from '@/core/run-config';
 import { allFields, configFromValues, valuesFromConfig } from './run-form-fields';
 
 describe('launch form fields', () => {

@@ -1,4 +1,5 @@
-import { defaultRunConfig, type RunConfig } from '@/server/runs/run-config';
+import { defaultRunConfig, type RunConfig } from '@/core/run-config';
+import { SCHEDULING_TIERS } from '@/core/queues';
 
 /** One editable config value; `path` is its dotted location in RunConfig. */
 export type FieldSpec = {
@@ -97,7 +98,7 @@ export const fieldGroups: FieldGroup[] = [
   {
     title: 'Scheduling',
     fields: [
-      { path: 'queue', label: 'Queue', kind: 'select', options: ['critical', 'standard', 'best-effort'] },
+      { path: 'queue', label: 'Queue', kind: 'select', options: SCHEDULING_TIERS },
       { path: 'priority', label: 'Priority', kind: 'number', step: '1', help: '0–1000, higher runs first within a queue.' },
     ],
   },

@@ -3,7 +3,7 @@ import { useMemo, useRef, useState, type FormEvent } from 'react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { runConfigSchema, type RunConfig } from '@/server/runs/run-config';
+import { runConfigSchema, type RunConfig } from '@/core/run-config';
 import { useTRPC } from '../trpc';
 import { errorHint, errorMessage, validationIssues } from '../api-error';
 import { Button, buttonClass } from '../ui/button';

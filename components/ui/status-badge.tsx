@@ -1,14 +1,12 @@
+import { runStatusTones } from '@/components/runs/run-status';
+
+// run statuses from their own table; episode and worker statuses share the same tones
 const tones: Record<string, string> = {
-  queued: 'bg-slate-100 text-slate-700 ring-slate-300',
+  ...runStatusTones,
   pending: 'bg-slate-100 text-slate-700 ring-slate-300',
-  running: 'bg-blue-50 text-blue-700 ring-blue-300',
-  paused: 'bg-amber-50 text-amber-800 ring-amber-300',
-  completed: 'bg-emerald-50 text-emerald-700 ring-emerald-300',
   scored: 'bg-emerald-50 text-emerald-700 ring-emerald-300',
-  failed: 'bg-red-50 text-red-700 ring-red-300',
   sandbox_error: 'bg-red-50 text-red-700 ring-red-300',
   env_mismatch: 'bg-red-50 text-red-700 ring-red-300',
-  cancelled: 'bg-slate-200 text-slate-600 ring-slate-300',
   preempted: 'bg-amber-50 text-amber-800 ring-amber-300',
   masked: 'bg-purple-50 text-purple-700 ring-purple-300',
   stopped: 'bg-slate-200 text-slate-600 ring-slate-300',

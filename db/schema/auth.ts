@@ -1,6 +1,7 @@
 import { bigserial, boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { ROLES } from '@/core/roles';
 
-export const userRole = pgEnum('user_role', ['admin', 'operator', 'reviewer', 'viewer']);
+export const userRole = pgEnum('user_role', ROLES);
 
 /** A person (or automation identity) who can sign in. */
 export const users = pgTable('users', {

@@ -1,12 +1,10 @@
 import {
   bigint, bigserial, boolean, doublePrecision, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid,
 } from 'drizzle-orm/pg-core';
+import { JOB_STATES } from '@/core/queues';
+import type { NodeCapacity, Resources } from '@/core/resources';
 import { environments, runs } from './runs';
 import { episodes } from './episodes';
-
-export type NodeCapacity = { cpus: number; memoryMb: number; gpuCount: number; gpuMemoryMb: number; diskMb: number };
-/** A scheduled job's resource request (the scheduler core's `Resources`). */
-export type WorkloadRequest = { cpu: number; memoryMb: number; gpu: number; gpuMemoryMb: number; diskMb: number };
 
 /** A worker process (and the node it runs on) that has registered and heartbeats. */
 export const workers = pgTable(
@@ -30,7 +28,7 @@ export const workers = pgTable(
   (t) => [index('workers_heartbeat_idx').on(t.heartbeatAt), index('workers_node_idx').on(t.node)],
 );
 
-export const jobState = pgEnum('job_state', ['queued', 'running', 'done', 'dead', 'cancelled']);
+export const jobState = pgEnum('job_state', JOB_STATES);
 
 /**
  * The work queue. Claimed with FOR UPDATE SKIP LOCKED; a claim is a lease renewed by
@@ -62,7 +60,7 @@ export const jobs = pgTable(
     tier: text('tier'),
     /** Quota queue in the scheduler config; null means the tier's own queue. */
     workloadQueue: text('workload_queue'),
-    request: jsonb('request').$type<WorkloadRequest>(),
+    request: jsonb('request').$type<Resources>(),
     /** When it last entered the queue (submission, preemption or node loss): waits age from here. */
     queuedAt: timestamp('queued_at', { withTimezone: true }).notNull().defaultNow(),
     /** Admission: only workers of this node may claim it. */

@@ -1,12 +1,14 @@
 import {
   type AnyPgColumn, bigserial, boolean, doublePrecision, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid,
 } from 'drizzle-orm/pg-core';
-import type { RunConfig } from '@/server/runs/run-config';
+import type { RunConfig } from '@/core/run-config';
+import { RISK_TIERS, TASK_LANGUAGES } from '@/core/tasks';
+import { RUN_STATUSES } from '@/core/run-status';
 import { users } from './auth';
 
-export const runStatus = pgEnum('run_status', ['queued', 'running', 'paused', 'completed', 'failed', 'cancelled']);
-export const taskLanguage = pgEnum('task_language', ['python', 'javascript']);
-export const riskTier = pgEnum('risk_tier', ['routine', 'high']);
+export const runStatus = pgEnum('run_status', RUN_STATUSES);
+export const taskLanguage = pgEnum('task_language', TASK_LANGUAGES);
+export const riskTier = pgEnum('risk_tier', RISK_TIERS);
 
 /** A named collection of tasks, e.g. the built-in suite or an imported HumanEval file. */
 export const taskSuites = pgTable('task_suites', {

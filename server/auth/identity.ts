@@ -1,10 +1,8 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { apiTokens, sessions, users } from '@/db/schema';
+import type { Role } from '@/core/roles';
 import { sha256 } from './secrets';
-
-export type Role = 'admin' | 'operator' | 'reviewer' | 'viewer';
-export const ROLES: readonly Role[] = ['admin', 'operator', 'reviewer', 'viewer'];
 
 /** Who is calling: a signed-in user, a token holder, or the local CLI (full trust: it holds the DB). */
 export type CurrentUser = {

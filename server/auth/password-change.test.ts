@@ -1,15 +1,19 @@
 import superjson from 'superjson';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseSettings } from '@/core/settings';
 import type { Database } from '@/db/client';
 import { trpcRoute } from '@/server/http/trpc-route';
 import { createUser } from '@/server/users/service';
 import { freshDatabase } from '@/test/database';
 
+// The handlers' settings, passed in (defaults), not read from the environment.
+const httpSettings = parseSettings({});
+
 let database: Database;
 let handler: (req: Request) => Promise<Response>;
 beforeAll(async () => {
   database = await freshDatabase();
-  handler = trpcRoute(async () => database.db);
+  handler = trpcRoute(async () => database.db, httpSettings);
   await createUser(database.db, { username: 'ada', password: 'admin-password', role: 'admin' }, 'test');
   await createUser(database.db, { username: 'olga', password: 'operator-password', role: 'operator' }, 'test');
   await createUser(database.db, { username: 'pat', password: 'patient-password', role: 'operator' }, 'test');

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { sessions, users } from '@/db/schema';
 import { appendAudit, type DbOrTx } from '@/server/audit/service';
+import { DomainError } from '@/server/errors';
 import { verifyPasswordOrDummy } from './passwords';
 import { newSessionToken, sha256 } from './secrets';
 import { SESSION_COOKIE } from './identity';
@@ -9,7 +10,12 @@ import { attemptFailed, attemptSucceeded, beginAttempt } from './throttle';
 
 const SESSION_DAYS = 7;
 
-export class LoginError extends Error {}
+/** Wrong username or password (or a disabled user): 401 with one message for all, so usernames do not leak. */
+export class LoginError extends DomainError {
+  constructor(message: string) {
+    super('UNAUTHORIZED', message);
+  }
+}
 
 /** Open a session for a user; returns the cookie value (only its sha256 is stored). */
 export async function openSession(db: DbOrTx, userId: string) {

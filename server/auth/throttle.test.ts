@@ -1,22 +1,20 @@
 import superjson from 'superjson';
-import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parseSettings } from '@/core/settings';
 import type { Database } from '@/db/client';
 import { trpcRoute } from '@/server/http/trpc-route';
 import { createUser } from '@/server/users/service';
 import { freshDatabase } from '@/test/database';
 import { ADDRESS_LIMITS, AUDIT_WINDOW_MS, beginAttempt, LOCKOUT_MS, ThrottledError, USER_LIMITS } from './throttle';
 
-// Behind a trusted proxy, so each test picks its client address with X-Forwarded-For
-// (set before anything reads settings()).
-vi.hoisted(() => {
-  process.env.CRUCIBLE_TRUST_PROXY = '1';
-});
+// Behind a trusted proxy, so each test picks its client address with X-Forwarded-For. Passed to the handlers, not set in the environment.
+const httpSettings = parseSettings({ CRUCIBLE_TRUST_PROXY: '1' });
 
 let database: Database;
 let handler: (req: Request) => Promise<Response>;
 beforeAll(async () => {
   database = await freshDatabase();
-  handler = trpcRoute(async () => database.db);
+  handler = trpcRoute(async () => database.db, httpSettings);
   await createUser(database.db, { username: 'olga', password: 'operator-password', role: 'operator' }, 'test');
   await createUser(database.db, { username: 'vera', password: 'viewer-password', role: 'viewer' }, 'test');
 });
@@ -150,9 +148,9 @@ describe('login throttling', () => {
 describe('failed logins in the audit log', () => {
   it('1000 failed logins from one source add O(1) audit rows, and the count is visible', async () => {
     const before = (await auditFailures()).length;
-    // 20 batches of 50: 5 are checked and fail, the rest are refused by the throttle.
-    for (let b = 0; b < 20; b++) {
-      const codes = await batch(Array.from({ length: 50 }, (_, i) => ({ username: i % 2 ? 'olga' : 'mallory', password: 'guess' })), '203.0.113.50');
+    // 50 batches of 20 (CRUCIBLE_MAX_BATCH): 5 are checked and fail, the rest are refused by the throttle.
+    for (let b = 0; b < 50; b++) {
+      const codes = await batch(Array.from({ length: 20 }, (_, i) => ({ username: i % 2 ? 'olga' : 'mallory', password: 'guess' })), '203.0.113.50');
       expect(codes.every((c) => c === 'UNAUTHORIZED' || c === 'TOO_MANY_REQUESTS')).toBe(true);
     }
     const during = await auditFailures();

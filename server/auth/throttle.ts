@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { loginThrottle } from '@/db/schema';
 import { appendAudit, type DbOrTx } from '@/server/audit/service';
+import { DomainError } from '@/server/errors';
 
 /**
  * Login throttling shared by every web process through Postgres (table `login_throttle`).
@@ -35,11 +36,12 @@ export function blockAfter(failures: number, limits: { free: number; lockAfter: 
   return Math.min(1000 * 2 ** (failures - limits.free), LOCKOUT_MS);
 }
 
-export class ThrottledError extends Error {
-  constructor(readonly retryAt: Date, now: Date) {
+export class ThrottledError extends DomainError {
+  declare readonly retryAt: Date;
+  constructor(retryAt: Date, now: Date) {
     const wait = Math.max(1, Math.ceil((retryAt.getTime() - now.getTime()) / 1000));
     const inWords = wait < 120 ? `${wait} s` : `${Math.ceil(wait / 60)} min`;
-    super(`Too many failed sign-ins for this username or from your address. Try again after ${retryAt.toISOString()} (in ${inWords}), or ask an admin to reset your password.`);
+    super('TOO_MANY_REQUESTS', `Too many failed sign-ins for this username or from your address. Try again after ${retryAt.toISOString()} (in ${inWords}), or ask an admin to reset your password.`, retryAt);
   }
 }
 

@@ -3,6 +3,7 @@ import { createTRPCUntypedClient, httpLink, TRPCClientError } from '@trpc/client
 import { TRPCError } from '@trpc/server';
 import superjson from 'superjson';
 import { ZodError } from 'zod';
+import { settings } from '@/core/settings';
 import { describeIssues } from '@/server/errors';
 import type { CurrentUser } from '@/server/auth/identity';
 import { appRouter, createCaller, type AppRouter } from '@/server/routers';
@@ -18,14 +19,19 @@ export const apiOptions = {
 
 export type Call = (path: string, input?: unknown) => Promise<unknown>;
 
+/** Which console to call over HTTP, if any: `--url`/`--token`, else CRUCIBLE_URL/CRUCIBLE_TOKEN. */
+export function apiTarget(values: Record<string, unknown>): { url: string | undefined; token: string | undefined } {
+  const { CRUCIBLE_URL, CRUCIBLE_TOKEN } = settings();
+  return { url: (values.url as string | undefined) ?? CRUCIBLE_URL, token: (values.token as string | undefined) ?? CRUCIBLE_TOKEN };
+}
+
 /**
  * The CLI talks to the same tRPC procedures as the console: in-process against the
  * database (local operator, trusted like anyone holding the DB credentials), or over HTTP
  * with `--url` and a token. Either way inputs are validated and audited identically.
  */
 export async function cliApi(values: Record<string, unknown>): Promise<Call> {
-  const url = (values.url as string | undefined) ?? process.env.CRUCIBLE_URL;
-  const token = (values.token as string | undefined) ?? process.env.CRUCIBLE_TOKEN;
+  const { url, token } = apiTarget(values);
   const procs = appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>;
   if (url) {
     if (!token) throw new CliError('--url needs an API token: pass --token crc_… or set CRUCIBLE_TOKEN (create one with `crucible tokens create`)');

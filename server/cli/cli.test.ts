@@ -1,8 +1,12 @@
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv } from '@/core/settings';
 import type { Database } from '@/db/client';
 import { identify } from '@/server/auth/identity';
 import { appRouter } from '@/server/routers';
@@ -15,7 +19,7 @@ let database: Database;
 async function crucible(args: string[], env: Record<string, string> = {}) {
   try {
     const { stdout, stderr } = await run('node', ['scripts/crucible.mjs', ...args], {
-      env: { ...process.env, DATABASE_URL: database.url, ...env }, timeout: 60_000,
+      env: childEnv({ DATABASE_URL: database.url, ...env }), timeout: 60_000,
     });
     return { code: 0, stdout, stderr };
   } catch (e) {
@@ -71,16 +75,18 @@ describe('crucible CLI (local, straight to the database)', () => {
   });
 
   it('audit verify exits 0 on an intact chain and 1 after a row is edited in SQL', async () => {
-    expect((await crucible(['audit', 'verify'])).code).toBe(0);
+    // Its own anchor file: one shared with other databases' anchors fails verify (server/audit/anchors.ts).
+    const dataDir = { CRUCIBLE_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-cli-audit-')) };
+    expect((await crucible(['audit', 'verify'], dataDir)).code).toBe(0);
     // Only the schema owner can switch the trigger off; the app role the CLI runs as cannot.
     await ownerConnection(database).sql.begin(async (tx) => {
       await tx`alter table audit_log disable trigger audit_log_no_update_delete`;
       await tx`update audit_log set actor = 'cli:mallory' where seq = (select min(seq) from audit_log)`;
       await tx`alter table audit_log enable trigger audit_log_no_update_delete`;
     });
-    const v = await crucible(['audit', 'verify', '--json']);
+    const v = await crucible(['audit', 'verify', '--json'], dataDir);
     expect(v.code).toBe(1);
-    expect(JSON.parse(v.stdout)).toMatchObject({ ok: false });
+    expect(JSON.parse(v.stdout)).toMatchObject({ ok: false, reason: expect.stringMatching(/modified/) });
   });
 });
 

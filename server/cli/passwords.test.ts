@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv } from '@/core/settings';
 import type { Database } from '@/db/client';
 import { clientAddress } from '@/server/auth/client-address';
 import { identify } from '@/server/auth/identity';
@@ -15,7 +16,7 @@ let close: () => void;
 /** Run the real `crucible` binary against the test database, with `stdin` piped in. */
 function crucible(args: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('node', ['scripts/crucible.mjs', ...args], { env: { ...process.env, DATABASE_URL: database.url }, timeout: 60_000 });
+    const child = spawn('node', ['scripts/crucible.mjs', ...args], { env: childEnv({ DATABASE_URL: database.url }), timeout: 60_000 });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += String(d)));

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CliError, output, type Command } from './args';
-import { apiOptions, cliApi } from './api';
+import { apiOptions, apiTarget, cliApi } from './api';
 import { table } from './format';
 
 type ImportResult = { imported: number; suite: { id: string; name: string } };
@@ -38,9 +38,9 @@ export const commands: Command[] = [
       const format = (values.format as string | undefined) ?? 'crucible';
       if (format !== 'crucible' && format !== 'humaneval') throw new CliError(`--format must be crucible or humaneval, got "${format}"`);
       const suite = (values.suite as string | undefined) ?? path.basename(file).replace(/\.[^.]*$/, '');
-      const url = (values.url as string | undefined) ?? process.env.CRUCIBLE_URL;
+      const { url, token } = apiTarget(values);
       const res = url
-        ? await uploadTasks(url, (values.token as string | undefined) ?? process.env.CRUCIBLE_TOKEN, file, { suite, format, replace: !!values.replace })
+        ? await uploadTasks(url, token, file, { suite, format, replace: !!values.replace })
         : ((await (await cliApi(values))('tasks.import', { suite, format, text: fs.readFileSync(file, 'utf8'), replace: !!values.replace })) as ImportResult);
       output(!!values.json, { suite: res.suite.name, suiteId: res.suite.id, imported: res.imported }, () => `imported ${res.imported} task(s) into suite "${res.suite.name}"`);
       return 0;

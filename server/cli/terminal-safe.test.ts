@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { childEnv } from '@/core/settings';
 import type { Database } from '@/db/client';
 import { freshDatabase } from '@/test/database';
 import { terminalSafe } from './terminal-safe';
@@ -37,7 +38,7 @@ beforeAll(async () => {
 /** Run the real `crucible` binary against the test database. */
 async function crucible(args: string[]) {
   try {
-    const { stdout, stderr } = await run('node', ['scripts/crucible.mjs', ...args], { env: { ...process.env, DATABASE_URL: database.url }, timeout: 60_000 });
+    const { stdout, stderr } = await run('node', ['scripts/crucible.mjs', ...args], { env: childEnv({ DATABASE_URL: database.url }), timeout: 60_000 });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };

@@ -1,5 +1,5 @@
 import { CliError, output, type Command } from './args';
-import { apiOptions, cliApi } from './api';
+import { apiOptions, apiTarget, cliApi } from './api';
 import { table } from './format';
 
 export const commands: Command[] = [
@@ -10,7 +10,7 @@ export const commands: Command[] = [
     options: { ...apiOptions, name: { type: 'string' }, user: { type: 'string' } },
     run: async ({ values }) => {
       if (!values.name) throw new CliError('--name is required (what will use the token?)\nusage: crucible tokens create --name NAME [--user USERNAME]');
-      const remote = !!(values.url ?? process.env.CRUCIBLE_URL);
+      const remote = !!apiTarget(values).url;
       const api = await cliApi(values);
       const t = (await api('tokens.create', { name: values.name, username: (values.user as string | undefined) ?? (remote ? undefined : 'admin') })) as {
         id: string; token: string; username: string; role: string;

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { generatePassword } from '@/server/auth/passwords';
 import { CliError, output, type Command } from './args';
-import { apiOptions, cliApi } from './api';
+import { apiOptions, apiTarget, cliApi } from './api';
 import { table } from './format';
 
 export const commands: Command[] = [
@@ -87,7 +87,7 @@ export const accountCommands: Command[] = [
     usage: 'crucible account change-password --url URL --token TOKEN [--json]   (prompts, or reads two lines from stdin: current, new)',
     options: apiOptions,
     run: async ({ values }) => {
-      if (!values.url && !process.env.CRUCIBLE_URL) {
+      if (!apiTarget(values).url) {
         throw new CliError('account change-password changes the password of the API token\'s user: pass --url and --token (or CRUCIBLE_URL / CRUCIBLE_TOKEN); an admin resets others\' passwords with `crucible users reset-password NAME`');
       }
       const [currentPassword, newPassword] = await readPasswords();

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import superjson from 'superjson';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseSettings } from '@/core/settings';
 import type { Database } from '@/db/client';
 import { createToken } from '@/server/tokens/service';
 import { createUser } from '@/server/users/service';
@@ -15,10 +16,9 @@ import { freshDatabase } from '@/test/database';
 import { taskImportRoute } from './task-import-route';
 import { trpcRoute } from './trpc-route';
 
-// Before any import reads settings(): a small import limit keeps the over-limit upload cheap.
-vi.hoisted(() => {
-  process.env.CRUCIBLE_MAX_IMPORT_BYTES = String(3 * 1024 * 1024);
-});
+// A small import limit keeps the over-limit upload cheap. Passed to the handlers, not set in the environment.
+const httpSettings = parseSettings({ CRUCIBLE_MAX_IMPORT_BYTES: String(3 * 1024 * 1024) });
+
 const MiB = 1024 * 1024;
 
 let database: Database;
@@ -27,8 +27,8 @@ let upload: (req: Request) => Promise<Response>;
 let cookie: string;
 beforeAll(async () => {
   database = await freshDatabase();
-  trpc = trpcRoute(async () => database.db);
-  upload = taskImportRoute(async () => database.db);
+  trpc = trpcRoute(async () => database.db, httpSettings);
+  upload = taskImportRoute(async () => database.db, httpSettings);
   await createUser(database.db, { username: 'olga', password: 'operator-password', role: 'operator' }, 'test');
   await createUser(database.db, { username: 'vic', password: 'viewer-password', role: 'viewer' }, 'test');
   cookie = await login('olga', 'operator-password');

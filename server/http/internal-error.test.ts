@@ -1,15 +1,19 @@
 import superjson from 'superjson';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parseSettings } from '@/core/settings';
 import type { Database } from '@/db/client';
 import { createUser } from '@/server/users/service';
 import { freshDatabase } from '@/test/database';
 import { trpcRoute } from './trpc-route';
 
+// The handlers' settings, passed in (defaults), not read from the environment.
+const httpSettings = parseSettings({});
+
 let database: Database;
 let trpc: (req: Request) => Promise<Response>;
 beforeAll(async () => {
   database = await freshDatabase();
-  trpc = trpcRoute(async () => database.db);
+  trpc = trpcRoute(async () => database.db, httpSettings);
   await createUser(database.db, { username: 'olga', password: 'operator-password', role: 'operator' }, 'test');
 });
 afterEach(() => {

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import superjson from 'superjson';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseSettings } from '@/core/settings';
 import type { Database } from '@/db/client';
 import { ADDRESS_LIMITS } from '@/server/auth/throttle';
 import { trpcRoute } from '@/server/http/trpc-route';
@@ -9,10 +10,8 @@ import { createUser } from '@/server/users/service';
 import { freshDatabase } from '@/test/database';
 import { PEER_HEADER, withPeerHeader } from './peer-header.mjs';
 
-// No trusted proxy: clients reach the front directly, as with a plain `npm start`.
-vi.hoisted(() => {
-  process.env.CRUCIBLE_TRUST_PROXY = '0';
-});
+// No trusted proxy: clients reach the front directly, as with a plain `npm start`. Passed to the handlers, not set in the environment.
+const httpSettings = parseSettings({ CRUCIBLE_TRUST_PROXY: '0' });
 
 /** What the stub saw of each request (Next's request handler is not involved). */
 type Seen = { headers: http.IncomingHttpHeaders; rawHeaders: string[] };
@@ -85,7 +84,7 @@ describe('HTTP front (scripts/web-server.mjs) with a stub in place of Next', () 
     beforeAll(async () => {
       database = await freshDatabase();
       await createUser(database.db, { username: 'olga', password: 'operator-password', role: 'operator' }, 'test');
-      const front = await serveThroughFront(toFetch(trpcRoute(async () => database.db)));
+      const front = await serveThroughFront(toFetch(trpcRoute(async () => database.db, httpSettings)));
       servers.push(front.server);
       port = front.port;
     });

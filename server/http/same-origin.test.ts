@@ -1,10 +1,14 @@
 import superjson from 'superjson';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseSettings } from '@/core/settings';
 import type { Database } from '@/db/client';
 import { createUser } from '@/server/users/service';
 import { freshDatabase } from '@/test/database';
 import { taskImportRoute } from './task-import-route';
 import { trpcRoute } from './trpc-route';
+
+// The handlers' settings, passed in (defaults), not read from the environment.
+const httpSettings = parseSettings({});
 
 // CRUCIBLE_TRUST_PROXY is off here (the default); trust-proxy.test.ts covers it on.
 let database: Database;
@@ -12,8 +16,8 @@ let trpc: (req: Request) => Promise<Response>;
 let upload: (req: Request) => Promise<Response>;
 beforeAll(async () => {
   database = await freshDatabase();
-  trpc = trpcRoute(async () => database.db);
-  upload = taskImportRoute(async () => database.db);
+  trpc = trpcRoute(async () => database.db, httpSettings);
+  upload = taskImportRoute(async () => database.db, httpSettings);
   await createUser(database.db, { username: 'olga', password: 'operator-password', role: 'operator' }, 'test');
 });
 

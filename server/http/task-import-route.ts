@@ -1,7 +1,8 @@
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { z, ZodError } from 'zod';
-import { settings } from '@/core/settings';
+import type { Settings } from '@/core/settings';
+import { TASK_FILE_FORMATS } from '@/core/tasks';
 import type { Db } from '@/db/client';
 import { createContext } from '@/server/context';
 import { describeIssues } from '@/server/errors';
@@ -18,7 +19,7 @@ import { refuseCrossSite } from './same-origin';
  */
 const query = z.object({
   suite: z.string({ error: 'name the suite: add ?suite=NAME to the URL' }),
-  format: z.enum(['crucible', 'humaneval'], { error: 'format is crucible or humaneval' }).default('crucible'),
+  format: z.enum(TASK_FILE_FORMATS, { error: 'format is crucible or humaneval' }).default('crucible'),
   replace: z.enum(['0', '1', 'true', 'false'], { error: 'replace is 1 or 0' }).optional().transform((v) => v === '1' || v === 'true'),
 });
 
@@ -26,15 +27,15 @@ class ImportTooLarge extends Error {}
 
 const fail = (status: number, code: string, message: string) => Response.json({ error: { message, code } }, { status });
 
-export function taskImportRoute(database: () => Promise<Db>) {
+export function taskImportRoute(database: () => Promise<Db>, settings: Pick<Settings, 'CRUCIBLE_MAX_IMPORT_BYTES' | 'CRUCIBLE_TRUST_PROXY'>) {
+  const { CRUCIBLE_MAX_IMPORT_BYTES: limit, CRUCIBLE_TRUST_PROXY: trustProxy } = settings;
   return async function POST(req: Request): Promise<Response> {
-    const { CRUCIBLE_MAX_IMPORT_BYTES: limit, CRUCIBLE_TRUST_PROXY: trustProxy } = settings();
     const crossSite = refuseCrossSite(req, trustProxy);
     if (crossSite) return crossSite;
     const params = query.safeParse(Object.fromEntries(new URL(req.url).searchParams));
     if (!params.success) return fail(400, 'BAD_REQUEST', `invalid input: ${describeIssues(params.error.issues)}`);
     const db = await database();
-    const ctx = await createContext(db, req, new Headers());
+    const ctx = await createContext(db, req, new Headers(), { trustProxy });
     // Refuse before reading the body: nobody unauthorised gets to make us read 64 MiB.
     if (!ctx.user) return fail(401, 'UNAUTHORIZED', 'sign in first (or send Authorization: Bearer <token>)');
     if (ctx.user.role !== 'admin' && ctx.user.role !== 'operator') {

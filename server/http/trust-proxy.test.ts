@@ -1,20 +1,19 @@
 import superjson from 'superjson';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parseSettings } from '@/core/settings';
 import type { Database } from '@/db/client';
 import { createUser } from '@/server/users/service';
 import { freshDatabase } from '@/test/database';
 import { trpcRoute } from './trpc-route';
 
-// Behind a reverse proxy (set before anything reads settings()).
-vi.hoisted(() => {
-  process.env.CRUCIBLE_TRUST_PROXY = '1';
-});
+// Behind a reverse proxy. Passed to the handlers, not set in the environment.
+const httpSettings = parseSettings({ CRUCIBLE_TRUST_PROXY: '1' });
 
 let database: Database;
 let trpc: (req: Request) => Promise<Response>;
 beforeAll(async () => {
   database = await freshDatabase();
-  trpc = trpcRoute(async () => database.db);
+  trpc = trpcRoute(async () => database.db, httpSettings);
   await createUser(database.db, { username: 'olga', password: 'operator-password', role: 'operator' }, 'test');
 });
 

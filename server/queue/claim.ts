@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { jobs } from '@/db/schema';
 import { queueName } from './enqueue';
-import { schedulerAlive, SCHEDULER_CHANNEL } from './scheduled';
+import { SCHEDULER_CHANNEL } from '@/core/queues';
+import { schedulerAlive } from './scheduled';
 import { inMs } from './time';
 import type { ClaimedJob } from './types';
 

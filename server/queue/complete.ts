@@ -1,7 +1,7 @@
 import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { jobs } from '@/db/schema';
-import { SCHEDULER_CHANNEL } from './scheduled';
+import { SCHEDULER_CHANNEL } from '@/core/queues';
 import type { Job, Tx } from './types';
 
 /** The job's durable outcome, written in the same transaction that marks it done. */

@@ -5,9 +5,9 @@ export { renewLease, releaseLease } from './lease';
 export { complete, type CompleteResult, type JobEffect } from './complete';
 export { fail, describeError, type FailResult } from './fail';
 export { backoffMs, defaultBackoff, type BackoffPolicy } from './backoff';
-export { JobWakeup, JOBS_CHANNEL, type WakeReason } from './wakeup';
+export { JobWakeup, type WakeReason } from './wakeup';
 export type { ClaimedJob, Executor, Job, Tx } from './types';
 export {
-  workloadInput, defaultWorkload, heartbeatLease, yieldPreempted, schedulerAlive, LEARNER_REQUEST, PREEMPT_CHANNEL, SCHEDULER_CHANNEL,
+  workloadInput, defaultWorkload, heartbeatLease, yieldPreempted, schedulerAlive, LEARNER_REQUEST,
   type WorkloadInput, type Workload, type LeaseBeat,
 } from './scheduled';

@@ -3,7 +3,7 @@ import type { Db } from '@/db/client';
 import { jobs } from '@/db/schema';
 import { handedBack } from './hand-back';
 import { inMs } from './claim';
-import { SCHEDULER_CHANNEL } from './scheduled';
+import { JOBS_CHANNEL, SCHEDULER_CHANNEL } from '@/core/queues';
 
 /**
  * Extend a held lease by `leaseMs` from now. Returns the new expiry, or null when the
@@ -32,7 +32,7 @@ export async function releaseLease(db: Db, jobId: number, leaseToken: string): P
     .returning({ id: jobs.id });
   // A released job is runnable again: wake idle workers like an insert does.
   if (rows.length > 0) {
-    await db.execute(sql`select pg_notify('crucible_jobs', queue) from jobs where id = ${jobId}`);
+    await db.execute(sql`select pg_notify(${JOBS_CHANNEL}, queue) from jobs where id = ${jobId}`);
     await db.execute(sql`select pg_notify(${SCHEDULER_CHANNEL}, ${String(jobId)})`);
   }
   return rows.length > 0;

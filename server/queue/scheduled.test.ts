@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
 import { jobs, runs, workers } from '@/db/schema';
-import { defaultRunConfig, runConfigSchema } from '@/server/runs/run-config';
+import { defaultRunConfig, runConfigSchema } from '@/core/run-config';
 import { freshDatabase } from '@/test/database';
 import { claim, enqueue, fail, heartbeatLease, LEARNER_REQUEST, releaseLease, yieldPreempted } from './index';
 

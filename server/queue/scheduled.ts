@@ -1,8 +1,11 @@
 import { and, eq, gt, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { settings } from '@/core/settings';
 import type { Db } from '@/db/client';
-import { jobs, runs, type WorkloadRequest } from '@/db/schema';
-import { episodeSandboxLimits } from '@/server/runs/run-config';
+import { jobs, runs } from '@/db/schema';
+import { resourceRequestInput, type Resources } from '@/core/resources';
+import { episodeSandboxLimits } from '@/core/run-config';
+import { JOBS_CHANNEL, JOB_QUEUES, SCHEDULED_RUN_QUEUES, SCHEDULER_CHANNEL, WORKER_KINDS, type JobQueue } from '@/core/queues';
 import { handedBack } from './hand-back';
 import { inMs } from './time';
 import type { Executor } from './types';
@@ -11,28 +14,19 @@ import type { Executor } from './types';
 // (workers/scheduler/live.ts) admits each to a node; only that node's workers may claim it.
 // See docs/scheduler.md for the life of a scheduled job.
 
-/** NOTIFY channel the scheduler uses to tell a node "stop job <id>, it was preempted". */
-export const PREEMPT_CHANNEL = 'crucible_preempt';
-/** NOTIFY channel that wakes the scheduler (new or returned workloads, freed capacity). */
-export const SCHEDULER_CHANNEL = 'crucible_schedule';
-
-const resource = z.number().nonnegative().max(1e9);
 export const workloadInput = z
   .object({
     tier: z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'tier names are lower-case words like "critical" or "best-effort"'),
     /** Quota queue in the scheduler config; defaults to the tier's own queue. */
     queue: z.string().min(1).max(100).optional(),
-    request: z
-      .object({ cpu: resource.default(0), memoryMb: resource.default(0), gpu: resource.default(0), gpuMemoryMb: resource.default(0), diskMb: resource.default(0) })
-      .strict()
-      .refine((r) => r.cpu + r.memoryMb + r.gpu + r.gpuMemoryMb + r.diskMb > 0, 'a workload must request some resource'),
+    request: resourceRequestInput,
   })
   .strict();
 export type WorkloadInput = z.input<typeof workloadInput>;
-export type Workload = { tier: string; queue?: string; request: WorkloadRequest };
+export type Workload = { tier: string; queue?: string; request: Resources };
 
 /** What the learner step of an RL iteration asks for (one CPU-heavy step on this host today). */
-export const LEARNER_REQUEST: WorkloadRequest = { cpu: 1, memoryMb: 2048, gpu: 0, gpuMemoryMb: 0, diskMb: 1024 };
+export const LEARNER_REQUEST: Resources = { cpu: 1, memoryMb: 2048, gpu: 0, gpuMemoryMb: 0, diskMb: 1024 };
 
 type RunConfigView = { queue?: string; quota?: { cpus?: number; memoryMb?: number; scratchMb?: number } };
 
@@ -43,12 +37,12 @@ type RunConfigView = { queue?: string; quota?: { cpus?: number; memoryMb?: numbe
  * episode's is the run's `priority`). Other queues, and jobs without a run, are not scheduled.
  */
 export async function defaultWorkload(db: Executor, queue: string, runId: string | undefined): Promise<Workload | undefined> {
-  if (!runId || (queue !== 'rl.episode' && queue !== 'rl.learn')) return undefined;
+  if (!runId || !SCHEDULED_RUN_QUEUES.includes(queue as JobQueue)) return undefined;
   const [run] = await db.select({ config: runs.config }).from(runs).where(eq(runs.id, runId));
   if (!run) return undefined;
   const c = run.config as RunConfigView;
   const tier = c.queue ?? 'standard';
-  if (queue === 'rl.learn') return { tier, request: { ...LEARNER_REQUEST } };
+  if (queue === JOB_QUEUES.rlLearn) return { tier, request: { ...LEARNER_REQUEST } };
   const q = c.quota ?? {};
   return {
     tier,
@@ -57,10 +51,10 @@ export async function defaultWorkload(db: Executor, queue: string, runId: string
   };
 }
 
-/** How long after its last heartbeat a scheduler still counts as running (env CRUCIBLE_SCHEDULER_STALE_MS). */
+/** How long after its last heartbeat a scheduler still counts as running (CRUCIBLE_SCHEDULER_STALE_MS). */
 export function schedulerStaleMs(): number {
-  const n = Number(process.env.CRUCIBLE_SCHEDULER_STALE_MS ?? 15_000);
-  return Number.isFinite(n) && n > 0 ? n : 15_000;
+  // Read here rather than passed in: every claim builds this SQL, far below any entry point.
+  return settings().CRUCIBLE_SCHEDULER_STALE_MS;
 }
 
 /**
@@ -69,7 +63,7 @@ export function schedulerStaleMs(): number {
  * still runs its work; quotas and the reserve are then not enforced.
  */
 export const schedulerAlive = () =>
-  sql`exists (select 1 from workers w where w.kind = 'scheduler' and w.status = 'running' and w.heartbeat_at > now() - ${schedulerStaleMs()} * interval '1 millisecond')`;
+  sql`exists (select 1 from workers w where w.kind = ${WORKER_KINDS.scheduler} and w.status = 'running' and w.heartbeat_at > now() - ${schedulerStaleMs()} * interval '1 millisecond')`;
 
 export type LeaseBeat = { expiresAt: Date | null; preempted: string | null };
 
@@ -103,7 +97,7 @@ export async function yieldPreempted(db: Db, jobId: number, leaseToken: string):
     .returning({ id: jobs.id });
   if (rows.length > 0) {
     await db.execute(sql`select pg_notify(${SCHEDULER_CHANNEL}, ${String(jobId)})`);
-    if (by) await db.execute(sql`select pg_notify('crucible_jobs', ${by.queue})`);
+    if (by) await db.execute(sql`select pg_notify(${JOBS_CHANNEL}, ${by.queue})`);
   }
   return rows.length > 0;
 }

@@ -1,7 +1,5 @@
+import { JOBS_CHANNEL } from '@/core/queues';
 import type { Sql } from '@/db/client';
-
-/** The channel the jobs insert trigger (migration 0001) notifies with the queue name. */
-export const JOBS_CHANNEL = 'crucible_jobs';
 
 export type WakeReason = 'notified' | 'timeout' | 'aborted';
 

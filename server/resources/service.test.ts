@@ -27,7 +27,7 @@ describe('resources service and Prometheus output', () => {
     const state = {};
     sampleNode(state, () => null, 'nodeA');
     await new Promise((r) => setTimeout(r, 50));
-    await storeSamples(database.db, [...sampleNode(state, () => null, 'nodeA'), ...(await sampleCluster(database.db))]);
+    await storeSamples(database.db, [...sampleNode(state, () => null, 'nodeA'), ...(await sampleCluster(database.db, 0.3))]);
     const o = await resourceOverview(database.db);
     expect(o.samplerRunning).toBe(true);
     expect(o.nodes).toHaveLength(1);

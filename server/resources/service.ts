@@ -1,17 +1,15 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
-import { TIERS } from '@/workers/metrics/rollup';
-import { RESOURCE_SOURCE } from '@/workers/metrics/sampler';
+import { METRIC_SOURCES, RESOURCE_ROLLUPS, RESOURCE_WINDOW_MS as WINDOW_MS, RESOURCE_WINDOWS, type ResourceWindow } from '@/core/metrics';
 
-export const windowSchema = z.enum(['15m', '1h', '24h', '7d']);
-export type SeriesWindow = z.infer<typeof windowSchema>;
-const WINDOW_MS: Record<SeriesWindow, number> = { '15m': 900_000, '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 };
+export const windowSchema = z.enum(RESOURCE_WINDOWS);
+export type SeriesWindow = ResourceWindow;
 
 /** The finest stored resolution that still covers the window (raw ≤1 h, 1-minute ≤24 h, else 10-minute). */
 export function sourceForWindow(w: SeriesWindow): string {
   const ms = WINDOW_MS[w];
-  return (TIERS.find((t) => t.keepMs >= ms) ?? TIERS[TIERS.length - 1]!).source;
+  return (RESOURCE_ROLLUPS.find((t) => t.keepMs >= ms) ?? RESOURCE_ROLLUPS[RESOURCE_ROLLUPS.length - 1]!).source;
 }
 
 export type Figure = { name: string; value: number; labels: Record<string, string>; at: Date };
@@ -21,7 +19,7 @@ export async function currentFigures(db: Db, freshMs = 60_000): Promise<Figure[]
   const since = new Date(Date.now() - freshMs).toISOString();
   const rows = await db.execute<{ name: string; value: number; labels: Record<string, string>; at: string }>(sql`
     select distinct on (name, labels) name, value, labels, at from metric_samples
-    where source = ${RESOURCE_SOURCE} and at >= ${since}::timestamptz
+    where source = ${METRIC_SOURCES.resources} and at >= ${since}::timestamptz
     order by name, labels, at desc`);
   return rows.map((r) => ({ name: r.name, value: r.value, labels: r.labels, at: new Date(r.at) }));
 }

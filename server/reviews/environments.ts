@@ -1,4 +1,4 @@
-import { desc, eq, sql } from 'drizzle-orm';
+import { desc, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { environments } from '@/db/schema';
 import { appendAudit } from '@/server/audit/service';
@@ -22,11 +22,4 @@ export async function setQuarantine(db: Db, name: string, on: boolean, actor: st
     await appendAudit(tx, { actor, action: on ? 'environment.quarantine' : 'environment.clear', targetType: 'environment', targetId: name, details: { hash: env.contentHash, reason: reason ?? null } });
     return row!;
   });
-}
-
-/** Throws when `envHash` (or the environment named `name`) is quarantined: call before every sandbox start. */
-export async function assertNotQuarantined(db: Db, env: { name?: string; hash?: string }) {
-  const [q] = await db.select({ name: environments.name, reason: environments.quarantineReason }).from(environments)
-    .where(sql`${environments.quarantinedAt} is not null and (${environments.name} = ${env.name ?? ''} or ${environments.contentHash} = ${env.hash ?? ''})`).limit(1);
-  if (q) throw new DomainError('PRECONDITION_FAILED', `environment "${q.name}" is quarantined (${q.reason ?? 'no reason given'}); an admin must clear it before new sandboxes start on it`);
 }

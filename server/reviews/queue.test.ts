@@ -7,7 +7,7 @@ import { reviews } from '@/db/schema';
 import { freshDatabase } from '@/test/database';
 import { anonymousCaller, callerAs } from '@/test/callers';
 import { seedEpisode, seedRun } from '@/test/seed';
-import type { reviewConfig } from '@/server/runs/run-config';
+import type { reviewConfig } from '@/core/run-config';
 
 type ReviewConfig = z.output<typeof reviewConfig>;
 import { sampleForReview } from './sampler';

@@ -7,7 +7,7 @@ import { callerAs } from '@/test/callers';
 import { seedEpisode, seedRun } from '@/test/seed';
 import { cohensKappa, type Verdict } from './kappa';
 import { sampleForReview } from './sampler';
-import { assertNotQuarantined } from './environments';
+import { assertNotQuarantined } from '@/server/environments/quarantine';
 
 let database: Database;
 beforeAll(async () => {

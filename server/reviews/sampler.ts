@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { episodes, reviews, rewards, runs, turns } from '@/db/schema';
 import type { DbOrTx } from '@/server/audit/service';
-import { reviewConfig } from '@/server/runs/run-config';
+import { reviewConfig } from '@/core/run-config';
 
 /** A stable draw in [0, 1) per (episode, purpose): the same episode always gets the same answer. */
 function draw(episodeId: string, purpose: string): number {

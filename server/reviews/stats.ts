@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { runs } from '@/db/schema';
 import { DomainError } from '@/server/errors';
-import { reviewConfig } from '@/server/runs/run-config';
+import { reviewConfig } from '@/core/run-config';
 import { cohensKappa, type Verdict } from './kappa';
 
 export type Coverage = { runId: string; scored: number; sampled: number; reviewed: number; required: number; rate: number; coverage: number; belowTarget: boolean };

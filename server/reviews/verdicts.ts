@@ -3,10 +3,9 @@ import type { Db } from '@/db/client';
 import { diagnoses, environments, reviewEvents, reviews, rewards } from '@/db/schema';
 import { appendAudit, type DbOrTx } from '@/server/audit/service';
 import { DomainError } from '@/server/errors';
+import { JOB_QUEUES } from '@/core/queues';
 import { enqueue } from '@/server/queue';
 import type { Verdict } from './kappa';
-
-export const DIAGNOSIS_QUEUE = 'review.diagnose';
 
 /** Disputed verdicts cluster on an environment hash when at least this many, and this share, are disputed. */
 export const FLAG_MIN_DISPUTED = 3;
@@ -49,7 +48,7 @@ export async function submitVerdict(db: Db, input: VerdictInput, reviewer: { id:
       if (!existing) {
         const [d] = await tx.insert(diagnoses).values({ reviewId: rev.id, episodeId: rev.episodeId }).returning({ id: diagnoses.id });
         diagnosisId = d!.id;
-        await enqueue(tx, { queue: DIAGNOSIS_QUEUE, payload: { diagnosisId }, idempotencyKey: diagnosisId, runId: rev.runId, priority: 50 });
+        await enqueue(tx, { queue: JOB_QUEUES.reviewDiagnose, payload: { diagnosisId }, idempotencyKey: diagnosisId, runId: rev.runId, priority: 50 });
       } else diagnosisId = existing.id;
     }
     const flagged = await flagEnvironmentIfClustered(tx, rev.episodeId);

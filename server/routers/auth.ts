@@ -2,16 +2,13 @@ import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { SESSION_COOKIE } from '@/server/auth/identity';
 import { changeOwnPassword, changePasswordSchema } from '@/server/auth/password-change';
-import { clearedSessionCookie, login, LoginError, logout, sessionCookie } from '@/server/auth/sessions';
-import { ThrottledError } from '@/server/auth/throttle';
+import { clearedSessionCookie, login, logout, sessionCookie } from '@/server/auth/sessions';
 import type { Context } from '@/server/context';
 import { publicProcedure, router } from '@/server/trpc';
 
-/** Throttled callers get 429 with the time to retry in the message and a Retry-After header. */
-function throttled(ctx: Context, e: ThrottledError): TRPCError {
-  ctx.resHeaders?.set('Retry-After', String(Math.max(1, Math.ceil((e.retryAt.getTime() - Date.now()) / 1000))));
-  return new TRPCError({ code: 'TOO_MANY_REQUESTS', message: e.message });
-}
+// Wrong credentials (LoginError, 401) and throttled callers (ThrottledError, 429 with the
+// time to retry in the message and a Retry-After header) are domain errors: mapped by
+// server/trpc.ts mapErrors, not caught here.
 
 const source = (ctx: Context) => ctx.clientAddress ?? 'direct';
 
@@ -19,15 +16,9 @@ export const authRouter = router({
   login: publicProcedure
     .input(z.object({ username: z.string().min(1, 'enter your username').max(64), password: z.string().min(1, 'enter your password').max(200) }))
     .mutation(async ({ ctx, input }) => {
-      try {
-        const s = await login(ctx.db, input.username.trim().toLowerCase(), input.password, source(ctx));
-        ctx.resHeaders?.append('Set-Cookie', sessionCookie(s.token, s.expiresAt, !!ctx.secureCookies));
-        return s.user;
-      } catch (e) {
-        if (e instanceof LoginError) throw new TRPCError({ code: 'UNAUTHORIZED', message: e.message });
-        if (e instanceof ThrottledError) throw throttled(ctx, e);
-        throw e;
-      }
+      const s = await login(ctx.db, input.username.trim().toLowerCase(), input.password, source(ctx));
+      ctx.resHeaders?.append('Set-Cookie', sessionCookie(s.token, s.expiresAt, !!ctx.secureCookies));
+      return s.user;
     }),
   logout: publicProcedure.mutation(async ({ ctx }) => {
     const cookie = ctx.reqHeaders?.get('cookie')?.split(';').map((p) => p.trim()).find((p) => p.startsWith(`${SESSION_COOKIE}=`));
@@ -45,13 +36,8 @@ export const authRouter = router({
    */
   changePassword: publicProcedure.input(changePasswordSchema).mutation(async ({ ctx, input }) => {
     if (!ctx.user) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'sign in first (or send Authorization: Bearer <token>)' });
-    try {
-      const { session, sessionsEnded } = await changeOwnPassword(ctx.db, ctx.user, input, source(ctx));
-      if (session) ctx.resHeaders?.append('Set-Cookie', sessionCookie(session.token, session.expiresAt, !!ctx.secureCookies));
-      return { ok: true, sessionsEnded };
-    } catch (e) {
-      if (e instanceof ThrottledError) throw throttled(ctx, e);
-      throw e;
-    }
+    const { session, sessionsEnded } = await changeOwnPassword(ctx.db, ctx.user, input, source(ctx));
+    if (session) ctx.resHeaders?.append('Set-Cookie', sessionCookie(session.token, session.expiresAt, !!ctx.secureCookies));
+    return { ok: true, sessionsEnded };
   }),
 });

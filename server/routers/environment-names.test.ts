@@ -33,7 +33,7 @@ async function call(procedure: string, input: unknown) {
     headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}`, origin: 'http://localhost' },
     body: JSON.stringify(superjson.serialize(input)),
   });
-  const res = await fetchRequestHandler({ endpoint: '/api/trpc', req, router: appRouter, createContext: ({ resHeaders }) => createContext(database.db, req, resHeaders) });
+  const res = await fetchRequestHandler({ endpoint: '/api/trpc', req, router: appRouter, createContext: ({ resHeaders }) => createContext(database.db, req, resHeaders, { trustProxy: false }) });
   const json = (await res.json()) as { error?: { json: { message: string; data: { code: string } } } };
   return { status: res.status, error: json.error?.json };
 }

@@ -2,6 +2,7 @@ import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { actorOf, type CurrentUser } from '@/server/auth/identity';
 import { adminProcedure, reviewerProcedure, router, viewerProcedure } from '@/server/trpc';
+import { limitedByBlindReview } from '@/server/reviews/blind';
 import { getGuidelines, setGuidelines } from '@/server/reviews/guidelines';
 import { VERDICTS } from '@/server/reviews/kappa';
 import { claimNext, listQueue, releaseClaim, reviewItem } from '@/server/reviews/queue';
@@ -18,7 +19,7 @@ function reviewerIdOf(user: CurrentUser): string {
 export const reviewsRouter = router({
   queue: reviewerProcedure
     .input(z.object({ runId: z.uuid().optional(), state: z.enum(['open', 'done', 'all']).default('open'), page: z.number().int().min(1).default(1), pageSize: z.number().int().min(1).max(200).default(50) }))
-    .query(({ ctx, input }) => listQueue(ctx.db, { ...input, viewerId: ctx.user.id })),
+    .query(({ ctx, input }) => listQueue(ctx.db, { ...input, viewerId: ctx.user.id, hideOwnBlindFromRunFilter: limitedByBlindReview(ctx.user) })),
   /**
    * Claim the next item (docs/reviews.md, "Claim order"). `exclude`: the items this reviewer
    * skipped; when only those are left, `id` is null and `skippedLeft` says how many.
@@ -28,7 +29,7 @@ export const reviewsRouter = router({
       runId: z.uuid('runId must be a run id (uuid)').optional(),
       exclude: z.array(z.uuid('exclude lists review item ids (uuids)')).max(1000, 'exclude at most 1000 skipped items; drop the list to start over').default([]),
     }).strict())
-    .mutation(({ ctx, input }) => claimNext(ctx.db, reviewerIdOf(ctx.user), input)),
+    .mutation(({ ctx, input }) => claimNext(ctx.db, reviewerIdOf(ctx.user), { ...input, blindHeldIgnoresRun: limitedByBlindReview(ctx.user) })),
   release: reviewerProcedure.input(reviewId).mutation(({ ctx, input }) => releaseClaim(ctx.db, input.id, reviewerIdOf(ctx.user))),
   item: reviewerProcedure.input(reviewId).query(({ ctx, input }) => reviewItem(ctx.db, input.id, { id: ctx.user.id, role: ctx.user.role })),
   submit: reviewerProcedure

@@ -1,25 +1,58 @@
 import { z } from 'zod';
-import { actorOf } from '@/server/auth/identity';
+import type { Db } from '@/db/client';
+import { actorOf, type CurrentUser } from '@/server/auth/identity';
 import { router, operatorProcedure, viewerProcedure } from '@/server/trpc';
 import {
   cloneRun, compareRunMetrics, compareRunsSchema, createRun, getRun, listRunEvents, listRuns, listRunsSchema, listSuites, newRunSchema, runMetrics, runNameSchema, transitionRun,
 } from '@/server/runs/service';
-import { actionsFor, type RunStatus } from '@/server/runs/transitions';
+import { actionsFor, type RunStatus } from '@/core/run-status';
+import { limitedByBlindReview, redactRewardEvent, runsBlindToReviewers } from '@/server/reviews/blind';
+
+/**
+ * Blind review (server/reviews/blind.ts, runBlindToReviewers): the runs whose reward-derived
+ * data this caller may not see now. Empty for everyone but reviewers.
+ */
+const blindFor = (db: Db, user: CurrentUser, ids: string[]) =>
+  limitedByBlindReview(user) ? runsBlindToReviewers(db, ids) : Promise.resolve(new Set<string>());
+
+/** A run row with its reward figures withheld where `blind` has it (`rewardWithheld` says so). */
+const withRewardOf = <R extends { id: string; lastRewardMean: number | null }>(run: R, blind: Set<string>) =>
+  blind.has(run.id) ? { ...run, lastRewardMean: null, rewardWithheld: true } : { ...run, rewardWithheld: false };
 
 const byId = z.object({ id: z.uuid('id must be a run id (uuid)') });
 
 export const runsRouter = router({
-  list: viewerProcedure.input(listRunsSchema).query(({ ctx, input }) => listRuns(ctx.db, input)),
+  list: viewerProcedure.input(listRunsSchema).query(async ({ ctx, input }) => {
+    const page = await listRuns(ctx.db, input);
+    const blind = await blindFor(ctx.db, ctx.user, page.items.map((r) => r.id));
+    return { ...page, items: page.items.map((r) => withRewardOf(r, blind)) };
+  }),
   get: viewerProcedure.input(byId).query(async ({ ctx, input }) => {
     const run = await getRun(ctx.db, input.id);
-    return { ...run, allowedActions: actionsFor(run.status as RunStatus) };
+    return { ...withRewardOf(run, await blindFor(ctx.db, ctx.user, [run.id])), allowedActions: actionsFor(run.status as RunStatus) };
   }),
-  events: viewerProcedure.input(byId).query(({ ctx, input }) => listRunEvents(ctx.db, input.id)),
+  events: viewerProcedure.input(byId).query(async ({ ctx, input }) => {
+    const events = await listRunEvents(ctx.db, input.id);
+    return (await blindFor(ctx.db, ctx.user, [input.id])).size ? events.map(redactRewardEvent) : events;
+  }),
+  /**
+   * Under blind review a reviewer gets no metric samples of a blind run at all: most series
+   * (reward_mean/min/max, advantages, loss) are computed from the rewards.
+   */
   metrics: viewerProcedure
     .input(z.object({ ids: z.array(z.uuid()).min(1).max(10), names: z.array(z.string().max(100)).max(100).optional() }))
-    .query(({ ctx, input }) => runMetrics(ctx.db, input.ids, input.names)),
-  /** Metrics of one or more runs with their names, for the run page and /runs/compare. */
-  compare: viewerProcedure.input(compareRunsSchema).query(({ ctx, input }) => compareRunMetrics(ctx.db, input)),
+    .query(async ({ ctx, input }) => {
+      const [samples, blind] = await Promise.all([runMetrics(ctx.db, input.ids, input.names), blindFor(ctx.db, ctx.user, input.ids)]);
+      return blind.size ? samples.filter((s) => !s.runId || !blind.has(s.runId)) : samples;
+    }),
+  /** Metrics of one or more runs with their names, for the run page and /runs/compare (withheld as in `metrics`). */
+  compare: viewerProcedure.input(compareRunsSchema).query(async ({ ctx, input }) => {
+    const [cmp, blind] = await Promise.all([compareRunMetrics(ctx.db, input), blindFor(ctx.db, ctx.user, input.ids)]);
+    return {
+      runs: cmp.runs.map((r) => ({ ...r, metricsWithheld: blind.has(r.id) })),
+      samples: blind.size ? cmp.samples.filter((s) => !blind.has(s.runId)) : cmp.samples,
+    };
+  }),
   suites: viewerProcedure.query(({ ctx }) => listSuites(ctx.db)),
   create: operatorProcedure.input(newRunSchema).mutation(({ ctx, input }) => createRun(ctx.db, input, actorOf(ctx.user), ctx.user.id)),
   pause: operatorProcedure.input(byId).mutation(({ ctx, input }) => transitionRun(ctx.db, input.id, 'pause', actorOf(ctx.user))),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TASK_FILE_FORMATS, TASK_SPLITS } from '@/core/tasks';
 import { settings } from '@/core/settings';
 import { actorOf } from '@/server/auth/identity';
 import { operatorProcedure, router, viewerProcedure } from '@/server/trpc';
@@ -8,12 +9,12 @@ const suiteName = z.string().trim().min(1, 'name the suite').max(200).regex(/^[A
 
 export const tasksRouter = router({
   list: viewerProcedure
-    .input(z.object({ suite: suiteName, split: z.enum(['train', 'heldout']).optional() }))
+    .input(z.object({ suite: suiteName, split: z.enum(TASK_SPLITS).optional() }))
     .query(({ ctx, input }) => listSuiteTasks(ctx.db, input.suite, input.split)),
   import: operatorProcedure
     .input(z.object({
       suite: suiteName,
-      format: z.enum(['crucible', 'humaneval']).default('crucible'),
+      format: z.enum(TASK_FILE_FORMATS).default('crucible'),
       text: z.string().min(1, 'the file is empty').max(settings().CRUCIBLE_MAX_IMPORT_BYTES, 'the file is larger than CRUCIBLE_MAX_IMPORT_BYTES'),
       replace: z.boolean().default(false),
     }))

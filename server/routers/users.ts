@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { roleSchema } from '@/core/roles';
 import { actorOf } from '@/server/auth/identity';
 import { adminProcedure, router } from '@/server/trpc';
-import { createUser, disableUser, listUsers, newUserSchema, resetPassword, roleSchema, setRole, usernameSchema } from '@/server/users/service';
+import { createUser, disableUser, listUsers, newUserSchema, resetPassword, setRole, usernameSchema } from '@/server/users/service';
 
 export const usersRouter = router({
   list: adminProcedure.query(({ ctx }) => listUsers(ctx.db)),

@@ -5,7 +5,7 @@ import type { Database } from '@/db/client';
 import { freshDatabase } from '@/test/database';
 import { anonymousCaller, callerAs } from '@/test/callers';
 import { seedRun } from '@/test/seed';
-import { COMPARE_MAX_RUNS } from './service';
+import { COMPARE_MAX_RUNS } from '@/core/metrics';
 
 let database: Database;
 beforeAll(async () => {

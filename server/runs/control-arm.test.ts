@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { TRPCError } from '@trpc/server';
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { childEnv } from '@/core/settings';
 import { auditLog, jobs, runEvents, runs } from '@/db/schema';
 import { freshDatabase } from '@/test/database';
 import { callerAs } from '@/test/callers';
@@ -46,7 +47,7 @@ describe('control arm (a run\'s learning rate 0 twin)', () => {
     const plain = await op.runs.create({ name: 'alone', config: {} });
     expect((await op.runs.get({ id: plain.id })).arms).toBeNull();
 
-    // both arms are picked up by the RL workers (the wake-up trigger), with an event and audit row each
+    // both arms are picked up by the RL workers (server/runs/lifecycle.ts enqueues their rl.advance jobs), with an event and audit row each
     const advance = await database.db.select().from(jobs).where(eq(jobs.queue, 'rl.advance'));
     expect(advance.map((j) => j.runId)).toEqual(expect.arrayContaining([run.id, control!.id]));
     const [created] = await database.db.select().from(runEvents).where(and(eq(runEvents.runId, control!.id), eq(runEvents.type, 'created')));
@@ -84,7 +85,7 @@ describe('control arm (a run\'s learning rate 0 twin)', () => {
 
   it('the CLI launches one with --control-arm or --set controlArm=true', async () => {
     const crucible = async (args: string[]) => {
-      const { stdout } = await exec('node', ['scripts/crucible.mjs', ...args], { env: { ...process.env, DATABASE_URL: database.url }, timeout: 60_000 });
+      const { stdout } = await exec('node', ['scripts/crucible.mjs', ...args], { env: childEnv({ DATABASE_URL: database.url }), timeout: 60_000 });
       return JSON.parse(stdout) as { id: string; controlRunId: string | null; config: Record<string, unknown> };
     };
     const flag = await crucible(['runs', 'create', '--name', 'cli-paired', '--set', 'learningRate=0.001', '--control-arm', '--json']);

@@ -3,11 +3,14 @@ import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { metricSamples, runEvents, runs, tasks, taskSuites } from '@/db/schema';
 import { appendAudit, type DbOrTx } from '@/server/audit/service';
+import type { Tx } from '@/server/queue';
 import { DomainError } from '@/server/errors';
 import { BUILTIN_SUITE } from '@/server/tasks/builtin';
 import { ensureBuiltinSuite } from '@/server/tasks/service';
-import { runConfigSchema, type RunConfigInput } from './run-config';
-import { allowedFrom, refusal, type RunAction, type RunStatus } from './transitions';
+import { COMPARE_MAX_RUNS } from '@/core/metrics';
+import { runConfigSchema, type RunConfigInput } from '@/core/run-config';
+import { allowedFrom, RUN_STATUSES, type RunAction, type RunStatus } from '@/core/run-status';
+import { applyRunTransition, wakeRunLoop } from './lifecycle';
 
 export const runNameSchema = z.string().trim().min(1, 'give the run a name').max(120, 'name is at most 120 characters');
 
@@ -25,10 +28,8 @@ export const newRunSchema = z.object({
 /** Name of a run's control arm (runs are named at most 120 characters). */
 export const controlArmName = (name: string) => `${name.slice(0, 110)} (control)`;
 
-export const runStatuses = ['queued', 'running', 'paused', 'completed', 'failed', 'cancelled'] as const;
-
 export const listRunsSchema = z.object({
-  status: z.array(z.enum(runStatuses)).max(6).optional(),
+  status: z.array(z.enum(RUN_STATUSES)).max(RUN_STATUSES.length).optional(),
   search: z.string().max(200).optional(),
   page: z.number().int().min(1).default(1),
   pageSize: z.number().int().min(1).max(200).default(25),
@@ -57,27 +58,34 @@ async function checkTrainTasks(tx: DbOrTx, suite: { id: string; name: string }, 
 }
 
 export async function createRun(db: Db, input: { name: string; config: RunConfigInput; controlArm?: boolean }, actor: string, createdBy: string | null = null) {
+  return db.transaction((tx) => createRunIn(tx, input, actor, createdBy));
+}
+
+/**
+ * Create a run (and its control arm) in the caller's transaction: the rows, their events
+ * and audit rows, and the RL loop's job that starts each (docs/rl.md).
+ */
+async function createRunIn(tx: Tx, input: { name: string; config: RunConfigInput; controlArm?: boolean }, actor: string, createdBy: string | null, clonedFrom: string | null = null) {
   const { name, config, controlArm } = newRunSchema.parse(input);
   if (controlArm && config.learningRate === 0) {
     throw new DomainError('BAD_REQUEST', 'a control arm is the learning rate 0 twin of a run that learns, but this run\'s learning rate is already 0; set a learning rate above 0, or launch without a control arm');
   }
-  return db.transaction(async (tx) => {
-    const suite = await resolveSuite(tx, config.suite);
-    await checkTrainTasks(tx, suite, config.trainTasks);
-    const insert = async (runName: string, runConfig: typeof config, controlOf: string | null) => {
-      const [run] = await tx
-        .insert(runs)
-        .values({ name: runName, config: runConfig, suiteId: suite.id, createdBy, controlOf, episodesTotal: runConfig.iterations * runConfig.tasksPerIteration * runConfig.groupSize })
-        .returning();
-      await recordEvent(tx, { runId: run!.id, type: 'created', toStatus: 'queued', actor, message: controlOf ? `created by ${actor} as the control arm (learning rate 0) of ${name}` : `created by ${actor}`, data: controlOf ? { controlOf } : {} });
-      await appendAudit(tx, { actor, action: 'run.create', targetType: 'run', targetId: run!.id, details: { name: runName, config: runConfig, ...(controlOf ? { controlOf } : {}) } });
-      return run!;
-    };
-    const run = await insert(name, config, null);
-    // same config and seed, so the same v0, task order and sampling seeds; only the update differs
-    const control = controlArm ? await insert(controlArmName(name), { ...config, learningRate: 0 }, run.id) : null;
-    return { ...run, controlRunId: control?.id ?? null };
-  });
+  const suite = await resolveSuite(tx, config.suite);
+  await checkTrainTasks(tx, suite, config.trainTasks);
+  const insert = async (runName: string, runConfig: typeof config, controlOf: string | null, from: string | null) => {
+    const [run] = await tx
+      .insert(runs)
+      .values({ name: runName, config: runConfig, suiteId: suite.id, createdBy, controlOf, clonedFrom: from, episodesTotal: runConfig.iterations * runConfig.tasksPerIteration * runConfig.groupSize })
+      .returning();
+    await recordEvent(tx, { runId: run!.id, type: 'created', toStatus: 'queued', actor, message: controlOf ? `created by ${actor} as the control arm (learning rate 0) of ${name}` : `created by ${actor}`, data: controlOf ? { controlOf } : {} });
+    await appendAudit(tx, { actor, action: 'run.create', targetType: 'run', targetId: run!.id, details: { name: runName, config: runConfig, ...(controlOf ? { controlOf } : {}), ...(from ? { clonedFrom: from } : {}) } });
+    await wakeRunLoop(tx, run!.id);
+    return run!;
+  };
+  const run = await insert(name, config, null, clonedFrom);
+  // same config and seed, so the same v0, task order and sampling seeds; only the update differs
+  const control = controlArm ? await insert(controlArmName(name), { ...config, learningRate: 0 }, run.id, null) : null;
+  return { ...run, controlRunId: control?.id ?? null };
 }
 
 /** The two arms of a paired run, whichever of them `run` is; null for a run without a control arm. */
@@ -89,7 +97,7 @@ export async function runArms(db: DbOrTx, run: { id: string; controlOf: string |
   return main && control ? { main, control } : null;
 }
 
-export async function getRun(db: Db, id: string) {
+export async function getRun(db: DbOrTx, id: string) {
   const [run] = await db
     .select({ run: runs, suiteName: taskSuites.name })
     .from(runs)
@@ -113,52 +121,30 @@ export async function listRuns(db: Db, input: z.input<typeof listRunsSchema>) {
 }
 
 /**
- * Apply an operator action. The status check and update are one conditional UPDATE, so
- * two racing requests cannot both succeed; the event and audit row commit with it.
+ * Apply an operator action (server/runs/lifecycle.ts: one conditional update with its event
+ * and audit row, so two racing requests cannot both succeed).
  */
 export async function transitionRun(db: Db, id: string, action: RunAction, actor: string) {
   return db.transaction(async (tx) => {
-    const run = await transitionIn(tx, id, action, actor);
+    const run = await applyRunTransition(tx, id, action, actor);
     // A control arm follows its main run (pause, resume, cancel), so it neither outlives it
     // nor races ahead; where its own status does not allow the action it is left as it is.
     const [control] = await tx.select({ id: runs.id, status: runs.status }).from(runs).where(eq(runs.controlOf, id)).for('update');
-    if (control && allowedFrom[action].includes(control.status as RunStatus)) await transitionIn(tx, control.id, action, actor);
+    if (control && allowedFrom[action].includes(control.status as RunStatus)) await applyRunTransition(tx, control.id, action, actor);
     return run;
   });
 }
 
-async function transitionIn(tx: DbOrTx, id: string, action: RunAction, actor: string) {
-  const [current] = await tx.select({ status: runs.status }).from(runs).where(eq(runs.id, id)).for('update');
-  if (!current) throw new DomainError('NOT_FOUND', `no run ${id}`);
-  const from = current.status as RunStatus;
-  if (!allowedFrom[action].includes(from)) throw new DomainError('CONFLICT', refusal(action, from));
-  let to: RunStatus;
-  if (action === 'pause') to = 'paused';
-  else if (action === 'cancel') to = 'cancelled';
-  else {
-    // Resume returns the run to where it was when paused.
-    const [paused] = await tx.select({ fromStatus: runEvents.fromStatus }).from(runEvents)
-      .where(and(eq(runEvents.runId, id), eq(runEvents.toStatus, 'paused'))).orderBy(desc(runEvents.id)).limit(1);
-    to = (paused?.fromStatus as RunStatus | null) ?? 'queued';
-  }
-  const [run] = await tx
-    .update(runs)
-    .set({ status: to, updatedAt: new Date(), ...(to === 'cancelled' ? { finishedAt: new Date() } : {}) })
-    .where(eq(runs.id, id))
-    .returning();
-  await recordEvent(tx, { runId: id, type: action, fromStatus: from, toStatus: to, actor, message: `${action} by ${actor}` });
-  await appendAudit(tx, { actor, action: `run.${action}`, targetType: 'run', targetId: id, details: { from, to } });
-  return run!;
-}
-
+/** A new run with a run's config (and a control arm where it had one), in one transaction. */
 export async function cloneRun(db: Db, id: string, actor: string, createdBy: string | null, name?: string) {
-  const source = await getRun(db, id);
-  // a run launched with a control arm is cloned with one too
-  const controlArm = source.arms?.main.id === source.id;
-  const run = await createRun(db, { name: name ?? `${source.name} (clone)`.slice(0, 120), config: source.config, controlArm }, actor, createdBy);
-  await db.update(runs).set({ clonedFrom: id }).where(eq(runs.id, run.id));
-  await db.insert(runEvents).values({ runId: run.id, type: 'cloned', actor, message: `cloned from ${source.name}`, data: { from: id } });
-  return { ...run, clonedFrom: id };
+  return db.transaction(async (tx) => {
+    const source = await getRun(tx, id);
+    // a run launched with a control arm is cloned with one too
+    const controlArm = source.arms?.main.id === source.id;
+    const run = await createRunIn(tx, { name: name ?? `${source.name} (clone)`.slice(0, 120), config: source.config, controlArm }, actor, createdBy, id);
+    await recordEvent(tx, { runId: run.id, type: 'cloned', actor, message: `cloned from ${source.name}`, data: { from: id } });
+    return run;
+  });
 }
 
 export async function listRunEvents(db: Db, runId: string) {
@@ -184,9 +170,6 @@ export async function listSuites(db: Db) {
     .orderBy(asc(taskSuites.name));
   return rows;
 }
-
-/** How many runs one comparison may hold: beyond this the charts stop being readable. */
-export const COMPARE_MAX_RUNS = 8;
 
 export const compareRunsSchema = z.object({
   ids: z

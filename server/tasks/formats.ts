@@ -1,24 +1,19 @@
 import { z } from 'zod';
 import { environmentName } from '@/core/environments';
+import { ioTest, RISK_TIERS, TASK_LANGUAGES, TASK_SPLITS, type RiskTier, type TaskFileFormat, type TaskLanguage, type TaskSplit, type TaskTests } from '@/core/tasks';
 import { describeIssues } from '@/server/errors';
-
-/** A JSON value a test can pass as an argument or expect back (compared type-strictly). */
-const jsonValue: z.ZodType<unknown> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]));
-
-export const ioTest = z.object({ input: z.array(jsonValue), expected: jsonValue }).strict();
 
 /** Crucible JSONL: one task a line. */
 export const crucibleTaskLine = z
   .object({
     id: z.string().min(1).max(200),
-    language: z.enum(['python', 'javascript']),
+    language: z.enum(TASK_LANGUAGES),
     prompt: z.string().min(1).max(100_000),
     entryPoint: z.string().regex(/^[A-Za-z_$][A-Za-z0-9_$]*$/, 'entryPoint must be a function name'),
     tests: z.array(ioTest).min(1, 'a task needs at least one test').max(1000),
-    risk: z.enum(['routine', 'high']).optional(),
+    risk: z.enum(RISK_TIERS).optional(),
     env: environmentName.optional(),
-    split: z.enum(['train', 'heldout']).optional(),
+    split: z.enum(TASK_SPLITS).optional(),
     difficulty: z.number().int().min(0).max(100).optional(),
     solution: z.string().max(100_000).optional(),
   })
@@ -33,18 +28,15 @@ export const humanEvalLine = z.object({
   canonical_solution: z.string().optional(),
 });
 
-/** How tests are stored in tasks.tests: explicit input/expected pairs, or a HumanEval check(). */
-export type TaskTests = { kind: 'io'; cases: z.infer<typeof ioTest>[] } | { kind: 'humaneval'; check: string };
-
 export type ParsedTask = {
   externalId: string;
-  language: 'python' | 'javascript';
+  language: TaskLanguage;
   prompt: string;
   entryPoint: string;
   tests: TaskTests;
-  risk: 'routine' | 'high';
+  risk: RiskTier;
   environmentName: string | null;
-  split: 'train' | 'heldout';
+  split: TaskSplit;
   difficulty: number | null;
   demonstration: string | null;
 };
@@ -55,7 +47,7 @@ export type LineError = { line: number; message: string };
  * Parse a whole JSONL file. Every bad line is reported with its 1-based line number;
  * callers import nothing unless `errors` is empty.
  */
-export function parseTaskFile(text: string, format: 'crucible' | 'humaneval'): { tasks: ParsedTask[]; errors: LineError[] } {
+export function parseTaskFile(text: string, format: TaskFileFormat): { tasks: ParsedTask[]; errors: LineError[] } {
   const tasks: ParsedTask[] = [];
   const errors: LineError[] = [];
   const seen = new Map<string, number>();

@@ -3,13 +3,14 @@ import type { Db } from '@/db/client';
 import { tasks, taskSuites } from '@/db/schema';
 import { appendAudit, type DbOrTx } from '@/server/audit/service';
 import { environmentNameProblem } from '@/core/environments';
+import type { TaskFileFormat, TaskSplit } from '@/core/tasks';
 import { DomainError } from '@/server/errors';
 import { BUILTIN_SUITE, builtinSuite } from './builtin';
 import { parseTaskFile, type LineError, type ParsedTask } from './formats';
 
-export class TaskImportError extends Error {
+export class TaskImportError extends DomainError {
   constructor(readonly errors: LineError[]) {
-    super(`${errors.length} bad line(s); nothing was imported:\n${errors.slice(0, 50).map((e) => `  line ${e.line}: ${e.message}`).join('\n')}${errors.length > 50 ? `\n  … and ${errors.length - 50} more` : ''}`);
+    super('BAD_REQUEST', `${errors.length} bad line(s); nothing was imported:\n${errors.slice(0, 50).map((e) => `  line ${e.line}: ${e.message}`).join('\n')}${errors.length > 50 ? `\n  … and ${errors.length - 50} more` : ''}`);
   }
 }
 
@@ -36,13 +37,13 @@ export async function saveSuite(db: DbOrTx, suite: { name: string; description?:
   });
 }
 
-export async function importTasks(db: Db, input: { text: string; format: 'crucible' | 'humaneval'; suite: string; replace?: boolean; source?: string }, actor: string) {
+export async function importTasks(db: Db, input: { text: string; format: TaskFileFormat; suite: string; replace?: boolean; source?: string }, actor: string) {
   const { tasks: parsed, errors } = parseTaskFile(input.text, input.format);
   if (errors.length) throw new TaskImportError(errors);
   return saveSuite(db, { name: input.suite, source: input.source ?? `import:${input.format}` }, parsed, actor, { replace: input.replace });
 }
 
-export async function listSuiteTasks(db: Db, suiteName: string, split?: 'train' | 'heldout') {
+export async function listSuiteTasks(db: Db, suiteName: string, split?: TaskSplit) {
   if (suiteName === BUILTIN_SUITE) await ensureBuiltinSuite(db);
   const [suite] = await db.select().from(taskSuites).where(eq(taskSuites.name, suiteName));
   if (!suite) throw new DomainError('NOT_FOUND', `no task suite "${suiteName}"`);

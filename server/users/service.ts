@@ -1,10 +1,10 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
+import { roleSchema, type Role } from '@/core/roles';
 import type { Db } from '@/db/client';
 import { apiTokens, sessions, users } from '@/db/schema';
 import { appendAudit } from '@/server/audit/service';
 import { generatePassword, hashPassword } from '@/server/auth/passwords';
-import type { Role } from '@/server/auth/identity';
 import { clearUsername } from '@/server/auth/throttle';
 import { DomainError } from '@/server/errors';
 
@@ -14,7 +14,6 @@ export const usernameSchema = z
   .max(64)
   .regex(/^[a-z0-9][a-z0-9._-]*$/, 'username may use lowercase letters, digits, ".", "_" and "-"');
 export const passwordSchema = z.string().min(10, 'password must be at least 10 characters').max(200);
-export const roleSchema = z.enum(['admin', 'operator', 'reviewer', 'viewer']);
 
 export const newUserSchema = z.object({
   username: usernameSchema,
@@ -97,10 +96,10 @@ export async function resetPassword(db: Db, username: string, actor: string, byU
  * First start: create `admin` with CRUCIBLE_ADMIN_PASSWORD or a generated password, which
  * is returned once for the console to print. Later starts do nothing.
  */
-export async function ensureInitialAdmin(db: Db): Promise<{ created: boolean; username: string; password?: string }> {
+export async function ensureInitialAdmin(db: Db, adminPassword: string | undefined): Promise<{ created: boolean; username: string; password?: string }> {
   const [any] = await db.select({ id: users.id }).from(users).where(eq(users.role, 'admin')).limit(1);
   if (any) return { created: false, username: 'admin' };
-  const password = process.env.CRUCIBLE_ADMIN_PASSWORD || generatePassword();
+  const password = adminPassword || generatePassword();
   try {
     await createUser(db, { username: 'admin', password, role: 'admin', displayName: 'Administrator' }, 'system:bootstrap');
   } catch (e) {

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import type { BackoffPolicy, ClaimedJob, JobEffect } from '@/server/queue';
 
@@ -17,6 +18,12 @@ export type JobContext = {
  */
 export type JobHandler = {
   queue: string;
+  /**
+   * The job kind's payload schema. The job loop validates every payload against it before
+   * `run` (which then sees the parsed payload); a payload that does not fit dead-letters
+   * the job at once with the kind and the field in the error, since retrying cannot fix it.
+   */
+  payload?: z.ZodType<Record<string, unknown>>;
   /** Lease length; renewed every third of it while `run` works. */
   leaseMs?: number;
   backoff?: BackoffPolicy;
@@ -31,6 +38,18 @@ export class PermanentJobError extends Error {
 }
 
 export const DEFAULT_LEASE_MS = 30_000;
+
+/**
+ * The job's payload parsed by its handler's schema (the payload as stored when it has none).
+ * Throws PermanentJobError naming the job kind and each bad field.
+ */
+export function validatedPayload(handler: Pick<JobHandler, 'queue' | 'payload'>, job: { id: number; payload: Record<string, unknown> }): Record<string, unknown> {
+  if (!handler.payload) return job.payload;
+  const r = handler.payload.safeParse(job.payload);
+  if (r.success) return r.data;
+  const what = r.error.issues.map((i) => `${i.path.map(String).join('.') || '(payload)'}: ${i.message}`).join('; ');
+  throw new PermanentJobError(`bad ${handler.queue} payload in job ${job.id}: ${what}; the code that enqueued it must send what the ${handler.queue} handler's schema requires (retrying cannot fix it)`);
+}
 
 /** Accepts a handler module's `handlers` export or its default export. */
 export function handlersFromModule(mod: Record<string, unknown>, where: string): JobHandler[] {

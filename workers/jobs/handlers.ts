@@ -1,5 +1,7 @@
 import { diagnoseHandler } from '@/workers/reviews/diagnose';
-import { rlHandlers } from '@/workers/rl/handlers';
+import { settings } from '@/core/settings';
+import { dataDir } from '@/db/runtime';
+import { createRlHandlers } from '@/workers/rl/handlers';
 import type { JobHandler } from './handler';
 
 /**
@@ -7,4 +9,4 @@ import type { JobHandler } from './handler';
  * policy updates register here as they are built; tests load their own module instead
  * (`--handlers <module>` or CRUCIBLE_JOB_HANDLERS).
  */
-export const handlers: JobHandler[] = [diagnoseHandler, ...rlHandlers];
+export const handlers: JobHandler[] = [diagnoseHandler, ...createRlHandlers(settings(), { dataDir: dataDir() })];

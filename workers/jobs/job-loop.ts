@@ -1,6 +1,7 @@
 import type { Db, Sql } from '@/db/client';
-import { claim, complete, fail, heartbeatLease, JobWakeup, PREEMPT_CHANNEL, releaseLease, yieldPreempted, type ClaimedJob } from '@/server/queue';
-import { DEFAULT_LEASE_MS, PermanentJobError, type JobHandler } from './handler';
+import { PREEMPT_CHANNEL } from '@/core/queues';
+import { claim, complete, fail, heartbeatLease, JobWakeup, releaseLease, yieldPreempted, type ClaimedJob } from '@/server/queue';
+import { DEFAULT_LEASE_MS, PermanentJobError, validatedPayload, type JobHandler } from './handler';
 
 export type JobLoopOptions = {
   db: Db;
@@ -158,7 +159,9 @@ function execute(o: JobLoopOptions, handler: JobHandler, job: ClaimedJob): InFli
 
   const done = (async () => {
     try {
-      const effect = await handler.run(job, { db: o.db, workerId: o.workerId, signal: ac.signal, log: o.log });
+      // a payload that does not fit its kind's schema never reaches the handler
+      const payload = validatedPayload(handler, job);
+      const effect = await handler.run({ ...job, payload }, { db: o.db, workerId: o.workerId, signal: ac.signal, log: o.log });
       if (lost || released) return;
       if (preempted) return await yieldBack();
       settling = true;

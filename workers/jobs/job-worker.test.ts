@@ -1,9 +1,13 @@
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
+import { jobs } from '@/db/schema';
 import { enqueue } from '@/server/queue';
 import { freshDatabase, ownerConnection } from '@/test/database';
 import { markLostWorkers } from '@/workers/runtime/registration';
+import type { JobHandler } from './handler';
+import { runJobLoop } from './job-loop';
 import { alive, startTs, testHandlers, waitFor, type Proc } from './fixtures/processes';
 
 let database: Database;
@@ -130,4 +134,39 @@ describe('job workers (real processes)', () => {
     expect(job).toEqual({ state: 'queued', attempts: 0, lease_token: null });
     expect(c.output()).toContain('releasing 1 unfinished job');
   }, 30_000);
+});
+
+describe('job payloads (validated by the job loop)', () => {
+  it('a payload that does not fit its kind\'s schema dead-letters at once, naming the kind and the field; a good one reaches the handler parsed', async () => {
+    const seen: unknown[] = [];
+    const handler: JobHandler = {
+      queue: 'test.typed',
+      payload: z.object({ runId: z.uuid(), iteration: z.number().int().nonnegative() }),
+      async run(job) {
+        seen.push(job.payload);
+      },
+    };
+    const ac = new AbortController();
+    const loop = runJobLoop({ db: database.db, sql: database.sql, workerId: 'payload-test', handlers: [handler], concurrency: 1, pollMs: 100, drainMs: 500, signal: ac.signal, log: () => {} });
+    try {
+      const runId = '6f1c2a9e-0d4b-4c8e-9a8f-3b5d7e1f2a3c';
+      const bad = await enqueue(database.db, { queue: 'test.typed', payload: { runId, iteration: 'one' }, maxAttempts: 5 });
+      const good = await enqueue(database.db, { queue: 'test.typed', payload: { runId, iteration: 2, extra: true } });
+      const settled = (id: number) => waitFor(`job ${id} to settle`, async () => {
+        const [j] = await database.db.select().from(jobs).where(eq(jobs.id, id));
+        return j && (j.state === 'done' || j.state === 'dead') && j;
+      });
+      const b = await settled(bad.id);
+      expect(b.state).toBe('dead');
+      expect(b.attempts).toBe(1); // permanent: not retried
+      expect(b.lastError).toMatch(/bad test\.typed payload/);
+      expect(b.lastError).toMatch(/iteration: /);
+      expect((await settled(good.id)).state).toBe('done');
+      // the handler never saw the bad payload, and saw the good one as its schema parsed it
+      expect(seen).toEqual([{ runId, iteration: 2 }]);
+    } finally {
+      ac.abort();
+      await loop;
+    }
+  });
 });

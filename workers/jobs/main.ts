@@ -3,9 +3,10 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { envInt } from '@/workers/runtime/settings';
+import { settings } from '@/core/settings';
 import { joinNode, nodeCapacity, nodeName } from '@/workers/scheduler/node';
 import { runWorkerProcess } from '@/workers/runtime/worker-process';
+import { WORKER_KINDS } from '@/core/queues';
 import { handlersFromModule, type JobHandler } from './handler';
 import { runJobLoop } from './job-loop';
 
@@ -46,14 +47,16 @@ if (values.help) {
   console.log(usage);
   process.exit(0);
 }
-const handlers = await loadHandlers(values.handlers ?? process.env.CRUCIBLE_JOB_HANDLERS);
-const concurrency = positive('concurrency', values.concurrency, envInt('CRUCIBLE_JOB_CONCURRENCY', 2));
-const pollMs = positive('poll-ms', values['poll-ms'], envInt('CRUCIBLE_QUEUE_POLL_MS', 2_000));
-const drainMs = positive('drain-ms', values['drain-ms'], envInt('CRUCIBLE_JOB_DRAIN_MS', 5_000));
-const node = values.node?.trim() || nodeName();
-const capacity = nodeCapacity();
+// Flags win over the environment's settings (core/settings.ts validates those).
+const s = settings();
+const handlers = await loadHandlers(values.handlers ?? s.CRUCIBLE_JOB_HANDLERS);
+const concurrency = positive('concurrency', values.concurrency, s.CRUCIBLE_JOB_CONCURRENCY);
+const pollMs = positive('poll-ms', values['poll-ms'], s.CRUCIBLE_QUEUE_POLL_MS);
+const drainMs = positive('drain-ms', values['drain-ms'], s.CRUCIBLE_JOB_DRAIN_MS);
+const node = values.node?.trim() || nodeName(s);
+const capacity = nodeCapacity(s);
 
-await runWorkerProcess('jobs', async (ctx) => {
+await runWorkerProcess(WORKER_KINDS.jobs, async (ctx) => {
   try {
     await joinNode(ctx.db, ctx.workerId, node, capacity);
     ctx.log(`node ${node}: ${capacity.cpus} CPUs, ${capacity.memoryMb} MB, ${capacity.gpuCount} GPUs, ${capacity.diskMb} MB disk`);

@@ -1,14 +1,16 @@
 // The metrics sampler: `node --import tsx workers/metrics/main.ts`. Every few seconds stores
 // this node's CPU/memory/GPU and the cluster's sandbox/queue/run figures in metric_samples;
 // once a minute rolls raw samples up into 1-minute and 10-minute averages and applies retention.
+import { settings } from '@/core/settings';
 import { runWorkerProcess } from '@/workers/runtime/worker-process';
+import { WORKER_KINDS } from '@/core/queues';
 import { rollup } from './rollup';
 import { sampleCluster, sampleNode, storeSamples } from './sampler';
 
-const intervalMs = Number(process.env.CRUCIBLE_METRICS_INTERVAL_MS ?? 5_000);
+const { CRUCIBLE_METRICS_INTERVAL_MS: intervalMs, CRUCIBLE_RESERVE_FRACTION: reserveFraction } = settings();
 const rollupMs = 60_000;
 
-await runWorkerProcess('metrics', async (ctx) => {
+await runWorkerProcess(WORKER_KINDS.metrics, async (ctx) => {
   const state = {};
   sampleNode(state); // first CPU reading; utilisation needs a delta
   let lastRollup = 0;
@@ -19,7 +21,7 @@ await runWorkerProcess('metrics', async (ctx) => {
     });
     if (ctx.signal.aborted) break;
     try {
-      await storeSamples(ctx.db, [...sampleNode(state), ...(await sampleCluster(ctx.db))]);
+      await storeSamples(ctx.db, [...sampleNode(state), ...(await sampleCluster(ctx.db, reserveFraction))]);
       if (Date.now() - lastRollup >= rollupMs) {
         lastRollup = Date.now();
         const r = await rollup(ctx.db);

@@ -1,13 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { RESOURCE_SOURCE } from './sampler';
+import { RESOURCE_ROLLUPS as TIERS } from '@/core/metrics';
 
-/** Resolutions: raw samples, then averages per bucket; each tier kept for `keepMs`. */
-export const TIERS = [
-  { source: RESOURCE_SOURCE, bucketMs: 0, keepMs: 3_600_000 },
-  { source: `${RESOURCE_SOURCE}:1m`, bucketMs: 60_000, keepMs: 86_400_000 },
-  { source: `${RESOURCE_SOURCE}:10m`, bucketMs: 600_000, keepMs: 30 * 86_400_000 },
-] as const;
+// The resolutions (tiers) and their retention are core/metrics.ts's RESOURCE_ROLLUPS, which /resources reads too.
 
 /**
  * Average finished buckets of the finer tier into the coarser one (idempotent: buckets

@@ -4,7 +4,8 @@ import type { Database } from '@/db/client';
 import { freshDatabase } from '@/test/database';
 import { cpuUtilisation, readCpuTimes, readGpus, readMemory } from './node-stats';
 import { rollup } from './rollup';
-import { RESOURCE_SOURCE, sampleCluster, sampleNode, storeSamples } from './sampler';
+import { METRIC_SOURCES } from '@/core/metrics';
+import { sampleCluster, sampleNode, storeSamples } from './sampler';
 
 let database: Database;
 beforeAll(async () => {
@@ -49,7 +50,7 @@ describe('cluster sampling, rollup and retention on a fresh database', () => {
     await database.db.execute(sql`insert into workers (id, kind, hostname, pid, capacity) values
       ('w1', 'jobs', 'nodeA', 1, '{"cpus":8,"memoryMb":16000,"gpuCount":0,"gpuMemoryMb":0,"diskMb":1}')`);
     await database.db.execute(sql`insert into jobs (queue, state) values ('rollout', 'queued'), ('rollout', 'queued'), ('rollout', 'running')`);
-    const pts = await sampleCluster(database.db);
+    const pts = await sampleCluster(database.db, 0.3);
     expect(pts.find((p) => p.name === 'queue_depth' && p.labels.queue === 'rollout')).toMatchObject({ value: 2, labels: { tier: 'standard' } });
     expect(pts.find((p) => p.name === 'jobs_running' && p.labels.queue === 'rollout')?.value).toBe(1);
     expect(pts.find((p) => p.name === 'capacity' && p.labels.resource === 'cpu')?.value).toBe(8);
@@ -67,13 +68,13 @@ describe('cluster sampling, rollup and retention on a fresh database', () => {
     expect(first.written).toBeGreaterThanOrEqual(1);
     const again = await rollup(database.db, now);
     expect(again.written).toBe(0);
-    const rows = await database.db.execute<{ value: number }>(sql`select value from metric_samples where source = ${RESOURCE_SOURCE + ':1m'} and name = 'node_cpu_utilisation'`);
+    const rows = await database.db.execute<{ value: number }>(sql`select value from metric_samples where source = ${METRIC_SOURCES.resources + ':1m'} and name = 'node_cpu_utilisation'`);
     expect(rows.map((r) => r.value)).toEqual([0.5]);
     // Two hours later the raw points are gone; the minute average stays for 24 h.
     await rollup(database.db, new Date(t0 + 2 * 3_600_000));
-    const raw = await database.db.execute(sql`select 1 from metric_samples where source = ${RESOURCE_SOURCE} and name = 'node_cpu_utilisation'`);
+    const raw = await database.db.execute(sql`select 1 from metric_samples where source = ${METRIC_SOURCES.resources} and name = 'node_cpu_utilisation'`);
     expect(raw.length).toBe(0);
-    const minute = await database.db.execute(sql`select 1 from metric_samples where source = ${RESOURCE_SOURCE + ':1m'}`);
+    const minute = await database.db.execute(sql`select 1 from metric_samples where source = ${METRIC_SOURCES.resources + ':1m'}`);
     expect(minute.length).toBeGreaterThanOrEqual(1);
   });
 });

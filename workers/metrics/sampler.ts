@@ -1,16 +1,12 @@
 import os from 'node:os';
 import { sql } from 'drizzle-orm';
+import { LIVE_RUN_STATUSES } from '@/core/run-status';
+import { METRIC_SOURCES } from '@/core/metrics';
+import { RESOURCE_METRIC_LABELS } from '@/core/resources';
 import type { Db } from '@/db/client';
 import { metricSamples } from '@/db/schema';
 import { cpuUtilisation, readCpuTimes, readGpus, readMemory, type CpuTimes, type GpuReading } from './node-stats';
 
-/** Resource samples carry source 'resources'; run metrics use other sources. */
-export const RESOURCE_SOURCE = 'resources';
-/** Share of capacity held back for the critical tier (issue 7); override with CRUCIBLE_RESERVE_FRACTION. */
-export function reserveFraction(): number {
-  const v = Number(process.env.CRUCIBLE_RESERVE_FRACTION ?? 0.3);
-  return Number.isFinite(v) && v >= 0 && v < 1 ? v : 0.3;
-}
 
 type Point = { name: string; value: number; labels: Record<string, string> };
 
@@ -37,8 +33,8 @@ export function sampleNode(state: { prev?: CpuTimes }, gpus: () => GpuReading[] 
   return points;
 }
 
-/** Cluster figures from the database: sandboxes, queues per tier, per-run usage, capacity, reserve. */
-export async function sampleCluster(db: Db): Promise<Point[]> {
+/** Cluster figures from the database: sandboxes, queues per tier, per-run usage, capacity, and the reserve (`reserveFraction` of capacity: CRUCIBLE_RESERVE_FRACTION). */
+export async function sampleCluster(db: Db, reserveFraction: number): Promise<Point[]> {
   const points: Point[] = [];
   const sandboxes = await db.execute<{ state: string; n: number }>(
     sql`select state, count(*)::int as n from sandboxes where destroyed_at is null group by state`,
@@ -62,7 +58,7 @@ export async function sampleCluster(db: Db): Promise<Point[]> {
     select r.id as run_id,
       (select count(*)::int from jobs j where j.run_id = r.id and j.state = 'running') as running,
       (select count(*)::int from sandboxes s join episodes e on e.id = s.episode_id where e.run_id = r.id and s.destroyed_at is null) as sandboxes
-    from runs r where r.status in ('running', 'queued', 'paused')`);
+    from runs r where r.status in ${[...LIVE_RUN_STATUSES]}`);
   for (const r of perRun) {
     points.push({ name: 'run_jobs_running', value: r.running, labels: { run: r.run_id } }, { name: 'run_sandboxes', value: r.sandboxes, labels: { run: r.run_id } });
   }
@@ -72,15 +68,14 @@ export async function sampleCluster(db: Db): Promise<Point[]> {
     from (select distinct on (hostname) hostname, (capacity->>'cpus')::float8 as cpus, (capacity->>'memoryMb')::float8 as mem, (capacity->>'gpuCount')::float8 as gpus
           from workers where status = 'running' order by hostname, heartbeat_at desc) c`);
   const c = cap[0] ?? { cpus: 0, memory_mb: 0, gpus: 0 };
-  const f = reserveFraction();
-  for (const [resource, total] of [['cpu', c.cpus], ['memory_mb', c.memory_mb], ['gpu', c.gpus]] as const) {
-    points.push({ name: 'capacity', value: total, labels: { resource } }, { name: 'reserve', value: total * f, labels: { resource } });
+  for (const [resource, total] of [[RESOURCE_METRIC_LABELS.cpu, c.cpus], [RESOURCE_METRIC_LABELS.memoryMb, c.memory_mb], [RESOURCE_METRIC_LABELS.gpu, c.gpus]] as const) {
+    points.push({ name: 'capacity', value: total, labels: { resource } }, { name: 'reserve', value: total * reserveFraction, labels: { resource } });
   }
   return points;
 }
 
 export async function storeSamples(db: Db, points: Point[], at = new Date()): Promise<number> {
   if (points.length === 0) return 0;
-  await db.insert(metricSamples).values(points.map((p) => ({ source: RESOURCE_SOURCE, name: p.name, value: p.value, labels: p.labels, at })));
+  await db.insert(metricSamples).values(points.map((p) => ({ source: METRIC_SOURCES.resources, name: p.name, value: p.value, labels: p.labels, at })));
   return points.length;
 }

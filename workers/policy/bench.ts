@@ -8,6 +8,7 @@ import * as o from './onnx/ops';
 import { countParams, ModelConfig } from './model';
 import { Policy } from './policy';
 import { createSession, cudaProviderLibrary, defaultThreads, f32, type Provider } from './runtime';
+import { childEnv, settings } from '@/core/settings';
 
 // `npm run bench -- learner [--gpu] [--sizes 1m,10m] [--steps N] [--rounds N] [--reps N] [--no-torch] [--json]`
 // Training-step tokens/s and MFU (against the MatMul peak measured in this run, and against
@@ -84,7 +85,7 @@ const canImportTorch = (python: string) => spawnSync(python, ['-c', 'import torc
  * /usr/bin/python3, which is often not the python3 first on PATH (e.g. a pyenv shim).
  */
 function findTorchPython(): string | undefined {
-  const candidates = [process.env.CRUCIBLE_BENCH_PYTHON, '/usr/bin/python3', 'python3'].filter((p): p is string => !!p);
+  const candidates = [settings().CRUCIBLE_BENCH_PYTHON, '/usr/bin/python3', 'python3'].filter((p): p is string => !!p);
   return candidates.find((p) => (p.includes('/') ? existsSync(p) : true) && canImportTorch(p));
 }
 
@@ -100,7 +101,7 @@ function ensureTorch(): { python: string } | { skipped: string } {
   try {
     execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'python3-torch', 'libopenblas0-pthread'], {
       stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      env: childEnv({ DEBIAN_FRONTEND: 'noninteractive' }),
     });
   } catch (e) {
     if (python) return { python };

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ModelConfig } from './model';
 import { OptimConfig } from './optim';
 import { TokenizerSpec } from './tokenizer';
+import { settings } from '@/core/settings';
 
 /**
  * One policy version in one file: magic, a JSON header (config, tokenizer, optimizer step,
@@ -93,7 +94,7 @@ export async function readCheckpoint(file: string): Promise<{ state: CheckpointS
 
 /** $CRUCIBLE_DATA_DIR/policies (default .data/policies). */
 export function policiesDir(): string {
-  return path.resolve(process.env.CRUCIBLE_DATA_DIR ?? '.data', 'policies');
+  return path.resolve(settings().CRUCIBLE_DATA_DIR, 'policies');
 }
 
 export function versionFile(dir: string, version: number): string {

@@ -3,12 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CliError, parseFor } from '@/server/cli/args';
-import { commands } from './cli';
 
 let dir: string;
+let commands: (typeof import('./cli'))['commands'];
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'crucible-policy-cli-'));
+  // the CLI reads CRUCIBLE_DATA_DIR from its settings, parsed once per process (per test
+  // file here): set it like a shell would before anything loads them
   process.env.CRUCIBLE_DATA_DIR = dir;
+  ({ commands } = await import('./cli'));
 });
 afterAll(() => fs.rm(dir, { recursive: true, force: true }));
 

@@ -3,12 +3,13 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
+import { settings } from '@/core/settings';
 
 export { ort };
 
 // onnxruntime logs a failed CUDA load at error level before throwing; we report the
 // fallback ourselves (once, with the reason), so keep its own log quiet by default.
-ort.env.logLevel = (process.env.CRUCIBLE_POLICY_ORT_LOG as typeof ort.env.logLevel) ?? 'fatal';
+ort.env.logLevel = settings().CRUCIBLE_POLICY_ORT_LOG;
 export type Provider = 'cuda' | 'cpu';
 
 export type LoadedSession = { session: ort.InferenceSession; provider: Provider };
@@ -72,8 +73,8 @@ export function cudaProviderLibrary(): { path: string; present: boolean } {
 }
 
 export function defaultThreads(): number {
-  const env = Number(process.env.CRUCIBLE_POLICY_THREADS);
-  if (Number.isInteger(env) && env > 0) return env;
+  const threads = settings().CRUCIBLE_POLICY_THREADS;
+  if (threads !== undefined) return threads;
   return Math.max(1, Math.min(os.availableParallelism(), 8));
 }
 

@@ -9,7 +9,7 @@ import { callerAs } from '@/test/callers';
 import { freshDatabase } from '@/test/database';
 import { seedEpisode, seedRun } from '@/test/seed';
 import { startTs, waitFor, type Proc } from '@/workers/jobs/fixtures/processes';
-import { ensureDefaultEnvironment } from '@/workers/sandbox/env-store';
+import { ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
 import { eq } from 'drizzle-orm';
 
 let database: Database;

@@ -1,23 +1,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { desc, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { JOB_QUEUES } from '@/core/queues';
 import type { Db } from '@/db/client';
 import { dataDir } from '@/db/runtime';
 import { diagnoses, episodes, rewards, runs, tasks, turns } from '@/db/schema';
-import { assertNotQuarantined } from '@/server/reviews/environments';
-import { DIAGNOSIS_QUEUE } from '@/server/reviews/verdicts';
-import type { TaskTests } from '@/server/tasks/formats';
+import { assertNotQuarantined } from '@/server/environments/quarantine';
+import { sandboxRecords } from '@/server/environments/sandbox-records';
+import type { TaskTests } from '@/core/tasks';
 import type { JobEffect } from '@/server/queue';
 import { PermanentJobError, type JobHandler } from '@/workers/jobs/handler';
 import { sourceFor } from '@/workers/rl/episode';
 import { scoreSolution, type ScoreResult } from '@/workers/rl/reward/reward';
 import { scoringOptions } from '@/workers/rl/reward/scoring-options';
-import { rlSettings } from '@/workers/rl/settings';
-import { hashHex } from '@/workers/sandbox/env-store';
-import { SandboxManager } from '@/workers/sandbox/manager';
+import { rlSettings, settings } from '@/core/settings';
+import { hashHex } from '@/workers/sandbox/env/env-store';
+import { SandboxManager } from '@/workers/sandbox/pool/manager';
 
 let manager: SandboxManager | undefined;
-const sandboxes = (db: Db) => (manager ??= new SandboxManager({ dataDir: dataDir(), db, actor: 'system:diagnosis' }));
+const sandboxes = (db: Db) => (manager ??= new SandboxManager({ dataDir: dataDir(), records: sandboxRecords(db), actor: 'system:diagnosis' }));
 
 export type RerunSummary = {
   label: string;
@@ -52,12 +54,27 @@ function aliasForHash(storeDir: string, envHash: string): string | null {
 }
 
 /**
+ * The scoring options a diagnosis re-runs under: the episode's own (the run's limits,
+ * timeouts and weights, from the one builder episodes and held-out evaluation use) on the
+ * runtime the episode recorded, never defaults.
+ */
+export function diagnosisScoring(
+  run: Parameters<typeof scoringOptions>[0],
+  task: Parameters<typeof scoringOptions>[1],
+  episode: { runtime: string | null },
+  s: Parameters<typeof scoringOptions>[2],
+) {
+  return scoringOptions(run, task, s, { runtime: episode.runtime });
+}
+/**
  * A disputed verdict's diagnosis: re-run the episode's final code on the baseline
  * environment (hash-verified before start) and on the environment it was scored in,
  * and store both results side by side.
  */
 export const diagnoseHandler: JobHandler = {
-  queue: DIAGNOSIS_QUEUE,
+  queue: JOB_QUEUES.reviewDiagnose,
+  // enqueued by server/reviews/verdicts.ts when a reviewer disputes a reward
+  payload: z.looseObject({ diagnosisId: z.uuid('diagnosisId must be the diagnosis\'s id (a uuid)') }),
   leaseMs: 120_000,
   run: async (job, ctx) => {
     const diagnosisId = String(job.payload.diagnosisId ?? '');
@@ -79,7 +96,7 @@ export const diagnoseHandler: JobHandler = {
     const m = sandboxes(ctx.db);
     const task = { language: row.t.language, prompt: row.t.prompt, entryPoint: row.t.entryPoint, tests: row.t.tests as TaskTests };
     // the episode's own scoring options (limits, timeouts, weights, budget) on the runtime it recorded
-    const scoring = scoringOptions({ config: row.config }, { ...row.t, tests: task.tests }, rlSettings(), { runtime: row.e.runtime });
+    const scoring = diagnosisScoring({ config: row.config }, { ...row.t, tests: task.tests }, row.e, rlSettings(settings()));
     const baselineName = scoring.sandbox.env;
     // turns store the policy's action (the body); the scored program is the prompt's header plus it
     const source = sourceFor(task, last.action);

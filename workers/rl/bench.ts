@@ -8,11 +8,11 @@ import { asc, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { openDatabase } from '@/db/runtime';
 import { episodes, metricSamples, runs, tasks, turns } from '@/db/schema';
-import type { TaskTests } from '@/server/tasks/formats';
+import type { TaskTests } from '@/core/tasks';
 import type { JobHandler } from '@/workers/jobs/handler';
-import { sandboxEnv } from '@/workers/sandbox/bwrap';
-import { defaultStoreDir, ensureDefaultEnvironment } from '@/workers/sandbox/env-store';
-import { SandboxManager } from '@/workers/sandbox/manager';
+import { sandboxEnv } from '@/workers/sandbox/runtimes/bwrap';
+import { defaultStoreDir, ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
+import { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { components } from './reward/score';
 import { cpuBudgetMs } from './reward/scoring-options';
 import { runTests } from './reward/harness';
@@ -113,11 +113,12 @@ export async function main(argv: string[]): Promise<number> {
   chmodSync(dir, 0o755); // embedded Postgres (as root) and sandboxes (as nobody) must traverse it
   process.env.CRUCIBLE_DATA_DIR = dir;
   delete process.env.DATABASE_URL;
-  process.env.CRUCIBLE_RL_SFT_STEPS = String(int('sft-steps'));
-  process.env.CRUCIBLE_RL_HELDOUT_LIMIT = String(int('heldout'));
+  const rlEnv = { CRUCIBLE_RL_SFT_STEPS: String(int('sft-steps')), CRUCIBLE_RL_HELDOUT_LIMIT: String(int('heldout')) };
   const opened = await openDatabase({ appName: 'bench-loop', startEmbedded: true, max: 10 });
   const { db, sql } = opened.database;
-  const { rlHandlers } = await import('./handlers');
+  const { createRlHandlers } = await import('./handlers');
+  const { parseSettings } = await import('@/core/settings');
+  const rlHandlers = createRlHandlers(parseSettings({ ...process.env, ...rlEnv }), { dataDir: dir });
   const { runJobLoop } = await import('@/workers/jobs/job-loop');
   const { createRun } = await import('@/server/runs/service');
   const ac = new AbortController();
@@ -128,7 +129,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     ensureDefaultEnvironment(defaultStoreDir());
     loop = runJobLoop({ db, sql, workerId: 'bench-loop', handlers, concurrency: cfg.concurrency, pollMs: 100, drainMs: 1000, signal: ac.signal, log: () => {} });
-    log(`loop bench: ${cfg.iterations} iterations × ${cfg.tasksPerIteration} tasks × group ${cfg.groupSize}, max ${cfg.maxTurns} turns, ${cfg.concurrency} job slots, SFT ${process.env.CRUCIBLE_RL_SFT_STEPS} steps, ${process.env.CRUCIBLE_RL_HELDOUT_LIMIT} held-out tasks; ${os.availableParallelism()} CPUs`);
+    log(`loop bench: ${cfg.iterations} iterations × ${cfg.tasksPerIteration} tasks × group ${cfg.groupSize}, max ${cfg.maxTurns} turns, ${cfg.concurrency} job slots, SFT ${rlEnv.CRUCIBLE_RL_SFT_STEPS} steps, ${rlEnv.CRUCIBLE_RL_HELDOUT_LIMIT} held-out tasks; ${os.availableParallelism()} CPUs`);
     const t0 = performance.now();
     const created = await createRun(db, { name: 'bench-loop', config: { ...cfg, seed: int('seed') } }, 'bench');
     const run = await waitForRun(db, created.id, int('timeout') * 1000);
@@ -244,7 +245,7 @@ export async function main(argv: string[]): Promise<number> {
     const start = timings.filter((t) => t.queue === 'rl.advance').reduce((a, t) => a + t.runMs, 0);
     const load = os.loadavg()[0];
     const result = {
-      config: { ...cfg, sftSteps: Number(process.env.CRUCIBLE_RL_SFT_STEPS), heldout: Number(process.env.CRUCIBLE_RL_HELDOUT_LIMIT), cpus: os.availableParallelism(), loadAverage1m: load },
+      config: { ...cfg, sftSteps: Number(rlEnv.CRUCIBLE_RL_SFT_STEPS), heldout: Number(rlEnv.CRUCIBLE_RL_HELDOUT_LIMIT), cpus: os.availableParallelism(), loadAverage1m: load },
       run: { wallS, startS: start / 1000, episodes: eps.length, turns: turnRows.length, episodesPerS: eps.length / wallS, rewardMean: metric.filter((m) => m.name === 'reward_mean').sort((a, b) => a.step! - b.step!).map((m) => m.value) },
       perIteration,
       median: med,

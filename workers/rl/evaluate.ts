@@ -1,13 +1,14 @@
 import { and, asc, eq } from 'drizzle-orm';
+import type { RlMetric } from '@/core/metrics';
 import type { Db } from '@/db/client';
 import { metricSamples, tasks } from '@/db/schema';
-import type { RunConfig } from '@/server/runs/run-config';
-import type { TaskTests } from '@/server/tasks/formats';
+import type { RunConfig } from '@/core/run-config';
+import type { TaskTests } from '@/core/tasks';
 import type { Policy } from '@/workers/policy/policy';
-import type { SandboxManager } from '@/workers/sandbox/manager';
+import type { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { scoringOptions } from '@/workers/rl/reward/scoring-options';
 import { runEpisode } from './episode';
-import { rlSettings } from './settings';
+import type { RlSettings } from '@/core/settings';
 
 export type HeldoutEval = { passAt1: number; tasks: number; passAtK: number | null; k: number };
 
@@ -17,8 +18,7 @@ export type HeldoutEval = { passAt1: number; tasks: number; passAtK: number | nu
  * share of tasks where any passes (the n = k estimator). Tasks whose sandbox failed
  * (infrastructure) are left out of both, never counted as failures.
  */
-export async function heldoutEval(db: Db, manager: SandboxManager, policy: Policy, run: { id: string; suiteId: string | null; config: RunConfig }, o: { k?: number } = {}): Promise<HeldoutEval> {
-  const s = rlSettings();
+export async function heldoutEval(db: Db, manager: SandboxManager, policy: Policy, run: { id: string; suiteId: string | null; config: RunConfig }, s: Pick<RlSettings, 'heldoutLimit' | 'maxNewTokens' | 'testTimeoutMs'>, o: { k?: number } = {}): Promise<HeldoutEval> {
   const k = o.k ?? 0;
   let list = await db.select().from(tasks).where(and(eq(tasks.suiteId, run.suiteId!), eq(tasks.split, 'heldout'))).orderBy(asc(tasks.externalId));
   if (s.heldoutLimit > 0) list = list.slice(0, s.heldoutLimit);
@@ -63,8 +63,9 @@ export async function heldoutEval(db: Db, manager: SandboxManager, policy: Polic
  */
 export async function recordedHeldout(db: Db, runId: string, k: number): Promise<HeldoutEval> {
   const rows = await db.select().from(metricSamples).where(and(eq(metricSamples.runId, runId), eq(metricSamples.step, 0)));
-  const at1 = rows.find((m) => m.name === 'heldout_pass_at_1');
+  const named = (name: RlMetric) => rows.find((m) => m.name === name);
+  const at1 = named('heldout_pass_at_1');
   if (!at1) throw new Error(`run ${runId} has no held-out pass@1 at step 0 to carry forward; its start did not record one`);
-  const atK = k > 0 ? rows.find((m) => m.name === 'heldout_pass_at_k') : undefined;
+  const atK = k > 0 ? named('heldout_pass_at_k') : undefined;
   return { passAt1: at1.value, tasks: Number(at1.labels?.tasks ?? 0), passAtK: atK ? atK.value : null, k: atK ? Number(atK.labels?.k ?? k) : k };
 }

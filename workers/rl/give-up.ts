@@ -1,8 +1,6 @@
-import { sql } from 'drizzle-orm';
-import { runs } from '@/db/schema';
 import type { ClaimedJob } from '@/server/queue';
+import { tryRunTransition } from '@/server/runs/lifecycle';
 import { PermanentJobError, type JobHandler } from '@/workers/jobs/handler';
-import { runEvent } from './schedule';
 
 /**
  * A run whose RL job cannot succeed (a refused checkpoint, a missing runtime, the last
@@ -21,10 +19,9 @@ export function failRunOnGiveUp(handler: JobHandler): JobHandler {
         if (!lastTry || !runId || ctx.signal.aborted) throw err;
         const message = `${job.queue} gave up after ${job.attempts} attempt(s): ${(err as Error).message}`;
         ctx.log(`run ${runId} failed: ${message}`);
+        // only a queued or running run fails (core/run-status.ts); one paused or cancelled meanwhile is left as it is
         return async (tx) => {
-          const [r] = await tx.update(runs).set({ status: 'failed', error: message.slice(0, 2000), finishedAt: new Date(), updatedAt: new Date() })
-            .where(sql`${runs.id} = ${runId} and ${runs.status} in ('queued', 'running')`).returning({ id: runs.id });
-          if (r) await runEvent(tx, runId, 'failed', message.slice(0, 2000));
+          await tryRunTransition(tx, runId, 'fail', `system:${job.queue}`, { message, error: message });
         };
       }
     },

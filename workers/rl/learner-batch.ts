@@ -1,4 +1,4 @@
-import { defaultRunConfig, type RunConfig } from '@/server/runs/run-config';
+import { defaultRunConfig, type RunConfig } from '@/core/run-config';
 import { gae, groupAdvantages, tokenKl, whiten } from '@/workers/policy/advantages';
 import type { TrainSequence } from '@/workers/policy/batch';
 import type { LossConfigInput } from '@/workers/policy/losses';

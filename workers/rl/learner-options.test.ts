@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runConfigSchema, type RunConfig, type RunConfigInput } from '@/server/runs/run-config';
+import { runConfigSchema, type RunConfig, type RunConfigInput } from '@/core/run-config';
 import { gae, MIN_GROUP_STD } from '@/workers/policy/advantages';
 import type { TrainSequence } from '@/workers/policy/batch';
 import { Policy } from '@/workers/policy/policy';

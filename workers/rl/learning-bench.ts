@@ -6,7 +6,7 @@ import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { openDatabase } from '@/db/runtime';
 import { episodes, runs } from '@/db/schema';
-import { defaultStoreDir, ensureDefaultEnvironment } from '@/workers/sandbox/env-store';
+import { defaultStoreDir, ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
 import { EDGE_TASKS, LEARNING_CONFIG, formatReport } from './learning-setup';
 import { comparePairs, curves, pairedOutcomes } from './paired';
 
@@ -64,12 +64,12 @@ export async function main(argv: string[]): Promise<number> {
   chmodSync(dir, 0o755); // embedded Postgres (as root) and sandboxes (as nobody) must traverse it
   process.env.CRUCIBLE_DATA_DIR = dir;
   delete process.env.DATABASE_URL;
-  process.env.CRUCIBLE_RL_SFT_STEPS = String(int('sft-steps', values['sft-steps']));
-  process.env.CRUCIBLE_RL_HELDOUT_LIMIT = String(int('heldout', values.heldout));
-  process.env.CRUCIBLE_RL_PASS_K = '0';
+  const rlEnv = { CRUCIBLE_RL_SFT_STEPS: String(int('sft-steps', values['sft-steps'])), CRUCIBLE_RL_HELDOUT_LIMIT: String(int('heldout', values.heldout)), CRUCIBLE_RL_PASS_K: '0' };
   const opened = await openDatabase({ appName: 'bench-learning', startEmbedded: true, max: 10 });
   const { db, sql: pg } = opened.database;
-  const { rlHandlers } = await import('./handlers');
+  const { createRlHandlers } = await import('./handlers');
+  const { parseSettings } = await import('@/core/settings');
+  const rlHandlers = createRlHandlers(parseSettings({ ...process.env, ...rlEnv }), { dataDir: dir });
   const { runJobLoop } = await import('@/workers/jobs/job-loop');
   const { createRun, transitionRun } = await import('@/server/runs/service');
   const ac = new AbortController();
@@ -77,7 +77,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     ensureDefaultEnvironment(defaultStoreDir());
     loop = runJobLoop({ db, sql: pg, workerId: 'bench-learning', handlers: rlHandlers, concurrency: 2, pollMs: 100, drainMs: 1000, signal: ac.signal, log: () => {} });
-    log(`learning bench: ${minutes} min; ${trainTasks.length ? `curriculum ${trainTasks.length} tasks` : `whole train split, ${config.tasksPerIteration} tasks an iteration`} × group ${config.groupSize}, ${config.maxTurns} turn(s), lr ${learningRate} vs control lr 0, seed ${config.seed}, SFT ${process.env.CRUCIBLE_RL_SFT_STEPS} steps, held-out ${values.heldout === '0' ? 'all' : values.heldout} tasks; ${os.availableParallelism()} CPUs, load ${os.loadavg()[0]!.toFixed(1)}`);
+    log(`learning bench: ${minutes} min; ${trainTasks.length ? `curriculum ${trainTasks.length} tasks` : `whole train split, ${config.tasksPerIteration} tasks an iteration`} × group ${config.groupSize}, ${config.maxTurns} turn(s), lr ${learningRate} vs control lr 0, seed ${config.seed}, SFT ${rlEnv.CRUCIBLE_RL_SFT_STEPS} steps, held-out ${values.heldout === '0' ? 'all' : values.heldout} tasks; ${os.availableParallelism()} CPUs, load ${os.loadavg()[0]!.toFixed(1)}`);
     const t0 = performance.now();
     const run = await createRun(db, { name: 'bench-learning', config, controlArm: true }, 'bench');
     const controlId = run.controlRunId!;
@@ -119,7 +119,7 @@ export async function main(argv: string[]): Promise<number> {
     const heldoutV0 = mc.heldout.get(0) ?? null;
     const after = (await db.select({ n: sql<number>`count(*)::int` }).from(episodes).where(and(eq(episodes.runId, run.id), gte(episodes.iteration, iterations))))[0]!.n;
     const result = {
-      config: { minutes, learningRate, trainTasks, groupSize: config.groupSize, maxTurns: config.maxTurns, seed: config.seed, sftSteps: Number(process.env.CRUCIBLE_RL_SFT_STEPS), heldout: Number(values.heldout), cpus: os.availableParallelism(), loadAverage1m: os.loadavg()[0] },
+      config: { minutes, learningRate, trainTasks, groupSize: config.groupSize, maxTurns: config.maxTurns, seed: config.seed, sftSteps: Number(rlEnv.CRUCIBLE_RL_SFT_STEPS), heldout: Number(values.heldout), cpus: os.availableParallelism(), loadAverage1m: os.loadavg()[0] },
       wallS, iterationsCompared: iterations, droppedPairs: dropped, episodesPastLastIteration: after,
       heldout: { v0: heldoutV0, last: { main: perIteration.at(-1)!.heldoutPassAt1.main, control: perIteration.at(-1)!.heldoutPassAt1.control } },
       perIteration,

@@ -1,4 +1,4 @@
-import type { RunConfigInput } from '@/server/runs/run-config';
+import type { RunConfigInput } from '@/core/run-config';
 import type { PairedReport } from './paired';
 
 /**

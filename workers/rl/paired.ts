@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
+import type { RlMetric } from '@/core/metrics';
 import type { Db } from '@/db/client';
 import { episodes, metricSamples, rewards, runs, tasks } from '@/db/schema';
 
@@ -153,8 +154,8 @@ export function comparePairs(pairs: Pair[]) {
 /** Per iteration (step = iteration + 1; step 0 is v0): train reward and held-out pass@1 of a run. */
 export async function curves(db: Db, runId: string) {
   const rows = await db.select({ name: metricSamples.name, step: metricSamples.step, value: metricSamples.value }).from(metricSamples)
-    .where(and(eq(metricSamples.runId, runId), inArray(metricSamples.name, ['reward_mean', 'heldout_pass_at_1', 'pass_rate'])))
+    .where(and(eq(metricSamples.runId, runId), inArray(metricSamples.name, ['reward_mean', 'heldout_pass_at_1', 'pass_rate'] satisfies RlMetric[])))
     .orderBy(asc(metricSamples.step));
-  const at = (name: string) => new Map(rows.filter((r) => r.name === name).map((r) => [r.step ?? 0, r.value]));
+  const at = (name: RlMetric) => new Map(rows.filter((r) => r.name === name).map((r) => [r.step ?? 0, r.value]));
   return { reward: at('reward_mean'), heldout: at('heldout_pass_at_1'), passRate: at('pass_rate') };
 }

@@ -4,12 +4,12 @@ import type { Db } from '@/db/client';
 import { dataDir } from '@/db/runtime';
 import { policyVersions } from '@/db/schema';
 import type { Executor } from '@/server/queue';
-import type { RunConfig } from '@/server/runs/run-config';
+import type { RunConfig } from '@/core/run-config';
 import { PermanentJobError } from '@/workers/jobs/handler';
 import { Policy } from '@/workers/policy/policy';
 
-/** Where a run's policy versions live on disk. */
-export const policyDir = (runId: string) => path.join(dataDir(), 'policies', runId);
+/** Where a run's policy versions live on disk (under the worker's data directory). */
+export const policyDir = (runId: string, root: string = dataDir()) => path.join(root, 'policies', runId);
 
 // One loaded policy per checkpoint file per process: sessions are expensive to build.
 const cache = new Map<string, Promise<Policy>>();
@@ -22,15 +22,15 @@ export type VersionRow = typeof policyVersions.$inferSelect;
  * different learning rate than the run's config: resuming from it would silently
  * train something else.
  */
-export async function loadRunPolicy(run: { id: string; config: RunConfig }, v: VersionRow): Promise<Policy> {
-  const where = checkpointOf(run, v);
+export async function loadRunPolicy(run: { id: string; config: RunConfig }, v: VersionRow, root?: string): Promise<Policy> {
+  const where = checkpointOf(run, v, root);
   const policy = await loadPolicy(where).catch(refuse(run, v));
   return checked(run, v, policy, cachedSha.get(where));
 }
 
 /** A private, mutable copy for the learner (the cached ones are shared by rollouts). */
-export async function loadRunPolicyForTraining(run: { id: string; config: RunConfig }, v: VersionRow): Promise<Policy> {
-  const r = await Policy.load(checkpointOf(run, v)).catch(refuse(run, v));
+export async function loadRunPolicyForTraining(run: { id: string; config: RunConfig }, v: VersionRow, root?: string): Promise<Policy> {
+  const r = await Policy.load(checkpointOf(run, v, root)).catch(refuse(run, v));
   return checked(run, v, r.policy, r.sha256);
 }
 
@@ -42,10 +42,10 @@ const refuse = (run: { id: string }, v: VersionRow) => (err: Error): never => {
   throw err;
 };
 
-function checkpointOf(run: { id: string }, v: VersionRow): string {
+function checkpointOf(run: { id: string }, v: VersionRow, root?: string): string {
   const where = path.resolve(v.checkpointPath);
-  if (path.dirname(where) !== path.resolve(policyDir(run.id))) {
-    throw new PermanentJobError(`policy version v${v.version} points at ${where}, outside this run's policy directory ${policyDir(run.id)}: refusing to resume from another run's checkpoint; clone the run instead`);
+  if (path.dirname(where) !== path.resolve(policyDir(run.id, root))) {
+    throw new PermanentJobError(`policy version v${v.version} points at ${where}, outside this run's policy directory ${policyDir(run.id, root)}: refusing to resume from another run's checkpoint; clone the run instead`);
   }
   return where;
 }

@@ -1,9 +1,9 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { episodes, rewards, runEvents, runs, tasks } from '@/db/schema';
 import { enqueue, type Tx } from '@/server/queue';
-import type { RunConfig } from '@/server/runs/run-config';
+import type { RunConfig } from '@/core/run-config';
 import { groupHasSignal } from '@/workers/policy/advantages';
-import { QUEUES } from './settings';
+import { RL_QUEUES } from '@/core/queues';
 
 /** Deterministic 32-bit PRNG (mulberry32): the seeded source of task sampling. */
 export function prng(seed: number) {
@@ -113,7 +113,7 @@ export async function topUp(tx: Tx, runId: string): Promise<void> {
       await runEvent(tx, runId, 'dynamic_sampling', `iteration ${iteration}: ${extra.count} more group(s) sampled; too few groups had differing rewards`, { iteration, from: extra.from, count: extra.count });
       return topUp(tx, runId);
     }
-    await enqueue(tx, { queue: QUEUES.learn, payload: { runId, iteration }, runId, idempotencyKey: `learn:${runId}:${iteration}`, priority: 20, maxAttempts: 10 });
+    await enqueue(tx, { queue: RL_QUEUES.learn, payload: { runId, iteration }, runId, idempotencyKey: `learn:${runId}:${iteration}`, priority: 20, maxAttempts: 10 });
     return;
   }
   const free = run.config.concurrency - running;
@@ -124,7 +124,7 @@ export async function topUp(tx: Tx, runId: string): Promise<void> {
   for (const e of next) {
     await tx.update(episodes).set({ status: 'running' }).where(eq(episodes.id, e.id));
     await enqueue(tx, {
-      queue: QUEUES.episode, payload: { runId, episodeId: e.id }, runId, priority: run.config.priority,
+      queue: RL_QUEUES.episode, payload: { runId, episodeId: e.id }, runId, priority: run.config.priority,
       // run:iteration:group:sample (+ attempt, so an infra retry is a new job)
       idempotencyKey: `${runId}:${iteration}:${e.g}:${e.s}:${e.attempt}`,
     });

@@ -5,7 +5,7 @@ import type { Db } from '@/db/client';
 import { runs } from '@/db/schema';
 import { TEST_STORE } from '@/workers/sandbox/test-support';
 
-/** Env knobs that keep a test run small: a short warm start, two held-out tasks, no pass@k. */
+/** Settings that keep a test run small: a short warm start, two held-out tasks, no pass@k. */
 export const TINY_RL_ENV = {
   CRUCIBLE_RL_SFT_STEPS: '20',
   CRUCIBLE_RL_HELDOUT_LIMIT: '2',
@@ -34,19 +34,22 @@ export async function untilRun(db: Db, runId: string, what: string, pred: (r: Ru
 
 /**
  * The RL job handlers running in this test process against a fresh database, as one job
- * worker would. Env knobs are set before the handlers load (leases are read at import).
+ * worker would, built from `settings` (variables as in the environment, e.g. TINY_RL_ENV;
+ * unset ones take their defaults) and a fresh data directory. process.env is not touched.
  */
-export async function inProcessRl(tag: string, env: Record<string, string>, o: { log?: (m: string) => void } = {}) {
-  Object.assign(process.env, env, rlTestDirs(tag));
-  const [{ rlHandlers }, { freshDatabase }, { runJobLoop }, { ensureTestEnvironment }] = await Promise.all([
-    import('./handlers'), import('@/test/database'), import('@/workers/jobs/job-loop'), import('@/workers/sandbox/test-support'),
+export async function inProcessRl(tag: string, settings: Record<string, string>, o: { log?: (m: string) => void } = {}) {
+  const [{ createRlHandlers }, { parseSettings }, { freshDatabase }, { runJobLoop }, { ensureTestEnvironment }] = await Promise.all([
+    import('./handlers'), import('@/core/settings'), import('@/test/database'), import('@/workers/jobs/job-loop'), import('@/workers/sandbox/test-support'),
   ]);
+  const dirs = rlTestDirs(tag);
+  const rlHandlers = createRlHandlers(parseSettings(settings), { dataDir: dirs.CRUCIBLE_DATA_DIR, envStore: dirs.CRUCIBLE_ENV_STORE });
   const database = await freshDatabase();
   const ac = new AbortController();
   let loop: Promise<void> | undefined;
   return {
     database,
     db: database.db,
+    dataDir: dirs.CRUCIBLE_DATA_DIR,
     handlers: rlHandlers,
     start() {
       ensureTestEnvironment();

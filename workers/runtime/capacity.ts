@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { NodeCapacity } from '@/db/schema';
+import type { NodeCapacity } from '@/core/resources';
 import { dataDir } from '@/db/runtime';
 
 const MB = 1024 * 1024;

@@ -1,7 +1,8 @@
 import os from 'node:os';
 import { and, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { workers, type NodeCapacity } from '@/db/schema';
+import type { NodeCapacity } from '@/core/resources';
+import { workers } from '@/db/schema';
 import { detectCapacity } from './capacity';
 
 export type WorkerStatus = 'running' | 'stopped' | 'failed' | 'lost';

@@ -1,19 +1,20 @@
+import type { WorkerKind } from '@/core/queues';
 import type { Database, Db } from '@/db/client';
+import { settings } from '@/core/settings';
 import { openDatabase } from '@/db/runtime';
 import { heartbeatWorker, markWorkerStopped, registerWorker } from './registration';
-import { workerHeartbeatMs } from './settings';
 
 export type WorkerContext = {
   database: Database;
   db: Db;
   workerId: string;
-  kind: string;
+  kind: WorkerKind;
   /** Aborted on SIGTERM/SIGINT or when the supervisor that started us is gone. */
   signal: AbortSignal;
   log: (message: string) => void;
 };
 
-/** Set by the supervisor for its children: exit if that process is gone (no orphans). */
+/** Set by the supervisor for its children: exit if that process is gone (no orphans). Read as settings().CRUCIBLE_PARENT_PID. */
 export const PARENT_PID_ENV = 'CRUCIBLE_PARENT_PID';
 
 /**
@@ -21,7 +22,7 @@ export const PARENT_PID_ENV = 'CRUCIBLE_PARENT_PID';
  * capacity, heartbeat, run `main` until a stop signal, then mark the registration
  * stopped and exit 0 (1 if `main` failed, so the supervisor restarts it).
  */
-export async function runWorkerProcess(kind: string, main: (ctx: WorkerContext) => Promise<void>): Promise<never> {
+export async function runWorkerProcess(kind: WorkerKind, main: (ctx: WorkerContext) => Promise<void>): Promise<never> {
   const log = (message: string) => console.log(`${new Date().toISOString()} ${kind}[${process.pid}] ${message}`);
   const stop = new AbortController();
   let stopping = false;
@@ -37,7 +38,8 @@ export async function runWorkerProcess(kind: string, main: (ctx: WorkerContext) 
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 
-  const parentPid = Number(process.env[PARENT_PID_ENV] ?? 0);
+  // Every worker's entry point comes through here: the one place its process settings are read.
+  const { CRUCIBLE_PARENT_PID: parentPid, CRUCIBLE_WORKER_HEARTBEAT_MS: heartbeatMs } = settings();
   const orphanWatch = parentPid
     ? setInterval(() => {
         if (process.ppid !== parentPid && !stopping) {
@@ -54,7 +56,7 @@ export async function runWorkerProcess(kind: string, main: (ctx: WorkerContext) 
   log(`registered as ${workerId}`);
   const beat = setInterval(() => {
     heartbeatWorker(database.db, workerId).catch((e) => log(`heartbeat failed: ${(e as Error).message}`));
-  }, workerHeartbeatMs());
+  }, heartbeatMs);
 
   let code = 0;
   try {

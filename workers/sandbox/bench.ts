@@ -2,13 +2,14 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultStoreDir, ensureDefaultEnvironment } from './env-store';
-import { sandboxEnv } from './bwrap';
-import { SandboxCgroup } from './cgroup';
-import { ownerTag } from './owner';
-import { SandboxManager } from './manager';
-import { launcherUnavailable, sharedLauncher } from './launcher';
-import type { Sandbox } from './runtime';
+import { defaultStoreDir, ensureDefaultEnvironment } from './env/env-store';
+import { sandboxEnv } from './runtimes/bwrap';
+import { SandboxCgroup } from './limits/cgroup';
+import { ownerTag } from './pool/owner';
+import { SandboxManager } from './pool/manager';
+import { launcherUnavailable, sharedLauncher } from './runtimes/launcher';
+import { runtimeOptions } from './runtimes/options';
+import type { Sandbox } from './runtimes/runtime';
 
 /**
  * `npm run bench -- sandbox [--runs N] [--leak-execs N] [--concurrency 1,2,4,8] [--runtime bwrap] [--json]`
@@ -83,7 +84,7 @@ async function timed(sb: Sandbox, cmd: string[]): Promise<number> {
 
 /** The launcher's own resources (a leak there would grow with every cold start). */
 function launcherCounters(): { pid: number; fds: number; threads: number; rssKb: number } | undefined {
-  const pid = sharedLauncher(defaultStoreDir())?.pid;
+  const pid = sharedLauncher(defaultStoreDir(), runtimeOptions())?.pid;
   if (!pid) return undefined;
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -154,9 +155,9 @@ export async function main(argv: string[]): Promise<number> {
   const limits = { cpus: 2, memoryMb: 512, diskMb: 256, timeoutMs: 30_000 };
   floorGroup(limits.cpus);
   const os = await import('node:os');
-  const warmMode = runtime === 'bwrap' && process.env.CRUCIBLE_SANDBOX_SUPERVISOR !== '0' ? 'supervisor (one bwrap per sandbox)' : 'one runtime start per exec';
+  const warmMode = runtime === 'bwrap' && runtimeOptions().supervisor ? 'supervisor (one bwrap per sandbox)' : 'one runtime start per exec';
   // the launcher does the cold start's mount, environment check and bwrap fork (launcher.c)
-  const launcher = sharedLauncher(defaultStoreDir()) ? 'launcher (mount, env check, fork in launcher.c)' : `no launcher (${launcherUnavailable() ?? 'CRUCIBLE_SANDBOX_LAUNCHER=0'}): Node mounts, checks and spawns`;
+  const launcher = sharedLauncher(defaultStoreDir(), runtimeOptions()) ? 'launcher (mount, env check, fork in launcher.c)' : `no launcher (${launcherUnavailable() ?? 'CRUCIBLE_SANDBOX_LAUNCHER=0'}): Node mounts, checks and spawns`;
   const out: Record<string, unknown> = { runtime, runs, execMode: warmMode, coldPath: launcher, host: { cpus: os.availableParallelism(), loadavgAtStart: os.loadavg() } };
   const log = (s: string) => !values.json && console.log(s);
   // the ratios compare wall times, so a host busy with other work skews them: say how busy it was

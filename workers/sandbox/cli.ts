@@ -5,14 +5,15 @@ import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
 import { CliError, intOption, output, type Command } from '@/server/cli/args';
 import { table } from '@/server/cli/format';
 import { terminalSafe } from '@/server/cli/terminal-safe';
-import { recordEnvironment, recordVerification, reachableDatabase } from './env-db';
+import { recordEnvironment, recordVerification } from '@/server/environments/registry';
+import { reachableDatabase, sandboxRecords } from '@/server/environments/sandbox-records';
 import {
   buildEnvironment, dataDir, defaultEnvSpec, defaultStoreDir, envSpecSchema, listEnvironments, resolveEnvironment,
   verifyEnvironmentFast, verifyEnvironmentFull, type EnvSpecInput,
-} from './env-store';
-import { SandboxManager } from './manager';
-import { runtimeByName } from './runtimes';
-import { sweepDeadSandboxes } from './sweep';
+} from './env/env-store';
+import { SandboxManager } from './pool/manager';
+import { runtimeByName } from './runtimes/runtimes';
+import { sweepDeadSandboxes } from './pool/sweep';
 import { SandboxError, allowEntry, limitsSchema, type LimitsInput } from './types';
 
 /** SandboxErrors become CLI errors: exit 3 for a missing runtime, 2 for bad input. */
@@ -86,7 +87,7 @@ const exec: Command = {
         return { dest: f.slice(i + 1), data: readFileSync(src) };
       });
       const db = await reachableDatabase();
-      const manager = new SandboxManager({ dataDir: dataDir(), db, actor: 'cli', maxIdlePerKey: 0 });
+      const manager = new SandboxManager({ dataDir: dataDir(), records: db && sandboxRecords(db), actor: 'cli', maxIdlePerKey: 0 });
       try {
         const result = await manager.exec(
           { runtime: runtimeArg((values.runtime as string | undefined) ?? 'bwrap'), env: envNameArg((values.env as string | undefined) ?? 'default', '--env'), limits, allow, files },

@@ -3,10 +3,12 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
 import { jobs } from '@/db/schema';
+import { sandboxRecords } from '@/server/environments/sandbox-records';
 import { enqueue } from '@/server/queue';
 import { freshDatabase } from '@/test/database';
 import { runJobLoop } from '@/workers/jobs/job-loop';
-import { SANDBOX_QUEUE, sandboxHandlers } from './handlers';
+import { JOB_QUEUES } from '@/core/queues';
+import { sandboxHandlers } from './handlers';
 import { TEST_STORE, testDataDir, ensureTestEnvironment } from './test-support';
 
 describe('sandbox worker: sandbox.exec jobs through the real queue', () => {
@@ -19,7 +21,7 @@ describe('sandbox worker: sandbox.exec jobs through the real queue', () => {
     database = await freshDatabase();
     ensureTestEnvironment();
     dataDir = testDataDir('handlers');
-    h = sandboxHandlers({ dataDir, storeDir: TEST_STORE });
+    h = sandboxHandlers({ dataDir, storeDir: TEST_STORE, recordsFor: sandboxRecords }); // as the worker runs them: audited
     loop = runJobLoop({ db: database.db, sql: database.sql, workerId: 'test-sandbox-worker', handlers: h.handlers, concurrency: 2, pollMs: 200, drainMs: 1000, signal: stop.signal, log: () => undefined });
   });
   afterAll(async () => {
@@ -40,7 +42,7 @@ describe('sandbox worker: sandbox.exec jobs through the real queue', () => {
 
   it('runs the command in a sandbox and stores the exec result as the job result', async () => {
     const { id } = await enqueue(database.db, {
-      queue: SANDBOX_QUEUE,
+      queue: JOB_QUEUES.sandboxExec,
       payload: { cmd: ['python3', 'main.py'], limits: { memoryMb: 128, diskMb: 16 }, files: [{ dest: 'main.py', contentBase64: Buffer.from('print(6*7)').toString('base64') }] },
     });
     const job = await finished(id);
@@ -49,8 +51,8 @@ describe('sandbox worker: sandbox.exec jobs through the real queue', () => {
   });
 
   it('dead-letters a job whose runtime is not installed or whose payload is invalid', async () => {
-    const a = await enqueue(database.db, { queue: SANDBOX_QUEUE, payload: { cmd: ['true'], runtime: 'oci:runsc' } });
-    const b = await enqueue(database.db, { queue: SANDBOX_QUEUE, payload: { cmd: [] } });
+    const a = await enqueue(database.db, { queue: JOB_QUEUES.sandboxExec, payload: { cmd: ['true'], runtime: 'oci:runsc' } });
+    const b = await enqueue(database.db, { queue: JOB_QUEUES.sandboxExec, payload: { cmd: [] } });
     const [ja, jb] = [await finished(a.id), await finished(b.id)];
     expect(ja.state).toBe('dead');
     expect(ja.lastError).toMatch(/gVisor/);

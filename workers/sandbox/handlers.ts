@@ -1,10 +1,13 @@
 import { z } from 'zod';
+import type { Db } from '@/db/client';
 import { environmentName } from '@/core/environments';
+import { JOB_QUEUES } from '@/core/queues';
 import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
 import type { JobHandler } from '@/workers/jobs/handler';
 import { PermanentJobError } from '@/workers/jobs/handler';
-import { dataDir } from './env-store';
-import { SandboxManager, type ManagerOptions } from './manager';
+import { dataDir } from './env/env-store';
+import { SandboxManager, type ManagerOptions } from './pool/manager';
+import type { SandboxRecords } from './ports';
 import { SandboxError, allowEntry, limitsInputSchema } from './types';
 
 /** Payload of a `sandbox.exec` job. */
@@ -23,23 +26,25 @@ export const sandboxExecPayload = z
   .strict();
 export type SandboxExecPayload = z.input<typeof sandboxExecPayload>;
 
-export const SANDBOX_QUEUE = 'sandbox.exec';
-
 /**
  * The sandbox worker's job handler: runs the payload's command in a pooled sandbox and
  * stores the exec result (the CLI contract's object) as the job result. A missing
  * runtime or bad payload dead-letters the job at once: retrying cannot fix it.
+ * `recordsFor` turns the job's database into the manager's records (audit, `sandboxes`
+ * rows, environment registry, quarantine); the worker entry point passes
+ * server/environments' `sandboxRecords`, and without it nothing is recorded.
  */
-export function sandboxHandlers(options: Partial<ManagerOptions> = {}): { handlers: JobHandler[]; manager: () => SandboxManager | undefined } {
+export function sandboxHandlers(options: Partial<ManagerOptions> & { recordsFor?: (db: Db) => SandboxRecords } = {}): { handlers: JobHandler[]; manager: () => SandboxManager | undefined } {
   let manager: SandboxManager | undefined;
   const handler: JobHandler = {
-    queue: SANDBOX_QUEUE,
+    queue: JOB_QUEUES.sandboxExec,
     leaseMs: 60_000,
     run: async (job, ctx) => {
       const parsed = sandboxExecPayload.safeParse(job.payload);
       if (!parsed.success) throw new PermanentJobError(`bad sandbox.exec payload: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
       const p = parsed.data;
-      manager ??= new SandboxManager({ dataDir: dataDir(), db: ctx.db, actor: `worker:${ctx.workerId}`, workerId: ctx.workerId, ...options });
+      const { recordsFor, ...managerOptions } = options;
+      manager ??= new SandboxManager({ dataDir: dataDir(), records: recordsFor?.(ctx.db), actor: `worker:${ctx.workerId}`, workerId: ctx.workerId, ...managerOptions });
       try {
         const result = await manager.exec(
           { runtime: p.runtime, env: p.env, limits: p.limits, allow: p.allow, files: p.files.map((f) => ({ dest: f.dest, data: Buffer.from(f.contentBase64, 'base64'), mode: f.mode })) },
@@ -56,5 +61,3 @@ export function sandboxHandlers(options: Partial<ManagerOptions> = {}): { handle
   };
   return { handlers: [handler], manager: () => manager };
 }
-
-export const handlers: JobHandler[] = sandboxHandlers().handlers;

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import net from 'node:net';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxManager } from './manager';
+import type { SandboxManager } from './pool/manager';
 import { installedRuntimes, testManager } from './test-support';
 import type { LimitsInput } from './types';
 

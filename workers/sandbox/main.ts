@@ -1,12 +1,16 @@
 // The sandbox worker: `node --import tsx workers/sandbox/main.ts`. Serves `sandbox.exec`
 // jobs from the queue with a warm sandbox pool, sweeps what a dead predecessor left on
 // start, and re-hashes every environment on a schedule (CRUCIBLE_ENV_VERIFY_MS, 1 h).
+// A process entry point, not part of the library: it wires the library to the platform
+// (server/environments: audit, environment rows, quarantine).
 import { parseArgs } from 'node:util';
-import { envInt } from '@/workers/runtime/settings';
+import { settings } from '@/core/settings';
 import { runWorkerProcess } from '@/workers/runtime/worker-process';
+import { WORKER_KINDS } from '@/core/queues';
+import { recordVerification } from '@/server/environments/registry';
+import { sandboxRecords } from '@/server/environments/sandbox-records';
 import { runJobLoop } from '@/workers/jobs/job-loop';
-import { recordVerification } from './env-db';
-import { defaultStoreDir, listEnvironments, verifyEnvironmentFull } from './env-store';
+import { defaultStoreDir, listEnvironments, verifyEnvironmentFull } from './env/env-store';
 import { sandboxHandlers } from './handlers';
 
 const { values } = parseArgs({ options: { concurrency: { type: 'string' }, help: { type: 'boolean' } } });
@@ -14,11 +18,12 @@ if (values.help) {
   console.log('usage: node --import tsx workers/sandbox/main.ts [--concurrency N]   (env CRUCIBLE_SANDBOX_CONCURRENCY, default 2)');
   process.exit(0);
 }
-const concurrency = Number(values.concurrency ?? envInt('CRUCIBLE_SANDBOX_CONCURRENCY', 2));
+const s = settings();
+const concurrency = Number(values.concurrency ?? s.CRUCIBLE_SANDBOX_CONCURRENCY);
 if (!Number.isInteger(concurrency) || concurrency <= 0) throw new Error(`--concurrency must be a positive integer, got ${values.concurrency}`);
 
-await runWorkerProcess('sandbox', async (ctx) => {
-  const { handlers, manager } = sandboxHandlers();
+await runWorkerProcess(WORKER_KINDS.sandbox, async (ctx) => {
+  const { handlers, manager } = sandboxHandlers({ recordsFor: sandboxRecords });
   const verifyAll = async () => {
     for (const env of listEnvironments(defaultStoreDir())) {
       const v = verifyEnvironmentFull(env);
@@ -26,7 +31,7 @@ await runWorkerProcess('sandbox', async (ctx) => {
       await recordVerification(ctx.db, env, v).catch((e: Error) => ctx.log(`recording verification failed: ${e.message}`));
     }
   };
-  const timer = setInterval(() => void verifyAll(), envInt('CRUCIBLE_ENV_VERIFY_MS', 3_600_000));
+  const timer = setInterval(() => void verifyAll(), s.CRUCIBLE_ENV_VERIFY_MS);
   try {
     await runJobLoop({ db: ctx.db, sql: ctx.database.sql, workerId: ctx.workerId, handlers, concurrency, pollMs: 2_000, drainMs: 5_000, signal: ctx.signal, log: ctx.log });
   } finally {

@@ -1,8 +1,8 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { ensureDefaultEnvironment } from './env-store';
-import { SandboxManager, type ManagerOptions } from './manager';
-import { runtimeByName } from './runtimes';
+import { ensureDefaultEnvironment } from './env/env-store';
+import { SandboxManager, type ManagerOptions } from './pool/manager';
+import { runtimeByName } from './runtimes/runtimes';
 
 /**
  * Shared by the sandbox test files: the default environment lives in one store reused

@@ -6,7 +6,8 @@ import { Random } from './random';
 import { referenceFirstFit } from './reference-first-fit';
 import { addInto, zero } from './resources';
 import { percentile } from './stats';
-import type { NodeInfo, PendingWorkload, Resources, RunningWorkload, SchedulerState } from './types';
+import type { Resources } from '@/core/resources';
+import type { NodeInfo, PendingWorkload, RunningWorkload, SchedulerState } from './types';
 
 // `npm run bench -- scheduler [--nodes 1000] [--pending 10000] [--rounds 20] [--json]`
 //

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { RESOURCE_KEYS, type Resources, type SchedulerConfig } from './types';
+import type { SchedulingTier } from '@/core/queues';
+import { RESOURCE_KEYS, type Resources } from '@/core/resources';
+import type { SchedulerConfig } from './types';
 
 // Validated scheduler configuration. The core trusts its typed input (it runs every tick);
 // configuration coming from files, the CLI or the database goes through `parseSchedulerConfig`.
@@ -69,7 +71,7 @@ export const DEFAULT_TIERS = [
   { name: 'critical', rank: 2, useReserve: true, canPreempt: true, starvationBoundMs: 1_000 },
   { name: 'standard', rank: 1, useReserve: false, canPreempt: true, starvationBoundMs: 5 * 60_000 },
   { name: 'best-effort', rank: 0, useReserve: false, canPreempt: false, starvationBoundMs: 15 * 60_000 },
-] as const;
+] as const satisfies readonly { name: SchedulingTier; [setting: string]: unknown }[];
 
 /**
  * The usual layout: one cohort, the critical queue's nominal share equal to the reserve,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig, parseSchedulerConfig } from './config';
 import { schedule } from './core';
-import type { NodeInfo, PendingWorkload, Resources, RunningWorkload, SchedulerConfig, SchedulerState } from './types';
+import type { Resources } from '@/core/resources';
+import type { NodeInfo, PendingWorkload, RunningWorkload, SchedulerConfig, SchedulerState } from './types';
 
 const NOW = 1_000_000_000;
 const res = (r: Partial<Resources>): Resources => ({ cpu: 0, memoryMb: 0, gpu: 0, gpuMemoryMb: 0, diskMb: 0, ...r });

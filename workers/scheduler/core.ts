@@ -1,8 +1,9 @@
 import { Heap } from './heap';
 import { mayUse, newSlot, PoolIndex, type NodeSlot } from './node-index';
 import { addInto, complete, copy, dominantShare, excess, fits, fitsUnder, reduces, scale, zero, anyPositive } from './resources';
+import type { Resources } from '@/core/resources';
 import type {
-  Admission, PendingWorkload, Preemption, Requeue, Resources, RunningWorkload, SchedulerState,
+  Admission, PendingWorkload, Preemption, Requeue, RunningWorkload, SchedulerState,
   SchedulingResult, TierConfig, QueueConfig, WaitReason, Waiting,
 } from './types';
 

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
 import { runs } from '@/db/schema';
 import { claim, yieldPreempted } from '@/server/queue';
-import { defaultRunConfig } from '@/server/runs/run-config';
+import { defaultRunConfig } from '@/core/run-config';
 import { freshDatabase } from '@/test/database';
 import { parseSchedulerConfig } from './config';
 import { livePass } from './live';

@@ -1,9 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import type { NodeCapacity, WorkloadRequest } from '@/db/schema';
-import { PREEMPT_CHANNEL } from '@/server/queue';
+import { capacityResources, type NodeCapacity, type Resources } from '@/core/resources';
+import { JOBS_CHANNEL, PREEMPT_CHANNEL } from '@/core/queues';
 import { schedule } from './core';
-import { toResources } from './node';
 import type { NodeInfo, PendingWorkload, RunningWorkload, SchedulerConfig, SchedulingResult } from './types';
 
 // The live scheduler's pass over the database: read the state (nodes from `workers`,
@@ -26,7 +25,7 @@ export type LiveState = {
   notStarted: Set<string>;
 };
 
-const ZERO_REQUEST: WorkloadRequest = { cpu: 0, memoryMb: 0, gpu: 0, gpuMemoryMb: 0, diskMb: 0 };
+const ZERO_REQUEST: Resources = { cpu: 0, memoryMb: 0, gpu: 0, gpuMemoryMb: 0, diskMb: 0 };
 const ms = (v: unknown): number => (v instanceof Date ? v.getTime() : new Date(String(v)).getTime());
 
 /** Load the scheduler's view. All times come from the database clock, like the queue's. */
@@ -41,11 +40,11 @@ export async function loadState(db: Db, opts: { nodeWindowMs?: number } = {}): P
     from workers
     where node is not null and status in ('running', 'lost') and heartbeat_at > now() - ${window} * interval '1 millisecond'
     group by node`);
-  const nodes: NodeInfo[] = nodeRows.map((r) => ({ id: r.node, capacity: toResources(r.capacity), heartbeatAt: ms(r.heartbeat_at) }));
+  const nodes: NodeInfo[] = nodeRows.map((r) => ({ id: r.node, capacity: capacityResources(r.capacity), heartbeatAt: ms(r.heartbeat_at) }));
 
   const rows = await db.execute<{
     id: string; queue: string; run_id: string | null; tier: string; workload_queue: string | null; priority: number;
-    request: WorkloadRequest; state: string; admitted_node: string | null; created_at: string; queued_at: string;
+    request: Resources; state: string; admitted_node: string | null; created_at: string; queued_at: string;
     run_after: string; preemptions: number; started_at: string | null; admitted_at: string | null; preempted_at: string | null;
     handed_over: boolean;
   }>(sql`
@@ -69,7 +68,7 @@ export async function loadState(db: Db, opts: { nodeWindowMs?: number } = {}): P
       tier: r.tier,
       queue: r.workload_queue ?? undefined,
       priority: r.priority,
-      request: { ...ZERO_REQUEST, ...(r.request as Partial<WorkloadRequest>) },
+      request: { ...ZERO_REQUEST, ...(r.request as Partial<Resources>) },
       createdAt: ms(r.created_at),
     };
     // A victim whose preemptor is admitted to its node: its share of the node (and quota) is
@@ -187,7 +186,7 @@ export async function applyResult(db: Db, state: LiveState, result: SchedulingRe
     }
     // Delivered at commit: nodes stop their victims, idle workers claim their admissions.
     for (const p of result.preemptions) if (!state.notStarted.has(p.workloadId)) await tx.execute(sql`select pg_notify(${PREEMPT_CHANNEL}, ${p.workloadId})`);
-    for (const q of wake) await tx.execute(sql`select pg_notify('crucible_jobs', ${q})`);
+    for (const q of wake) await tx.execute(sql`select pg_notify(${JOBS_CHANNEL}, ${q})`);
   });
   return out;
 }

@@ -1,9 +1,10 @@
 // The scheduler worker: `node --import tsx workers/scheduler/main.ts`. Admits scheduled jobs
 // to nodes, preempts and re-queues them (docs/scheduler.md). Started by the supervisor; run
 // more than one for availability: one leads (advisory lock), the others stand by.
-import { envInt } from '@/workers/runtime/settings';
+import { settings } from '@/core/settings';
 import { runWorkerProcess } from '@/workers/runtime/worker-process';
-import { configFromEnv, runSchedulerLoop } from './scheduler-loop';
+import { WORKER_KINDS } from '@/core/queues';
+import { runSchedulerLoop, schedulerConfigFrom } from './scheduler-loop';
 
 if (process.argv.includes('--help')) {
   console.log(`usage: node --import tsx workers/scheduler/main.ts
@@ -16,11 +17,12 @@ if (process.argv.includes('--help')) {
   process.exit(0);
 }
 
-const config = configFromEnv();
-const tickMs = envInt('CRUCIBLE_SCHEDULER_TICK_MS', 250);
-const evictGraceMs = envInt('CRUCIBLE_SCHEDULER_EVICT_GRACE_MS', 30_000);
+const s = settings();
+const config = schedulerConfigFrom(s);
+const tickMs = s.CRUCIBLE_SCHEDULER_TICK_MS;
+const evictGraceMs = s.CRUCIBLE_SCHEDULER_EVICT_GRACE_MS;
 
-await runWorkerProcess('scheduler', (ctx) =>
+await runWorkerProcess(WORKER_KINDS.scheduler, (ctx) =>
   runSchedulerLoop({
     database: ctx.database, config, tickMs, minGapMs: 20, standbyMs: 1_000, evictGraceMs, samplesEveryMs: 5_000,
     signal: ctx.signal, log: ctx.log,

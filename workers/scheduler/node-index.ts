@@ -1,5 +1,6 @@
 import { addInto, copy, fits, zero } from './resources';
-import type { NodeInfo, Resources } from './types';
+import type { Resources } from '@/core/resources';
+import type { NodeInfo } from './types';
 
 /** A live node during one scheduling pass. `free` may go negative while evictions finish. */
 export interface NodeSlot {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { nodeCapacity, nodeName, toResources } from './node';
+import { capacityResources } from '@/core/resources';
+import { nodeCapacity, nodeName } from './node';
 
 const measured = () => ({ cpus: 16, memoryMb: 65_536, gpuCount: 2, gpuMemoryMb: 163_118, diskMb: 400_000 });
 
@@ -13,7 +14,7 @@ describe('scheduler node capacity', () => {
   });
 
   it('maps the registered capacity to the core\'s resources and names the node', () => {
-    expect(toResources(measured())).toEqual({ cpu: 16, memoryMb: 65_536, gpu: 2, gpuMemoryMb: 163_118, diskMb: 400_000 });
+    expect(capacityResources(measured())).toEqual({ cpu: 16, memoryMb: 65_536, gpu: 2, gpuMemoryMb: 163_118, diskMb: 400_000 });
     expect(nodeName({ CRUCIBLE_NODE: ' gpu-7 ' })).toBe('gpu-7');
     expect(nodeName({})).toBeTruthy();
   });

@@ -1,11 +1,10 @@
 import os from 'node:os';
 import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { workers, type NodeCapacity } from '@/db/schema';
+import type { NodeCapacity } from '@/core/resources';
+import { workers } from '@/db/schema';
 import { detectCapacity } from '@/workers/runtime/capacity';
-import type { Resources } from './types';
 
-type Env = Record<string, string | undefined>;
 
 // A scheduler node: the processes of one machine (or one simulated machine in tests) that
 // run scheduled jobs. Each such process records the node's name and capacity on its
@@ -19,19 +18,22 @@ const OVERRIDES = {
   diskMb: 'CRUCIBLE_NODE_DISK_MB',
 } as const satisfies Record<keyof NodeCapacity, string>;
 
+/** The node's settings (core/settings.ts), as the raw strings given. */
+type NodeSettings = { readonly CRUCIBLE_NODE?: string } & { readonly [K in (typeof OVERRIDES)[keyof NodeCapacity]]?: string };
+
 /** The node's name: CRUCIBLE_NODE, else the hostname. */
-export function nodeName(env: Env = process.env): string {
+export function nodeName(env: NodeSettings): string {
   return env.CRUCIBLE_NODE?.trim() || os.hostname();
 }
 
 /**
  * What this node offers: measured (CPUs, memory, nvidia-smi GPUs, free scratch disk), each
- * figure replaceable through its env variable, so a test can run "small nodes" and an
+ * figure replaceable through its setting, so a test can run "small nodes" and an
  * operator can keep part of a machine out of the scheduler's hands.
  */
-export function nodeCapacity(env: Env = process.env, measure: () => NodeCapacity = detectCapacity): NodeCapacity {
+export function nodeCapacity(env: NodeSettings, measure: () => NodeCapacity = detectCapacity): NodeCapacity {
   const c = { ...measure() };
-  for (const [key, name] of Object.entries(OVERRIDES) as [keyof NodeCapacity, string][]) {
+  for (const [key, name] of Object.entries(OVERRIDES) as [keyof NodeCapacity, (typeof OVERRIDES)[keyof NodeCapacity]][]) {
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
     const n = Number(raw);
@@ -39,11 +41,6 @@ export function nodeCapacity(env: Env = process.env, measure: () => NodeCapacity
     c[key] = n;
   }
   return c;
-}
-
-/** The core's resource vector for a registered capacity. */
-export function toResources(c: NodeCapacity): Resources {
-  return { cpu: c.cpus, memoryMb: c.memoryMb, gpu: c.gpuCount, gpuMemoryMb: c.gpuMemoryMb, diskMb: c.diskMb };
 }
 
 /** Mark this worker's registration as (a process of) node `name` with `capacity`. */

@@ -1,5 +1,6 @@
 import { addInto, complete, fits, fitsUnder, scale, zero } from './resources';
-import type { Resources, SchedulerState } from './types';
+import type { Resources } from '@/core/resources';
+import type { SchedulerState } from './types';
 
 // The benchmark's reference: the straightforward scheduler one writes first. Same inputs and
 // the same hard rules (tier/priority order, queue and cohort quota, the reserve, node

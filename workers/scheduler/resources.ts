@@ -1,4 +1,4 @@
-import { RESOURCE_KEYS, type Resources } from './types';
+import { RESOURCE_KEYS, type Resources } from '@/core/resources';
 
 // Small vector helpers over the five resources. Hot paths mutate in place to avoid garbage.
 

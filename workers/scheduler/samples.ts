@@ -1,6 +1,7 @@
 import type { Db } from '@/db/client';
 import { metricSamples } from '@/db/schema';
-import { RESOURCE_SOURCE } from '@/workers/metrics/sampler';
+import { METRIC_SOURCES } from '@/core/metrics';
+import { RESOURCE_METRIC_LABELS } from '@/core/resources';
 import type { PassReport } from './live';
 import type { SchedulerConfig } from './types';
 
@@ -8,7 +9,8 @@ import type { SchedulerConfig } from './types';
 // next to the metrics worker's, so the existing rollup and retention apply to them too.
 
 type Point = { name: string; value: number; labels: Record<string, string> };
-const RESOURCES = [['cpu', 'cpu'], ['memory_mb', 'memoryMb'], ['gpu', 'gpu']] as const;
+/** [metric label, resource] of each resource the quota figures break down by. */
+const RESOURCES = (['cpu', 'memoryMb', 'gpu'] as const).map((k) => [RESOURCE_METRIC_LABELS[k], k] as const);
 
 /**
  * After a pass: workloads admitted and queued per tier, why the queued ones wait, and per quota
@@ -54,5 +56,5 @@ export function schedulerSamples(report: PassReport, config: SchedulerConfig): P
 
 export async function storeSchedulerSamples(db: Db, points: Point[], at = new Date()): Promise<void> {
   if (points.length === 0) return;
-  await db.insert(metricSamples).values(points.map((p) => ({ source: RESOURCE_SOURCE, name: p.name, value: p.value, labels: p.labels, at })));
+  await db.insert(metricSamples).values(points.map((p) => ({ source: METRIC_SOURCES.resources, name: p.name, value: p.value, labels: p.labels, at })));
 }

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import type { Database } from '@/db/client';
-import { SCHEDULER_CHANNEL } from '@/server/queue';
+import type { Settings } from '@/core/settings';
+import { JOBS_CHANNEL, SCHEDULER_CHANNEL } from '@/core/queues';
 import { defaultConfig, parseSchedulerConfig } from './config';
 import { livePass, type LiveState, type PassReport } from './live';
 import { addInto, zero } from './resources';
 import { schedulerSamples, storeSchedulerSamples } from './samples';
 import type { SchedulerConfig } from './types';
 
-type Env = Record<string, string | undefined>;
 
 // The scheduler worker's loop: become the leader (a session advisory lock, so any number of
 // schedulers can run for availability and exactly one decides), then pass every `tickMs`
@@ -44,25 +44,23 @@ const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', done, { once: true });
   });
 
+/** The scheduler's settings (core/settings.ts). */
+export type SchedulerSettings = Pick<Settings, 'CRUCIBLE_SCHEDULER_CONFIG' | 'CRUCIBLE_RESERVE_FRACTION' | 'CRUCIBLE_SCHEDULER_NODE_LEASE_MS' | 'CRUCIBLE_SCHEDULER_NODE_SUSPECT_MS' | 'CRUCIBLE_SCHEDULER_MIN_RUN_MS'>;
+
 /**
  * The configuration: CRUCIBLE_SCHEDULER_CONFIG (inline JSON or a JSON file) through
  * `parseSchedulerConfig`, or else `defaultConfig` over the live nodes' total capacity (three
- * tiers, one cohort), with CRUCIBLE_RESERVE_FRACTION and the timing overrides applied.
+ * tiers, one cohort), with CRUCIBLE_RESERVE_FRACTION and the timing overrides applied. The
+ * reserve setting always has a value (default 0.3), so a config file's own `reserveFraction`
+ * is kept over it.
  */
-export function configFromEnv(env: Env = process.env): (state: LiveState) => SchedulerConfig {
-  const num = (name: string) => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return undefined;
-    const n = Number(raw);
-    if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(raw)}`);
-    return n;
-  };
+export function schedulerConfigFrom(env: SchedulerSettings): (state: LiveState) => SchedulerConfig {
   const overrides: Partial<SchedulerConfig> = {};
   const set = <K extends keyof SchedulerConfig>(k: K, v: SchedulerConfig[K] | undefined) => v !== undefined && (overrides[k] = v);
-  set('reserveFraction', num('CRUCIBLE_RESERVE_FRACTION'));
-  set('leaseMs', num('CRUCIBLE_SCHEDULER_NODE_LEASE_MS'));
-  set('suspectAfterMs', num('CRUCIBLE_SCHEDULER_NODE_SUSPECT_MS'));
-  set('minRunTimeMs', num('CRUCIBLE_SCHEDULER_MIN_RUN_MS'));
+  set('reserveFraction', env.CRUCIBLE_RESERVE_FRACTION);
+  set('leaseMs', env.CRUCIBLE_SCHEDULER_NODE_LEASE_MS);
+  set('suspectAfterMs', env.CRUCIBLE_SCHEDULER_NODE_SUSPECT_MS);
+  set('minRunTimeMs', env.CRUCIBLE_SCHEDULER_MIN_RUN_MS);
   const raw = env.CRUCIBLE_SCHEDULER_CONFIG?.trim();
   if (raw) {
     const text = raw.startsWith('{') ? raw : fs.readFileSync(raw, 'utf8');
@@ -72,7 +70,8 @@ export function configFromEnv(env: Env = process.env): (state: LiveState) => Sch
     } catch (e) {
       throw new Error(`CRUCIBLE_SCHEDULER_CONFIG is not valid JSON (${(e as Error).message}); give inline JSON or a path to a JSON file`);
     }
-    const fixed = parseSchedulerConfig({ ...(json as object), ...overrides });
+    const own = json as { reserveFraction?: number };
+    const fixed = parseSchedulerConfig({ ...own, ...overrides, reserveFraction: own.reserveFraction ?? overrides.reserveFraction });
     return () => fixed;
   }
   let cached: { key: string; config: SchedulerConfig } | undefined;
@@ -94,7 +93,7 @@ export async function runSchedulerLoop(o: SchedulerLoopOptions): Promise<void> {
     generation++;
     wake?.();
   };
-  const listeners = [await sql.listen(SCHEDULER_CHANNEL, bump, bump), await sql.listen('crucible_jobs', bump, bump)];
+  const listeners = [await sql.listen(SCHEDULER_CHANNEL, bump, bump), await sql.listen(JOBS_CHANNEL, bump, bump)];
   let lastSamples = 0;
   try {
     while (!o.signal.aborted) {

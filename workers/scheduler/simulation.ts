@@ -5,7 +5,8 @@ import { Heap } from './heap';
 import { Random } from './random';
 import { addInto, zero } from './resources';
 import { jain, percentile } from './stats';
-import type { NodeInfo, Resources, SchedulerConfig } from './types';
+import type { Resources } from '@/core/resources';
+import type { NodeInfo, SchedulerConfig } from './types';
 
 // A simulated cluster in virtual time driving the real scheduling core. Every tick the core
 // gets the whole state (as the live loop would read it from the database) and its decisions

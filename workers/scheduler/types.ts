@@ -1,10 +1,7 @@
 // Types of the pure scheduling core. Times are epoch milliseconds (virtual in the simulator),
 // so a DB-backed loop can pass `Date.now()` and timestamps straight from its rows.
 
-export const RESOURCE_KEYS = ['cpu', 'memoryMb', 'gpu', 'gpuMemoryMb', 'diskMb'] as const;
-export type ResourceKey = (typeof RESOURCE_KEYS)[number];
-/** A resource vector. `gpuMemoryMb` is the total GPU memory asked for / offered, like `memoryMb`. */
-export type Resources = Record<ResourceKey, number>;
+import type { Resources } from '@/core/resources';
 
 /** What every workload carries, whether waiting or running. */
 export interface Workload {

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { useCurrentUser } from '@/components/session';
-import { roles, type Role } from '@/components/roles';
+import { ROLES, type Role } from '@/core/roles';
 import { AdminOnly } from '@/components/admin/admin-only';
 import { CreateUserForm } from '@/components/admin/create-user-form';
 import { Button } from '@/components/ui/button';
@@ -71,7 +71,7 @@ function UsersTable() {
                     title={self ? 'You cannot change your own role' : undefined}
                     onChange={(e) => setRole.mutate({ username: u.username, role: e.target.value as Role })}
                   >
-                    {roles.map((r) => (
+                    {ROLES.map((r) => (
                       <option key={r} value={r}>
                         {r}
                       </option>

@@ -1,3 +1,4 @@
+import { settings } from '@/core/settings';
 import { webDatabase } from '@/server/db';
 import { prometheusText } from '@/server/resources/prometheus';
 import { resourceOverview } from '@/server/resources/service';
@@ -6,7 +7,7 @@ export const dynamic = 'force-dynamic';
 
 // Unauthenticated like most exporters; set CRUCIBLE_METRICS_TOKEN to require `Authorization: Bearer <token>`.
 export async function GET(req: Request) {
-  const token = process.env.CRUCIBLE_METRICS_TOKEN;
+  const token = settings().CRUCIBLE_METRICS_TOKEN;
   if (token && req.headers.get('authorization') !== `Bearer ${token}`) {
     return new Response('send Authorization: Bearer <CRUCIBLE_METRICS_TOKEN>\n', { status: 401 });
   }

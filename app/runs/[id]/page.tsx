@@ -16,7 +16,7 @@ import { EpisodeTable } from '@/components/runs/episode-table';
 import { ConfigView } from '@/components/runs/config-view';
 import { ProgressBar } from '@/components/runs/progress-bar';
 import { RunReviewPanel } from '@/components/review/run-review-panel';
-import { isActive } from '@/components/runs/run-status';
+import { isActive } from '@/core/run-status';
 import { formatDateTime, formatNumber, timeAgo } from '@/components/display-format';
 
 // While a run is active everything on the page refreshes on this period, without reloading.

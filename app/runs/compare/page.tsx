@@ -9,7 +9,7 @@ import { PageHeader, Section } from '@/components/ui/layout-parts';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { ChartSections } from '@/components/runs/metric-charts';
 import { compareCharts, palette } from '@/components/runs/metric-groups';
-import { isActive } from '@/components/runs/run-status';
+import { isActive } from '@/core/run-status';
 
 const LIVE_MS = 6_000;
 

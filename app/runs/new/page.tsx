@@ -5,7 +5,7 @@ import { useSearchParams } from 'next/navigation';
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { useCurrentUser } from '@/components/session';
-import { canOperateRuns } from '@/components/roles';
+import { can } from '@/core/roles';
 import { RunForm } from '@/components/runs/run-form';
 import { PageHeader } from '@/components/ui/layout-parts';
 import { ErrorNotice, Loading } from '@/components/ui/states';
@@ -27,7 +27,7 @@ export default function NewRunPage() {
     <>
       <title>Launch run · Crucible</title>
       <PageHeader title="Launch a run" subtitle="Every field starts at a sensible default; change only what you need." />
-      {canOperateRuns(user.role) ? (
+      {can(user.role, 'operateRuns') ? (
         <Suspense fallback={<Loading />}>
           <NewRun />
         </Suspense>

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CliError, output, type Command } from '@/server/cli/args';
-import { episodeSandboxLimits } from '@/server/runs/run-config';
+import { episodeSandboxLimits } from '@/core/run-config';
 import { parseTaskFile } from '@/server/tasks/formats';
 import { dataDir } from '@/db/runtime';
-import { ensureDefaultEnvironment } from '@/workers/sandbox/env-store';
-import { SandboxManager } from '@/workers/sandbox/manager';
+import { ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
+import { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { scoreSolution } from './reward';
 
 export const rewardCommands: Command[] = [

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxManager } from '@/workers/sandbox/manager';
+import type { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { testManager } from '@/workers/sandbox/test-support';
 import type { HarnessTask } from './harness';
 import { scoreSolution, type ScoreResult } from './reward';

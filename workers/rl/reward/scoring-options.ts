@@ -1,7 +1,7 @@
-import type { RunConfig } from '@/server/runs/run-config';
-import { episodeSandboxLimits } from '@/server/runs/run-config';
-import type { TaskTests } from '@/server/tasks/formats';
-import type { AcquireSpec } from '@/workers/sandbox/manager';
+import type { RunConfig } from '@/core/run-config';
+import { episodeSandboxLimits } from '@/core/run-config';
+import type { TaskTests } from '@/core/tasks';
+import type { AcquireSpec } from '@/workers/sandbox/pool/manager';
 import type { RewardWeights } from './score';
 
 /** Everything that decides how one solution of one task is scored, besides the code itself. */

@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { SCHEDULING_TIERS } from '@/core/queues';
+import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
+
+/** Sandbox runtimes a risk tier may be mapped to: the fixed list. Resolved at run start; missing → refuse. */
+export const runtimeName = sandboxRuntimeName;
+
+export const rewardWeights = z
+  .object({
+    passRate: z.number().min(0).max(10).default(1),
+    style: z.number().min(0).max(10).default(0.1),
+    efficiency: z.number().min(0).max(10).default(0.1),
+  })
+  .refine((w) => w.passRate + w.style + w.efficiency > 0, { message: 'at least one reward weight must be positive' });
+
+export const taskQuota = z.object({
+  cpus: z.number().positive().max(64).default(2),
+  memoryMb: z.number().int().min(64).max(1024 * 1024).default(4096),
+  scratchMb: z.number().int().min(16).max(10 * 1024 * 1024).default(50 * 1024),
+});
+
+/** How this run's rewards are spot-checked (issue: reward spot checks). */
+export const reviewConfig = z.object({
+  /** share of scored episodes sampled for review; never below 5% */
+  rate: z.number().min(0.05, 'at least 5% of rewards must be reviewed').max(1).default(0.05),
+  /** share of sampled episodes reviewed twice, for agreement (kappa) */
+  doubleReviewShare: z.number().min(0).max(1).default(0.1),
+  /** hide run name, policy version and the automatic reward until the verdict is given */
+  blind: z.boolean().default(true),
+  /** what training does with a disputed reward */
+  disputed: z.enum(['exclude', 'replace']).default('exclude'),
+  /** rewards within 0.05 of these count as boundary cases */
+  thresholds: z.array(z.number().min(0).max(1)).max(10).default([0.5]),
+});
+
+/**
+ * The full, validated configuration of a training run. Every field has a sensible
+ * default so `runs.create({name, suite})` is enough; bounds catch typos early.
+ */
+export const runConfigSchema = z
+  .object({
+    algorithm: z.enum(['grpo', 'ppo']).default('grpo'),
+    suite: z.string().min(1, 'choose a task suite').max(200).default('builtin'),
+    /**
+     * Curriculum: the train-split tasks (external ids, e.g. "py/add_7") that episodes are
+     * sampled from; empty = the whole train split. The SFT warm start still uses every train
+     * demonstration. A small set the warm-started policy solves sometimes is where RL shows
+     * (docs/rl.md, "Learning").
+     */
+    trainTasks: z.array(z.string().min(1).max(200)).max(1000).refine((ids) => new Set(ids).size === ids.length, 'each train task may be listed only once').default([]),
+    groupSize: z.number().int().min(1).max(256).default(8),
+    tasksPerIteration: z.number().int().min(1).max(10_000).default(8),
+    iterations: z.number().int().min(1).max(100_000).default(20),
+    maxTurns: z.number().int().min(1).max(50).default(3),
+    concurrency: z.number().int().min(1).max(10_000).default(4),
+    /**
+     * RL learning rate. 0 means "no update": the policy stays at v0 (after the warm start)
+     * for the whole run, which is what a control arm is (docs/rl.md, "Control arm").
+     */
+    learningRate: z.number().min(0, 'learning rate must be 0 (no update, a control arm) or positive').max(1).default(3e-4),
+    klCoef: z.number().min(0).max(10).default(0.02),
+    clipLow: z.number().min(0).max(1).default(0.2),
+    clipHigh: z.number().min(0).max(1).default(0.28),
+    /**
+     * Sampling temperature of training episodes (and held-out pass@k). The learner trains on
+     * the logprobs of this tempered distribution, so 0 (greedy, which has none) is refused;
+     * held-out pass@1 is greedy regardless.
+     */
+    temperature: z
+      .number()
+      .gt(0, 'temperature must be above 0 for a training run: greedy decoding (0) has no sampling distribution for the loss; use e.g. 1 (held-out pass@1 is already greedy)')
+      .max(5)
+      .default(1),
+    topP: z.number().gt(0).max(1).default(1),
+    rewardWeights: rewardWeights.default({ passRate: 1, style: 0.1, efficiency: 0.1 }),
+    isolation: z
+      .object({ routine: runtimeName.default('bwrap'), high: runtimeName.default('bwrap') })
+      .default({ routine: 'bwrap', high: 'bwrap' }),
+    quota: taskQuota.default({ cpus: 2, memoryMb: 4096, scratchMb: 50 * 1024 }),
+    queue: z.enum(SCHEDULING_TIERS).default('standard'),
+    priority: z.number().int().min(0).max(1000).default(100),
+    seed: z.number().int().min(0).max(2 ** 31 - 1).default(1),
+    /**
+     * Dynamic sampling: groups whose rewards are all equal carry no signal; drop them from
+     * the batch and sample extra groups (up to `maxGroupsFactor` × tasksPerIteration) until
+     * tasksPerIteration groups with signal are in hand.
+     */
+    dynamicSampling: z
+      .object({ enabled: z.boolean().default(false), maxGroupsFactor: z.number().min(1).max(10).default(2) })
+      .default({ enabled: false, maxGroupsFactor: 2 }),
+    /** Overlong masking: responses cut off at the token budget are left out of the loss. */
+    maskTruncated: z.boolean().default(false),
+    /**
+     * Weight of negative advantages in the GRPO loss (1 = standard GRPO). Below 1 the update
+     * leans on what worked: when a small policy rarely succeeds, full-weight pushes away
+     * from its many failures spread probability onto garbage and collapse it (measured:
+     * docs/rl.md); 0 trains on successes only, like rejection-sampling fine-tuning.
+     */
+    negativeAdvantageWeight: z.number().min(0).max(1).default(1),
+    /** Learner passes over each iteration's batch, and the minibatches (one optimizer step each) per pass. */
+    updateEpochs: z.number().int().min(1).max(20).default(2),
+    miniBatches: z.number().int().min(1).max(64).default(2),
+    /** Staleness bound k: episodes sampled by a policy more than k versions old are dropped from the loss. */
+    maxStaleness: z.number().int().min(0).max(100).default(1),
+    // Learner options (docs/rl.md, "Learner options"); the defaults keep the standard GRPO/PPO loss.
+    /** GRPO: divide group-relative advantages by the group's reward std; false is Dr. GRPO's r − mean. */
+    scaleAdvantagesByStd: z.boolean().default(true),
+    /**
+     * How per-token losses are averaged in a step: 'token' (every token equally), 'sequence'
+     * (every sequence equally), 'token-sum-norm' (Dr. GRPO: each sequence's token sum
+     * divided by the per-turn token budget, averaged over sequences).
+     */
+    lossAggregation: z.enum(['token', 'sequence', 'token-sum-norm']).default('token'),
+    /** Entropy bonus: the loss subtracts this times the mean token entropy. */
+    entropyCoef: z.number().min(0).max(1).default(0),
+    /** Dual clip c: for negative advantages the per-token loss is capped at c·|A| (verl's clip_ratio_c). */
+    clipRatioC: z.number().gt(1, 'clipRatioC must be above 1; raise it (e.g. 100) to make the dual clip inactive').max(1000).default(3),
+    /**
+     * Where the KL to the reference (v0) goes when klCoef > 0: 'loss' adds klCoef × the
+     * estimator per token to the loss; 'reward' subtracts klCoef × the sampling policy's KL
+     * from the reward before advantages are computed.
+     */
+    klIn: z.enum(['loss', 'reward']).default('loss'),
+    /** KL estimator, with lr = log π − log π_ref: k1 = lr, k2 = lr²/2, k3 = exp(−lr) + lr − 1. */
+    klEstimator: z.enum(['k1', 'k2', 'k3']).default('k3'),
+    /** PPO: weight of the value loss, and how far a value may move from its old estimate before the clipped loss takes over. */
+    valueCoef: z.number().min(0).max(10).default(0.5),
+    valueClip: z.number().positive().max(100).default(0.2),
+    /** PPO: whiten advantages across the batch's policy tokens (mean 0, std 1). */
+    whitenAdvantages: z.boolean().default(false),
+    review: reviewConfig.default({ rate: 0.05, doubleReviewShare: 0.1, blind: true, disputed: 'exclude', thresholds: [0.5] }),
+  })
+  .strict();
+
+export type RunConfig = z.output<typeof runConfigSchema>;
+export type RunConfigInput = z.input<typeof runConfigSchema>;
+
+export const defaultRunConfig: RunConfig = runConfigSchema.parse({});
+
+/**
+ * Sandbox limits of one RL episode's test run (capped by the run's quota where that is
+ * smaller): the candidate is a single small function, so half a vCPU, 512 MB and a 256 MB
+ * scratch are plenty and a 2-core host runs several. The scheduler requests the same.
+ */
+export const episodeSandboxLimits = { cpus: 0.5, memoryMb: 512, diskMb: 256 } as const;

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/**
+ * What a task is made of, as the task importer (server/tasks), the database enums
+ * (db/schema/runs.ts), the reward harness and RL workers, and the review console all see
+ * it. Imports nothing from the project.
+ */
+
+export const TASK_LANGUAGES = ['python', 'javascript'] as const;
+export type TaskLanguage = (typeof TASK_LANGUAGES)[number];
+
+/** How risky a task's candidate code is; each tier maps to a sandbox runtime in the run config's `isolation`. */
+export const RISK_TIERS = ['routine', 'high'] as const;
+export type RiskTier = (typeof RISK_TIERS)[number];
+
+/** Train tasks are sampled for episodes; held-out tasks only measure pass@k. */
+export const TASK_SPLITS = ['train', 'heldout'] as const;
+export type TaskSplit = (typeof TASK_SPLITS)[number];
+
+/** Task file formats the importer reads (JSONL). */
+export const TASK_FILE_FORMATS = ['crucible', 'humaneval'] as const;
+export type TaskFileFormat = (typeof TASK_FILE_FORMATS)[number];
+
+/** A JSON value a test can pass as an argument or expect back (compared type-strictly). */
+export const jsonValue: z.ZodType<unknown> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]));
+
+/** One input/output test case: call the entry point with `input` as arguments, expect `expected`. */
+export const ioTest = z.object({ input: z.array(jsonValue), expected: jsonValue }).strict();
+export type IoTest = z.infer<typeof ioTest>;
+
+/** How tests are stored in tasks.tests: explicit input/expected pairs, or a HumanEval check(). */
+export type TaskTests = { kind: 'io'; cases: IoTest[] } | { kind: 'humaneval'; check: string };
+export type TaskTestKind = TaskTests['kind'];

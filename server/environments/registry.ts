@@ -1,0 +1,42 @@
+import { eq } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { environments } from '@/db/schema';
+import type { Environment, VerifyResult } from '@/workers/sandbox/env/env-store';
+
+/**
+ * The `environments` table as the sandbox layer's environment registry: baseline hash,
+ * toolchain lock and size of each built environment, and the outcome of re-hashing it.
+ */
+
+/**
+ * Upsert the `environments` row for a built environment (by name): its baseline hash,
+ * toolchain lock and size. A quarantine is never cleared here, not even by a rebuild;
+ * clearing is an explicit admin action (`setQuarantine` in server/reviews/environments.ts).
+ */
+export async function recordEnvironment(db: Db, env: Environment): Promise<void> {
+  const row = {
+    name: env.name, contentHash: env.hash, toolchainLock: env.toolchainLock, manifestPath: env.manifestPath,
+    fileCount: env.fileCount, totalBytes: env.totalBytes,
+  };
+  await db.insert(environments).values(row).onConflictDoUpdate({ target: environments.name, set: row });
+}
+
+/**
+ * Register an environment's row only if its name has none yet (a worker's first start on
+ * it). An existing row is left alone: a baseline that differs from this host's build is
+ * drift the review view should show, not something a start silently overwrites.
+ */
+export async function registerEnvironment(db: Db, env: Environment): Promise<void> {
+  await db.insert(environments).values({
+    name: env.name, contentHash: env.hash, toolchainLock: env.toolchainLock, manifestPath: env.manifestPath,
+    fileCount: env.fileCount, totalBytes: env.totalBytes,
+  }).onConflictDoNothing({ target: environments.name });
+}
+
+/** Mark a verification: a pass stamps lastVerifiedAt, a failure quarantines the environment. */
+export async function recordVerification(db: Db, env: Environment, v: VerifyResult): Promise<void> {
+  const set = v.ok
+    ? { lastVerifiedAt: new Date() }
+    : { quarantinedAt: new Date(), quarantineReason: v.problems.slice(0, 10).join('; ').slice(0, 2000) };
+  await db.update(environments).set(set).where(eq(environments.name, env.name));
+}

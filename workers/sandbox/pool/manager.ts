@@ -1,0 +1,273 @@
+import { resolveEnvironment, type Environment } from '../env/env-store';
+import { QuotaLedger, detectHostCapacity, type HostCapacity } from '../limits/quota';
+import type { Sandbox, SandboxRuntime } from '../runtimes/runtime';
+import { checkedRuntime } from '../runtimes/runtimes';
+import { sweepDeadSandboxes, type SweepReport } from './sweep';
+import { SandboxError, limitsSchema, type ExecOptions, type ExecResult, type Limits, type LimitsInput } from '../types';
+import { SandboxAudit } from './audit';
+import { verifyThread } from '../env/verify-thread';
+import { EnvironmentGate } from '../env/env-gate';
+import type { SandboxRecords } from '../ports';
+import { runtimeOptions, type RuntimeOptions } from '../runtimes/options';
+import path from 'node:path';
+import { settings } from '@/core/settings';
+
+export type ManagerOptions = {
+  dataDir: string;
+  storeDir?: string;
+  /**
+   * Audit rows, `sandboxes` rows, environment registration and the quarantine check, when
+   * there is a database (server/environments/sandbox-records.ts builds them)
+   */
+  records?: SandboxRecords;
+  actor?: string;
+  workerId?: string;
+  capacity?: HostCapacity;
+  reserve?: number;
+  /** idle sandboxes kept per (environment, runtime, limits) key */
+  maxIdlePerKey?: number;
+  /** idle sandboxes older than this are destroyed (pool shrink) */
+  idleTtlMs?: number;
+  /** how long a quarantine lookup is reused (default 1.5 s) */
+  quarantineCacheMs?: number;
+  /** host binaries and fast paths (default: from settings) */
+  runtime?: RuntimeOptions;
+};
+
+export type AcquireSpec = {
+  runtime?: string;
+  env?: string;
+  limits?: LimitsInput;
+  allow?: string[];
+};
+
+export type ExecContext = { runId?: string; episodeId?: string };
+
+type Idle = { sandbox: Sandbox; since: number };
+
+/**
+ * Owns the sandboxes of one worker: resolves runtimes (refusing missing ones) and
+ * environments, admits quotas, keeps a warm pool per (environment, runtime, limits) that
+ * is reset between uses, shrinks it when idle, sweeps a dead predecessor's leftovers on
+ * start and destroys everything on close.
+ */
+export class SandboxManager {
+  readonly ledger: QuotaLedger;
+  readonly storeDir: string;
+  readonly sweep: SweepReport;
+  private readonly runtimes = new Map<string, SandboxRuntime>();
+  private readonly envs = new Map<string, Environment>();
+  private readonly idle = new Map<string, Idle[]>();
+  private readonly busy = new Map<Sandbox, string>();
+  private readonly audit: SandboxAudit;
+  private readonly gate?: EnvironmentGate;
+  private readonly runtimeOptions: RuntimeOptions;
+  private shrinkTimer?: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(readonly opts: ManagerOptions) {
+    this.runtimeOptions = opts.runtime ?? runtimeOptions();
+    this.storeDir = opts.storeDir ?? settings().CRUCIBLE_ENV_STORE ?? path.join(opts.dataDir, 'envs');
+    this.sweep = sweepDeadSandboxes(opts.dataDir);
+    this.ledger = new QuotaLedger(opts.capacity ?? detectHostCapacity(opts.dataDir), opts.reserve ?? 0.3);
+    this.audit = new SandboxAudit(opts.records, opts.actor ?? 'system:sandbox', opts.workerId);
+    if (opts.records) this.gate = new EnvironmentGate(opts.records.environments, opts.records.quarantine, opts.quarantineCacheMs);
+    const ttl = opts.idleTtlMs ?? 30_000;
+    this.shrinkTimer = setInterval(() => this.shrink(ttl), Math.max(1000, ttl / 2));
+    this.shrinkTimer.unref();
+  }
+
+  runtime(name: string): SandboxRuntime {
+    let rt = this.runtimes.get(name);
+    if (!rt) {
+      rt = checkedRuntime(name, this.runtimeOptions);
+      this.runtimes.set(name, rt);
+    }
+    return rt;
+  }
+
+  environment(name: string): Environment {
+    let env = this.envs.get(name);
+    if (!env) {
+      env = resolveEnvironment(name, this.storeDir);
+      this.envs.set(name, env);
+    }
+    return env;
+  }
+
+  limits(input: LimitsInput = {}): Limits {
+    return this.ledger.clampDefaults(limitsSchema.parse(input), input as Partial<Limits>);
+  }
+
+  private key(rt: string, env: Environment, l: Limits, allow: string[]): string {
+    return JSON.stringify([rt, env.hash, l, [...allow].sort()]);
+  }
+
+  /** A sandbox ready to exec: a warm one from the pool when available, else a new one. */
+  async acquire(spec: AcquireSpec = {}): Promise<Sandbox> {
+    if (this.closed) throw new SandboxError('sandbox manager is closed', 'internal');
+    const rtName = spec.runtime ?? 'bwrap';
+    const rt = this.runtime(rtName);
+    const env = this.environment(spec.env ?? 'default');
+    // registers the baseline row and refuses a quarantined environment (cached briefly)
+    await this.gate?.assertUsable(env);
+    const limits = this.limits(spec.limits);
+    const allow = spec.allow ?? [];
+    const key = this.key(rtName, env, limits, allow);
+    const warm = this.idle.get(key)?.pop();
+    if (warm) {
+      this.busy.set(warm.sandbox, key);
+      warm.sandbox.arm(); // its start: the environment is checked before its next exec
+      this.audit.state(warm.sandbox, 'busy');
+      return warm.sandbox;
+    }
+    this.admitEvictingIdle(limits);
+    let sb: Sandbox;
+    try {
+      sb = rt.create({ env, limits, dataDir: this.opts.dataDir, allow });
+    } catch (e) {
+      this.ledger.release(limits);
+      throw e;
+    }
+    try {
+      await sb.prepared;
+    } catch (e) {
+      sb.destroy();
+      this.ledger.release(limits);
+      throw e;
+    }
+    this.busy.set(sb, key);
+    await this.audit.created(sb, env);
+    return sb;
+  }
+
+  /** Admit a new sandbox, destroying idle pooled ones (oldest first) when that makes room. */
+  private admitEvictingIdle(limits: Limits): void {
+    for (;;) {
+      try {
+        this.ledger.admit(limits);
+        return;
+      } catch (e) {
+        let oldest: { key: string; i: number; since: number } | undefined;
+        for (const [key, list] of this.idle) {
+          list.forEach((it, i) => {
+            if (!oldest || it.since < oldest.since) oldest = { key, i, since: it.since };
+          });
+        }
+        if (!oldest) throw e;
+        const list = this.idle.get(oldest.key)!;
+        const [victim] = list.splice(oldest.i, 1);
+        if (list.length === 0) this.idle.delete(oldest.key);
+        victim!.sandbox.destroy();
+        this.ledger.release(victim!.sandbox.spec.limits);
+        void this.audit.destroyed(victim!.sandbox);
+      }
+    }
+  }
+
+  /** Create `n` idle sandboxes ahead of demand. */
+  async prewarm(spec: AcquireSpec, n: number): Promise<void> {
+    const made: Sandbox[] = [];
+    for (let i = 0; i < n; i++) made.push(await this.acquire(spec));
+    for (const sb of made) await this.release(sb);
+  }
+
+  /** Back to the pool after a reset (or destroyed when the pool is full or the reset fails). */
+  async release(sb: Sandbox): Promise<void> {
+    const key = this.busy.get(sb);
+    this.busy.delete(sb);
+    if (key === undefined) return;
+    const max = this.opts.maxIdlePerKey ?? 4;
+    const room = () => !this.closed && !sb.destroyed && (this.idle.get(key)?.length ?? 0) < max;
+    if (room()) {
+      try {
+        await sb.reset();
+        // re-read after the (possibly async) reset: other releases may have filled the pool
+        if (room()) {
+          const list = this.idle.get(key) ?? [];
+          list.push({ sandbox: sb, since: Date.now() });
+          this.idle.set(key, list);
+          this.audit.state(sb, 'warm');
+          return;
+        }
+      } catch {
+        /* a sandbox that cannot be reset is destroyed */
+      }
+    }
+    await this.destroy(sb);
+  }
+
+  async destroy(sb: Sandbox): Promise<void> {
+    this.busy.delete(sb);
+    if (sb.destroyed) return;
+    sb.destroy();
+    this.ledger.release(sb.spec.limits);
+    await this.audit.destroyed(sb);
+  }
+
+  /** Acquire, copy files in, run, audit, release: one call per command. */
+  async exec(spec: AcquireSpec & { files?: { dest: string; data: Buffer | string; mode?: number }[] }, cmd: string[], opts: ExecOptions = {}, ctx: ExecContext = {}): Promise<ExecResult> {
+    let sb: Sandbox;
+    try {
+      sb = await this.acquire(spec);
+    } catch (e) {
+      // a quarantined environment: the start is refused like a failed environment check
+      if (e instanceof SandboxError && e.kind === 'env_mismatch') return this.refused(spec, e.message);
+      throw e;
+    }
+    try {
+      for (const f of spec.files ?? []) sb.putFile(f.dest, f.data, f.mode);
+      const result = await sb.exec(cmd, opts);
+      await this.audit.exec(sb, cmd, result, ctx);
+      if (result.status === 'env_mismatch') {
+        this.envs.delete(spec.env ?? 'default');
+        await this.audit.envMismatch(sb, result.error ?? '');
+        await this.destroy(sb);
+      }
+      return result;
+    } finally {
+      await this.release(sb);
+    }
+  }
+
+  private refused(spec: AcquireSpec, error: string): ExecResult {
+    return {
+      status: 'env_mismatch', exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, durationMs: 0,
+      envHash: this.environment(spec.env ?? 'default').hash, runtime: this.runtime(spec.runtime ?? 'bwrap').name, sandboxId: '',
+      usage: { cpuMs: 0, maxRssMb: 0 }, error,
+    };
+  }
+
+  /** Destroy idle sandboxes that waited longer than `ttlMs`. */
+  shrink(ttlMs = 0): number {
+    const now = Date.now();
+    let n = 0;
+    for (const [key, list] of this.idle) {
+      const keep = list.filter((i) => now - i.since < ttlMs);
+      for (const i of list) {
+        if (!keep.includes(i)) {
+          void this.destroy(i.sandbox);
+          n++;
+        }
+      }
+      if (keep.length) this.idle.set(key, keep);
+      else this.idle.delete(key);
+    }
+    return n;
+  }
+
+  stats() {
+    let idle = 0;
+    for (const l of this.idle.values()) idle += l.length;
+    return { idle, busy: this.busy.size, quota: this.ledger.inUse, admissible: this.ledger.admissible };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.shrinkTimer);
+    for (const list of this.idle.values()) for (const i of list) await this.destroy(i.sandbox);
+    this.idle.clear();
+    for (const sb of [...this.busy.keys()]) await this.destroy(sb);
+    verifyThread.close();
+  }
+}

@@ -1,0 +1,32 @@
+import { ociRuntimeSetting, runtimeTarget, sandboxRuntimeName } from '@/core/sandbox-runtimes';
+import { BwrapRuntime } from './bwrap';
+import { OciRuntime } from './oci';
+import { runtimeOptions, type RuntimeOptions } from './options';
+import type { SandboxRuntime } from './runtime';
+import { SandboxError } from '../types';
+
+/**
+ * Runtime names come from the fixed list in core/sandbox-runtimes.ts: `bwrap`; `oci` (the
+ * OCI runtime in CRUCIBLE_OCI_RUNTIME, default crun); `oci:crun`, `oci:runc`, `oci:runsc`,
+ * `oci:kata-runtime`, `oci:youki`, the bare binaries, and `gvisor`/`kata` as aliases.
+ * Anything else (`oci:echo`, `oci:/bin/sh`) is refused: it would run that host binary as
+ * root. A runtime that is not installed is refused by `check()` with what to install;
+ * nothing falls back to a weaker one.
+ */
+export function runtimeByName(name: string, options: RuntimeOptions = runtimeOptions()): SandboxRuntime {
+  const parsed = sandboxRuntimeName.safeParse(name);
+  if (!parsed.success) throw new SandboxError(parsed.error.issues[0]!.message, 'config');
+  const target = runtimeTarget(parsed.data);
+  if (target.kind === 'bwrap') return new BwrapRuntime(options);
+  if (target.kind === 'oci') return new OciRuntime(target.binary, options);
+  const setting = ociRuntimeSetting.safeParse(options.ociRuntime);
+  if (!setting.success) throw new SandboxError(setting.error.issues[0]!.message, 'config');
+  return new OciRuntime(setting.data, options);
+}
+
+/** The runtime, verified to be installed (throws a SandboxError naming the package otherwise). */
+export function checkedRuntime(name: string, options: RuntimeOptions = runtimeOptions()): SandboxRuntime {
+  const rt = runtimeByName(name, options);
+  rt.check();
+  return rt;
+}
