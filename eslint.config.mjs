@@ -1,7 +1,21 @@
 import next from 'eslint-config-next/core-web-vitals';
 import nextTs from 'eslint-config-next/typescript';
 
-export default [
+// Layers (docs/architecture.md): core/ <- libraries (workers/sandbox, workers/policy,
+// workers/scheduler) <- platform (db/, server/, workers' processes, cli/) ; app/ and components/
+// see core/, components/ and the API's types only. Checked on resolved paths (relative, `@/` and
+// dynamic imports alike) by import/no-restricted-paths, whose resolver eslint-config-next sets.
+const LIBRARIES = ['workers/sandbox', 'workers/policy', 'workers/scheduler'];
+const libraryFiles = LIBRARIES.map((d) => `${d}/**/*.{ts,tsx}`);
+// test code inside the libraries: tests, their fixtures and the shared test support
+const libraryTestFiles = LIBRARIES.flatMap((d) => [`${d}/**/*.test.ts`, `${d}/**/fixtures/**`, `${d}/test-support.ts`]);
+// the live scheduler's integration tests (below: they may use server/)
+const libraryIntegrationTests = ['workers/scheduler/live.test.ts', 'workers/scheduler/live-pass.test.ts', 'workers/scheduler/rl-preempt.test.ts'];
+// what a library never imports: the platform, the UI, the CLI and the worker processes
+const aboveLibraries = ['./server', './app', './components', './cli', './scripts', './workers/jobs', './workers/rl', './workers/process', './workers/sandbox-worker', './workers/reviews', './workers/maintenance', './workers/metrics', './workers/supervisor.ts'];
+const layerMessage = 'breaks the layers (docs/architecture.md): declare what the library needs as an interface in the library (see workers/sandbox/ports.ts) and implement it in server/';
+
+const config = [
   { ignores: ['node_modules/**', '.next/**', '.data/**', '.test-data/**', 'db/migrations/**', 'next-env.d.ts', 'test-results/**', 'playwright-report/**'] },
   ...next,
   ...nextTs,
@@ -39,10 +53,93 @@ export default [
     ],
     rules: { 'no-restricted-properties': 'off' },
   },
+  // core/ is the contract every layer shares, so it imports nothing from the project.
   {
-    // TODO(issue 14): P3/P5 remove. Not yet moved to core/settings.ts: the sandbox, policy,
-    // scheduler and RL libraries, and the envInt helper they still import.
-    files: ['workers/sandbox/**', 'workers/policy/**', 'workers/scheduler/**', 'workers/rl/**', 'workers/runtime/settings.ts'],
+    files: ['core/**/*.{ts,tsx}'],
+    rules: {
+      'import/no-restricted-paths': ['error', {
+        basePath: import.meta.dirname,
+        zones: [{ target: './core', from: '.', except: ['./core', './node_modules'], message: 'core/ imports nothing from the project: move what it needs into core/' }],
+      }],
+    },
+  },
+  {
+    files: libraryFiles,
+    ignores: [
+      ...libraryTestFiles,
+      // the scheduler worker's process entry (runWorkerProcess): a worker process, not library code
+      'workers/scheduler/main.ts',
+    ],
+    rules: {
+      'import/no-restricted-paths': ['error', {
+        basePath: import.meta.dirname,
+        zones: [{ target: LIBRARIES.map((d) => `./${d}`), from: [...aboveLibraries, './test', './e2e'], message: layerMessage }],
+      }],
+    },
+  },
+  {
+    // Library tests may use the test helpers (test/, workers/jobs/fixtures, a fixture job
+    // handler's JobHandler type), nothing else above the library.
+    files: libraryTestFiles,
+    ignores: libraryIntegrationTests,
+    rules: {
+      'import/no-restricted-paths': ['error', {
+        basePath: import.meta.dirname,
+        zones: [{ target: LIBRARIES.map((d) => `./${d}`), from: aboveLibraries.filter((d) => d !== './workers/jobs'), message: layerMessage }],
+      }],
+    },
+  },
+  {
+    // The live scheduler's integration tests drive the real scheduler process against the
+    // real queue, so they enqueue jobs and create runs through server/ (queue, runs service).
+    files: libraryIntegrationTests,
+    rules: {
+      'import/no-restricted-paths': ['error', {
+        basePath: import.meta.dirname,
+        zones: [{ target: LIBRARIES.map((d) => `./${d}`), from: aboveLibraries.filter((d) => d !== './workers/jobs' && d !== './server'), message: layerMessage }],
+      }],
+    },
+  },
+  {
+    // The UI talks to the platform through tRPC only: `import type { AppRouter }` is fine, a
+    // value import would bundle server code (and the database) into the browser. Route
+    // handlers under app/api/ are server code.
+    files: ['app/**/*.{ts,tsx}', 'components/**/*.{ts,tsx}'],
+    ignores: ['app/api/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [
+          { regex: '^(@/|(\\.\\./)+)server(/|$)', allowTypeImports: true, message: 'the UI imports server/ only as `import type` (e.g. AppRouter): call the API through tRPC' },
+          { regex: '^(@/|(\\.\\./)+)(db|workers|cli|scripts)(/|$)', message: 'the UI imports only core/, components/ and `import type` from server/: call the API through tRPC' },
+        ],
+      }],
+    },
+  },
+  // Type-aware rules: a promise nobody awaits loses its error (an unhandled rejection kills a
+  // worker), and a switch over a union must handle every member when the union grows.
+  {
+    files: ['**/*.{ts,tsx}'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+    },
+  },
+  {
+    files: [
+      // the benchmarks are command-line programs that point their own process at a throwaway
+      // data dir (like a shell would) before openDatabase() and the handlers parse settings
+      'workers/rl/bench.ts',
+      'workers/rl/learning-bench.ts',
+      // test-only knobs, not Crucible settings: a learning-rate override for the learning
+      // test and the differential test's report path / direct-only switch
+      'workers/rl/learning.test.ts',
+      'workers/rl/reward/differential.test.ts',
+      // the reference runner gives its child a minimal environment (PATH only) on purpose
+      'workers/rl/reward/differential/direct.ts',
+    ],
     rules: { 'no-restricted-properties': 'off' },
   },
 ];
+
+export default config;

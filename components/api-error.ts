@@ -1,9 +1,8 @@
 import { TRPCClientError } from '@trpc/client';
 
+// What server/trpc.ts's errorFormatter puts in `data` that the UI reads.
 type ErrorShapeData = {
   code?: string;
-  httpStatus?: number;
-  zodError?: { fieldErrors?: Record<string, string[] | undefined>; formErrors?: string[] } | null;
   issues?: { path: (string | number)[]; message: string }[] | null;
 };
 
@@ -16,30 +15,14 @@ export function errorCode(error: unknown): string | undefined {
 type Issue = { path: (string | number)[]; message: string };
 
 /**
- * Validation issues from a BAD_REQUEST: our errorFormatter sends zod's issues (full paths)
- * in `data.issues`; older shapes (`data.zodError`, JSON in the message) are understood too.
+ * Validation issues from a BAD_REQUEST: our errorFormatter (server/trpc.ts) sends zod's issues
+ * (full paths) in `data.issues`; a BAD_REQUEST a service refused (a DomainError) has none.
  */
 export function validationIssues(error: unknown): Issue[] {
   if (!(error instanceof TRPCClientError)) return [];
   const data = error.data as ErrorShapeData | undefined;
-  if (data?.code !== 'BAD_REQUEST') return [];
-  if (data.issues?.length) return data.issues.map((i) => ({ path: i.path, message: i.message }));
-  const out: Issue[] = [];
-  const fe = data.zodError?.fieldErrors;
-  if (fe) for (const [k, msgs] of Object.entries(fe)) for (const m of msgs ?? []) out.push({ path: k.split('.'), message: m });
-  for (const m of data.zodError?.formErrors ?? []) out.push({ path: [], message: m });
-  if (out.length) return out;
-  try {
-    const parsed = JSON.parse(error.message) as unknown;
-    if (Array.isArray(parsed)) {
-      for (const i of parsed as { path?: (string | number)[]; message?: string }[]) {
-        if (typeof i?.message === 'string') out.push({ path: i.path ?? [], message: i.message });
-      }
-    }
-  } catch {
-    // a plain-text message: no structured issues
-  }
-  return out;
+  if (data?.code !== 'BAD_REQUEST' || !data.issues) return [];
+  return data.issues.map((i) => ({ path: i.path, message: i.message }));
 }
 
 /** A one-line description of what went wrong, readable by an operator. */

@@ -40,7 +40,7 @@ export const settingsSchema = z.object({
   CRUCIBLE_TOKEN: z.string().optional().describe('API token for `CRUCIBLE_URL` (as `--token`)'),
   // Workers and the job queue
   CRUCIBLE_JOB_WORKERS: count.default(1).describe('job-worker processes `npm start` runs (as `--job-workers`)'),
-  CRUCIBLE_JOB_HANDLERS: z.string().optional().describe('module exporting `handlers: JobHandler[]` for job workers (as `--handlers`; unset: workers/jobs/handlers.ts)'),
+  CRUCIBLE_JOB_HANDLERS: z.string().optional().describe('module exporting `handlers: JobHandler[]` for job workers (as `--handlers`; unset: workers/jobs/registry.ts)'),
   CRUCIBLE_JOB_CONCURRENCY: positiveInt.default(2).describe('jobs at once in each job-worker process (as `--concurrency`)'),
   CRUCIBLE_QUEUE_POLL_MS: positiveInt.default(2_000).describe('job workers poll this often when no NOTIFY arrives (as `--poll-ms`)'),
   CRUCIBLE_JOB_DRAIN_MS: positiveInt.default(5_000).describe('on stop, how long a job worker lets in-flight jobs finish (as `--drain-ms`)'),

@@ -9,7 +9,7 @@ import { childEnv } from '@/core/settings';
 import { connect, type Database } from '@/db/client';
 import { ensureDatabase, startEmbeddedPostgres, withDatabase, withUser, type EmbeddedServer } from '@/db/embedded';
 import { applyMigrations } from '@/db/migrate';
-import { connectPrepared, prepareEmbeddedDatabase } from '@/db/runtime';
+import { connectPrepared, prepareEmbeddedDatabase } from '@/db/open-database';
 import { runs } from '@/db/schema';
 import { defaultRunConfig } from '@/core/run-config';
 import { appendAudit, verifyAudit } from '@/server/audit/service';

@@ -1,3 +1,4 @@
+import assert from 'node:assert';
 import { expect, test } from '@playwright/test';
 import { defaultRunConfig } from '@/core/run-config';
 import { database, env, signIn } from './support';
@@ -10,6 +11,7 @@ test('an active run page updates itself as the run progresses, without a reload'
       insert into runs (name, status, config, current_iteration, episodes_total, episodes_done, started_at)
       values (${name}, 'running', ${sql.json({ ...defaultRunConfig, iterations: 5 })}, 0, 40, 0, now())
       returning id`;
+    assert(run !== undefined, 'no row found');
     await signIn(page, 'admin', env.adminPassword);
     await page.goto(`/runs/${run.id}`);
     await expect(page.getByTestId('run-status')).toHaveText('running');

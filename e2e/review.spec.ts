@@ -1,3 +1,4 @@
+import assert from 'node:assert';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { resolveEnvironment } from '@/workers/sandbox/env/env-store';
@@ -22,21 +23,25 @@ async function seedReviewRun() {
     // can re-run the code both on the baseline and on the scored hash.
     const envHash = resolveEnvironment('default', env.envStore ?? path.join(env.dataDir, 'envs')).hash;
     const [suite] = await sql`insert into task_suites (name, description, source) values (${`review-suite-${tag}`}, 'seeded by e2e', 'import') returning id`;
+    assert(suite !== undefined, 'no row found');
     const [task] = await sql`
       insert into tasks (suite_id, external_id, language, prompt, entry_point, tests)
       values (${suite.id}, ${`add-${tag}`}, 'python', ${'def add(a, b):\n    """Return the sum of a and b."""\n'}, 'add',
         ${sql.json({ kind: 'io', cases: [{ input: [2, 3], expected: 5 }, { input: [1, 1], expected: 2 }] })})
       returning id`;
+    assert(task !== undefined, 'no row found');
     const config = { ...defaultRunConfig, suite: `review-suite-${tag}`, review: { ...defaultRunConfig.review, rate: 1, blind: true, doubleReviewShare: 0 } };
     const [run] = await sql`
       insert into runs (name, status, config, suite_id, current_iteration, episodes_total, episodes_done, started_at, finished_at)
       values (${runName}, 'completed', ${sql.json(config)}, ${suite.id}, 1, 3, 3, now() - interval '5 minutes', now()) returning id`;
+    assert(run !== undefined, 'no row found');
     const ids: string[] = [];
     const episodeIds: string[] = [];
     for (let i = 0; i < 3; i++) {
       const [ep] = await sql`
         insert into episodes (run_id, task_id, iteration, group_index, sample_index, status, runtime, env_hash, turns_count, end_reason, started_at, finished_at)
         values (${run.id}, ${task.id}, 0, 0, ${i}, 'scored', 'bwrap', ${envHash}, 2, 'tests_passed', now() - interval '1 minute', now()) returning id`;
+      assert(ep !== undefined, 'no row found');
       // turns store what the policy wrote: the body under the prompt's header, as real episodes do
       await sql`insert into turns (episode_id, index, action, stdout, stderr, exit_code, exec_status)
         values (${ep.id}, 0, ${'    return a - b  # wrong'}, 'FAILED: expected 5, got -1', 'AssertionError', 1, 'ok'),
@@ -45,6 +50,7 @@ async function seedReviewRun() {
         values (${ep.id}, ${[0.5, 0.1, 1][i]!}, ${sql.json({ passRate: [0.5, 0.1, 1][i]!, testsPassed: [1, 0, 2][i]!, testsTotal: 2 })}, ${envHash}, 'harness-e2e')`;
       const [rev] = await sql`insert into reviews (episode_id, run_id, slot, sample_reason, created_at)
         values (${ep.id}, ${run.id}, 0, ${reasons[i]!}, now() - interval '20 years' + ${i} * interval '1 second') returning id`;
+      assert(rev !== undefined, 'no row found');
       ids.push(rev.id);
       episodeIds.push(ep.id);
     }

@@ -1,3 +1,4 @@
+import assert from 'node:assert';
 import type { Sql } from 'postgres';
 import { defaultRunConfig } from '@/core/run-config';
 
@@ -16,19 +17,23 @@ export const seededTurns: SeededTurn[] = [
 export async function seedEpisode(sql: Sql, tag: string) {
   const envHash = `sha256:${'ab12'.repeat(16)}`;
   const [suite] = await sql`insert into task_suites (name, description, source) values (${`e2e-suite-${tag}`}, 'seeded by e2e', 'import') returning id`;
+  assert(suite !== undefined, 'no row found');
   const [task] = await sql`
     insert into tasks (suite_id, external_id, language, prompt, entry_point, tests)
     values (${suite.id}, 'add-two-numbers', 'python', 'Write add(a, b) returning the sum.', 'add', ${sql.json([{ input: [2, 3], expected: 5 }])})
     returning id`;
+  assert(task !== undefined, 'no row found');
   const config = { ...defaultRunConfig, suite: `e2e-suite-${tag}`, iterations: 3, groupSize: 2, tasksPerIteration: 1 };
   const [run] = await sql`
     insert into runs (name, status, config, suite_id, current_iteration, episodes_total, episodes_done, last_reward_mean, started_at, finished_at)
     values (${`seeded-run-${tag}`}, 'completed', ${sql.json(config)}, ${suite.id}, 3, 6, 6, 0.82, now() - interval '5 minutes', now())
     returning id`;
+  assert(run !== undefined, 'no row found');
   const [episode] = await sql`
     insert into episodes (run_id, task_id, iteration, group_index, sample_index, status, runtime, env_hash, turns_count, end_reason, started_at, finished_at)
     values (${run.id}, ${task.id}, 2, 0, 1, 'scored', 'bwrap', ${envHash}, 3, 'tests_passed', now() - interval '40 seconds', now() - interval '31 seconds')
     returning id`;
+  assert(episode !== undefined, 'no row found');
   for (const [i, t] of seededTurns.entries()) {
     await sql`
       insert into turns (episode_id, index, action, stdout, stderr, exit_code, exec_status, policy_ms, sandbox_ms, cpu_ms, max_rss_mb)

@@ -6,7 +6,7 @@ import path from 'node:path';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 register({ tsconfig: path.join(root, 'tsconfig.json') });
-const { main } = await import(pathToFileURL(path.join(root, 'server/cli/main.ts')).href);
+const { main } = await import(pathToFileURL(path.join(root, 'cli/main.ts')).href);
 const code = await main(process.argv.slice(2));
 
 /**

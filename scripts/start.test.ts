@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { afterAll, describe, expect, it } from 'vitest';
+import { assert, afterAll, describe, expect, it } from 'vitest';
 import { connect } from '@/db/client';
 import { runs, workers } from '@/db/schema';
 import { defaultRunConfig } from '@/core/run-config';
@@ -68,6 +68,7 @@ describe('scripts/start.ts --workers-only (embedded database)', () => {
     const users = await db.sql<{ usename: string }[]>`select distinct usename from pg_stat_activity where application_name like 'crucible-%'`;
     expect(users).toEqual([{ usename: 'crucible_app' }]);
     const [run] = await db.db.insert(runs).values({ name: 'survives-restart', config: defaultRunConfig }).returning();
+    assert(run !== undefined, 'no row found');
     await db.close();
     await stop(first);
 

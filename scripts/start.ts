@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { childEnv, settings } from '@/core/settings';
-import { dataDir, openDatabase, type OpenedDatabase } from '@/db/runtime';
+import { dataDir, openDatabase, type OpenedDatabase } from '@/db/open-database';
 import { defaultWorkerSpecs, startSupervisor, type ProcessSpec, type Supervisor } from '@/workers/supervisor';
 import { buildNeeded, buildNext } from './next-build';
 

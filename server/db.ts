@@ -1,4 +1,4 @@
-import { openDatabase, type OpenedDatabase } from '@/db/runtime';
+import { openDatabase, type OpenedDatabase } from '@/db/open-database';
 import type { Db } from '@/db/client';
 
 // One pool per web-server process, shared across requests (and across hot reloads in dev).

@@ -8,7 +8,7 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { childEnv } from '@/core/settings';
-import { PARENT_PID_ENV } from './runtime/worker-process';
+import { PARENT_PID_ENV } from './process/worker-process';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -34,7 +34,7 @@ export function defaultWorkerSpecs(opts: { jobWorkers?: number; handlers?: strin
     tsProcess('maintenance', 'workers/maintenance/main.ts'),
     tsProcess('metrics', 'workers/metrics/main.ts'),
     tsProcess('scheduler', 'workers/scheduler/main.ts'),
-    tsProcess('sandbox', 'workers/sandbox/main.ts'),
+    tsProcess('sandbox', 'workers/sandbox-worker/main.ts'),
     ...Array.from({ length: n }, (_, i) => tsProcess(n === 1 ? 'jobs' : `jobs-${i + 1}`, 'workers/jobs/main.ts', jobArgs)),
   ];
 }
@@ -196,7 +196,7 @@ async function cli(): Promise<void> {
   }
   const jobWorkers = Number(values['job-workers'] ?? 1);
   if (!Number.isInteger(jobWorkers) || jobWorkers < 0) throw new Error(`--job-workers must be a whole number, got ${values['job-workers']}`);
-  const { openDatabase } = await import('@/db/runtime');
+  const { openDatabase } = await import('@/db/open-database');
   const opened = await openDatabase({ appName: 'crucible-supervisor', startEmbedded: false, max: 1 });
   const url = opened.database.url;
   await opened.close();

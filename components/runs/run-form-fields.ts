@@ -1,5 +1,6 @@
 import { defaultRunConfig, type RunConfig } from '@/core/run-config';
 import { SCHEDULING_TIERS } from '@/core/queues';
+import { must } from '@/core/must';
 
 /** One editable config value; `path` is its dotted location in RunConfig. */
 export type FieldSpec = {
@@ -145,10 +146,11 @@ export function configFromValues(values: FormValues): { config: Record<string, u
       v = parts.map(Number);
       if (parts.some((x) => x === '' || !Number.isFinite(Number(x)))) errors[f.path] = 'Enter numbers separated by commas';
     }
-    const keys = f.path.split('.');
+    const parents = f.path.split('.');
+    const leaf = must(parents.pop(), `a key in field path "${f.path}"`);
     let o = config;
-    for (const k of keys.slice(0, -1)) o = (o[k] ??= {}) as Record<string, unknown>;
-    o[keys[keys.length - 1]] = v;
+    for (const k of parents) o = (o[k] ??= {}) as Record<string, unknown>;
+    o[leaf] = v;
   }
   return { config, errors };
 }

@@ -113,7 +113,8 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
         </select>
       );
     } else if (f.path === 'suite' && suiteNames.length > 0) {
-      const opts = suiteNames.includes(values.suite) ? suiteNames : [values.suite, ...suiteNames].filter(Boolean);
+      const suite = values.suite ?? '';
+      const opts = suiteNames.includes(suite) ? suiteNames : [suite, ...suiteNames].filter(Boolean);
       control = (
         <select {...common} onChange={(e) => setValue(f.path, e.target.value)}>
           {opts.map((o) => (

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { dataDir } from '@/db/runtime';
+import { dataDir } from '@/db/open-database';
 import type { DbOrTx } from './service';
 
 /**

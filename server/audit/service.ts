@@ -136,6 +136,6 @@ export async function listAudit(db: Db, opts: { page: number; pageSize: number; 
     opts.targetId ? sql`and ${auditLog.targetId} = ${opts.targetId}` : sql``}`;
   const items = await db.select().from(auditLog).where(where).orderBy(desc(auditLog.seq))
     .limit(opts.pageSize).offset((opts.page - 1) * opts.pageSize);
-  const [{ count }] = await db.select({ count: sql<number>`count(*)::int` }).from(auditLog).where(where);
+  const [{ count } = { count: 0 }] = await db.select({ count: sql<number>`count(*)::int` }).from(auditLog).where(where);
   return { items, total: count };
 }

@@ -135,7 +135,7 @@ describe('login throttling', () => {
     let checked = 0;
     for (let i = 0; i < 60; i++) if ((await login(`random-${i}`, 'wrong', '198.51.100.3')).status === 401) checked++;
     expect(checked).toBeLessThan(30);
-    const [{ n }] = await database.sql<{ n: number }[]>`select count(*)::int as n from login_throttle`;
+    const [{ n } = { n: 0 }] = await database.sql<{ n: number }[]>`select count(*)::int as n from login_throttle`;
     // One per username that got a password check, plus the address; refused ones leave no row.
     expect(n).toBe(checked + 1);
     await database.sql`update login_throttle set expires_at = now() - interval '1 second', audit_window_start = null`;

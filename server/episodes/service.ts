@@ -47,7 +47,7 @@ export async function listEpisodes(db: Db, input: z.input<typeof listEpisodesSch
     .orderBy(desc(episodes.iteration), asc(episodes.groupIndex), asc(episodes.sampleIndex))
     .limit(q.pageSize)
     .offset((q.page - 1) * q.pageSize);
-  const [{ total }] = await db.select({ total: sql<number>`count(*)::int` }).from(episodes).where(where);
+  const [{ total } = { total: 0 }] = await db.select({ total: sql<number>`count(*)::int` }).from(episodes).where(where);
   return { items, total, page: q.page, pageSize: q.pageSize };
 }
 

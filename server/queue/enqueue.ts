@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { jobs } from '@/db/schema';
+import { must } from '@/core/must';
 import { defaultWorkload, workloadInput } from './scheduled';
 import type { Executor } from './types';
 
@@ -48,11 +49,13 @@ export async function enqueue(db: Executor, input: EnqueueInput): Promise<{ id: 
     })
     .onConflictDoNothing({ target: [jobs.queue, jobs.idempotencyKey] })
     .returning({ id: jobs.id });
-  if (inserted.length > 0) return { id: inserted[0].id, created: true };
+  const [created] = inserted;
+  if (created) return { id: created.id, created: true };
   // Conflict: only possible with an idempotency key.
+  const key = must(v.idempotencyKey, `an idempotency key (the insert into ${v.queue} conflicted without one)`);
   const [existing] = await db
     .select({ id: jobs.id })
     .from(jobs)
-    .where(and(eq(jobs.queue, v.queue), eq(jobs.idempotencyKey, v.idempotencyKey!)));
-  return { id: existing.id, created: false };
+    .where(and(eq(jobs.queue, v.queue), eq(jobs.idempotencyKey, key)));
+  return { id: must(existing, `job with idempotency key ${key} on ${v.queue} (the insert conflicted on it)`).id, created: false };
 }

@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { assert, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Database } from '@/db/client';
 import { jobs } from '@/db/schema';
 import { freshDatabase, ownerConnection } from '@/test/database';
@@ -47,7 +47,7 @@ describe('work queue', () => {
     const ids = new Set<number>();
     for (let i = 0; i < 60; i++) ids.add((await enqueue(database.db, { queue, payload: { i } })).id);
     // Two independent connection pools, like two worker processes, racing for the jobs.
-    const pools = [connect(database.url, { max: 4 }), connect(database.url, { max: 4 })];
+    const pools: [Database, Database] = [connect(database.url, { max: 4 }), connect(database.url, { max: 4 })];
     try {
       const drain = async (pool: Database) => {
         const got: number[] = [];
@@ -71,6 +71,7 @@ describe('work queue', () => {
         await tx`select id from jobs where id = ${first.id} for update`;
         const started = Date.now();
         const [got] = await claim(pools[1].db, { queues: [queue2], owner, leaseMs: 10_000 });
+        assert(got !== undefined, 'claim returned no job');
         expect(got.id).toBe(second.id);
         expect(Date.now() - started).toBeLessThan(2_000);
       });
@@ -83,6 +84,7 @@ describe('work queue', () => {
     const queue = nextQueue();
     const { id } = await enqueue(database.db, { queue });
     const [first] = await claim(database.db, { queues: [queue], owner: 'w1', leaseMs: 300 });
+    assert(first !== undefined, 'claim returned no job');
     expect(first).toMatchObject({ id, attempts: 1, state: 'running', leaseOwner: 'w1' });
     expect(await claim(database.db, { queues: [queue], owner: 'w2', leaseMs: 300 })).toEqual([]);
     // Heartbeat keeps it held past the original expiry.
@@ -93,6 +95,7 @@ describe('work queue', () => {
     // No more heartbeats: the lease runs out and another worker takes the job.
     await sleep(350);
     const [second] = await claim(database.db, { queues: [queue], owner: 'w2', leaseMs: 10_000 });
+    assert(second !== undefined, 'claim returned no job');
     expect(second).toMatchObject({ id, attempts: 2, leaseOwner: 'w2' });
     expect(second.leaseToken).not.toBe(first.leaseToken);
 
@@ -115,18 +118,20 @@ describe('work queue', () => {
     const queue = nextQueue();
     const { id } = await enqueue(database.db, { queue });
     const [job] = await claim(database.db, { queues: [queue], owner, leaseMs: 150 });
+    assert(job !== undefined, 'claim returned no job');
     await sleep(250);
     const r = await complete(database.db, id, job.leaseToken, async (tx) => {
       await tx.execute(sql`insert into effects (job_id) values (${id})`);
     });
     expect(r.completed).toBe(false);
-    expect((await database.sql`select count(*)::int as n from effects where job_id = ${id}`)[0].n).toBe(0);
+    expect((await database.sql`select count(*)::int as n from effects where job_id = ${id}`)[0]?.n).toBe(0);
   });
 
   it('completes idempotently: the effect and the done mark commit together, once', async () => {
     const queue = nextQueue();
     const { id } = await enqueue(database.db, { queue });
     const [job] = await claim(database.db, { queues: [queue], owner, leaseMs: 10_000 });
+    assert(job !== undefined, 'claim returned no job');
     const effect = async (tx: Tx) => {
       await tx.execute(sql`insert into effects (job_id) values (${id}) on conflict (job_id) do update set n = effects.n + 1`);
     };
@@ -135,21 +140,24 @@ describe('work queue', () => {
     expect(results.find((r) => !r.completed)).toEqual({ completed: false, reason: 'job already completed' });
     expect(await complete(database.db, id, job.leaseToken, effect)).toEqual({ completed: false, reason: 'job already completed' });
     const [row] = await database.sql`select n from effects where job_id = ${id}`;
+    assert(row !== undefined, 'no row found');
     expect(row.n).toBe(1);
     const [done] = await database.db.select().from(jobs).where(eq(jobs.id, id));
+    assert(done !== undefined, 'no row found');
     expect(done.state).toBe('done');
     expect(done.finishedAt).toBeInstanceOf(Date);
 
     // A failing effect rolls back: nothing applied, the job is still held and can be failed.
     const { id: id2 } = await enqueue(database.db, { queue });
     const [job2] = await claim(database.db, { queues: [queue], owner, leaseMs: 10_000 });
+    assert(job2 !== undefined, 'claim returned no job');
     await expect(
       complete(database.db, id2, job2.leaseToken, async (tx) => {
         await tx.execute(sql`insert into effects (job_id) values (${id2})`);
         throw new Error('effect broke');
       }),
     ).rejects.toThrow('effect broke');
-    expect((await database.sql`select count(*)::int as n from effects where job_id = ${id2}`)[0].n).toBe(0);
+    expect((await database.sql`select count(*)::int as n from effects where job_id = ${id2}`)[0]?.n).toBe(0);
     expect(await fail(database.db, id2, job2.leaseToken, new Error('effect broke'))).toMatchObject({ outcome: 'retry' });
   });
 
@@ -181,9 +189,11 @@ describe('work queue', () => {
     const queue = nextQueue();
     const { id } = await enqueue(database.db, { queue });
     const [job] = await claim(database.db, { queues: [queue], owner, leaseMs: 10_000 });
+    assert(job !== undefined, 'claim returned no job');
     const r = await fail(database.db, id, job.leaseToken, new Error('flaky'), { backoff: { baseMs: 400, maxMs: 10_000 } });
     expect(r).toMatchObject({ outcome: 'retry', attempts: 1 });
     const [row] = await database.db.select().from(jobs).where(eq(jobs.id, id));
+    assert(row !== undefined, 'no row found');
     expect(row).toMatchObject({ state: 'queued', leaseToken: null, attempts: 1 });
     expect(row.lastError).toContain('flaky');
     // Not runnable until the backoff has passed.
@@ -206,6 +216,7 @@ describe('work queue', () => {
     await sleep(10);
     expect(await claim(database.db, { queues: [queue], owner, leaseMs: 10_000 })).toEqual([]);
     const [row] = await database.db.select().from(jobs).where(eq(jobs.id, id));
+    assert(row !== undefined, 'no row found');
     expect(row).toMatchObject({ state: 'dead', attempts: 3 });
     expect(row.lastError).toContain('boom 3');
     expect(row.lastError).not.toContain('boom 2');
@@ -216,14 +227,17 @@ describe('work queue', () => {
     await sleep(200);
     const { id: id3 } = await enqueue(database.db, { queue });
     const [next] = await claim(database.db, { queues: [queue], owner, leaseMs: 10_000 });
+    assert(next !== undefined, 'claim returned no job');
     expect(next.id).toBe(id3);
     const [row2] = await database.db.select().from(jobs).where(eq(jobs.id, id2));
+    assert(row2 !== undefined, 'no row found');
     expect(row2.state).toBe('dead');
     expect(row2.lastError).toMatch(/lease expired on the last attempt \(worker doomed/);
 
     // Errors that retrying cannot fix go straight to dead.
     const { id: id4 } = await enqueue(database.db, { queue: nextQueue(), maxAttempts: 5 });
     const [job4] = await claim(database.db, { queues: [`t${q}`], owner, leaseMs: 10_000 });
+    assert(job4 !== undefined, 'claim returned no job');
     expect(await fail(database.db, id4, job4.leaseToken, 'bad payload', { retry: false })).toEqual({ outcome: 'dead', attempts: 1 });
   });
 
@@ -231,6 +245,7 @@ describe('work queue', () => {
     const queue = nextQueue();
     const { id } = await enqueue(database.db, { queue });
     const [job] = await claim(database.db, { queues: [queue], owner, leaseMs: 10_000 });
+    assert(job !== undefined, 'claim returned no job');
     expect(await releaseLease(database.db, id, job.leaseToken)).toBe(true);
     const [again] = await claim(database.db, { queues: [queue], owner, leaseMs: 10_000 });
     expect(again).toMatchObject({ id, attempts: 1 });
@@ -253,6 +268,7 @@ describe('work queue', () => {
       setTimeout(() => void enqueue(database.db, { queue, payload: { hello: 1 } }), 50);
       expect(await waiting).toBe('notified');
       const [job] = await claim(listener.db, { queues: [queue], owner, leaseMs: 10_000 });
+      assert(job !== undefined, 'claim returned no job');
       const latency = Date.now() - started - 50;
       expect(job.payload).toEqual({ hello: 1 });
       expect(latency).toBeLessThan(1_000);

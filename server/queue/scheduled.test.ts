@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { assert, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
 import { jobs, runs, workers } from '@/db/schema';
 import { defaultRunConfig, runConfigSchema } from '@/core/run-config';
@@ -25,6 +25,7 @@ describe('scheduled workloads in the queue', () => {
   it('gives RL jobs their run\'s tier and request; other jobs stay unscheduled; bad workloads are refused', async () => {
     const config = runConfigSchema.parse({ ...defaultRunConfig, queue: 'critical', quota: { cpus: 0.25, memoryMb: 4096, scratchMb: 1024 } });
     const [run] = await database.db.insert(runs).values({ name: 'sched-run', config }).returning();
+    assert(run !== undefined, 'no row found');
     const ep = await enqueue(database.db, { queue: 'rl.episode', runId: run.id, payload: {}, priority: 100 });
     expect(await row(ep.id)).toMatchObject({
       tier: 'critical', priority: 100, admittedNode: null,
@@ -34,7 +35,7 @@ describe('scheduled workloads in the queue', () => {
     const learn = await enqueue(database.db, { queue: 'rl.learn', runId: run.id, payload: {} });
     expect(await row(learn.id)).toMatchObject({ tier: 'critical', request: LEARNER_REQUEST });
     const other = await enqueue(database.db, { queue: nextQueue(), runId: run.id });
-    expect((await row(other.id)).tier).toBeNull();
+    expect((await row(other.id))?.tier).toBeNull();
     const explicit = await enqueue(database.db, { queue: nextQueue(), workload: { tier: 'best-effort', queue: 'team-a', request: { gpu: 1 } } });
     expect(await row(explicit.id)).toMatchObject({ tier: 'best-effort', workloadQueue: 'team-a', request: { cpu: 0, gpu: 1 } });
     await expect(enqueue(database.db, { queue: nextQueue(), workload: { tier: 'standard', request: {} } })).rejects.toThrow(/must request some resource/);
@@ -45,6 +46,7 @@ describe('scheduled workloads in the queue', () => {
     const queue = nextQueue();
     const { id } = await enqueue(database.db, { queue, workload });
     const [fallback] = await claim(database.db, { queues: [queue], owner, leaseMs: 10_000 });
+    assert(fallback !== undefined, 'claim returned no job');
     expect(fallback.id).toBe(id);
     expect(await releaseLease(database.db, id, fallback.leaseToken)).toBe(true);
 
@@ -55,11 +57,12 @@ describe('scheduled workloads in the queue', () => {
     expect(await claim(database.db, { queues: [queue], owner, leaseMs: 10_000, node: 'n2' })).toEqual([]);
     expect(await claim(database.db, { queues: [queue], owner, leaseMs: 10_000 })).toEqual([]);
     const [mine] = await claim(database.db, { queues: [queue], owner, leaseMs: 10_000, node: 'n1' });
+    assert(mine !== undefined, 'claim returned no job');
     expect(mine).toMatchObject({ id, admittedNode: 'n1' });
     expect(mine.startedAt).toBeInstanceOf(Date);
     // Unscheduled jobs are claimed as before, by everybody.
     const plain = await enqueue(database.db, { queue });
-    expect((await claim(database.db, { queues: [queue], owner, leaseMs: 10_000 }))[0].id).toBe(plain.id);
+    expect((await claim(database.db, { queues: [queue], owner, leaseMs: 10_000 }))[0]?.id).toBe(plain.id);
 
     // A failed attempt waits out its backoff unadmitted, holding no node.
     expect(await fail(database.db, id, mine.leaseToken, new Error('flaky'), { backoff: { baseMs: 1, maxMs: 1 } })).toMatchObject({ outcome: 'retry' });
@@ -67,7 +70,7 @@ describe('scheduled workloads in the queue', () => {
     // A heartbeat that stopped makes the scheduler count as gone again.
     await database.db.update(workers).set({ heartbeatAt: sql`now() - interval '1 minute'` }).where(eq(workers.id, 'sched-1'));
     await new Promise((r) => setTimeout(r, 5));
-    expect((await claim(database.db, { queues: [queue], owner, leaseMs: 10_000 }))[0].id).toBe(id);
+    expect((await claim(database.db, { queues: [queue], owner, leaseMs: 10_000 }))[0]?.id).toBe(id);
     await database.db.delete(workers).where(eq(workers.id, 'sched-1'));
   });
 
@@ -77,6 +80,7 @@ describe('scheduled workloads in the queue', () => {
     const victim = await enqueue(database.db, { queue, workload: { tier: 'best-effort', request: { cpu: 1 } } });
     await admit(victim.id, 'n1');
     const [held] = await claim(database.db, { queues: [queue], owner, leaseMs: 10_000, node: 'n1' });
+    assert(held !== undefined, 'claim returned no job');
     expect((await heartbeatLease(database.db, victim.id, held.leaseToken, 10_000)).preempted).toBeNull();
 
     const critical = await enqueue(database.db, { queue, workload: { tier: 'critical', request: { cpu: 1 } } });
@@ -95,6 +99,7 @@ describe('scheduled workloads in the queue', () => {
       lastRequeueReason: 'priority: preempted by a test',
     });
     const [started] = await claim(database.db, { queues: [queue], owner, leaseMs: 10_000, node: 'n1' });
+    assert(started !== undefined, 'claim returned no job');
     expect(started.id).toBe(critical.id);
 
     // Preempted while it was failing anyway: the retry must not start out preempted.
@@ -104,6 +109,7 @@ describe('scheduled workloads in the queue', () => {
     await new Promise((r) => setTimeout(r, 5));
     await admit(critical.id, 'n1');
     const [retry] = await claim(database.db, { queues: [queue], owner, leaseMs: 10_000, node: 'n1' });
+    assert(retry !== undefined, 'claim returned no job');
     expect(retry.id).toBe(critical.id);
     expect((await heartbeatLease(database.db, critical.id, retry.leaseToken, 10_000)).preempted).toBeNull();
     await database.db.delete(workers).where(eq(workers.id, 'sched-2'));

@@ -99,7 +99,7 @@ export async function claimNext(db: Db, reviewerId: string, opts: ClaimOptions =
     const id = rows[0]?.id;
     if (!id) {
       if (!exclude.length) return { id: null, skippedLeft: 0 };
-      const [{ n }] = await tx.execute<{ n: number }>(sql`
+      const [{ n } = { n: 0 }] = await tx.execute<{ n: number }>(sql`
         select count(*)::int as n from reviews r where ${claimable(reviewerId, opts)}
           and r.episode_id in (select x.episode_id from reviews x where x.id in ${exclude})`);
       return { id: null, skippedLeft: n };
@@ -180,7 +180,7 @@ export async function listQueue(db: Db, opts: {
     .orderBy(asc(reviews.createdAt), asc(reviews.slot))
     .limit(opts.pageSize).offset(openPage ? 0 : offset);
   if (openPage) items.sort((a, b) => openPage.indexOf(a.id) - openPage.indexOf(b.id));
-  const [{ total }] = await db.select({ total: sql<number>`count(*)::int` }).from(reviews).where(where);
+  const [{ total } = { total: 0 }] = await db.select({ total: sql<number>`count(*)::int` }).from(reviews).where(where);
   return { items, total };
 }
 

@@ -161,7 +161,7 @@ describe('review queue', () => {
     expect(flagged).toBe('py-buggy');
     const marked = await database.db.select().from(rewards).where(eq(rewards.envHash, 'sha256:buggy'));
     expect(marked.every((r) => r.disputed === 'false_negative' && r.correctedValue === 1)).toBe(true);
-    const [{ n }] = await database.db.select({ n: sql<number>`count(*)::int` }).from(jobs).where(sql`${jobs.queue} = 'review.diagnose' and ${jobs.runId} = ${run.id}`);
+    const [{ n } = { n: 0 }] = await database.db.select({ n: sql<number>`count(*)::int` }).from(jobs).where(sql`${jobs.queue} = 'review.diagnose' and ${jobs.runId} = ${run.id}`);
     expect(n).toBe(4);
     const rel = await rev.reviews.reliability({ runId: run.id });
     expect(rel.overall).toMatchObject({ reviewed: 4, disputed: 4, falseNegativeRate: 1 });

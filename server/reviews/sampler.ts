@@ -73,7 +73,7 @@ export async function sampleForReview(tx: DbOrTx, episodeId: string): Promise<Sa
     if ((s > 0 && Math.abs(r - m) > 2 * s) || (s === 0 && Math.abs(r - m) > 0.25)) reasons.push('anomaly:group_outlier');
   }
   if (others.length >= 20) {
-    const [{ chars }] = await tx.select({ chars: sql<number>`coalesce(sum(length(${turns.action})), 0)::int` }).from(turns).where(eq(turns.episodeId, episodeId));
+    const [{ chars } = { chars: 0 }] = await tx.select({ chars: sql<number>`coalesce(sum(length(${turns.action})), 0)::int` }).from(turns).where(eq(turns.episodeId, episodeId));
     const lengths = others.map((o) => o.chars);
     if (chars < quantile(lengths, 0.02)) reasons.push('anomaly:short_trajectory');
     else if (chars > quantile(lengths, 0.98)) reasons.push('anomaly:long_trajectory');
@@ -85,7 +85,7 @@ export async function sampleForReview(tx: DbOrTx, episodeId: string): Promise<Sa
 
   // Coverage: never let the run fall below its rate.
   if (reasons.length === 0) {
-    const [{ sampled }] = await tx.select({ sampled: sql<number>`count(distinct ${reviews.episodeId})::int` }).from(reviews).where(eq(reviews.runId, ep.e.runId));
+    const [{ sampled } = { sampled: 0 }] = await tx.select({ sampled: sql<number>`count(distinct ${reviews.episodeId})::int` }).from(reviews).where(eq(reviews.runId, ep.e.runId));
     const scored = others.length + 1;
     if (sampled < Math.ceil(cfg.rate * scored)) reasons.push('uniform:coverage');
   }

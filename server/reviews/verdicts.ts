@@ -4,6 +4,7 @@ import { diagnoses, environments, reviewEvents, reviews, rewards } from '@/db/sc
 import { appendAudit, type DbOrTx } from '@/server/audit/service';
 import { DomainError } from '@/server/errors';
 import { JOB_QUEUES } from '@/core/queues';
+import { must } from '@/core/must';
 import { enqueue } from '@/server/queue';
 import type { Verdict } from './kappa';
 
@@ -66,7 +67,9 @@ async function markReward(tx: DbOrTx, episodeId: string) {
 
 /** Flag the environment when disputed verdicts cluster on its hash. Returns the flagged name, if any. */
 async function flagEnvironmentIfClustered(tx: DbOrTx, episodeId: string): Promise<string | null> {
-  const [{ envHash }] = await tx.select({ envHash: rewards.envHash }).from(rewards).where(eq(rewards.episodeId, episodeId));
+  const [reward] = await tx.select({ envHash: rewards.envHash }).from(rewards).where(eq(rewards.episodeId, episodeId));
+  // a reviewed episode was scored, so its reward row exists
+  const { envHash } = must(reward, `a reward row for reviewed episode ${episodeId}`);
   const [stats] = await tx.execute<{ reviewed: number; disputed: number }>(sql`
     select count(*)::int as reviewed, count(*) filter (where r.verdict in ('false_negative','false_positive'))::int as disputed
     from reviews r join rewards w on w.episode_id = r.episode_id

@@ -116,7 +116,7 @@ export async function listRuns(db: Db, input: z.input<typeof listRunsSchema>) {
   const where = conds.length ? and(...conds) : undefined;
   const items = await db.select().from(runs).where(where).orderBy(desc(runs.createdAt), desc(runs.id))
     .limit(q.pageSize).offset((q.page - 1) * q.pageSize);
-  const [{ total }] = await db.select({ total: sql<number>`count(*)::int` }).from(runs).where(where);
+  const [{ total } = { total: 0 }] = await db.select({ total: sql<number>`count(*)::int` }).from(runs).where(where);
   return { items, total, page: q.page, pageSize: q.pageSize };
 }
 

@@ -22,7 +22,7 @@ export async function saveSuite(db: DbOrTx, suite: { name: string; description?:
   return db.transaction(async (tx) => {
     const [existing] = await tx.select().from(taskSuites).where(eq(taskSuites.name, suite.name));
     if (existing && !opts.replace) {
-      const [{ n }] = await tx.select({ n: sql<number>`count(*)::int` }).from(tasks).where(eq(tasks.suiteId, existing.id));
+      const [{ n } = { n: 0 }] = await tx.select({ n: sql<number>`count(*)::int` }).from(tasks).where(eq(tasks.suiteId, existing.id));
       if (n > 0) throw new DomainError('CONFLICT', `suite "${suite.name}" already has ${n} tasks; pass --replace to replace them or choose another --suite name`);
     }
     const [row] = existing

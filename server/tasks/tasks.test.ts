@@ -36,7 +36,7 @@ describe('task import', () => {
     expect(msg).toMatch(/line 5: tests: a task needs at least one test/);
     expect(msg).toMatch(/line 6: duplicate task id "inc" \(first on line 1\)/);
     expect(msg).not.toMatch(/line 1:/);
-    const [{ n }] = await database.sql`select count(*)::int as n from task_suites where name = 'broken'`;
+    const [{ n } = { n: 0 }] = await database.sql`select count(*)::int as n from task_suites where name = 'broken'`;
     expect(n).toBe(0);
   });
 

@@ -1,7 +1,8 @@
 import type { Db, Sql } from '@/db/client';
 import { PREEMPT_CHANNEL } from '@/core/queues';
+import { at } from '@/core/must';
 import { claim, complete, fail, heartbeatLease, JobWakeup, releaseLease, yieldPreempted, type ClaimedJob } from '@/server/queue';
-import { DEFAULT_LEASE_MS, PermanentJobError, validatedPayload, type JobHandler } from './handler';
+import { DEFAULT_LEASE_MS, PermanentJobError, validatedPayload, type JobHandler } from './job-handler';
 
 export type JobLoopOptions = {
   db: Db;
@@ -79,7 +80,7 @@ export async function runJobLoop(o: JobLoopOptions): Promise<void> {
       // Rotate the starting queue so one busy queue cannot starve the others.
       turn = (turn + 1) % o.handlers.length;
       for (let i = 0; i < o.handlers.length && !o.signal.aborted; i++) {
-        const handler = o.handlers[(turn + i) % o.handlers.length];
+        const handler = at(o.handlers, (turn + i) % o.handlers.length, 'a job handler');
         if (o.node) {
           const jobs = await tryClaim(handler, ADMITTED_BATCH, 'admitted');
           for (const job of jobs) start(handler, job, true);

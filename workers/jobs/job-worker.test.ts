@@ -1,12 +1,13 @@
 import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, assert, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
 import { jobs } from '@/db/schema';
+import { must } from '@/core/must';
 import { enqueue } from '@/server/queue';
 import { freshDatabase, ownerConnection } from '@/test/database';
-import { markLostWorkers } from '@/workers/runtime/registration';
-import type { JobHandler } from './handler';
+import { markLostWorkers } from '@/workers/process/registration';
+import type { JobHandler } from './job-handler';
 import { runJobLoop } from './job-loop';
 import { alive, startTs, testHandlers, waitFor, type Proc } from './fixtures/processes';
 
@@ -76,12 +77,12 @@ describe('job workers (real processes)', () => {
 
     await waitFor('all jobs to be done', async () => {
       const [r] = await rows<{ n: number }>(sql`select count(*)::int as n from jobs where queue = 'test.counter' and state = 'done'`);
-      return r.n === N;
+      return r?.n === N;
     }, 30_000, 100);
 
     // Exactly once: the counter equals the number of jobs and each job has one effect row.
     const [counter] = await rows<{ n: number }>(sql`select n from counters where name = 'jobs'`);
-    expect(counter.n).toBe(N);
+    expect(counter?.n).toBe(N);
     const effects = await rows<{ job_id: number; pid: number }>(sql`select job_id::int, pid from effects order by job_id`);
     expect(effects.map((e) => e.job_id)).toEqual(ids);
 
@@ -91,7 +92,7 @@ describe('job workers (real processes)', () => {
       [a.pid, 1],
       [b.pid, 2],
     ]);
-    const reclaimDelay = new Date(starts[1].at).getTime() - killedAt;
+    const reclaimDelay = new Date(must(starts[1], 'the re-claimed start of the victim').at).getTime() - killedAt;
     expect(reclaimDelay).toBeGreaterThan(0);
     // Lease expiry plus a poll interval and a busy slot; generous for loaded CI machines.
     expect(reclaimDelay).toBeLessThan(LEASE_MS + 5_000);
@@ -104,13 +105,13 @@ describe('job workers (real processes)', () => {
     const lost = await waitFor('A to be marked lost', async () => (await markLostWorkers(database.db, 1_000)).find((w) => w.pid === a.pid), 5_000, 200);
     expect(lost.pid).toBe(a.pid);
     const [bRow] = await rows<{ status: string }>(sql`select status from workers where pid = ${b.pid}`);
-    expect(bRow.status).toBe('running');
+    expect(bRow?.status).toBe('running');
 
     // A failing handler: retried with backoff, then dead-lettered with its last error.
     const { id: broken } = await enqueue(database.db, { queue: 'test.broken', maxAttempts: 3 });
     const dead = await waitFor('the broken job to be dead', async () => {
       const [r] = await rows<{ state: string; attempts: number; last_error: string }>(sql`select state, attempts, last_error from jobs where id = ${broken}`);
-      return r.state === 'dead' && r;
+      return r?.state === 'dead' && r;
     }, 10_000, 100);
     expect(dead.attempts).toBe(3);
     expect(dead.last_error).toContain('broken on attempt 3');
@@ -119,6 +120,7 @@ describe('job workers (real processes)', () => {
     b.child.kill('SIGTERM');
     expect(await b.exited).toBe(0);
     const [stopped] = await rows<{ status: string; stopped_at: Date | null }>(sql`select status, stopped_at from workers where pid = ${b.pid}`);
+    assert(stopped !== undefined, `no workers row for B (pid ${b.pid})`);
     expect(stopped.status).toBe('stopped');
     expect(stopped.stopped_at).not.toBeNull();
   });

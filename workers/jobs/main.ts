@@ -5,14 +5,15 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { settings } from '@/core/settings';
 import { joinNode, nodeCapacity, nodeName } from '@/workers/scheduler/node';
-import { runWorkerProcess } from '@/workers/runtime/worker-process';
+import { detectCapacity } from '@/workers/process/capacity';
+import { runWorkerProcess } from '@/workers/process/worker-process';
 import { WORKER_KINDS } from '@/core/queues';
-import { handlersFromModule, type JobHandler } from './handler';
+import { handlersFromModule, type JobHandler } from './job-handler';
 import { runJobLoop } from './job-loop';
 
 const usage = `usage: node --import tsx workers/jobs/main.ts [options]
   --handlers <module>   module exporting \`handlers: JobHandler[]\` (env CRUCIBLE_JOB_HANDLERS;
-                        default: workers/jobs/handlers.ts)
+                        default: workers/jobs/registry.ts)
   --concurrency <n>     jobs at once in this process (env CRUCIBLE_JOB_CONCURRENCY, default 2)
   --poll-ms <ms>        polling fallback when no NOTIFY arrives (env CRUCIBLE_QUEUE_POLL_MS, default 2000)
   --drain-ms <ms>       on stop, how long in-flight jobs may finish (env CRUCIBLE_JOB_DRAIN_MS, default 5000)
@@ -28,7 +29,7 @@ function positive(name: string, raw: string | undefined, fallback: number): numb
 }
 
 async function loadHandlers(module: string | undefined): Promise<JobHandler[]> {
-  if (!module) return (await import('./handlers')).handlers;
+  if (!module) return (await import('./registry')).handlers;
   const file = path.resolve(module);
   return handlersFromModule(await import(pathToFileURL(file).href), file);
 }
@@ -54,7 +55,7 @@ const concurrency = positive('concurrency', values.concurrency, s.CRUCIBLE_JOB_C
 const pollMs = positive('poll-ms', values['poll-ms'], s.CRUCIBLE_QUEUE_POLL_MS);
 const drainMs = positive('drain-ms', values['drain-ms'], s.CRUCIBLE_JOB_DRAIN_MS);
 const node = values.node?.trim() || nodeName(s);
-const capacity = nodeCapacity(s);
+const capacity = nodeCapacity(s, detectCapacity);
 
 await runWorkerProcess(WORKER_KINDS.jobs, async (ctx) => {
   try {

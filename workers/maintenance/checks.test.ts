@@ -8,7 +8,7 @@ import { loginThrottle, workers } from '@/db/schema';
 import { AUDIT_WINDOW_MS } from '@/server/auth/throttle';
 import { appendAudit } from '@/server/audit/service';
 import { freshDatabase, ownerConnection } from '@/test/database';
-import { heartbeatWorker, registerWorker } from '@/workers/runtime/registration';
+import { heartbeatWorker, registerWorker } from '@/workers/process/registration';
 import { auditAnchorCheck, lostWorkersCheck, maintenanceChecks, pruneWorkersCheck, runChecks } from './checks';
 
 let database: Database;

@@ -1,7 +1,7 @@
 import type { Db } from '@/db/client';
 import { anchorHead } from '@/server/audit/anchors';
 import { sweep } from '@/server/auth/throttle';
-import { markLostWorkers, pruneEndedWorkers } from '@/workers/runtime/registration';
+import { markLostWorkers, pruneEndedWorkers } from '@/workers/process/registration';
 
 /** A periodic housekeeping task the maintenance worker runs. Returns a line to log, if any. */
 export type MaintenanceCheck = { name: string; everyMs: number; run: (db: Db) => Promise<string | void> };

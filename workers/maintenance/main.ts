@@ -2,7 +2,7 @@
 // housekeeping: marking workers whose heartbeat stopped as lost, forgetting old registrations,
 // anchoring the audit chain's head in <data>/audit-anchors.log, summarising failed-login windows.
 import { settings } from '@/core/settings';
-import { runWorkerProcess } from '@/workers/runtime/worker-process';
+import { runWorkerProcess } from '@/workers/process/worker-process';
 import { WORKER_KINDS } from '@/core/queues';
 import { anchorFile } from '@/server/audit/anchors';
 import { maintenanceChecks, runChecks } from './checks';

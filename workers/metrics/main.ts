@@ -2,7 +2,7 @@
 // this node's CPU/memory/GPU and the cluster's sandbox/queue/run figures in metric_samples;
 // once a minute rolls raw samples up into 1-minute and 10-minute averages and applies retention.
 import { settings } from '@/core/settings';
-import { runWorkerProcess } from '@/workers/runtime/worker-process';
+import { runWorkerProcess } from '@/workers/process/worker-process';
 import { WORKER_KINDS } from '@/core/queues';
 import { rollup } from './rollup';
 import { sampleCluster, sampleNode, storeSamples } from './sampler';

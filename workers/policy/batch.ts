@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NEG_INF } from './model';
-import { f32, i64, type ort } from './runtime';
+import { f32, i64, type ort } from './onnx-session';
 
 /**
  * One training sequence (prompt + completion). Per-token arrays have the sequence's length

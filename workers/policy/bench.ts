@@ -7,7 +7,7 @@ import { Graph } from './onnx/graph';
 import * as o from './onnx/ops';
 import { countParams, ModelConfig } from './model';
 import { Policy } from './policy';
-import { createSession, cudaProviderLibrary, defaultThreads, f32, type Provider } from './runtime';
+import { createSession, cudaProviderLibrary, defaultThreads, f32, type Provider } from './onnx-session';
 import { childEnv, settings } from '@/core/settings';
 
 // `npm run bench -- learner [--gpu] [--sizes 1m,10m] [--steps N] [--rounds N] [--reps N] [--no-torch] [--json]`

@@ -29,14 +29,6 @@ export function learningRate(g: Graph, c: OptimConfig, t: Value): Value {
   });
 }
 
-/** The same schedule in JS, for reporting and tests. */
-export function learningRateAt(c: OptimConfig, t: number): number {
-  const warm = c.warmupSteps > 0 ? Math.min(t / c.warmupSteps, 1) : 1;
-  const span = Math.max(1, c.totalSteps - c.warmupSteps);
-  const progress = Math.min(Math.max((t - c.warmupSteps) / span, 0), 1);
-  return c.lr * warm * (c.minLrRatio + (1 - c.minLrRatio) * 0.5 * (1 + Math.cos(Math.PI * progress)));
-}
-
 export type AdamState = { param: Value; m: Value; v: Value; grad: Value; decay: boolean };
 
 /**

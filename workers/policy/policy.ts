@@ -7,7 +7,7 @@ import { buildInferenceGraph, buildScoreGraph, buildTrainGraph, type TrainGraphS
 import { LossConfig, METRICS, type LossConfigInput, type MetricName } from './losses';
 import { initParams, ModelConfig, ModelFields, paramSpecs } from './model';
 import { OptimConfig, type OptimConfigInput } from './optim';
-import { createSession, f32, ort, type LoadedSession, type Provider } from './runtime';
+import { createSession, f32, ort, type LoadedSession, type Provider } from './onnx-session';
 import { generate, type Completion, type SampleOptionsInput } from './sample';
 import { BYTE_TOKENIZER, Tokenizer } from './tokenizer';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NEG_INF, type ModelConfig } from './model';
 import { Rng } from './rng';
-import { f32, i64, ort } from './runtime';
+import { f32, i64, ort } from './onnx-session';
 
 export const SampleOptions = z.object({
   maxNewTokens: z.number().int().positive().default(64),

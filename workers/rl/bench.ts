@@ -6,10 +6,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { asc, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { openDatabase } from '@/db/runtime';
+import { openDatabase } from '@/db/open-database';
 import { episodes, metricSamples, runs, tasks, turns } from '@/db/schema';
 import type { TaskTests } from '@/core/tasks';
-import type { JobHandler } from '@/workers/jobs/handler';
+import type { JobHandler } from '@/workers/jobs/job-handler';
 import { sandboxEnv } from '@/workers/sandbox/runtimes/bwrap';
 import { defaultStoreDir, ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
 import { SandboxManager } from '@/workers/sandbox/pool/manager';
@@ -243,7 +243,7 @@ export async function main(argv: string[]): Promise<number> {
       policyMsPerTurn: median(perIteration.map((p) => p.policyMsPerTurn)),
     };
     const start = timings.filter((t) => t.queue === 'rl.advance').reduce((a, t) => a + t.runMs, 0);
-    const load = os.loadavg()[0];
+    const [load = NaN] = os.loadavg();
     const result = {
       config: { ...cfg, sftSteps: Number(rlEnv.CRUCIBLE_RL_SFT_STEPS), heldout: Number(rlEnv.CRUCIBLE_RL_HELDOUT_LIMIT), cpus: os.availableParallelism(), loadAverage1m: load },
       run: { wallS, startS: start / 1000, episodes: eps.length, turns: turnRows.length, episodesPerS: eps.length / wallS, rewardMean: metric.filter((m) => m.name === 'reward_mean').sort((a, b) => a.step! - b.step!).map((m) => m.value) },

@@ -4,7 +4,7 @@ import type { Database } from '@/db/client';
 import { auditLog, jobs, runEvents, runs } from '@/db/schema';
 import { verifyAudit } from '@/server/audit/service';
 import { createRun, transitionRun } from '@/server/runs/service';
-import { PermanentJobError, type JobContext, type JobHandler } from '@/workers/jobs/handler';
+import { PermanentJobError, type JobContext, type JobHandler } from '@/workers/jobs/job-handler';
 import { freshDatabase } from '@/test/database';
 import { failRunOnGiveUp } from './give-up';
 

@@ -1,6 +1,6 @@
 import type { ClaimedJob } from '@/server/queue';
 import { tryRunTransition } from '@/server/runs/lifecycle';
-import { PermanentJobError, type JobHandler } from '@/workers/jobs/handler';
+import { PermanentJobError, type JobHandler } from '@/workers/jobs/job-handler';
 
 /**
  * A run whose RL job cannot succeed (a refused checkpoint, a missing runtime, the last

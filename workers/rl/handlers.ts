@@ -7,7 +7,7 @@ import { sandboxRecords } from '@/server/environments/sandbox-records';
 import { sampleForReview } from '@/server/reviews/sampler';
 import { rlSettings, type Settings } from '@/core/settings';
 import type { TaskLanguage, TaskTests } from '@/core/tasks';
-import { PermanentJobError, type JobHandler } from '@/workers/jobs/handler';
+import { PermanentJobError, type JobHandler } from '@/workers/jobs/job-handler';
 import { Policy } from '@/workers/policy/policy';
 import { checkIsolationPolicy } from '@/workers/sandbox/runtimes/isolation';
 import { SandboxManager } from '@/workers/sandbox/pool/manager';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { openDatabase } from '@/db/runtime';
+import { openDatabase } from '@/db/open-database';
 import { episodes, runs } from '@/db/schema';
 import { defaultStoreDir, ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
 import { EDGE_TASKS, LEARNING_CONFIG, formatReport } from './learning-setup';

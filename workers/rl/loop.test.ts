@@ -70,7 +70,7 @@ describe('RL loop end to end (real Postgres, bwrap sandboxes, ONNX policy on CPU
       .where(and(eq(episodes.runId, run.id)));
     expect(rs).toHaveLength(iterations * perIteration);
     expect(rs.every(({ r, v, it }) => v === it && /^sha256:[0-9a-f]{64}$/.test(r.envHash) && r.harnessVersion)).toBe(true);
-    const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(policyVersions).where(eq(policyVersions.runId, run.id));
+    const [{ n } = { n: 0 }] = await db.select({ n: sql<number>`count(*)::int` }).from(policyVersions).where(eq(policyVersions.runId, run.id));
     expect(n).toBe(iterations + 1);
   }, 300_000);
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 // Payload schemas of the RL job kinds, checked by the job loop before a handler runs
-// (workers/jobs/handler.ts `validatedPayload`). Producers: server/runs/lifecycle (rl.advance)
+// (workers/jobs/job-handler.ts `validatedPayload`). Producers: server/runs/lifecycle (rl.advance)
 // and workers/rl/schedule.ts (rl.episode, rl.learn). Extra fields are kept, not refused.
 
 const runId = z.uuid('runId must be the run\'s id (a uuid)');

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { dataDir } from '@/db/runtime';
+import { dataDir } from '@/db/open-database';
 import { policyVersions } from '@/db/schema';
 import type { Executor } from '@/server/queue';
 import type { RunConfig } from '@/core/run-config';
-import { PermanentJobError } from '@/workers/jobs/handler';
+import { PermanentJobError } from '@/workers/jobs/job-handler';
 import { Policy } from '@/workers/policy/policy';
 
 /** Where a run's policy versions live on disk (under the worker's data directory). */

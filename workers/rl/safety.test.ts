@@ -5,6 +5,7 @@ import { episodes, jobs, metricSamples, policyVersions, rewards } from '@/db/sch
 import { setQuarantine } from '@/server/reviews/environments';
 import { createRun, transitionRun } from '@/server/runs/service';
 import { inProcessRl, TINY_RL_ENV, untilRun } from './test-support';
+import { must } from '@/core/must';
 
 const rl = await inProcessRl('safety', TINY_RL_ENV);
 const { db } = rl;
@@ -36,7 +37,7 @@ describe('RL runs refuse what would make rewards untrustworthy', () => {
     }, 60_000);
     const [v1] = await db.select().from(policyVersions).where(and(eq(policyVersions.runId, run.id), eq(policyVersions.version, 1)));
     const bytes = fs.readFileSync(v1!.checkpointPath);
-    bytes[bytes.length - 10] ^= 0xff;
+    bytes[bytes.length - 10] = must(bytes.at(-10), 'a byte in the checkpoint to corrupt') ^ 0xff;
     fs.writeFileSync(v1!.checkpointPath, bytes);
     // a fresh process would load it from disk: drop this process's cached policies
     await rl.closeHandlers();

@@ -9,7 +9,7 @@ import { ownerTag } from './pool/owner';
 import { SandboxManager } from './pool/manager';
 import { launcherUnavailable, sharedLauncher } from './runtimes/launcher';
 import { runtimeOptions } from './runtimes/options';
-import type { Sandbox } from './runtimes/runtime';
+import type { Sandbox } from './runtimes/sandbox-runtime';
 
 /**
  * `npm run bench -- sandbox [--runs N] [--leak-execs N] [--concurrency 1,2,4,8] [--runtime bwrap] [--json]`

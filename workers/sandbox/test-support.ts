@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ensureDefaultEnvironment } from './env/env-store';
 import { SandboxManager, type ManagerOptions } from './pool/manager';
-import { runtimeByName } from './runtimes/runtimes';
+import { runtimeByName } from './runtimes/runtime-by-name';
 
 /**
  * Shared by the sandbox test files: the default environment lives in one store reused

@@ -167,7 +167,7 @@ export async function main(argv: string[]): Promise<number> {
       passMsP99: percentile([...ours.passes].sort((a, b) => a - b), 99),
       decisionUsP50: percentile(ours.steps, 50) * 1000,
       decisionUsP99: percentile(ours.steps, 99) * 1000,
-      decisionUsMax: ours.steps[ours.steps.length - 1] * 1000,
+      decisionUsMax: (ours.steps.at(-1) ?? NaN) * 1000,
       admittedPerRound: ours.admitted / o.rounds,
       preemptedPerRound: ours.preempted / o.rounds,
     },

@@ -131,7 +131,7 @@ describe('scheduling core', () => {
     const first = schedule(state({ nodes, pending: bWork, config }));
     expect(first.admissions).toHaveLength(40);
     expect(first.admissions.at(-1)!.borrowing).toBe(true);
-    expect(first.admissions[0].borrowing).toBe(false);
+    expect(first.admissions[0]?.borrowing).toBe(false);
 
     // team-a submits 10: it reclaims its nominal quota from the borrowed part, newest first.
     const adm = new Map(first.admissions.map((a) => [a.workloadId, a.nodeId]));
@@ -164,7 +164,7 @@ describe('scheduling core', () => {
 
     // Needing 6 cpu on a node of four 2-cpu jobs: the three newest go, never the oldest.
     const r2 = schedule(state({ nodes: [cpuNode('n2', 8)], running: twos, pending: [pending('critical', 6)] }));
-    expect(r2.preemptions.map((p) => p.workloadId).sort()).toEqual([twos[0].id, twos[1].id, twos[2].id].sort());
+    expect(r2.preemptions.map((p) => p.workloadId).sort()).toEqual([twos[0]?.id, twos[1]?.id, twos[2]?.id].sort());
 
     // Equal priority never preempts; best-effort (canPreempt false) never preempts.
     const r3 = schedule(state({ nodes: [cpuNode('n2', 8)], running: twos, pending: [pending('standard', 6), pending('best-effort', 2)] }));
@@ -201,7 +201,7 @@ describe('scheduling core', () => {
     const p = pending('standard', 4);
     const r = schedule(state({ nodes: [lost, late], running: [a, b], pending: [p], config }));
     expect(r.requeues).toEqual([expect.objectContaining({ workloadId: a.id, nodeId: 'lost', reason: 'node-lost' })]);
-    expect(r.requeues[0].message).toMatch(/no heartbeat for 31 s/);
+    expect(r.requeues[0]?.message).toMatch(/no heartbeat for 31 s/);
     // 'late' keeps its work but, suspect, takes nothing new though 4 cpu are free; 'lost' is gone.
     expect(r.admissions).toEqual([]);
     expect(r.waiting).toEqual([{ workloadId: p.id, reason: 'capacity' }]);

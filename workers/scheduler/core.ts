@@ -2,6 +2,7 @@ import { Heap } from './heap';
 import { mayUse, newSlot, PoolIndex, type NodeSlot } from './node-index';
 import { addInto, complete, copy, dominantShare, excess, fits, fitsUnder, reduces, scale, zero, anyPositive } from './resources';
 import type { Resources } from '@/core/resources';
+import { InvariantError } from '@/core/must';
 import type {
   Admission, PendingWorkload, Preemption, Requeue, RunningWorkload, SchedulerState,
   SchedulingResult, TierConfig, QueueConfig, WaitReason, Waiting,
@@ -54,6 +55,13 @@ interface Group {
 }
 
 const EPS = 1e-12;
+
+/** The group's next workload. A group is only built, pushed or ordered while it has one. */
+function headOf(g: Group): PendingWorkload {
+  const w = g.items[g.next];
+  if (!w) throw new InvariantError(`scheduler group for queue ${g.queue.cfg.name} has no workload at ${g.next} of ${g.items.length} (this is a bug)`);
+  return w;
+}
 /** A workload waiting past this fraction of its tier's starvation bound is aged (a node drains for it). */
 const AGING_FRACTION = 0.25;
 /** At most this share of a pool's nodes is held for aged workloads at once. */
@@ -91,7 +99,7 @@ export class SchedulingPass {
     : a.priority !== b.priority ? a.priority > b.priority
     : a.aged !== b.aged ? a.aged
     : Math.abs(a.pushedShare - b.pushedShare) > EPS ? a.pushedShare < b.pushedShare
-    : a.items[a.next].createdAt < b.items[b.next].createdAt,
+    : headOf(a).createdAt < headOf(b).createdAt,
   );
 
   private readonly admissions: Admission[] = [];
@@ -195,7 +203,7 @@ export class SchedulingPass {
     }
     for (const g of groups.values()) {
       g.items.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      g.aged = this.isAged(g.items[0], g.queue);
+      g.aged = this.isAged(headOf(g), g.queue);
       this.heap.push(g);
     }
     for (const pool of this.pools.values()) this.holdsLeft.set(pool, Math.max(1, Math.ceil(pool.nodes.length * MAX_HELD_FRACTION)));
@@ -212,11 +220,12 @@ export class SchedulingPass {
         this.heap.push(g);
         continue;
       }
-      const w = g.items[g.next++];
+      const w = headOf(g);
+      g.next++;
       this.decide(w, g.queue);
       if (g.next < g.items.length) {
         g.pushedShare = g.run.share;
-        g.aged = this.isAged(g.items[g.next], g.queue);
+        g.aged = this.isAged(headOf(g), g.queue);
         this.heap.push(g);
       }
       return true;
@@ -416,12 +425,12 @@ export class SchedulingPass {
       let hi = list.length;
       while (lo < hi) {
         const mid = (lo + hi) >> 1;
-        if (list[mid].w.startedAt > oldEnough) lo = mid + 1;
+        if (list[mid]!.w.startedAt > oldEnough) lo = mid + 1; // lo <= mid < hi <= length
         else hi = mid;
       }
       const free1 = zero();
       for (let i = lo; i < list.length; i++) {
-        const v = list[i];
+        const v = list[i]!; // i < list.length; a plain loop on the preemption hot path
         const node = v.node!;
         if (v.taken || !node.schedulable || !pools.includes(v.pool!) || !mayUse(node, rank, priority)) continue;
         free1.cpu = node.free.cpu + v.w.request.cpu; free1.memoryMb = node.free.memoryMb + v.w.request.memoryMb;
@@ -452,7 +461,7 @@ export class SchedulingPass {
           if (!fits(req, free)) continue;
         }
         const slack = Math.min(free.gpu - req.gpu, free.cpu - req.cpu);
-        const oldest = victims.length ? victims[victims.length - 1].w.startedAt : Infinity;
+        const oldest = victims.at(-1)?.w.startedAt ?? Infinity;
         if (!best || victims.length < best.victims.length
           || (victims.length === best.victims.length && (oldest > best.oldest || (oldest === best.oldest && slack < best.slack)))) {
           best = { pool, node, victims, slack, oldest };
@@ -465,7 +474,12 @@ export class SchedulingPass {
     // Phase 2: quota, cohort and reserve, freeing what still exceeds, newest first anywhere.
     const chosen = [...best.victims];
     freed.clear();
-    for (const v of chosen) if (v.queue) addInto(freed.get(v.queue) ?? (freed.set(v.queue, zero()), freed.get(v.queue)!), v.w.request);
+    for (const v of chosen) {
+      if (!v.queue) continue;
+      let f = freed.get(v.queue);
+      if (!f) freed.set(v.queue, (f = zero()));
+      addInto(f, v.w.request);
+    }
     const deficits = this.deficits(req, q, best.pool, chosen);
     if (anyPositive(deficits.queue) || anyPositive(deficits.cohort) || anyPositive(deficits.reserve)) {
       const inSet = new Set(chosen);

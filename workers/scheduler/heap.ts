@@ -7,16 +7,20 @@ export class Heap<T> {
     return this.items.length;
   }
 
+  // Both sifts move a hole instead of swapping, holding the moving item in a local; the `!`s
+  // read indices just checked against `a.length` (this is the scheduler's hottest loop).
   push(item: T): void {
     const a = this.items;
+    let i = a.length;
     a.push(item);
-    let i = a.length - 1;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!this.less(a[i], a[p])) break;
-      [a[i], a[p]] = [a[p], a[i]];
+      const parent = a[p]!;
+      if (!this.less(item, parent)) break;
+      a[i] = parent;
       i = p;
     }
+    a[i] = item;
   }
 
   pop(): T | undefined {
@@ -25,18 +29,19 @@ export class Heap<T> {
     const top = a[0];
     const last = a.pop()!;
     if (a.length > 0) {
-      a[0] = last;
       let i = 0;
       for (;;) {
         const l = 2 * i + 1;
         const r = l + 1;
         let m = i;
-        if (l < a.length && this.less(a[l], a[m])) m = l;
-        if (r < a.length && this.less(a[r], a[m])) m = r;
+        let mv = last;
+        if (l < a.length && this.less(a[l]!, mv)) { m = l; mv = a[l]!; }
+        if (r < a.length && this.less(a[r]!, mv)) { m = r; mv = a[r]!; }
         if (m === i) break;
-        [a[i], a[m]] = [a[m], a[i]];
+        a[i] = mv;
         i = m;
       }
+      a[i] = last;
     }
     return top;
   }

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assert, afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
+import { must } from '@/core/must';
 import { enqueue } from '@/server/queue';
 import { freshDatabase, ownerConnection } from '@/test/database';
 import { alive, repoRoot, startTs, waitFor, type Proc } from '@/workers/jobs/fixtures/processes';
@@ -85,7 +86,7 @@ const startsOf = (id: number) => rows<{ node: string; attempt: number; ms: numbe
   from sched_starts s join jobs j on j.id = s.job_id where s.job_id = ${id} order by s.at`);
 const resultsOf = (id: number) => rows<{ node: string }>(sql`select node from sched_results where job_id = ${id}`);
 const startedCount = async (ids: number[]) =>
-  (await rows<{ n: number }>(sql`select count(distinct job_id)::int as n from sched_starts where job_id in ${sql`(${sql.join(ids.map((i) => sql`${i}`), sql`, `)})`}`))[0].n;
+  (await rows<{ n: number }>(sql`select count(distinct job_id)::int as n from sched_starts where job_id in ${sql`(${sql.join(ids.map((i) => sql`${i}`), sql`, `)})`}`))[0]?.n;
 const allDone = (ids: number[], timeoutMs = 30_000) =>
   waitFor(`jobs ${ids.join(',')} to be done`, async () => (await jobRows(ids)).every((j) => j.state === 'done'), timeoutMs, 100);
 
@@ -131,12 +132,14 @@ describe('live scheduler (real processes as nodes)', () => {
     const critical = await submit('critical', 300);
     const [admitted] = await waitFor('the critical job to be admitted', async () => {
       const r = await jobRows([critical]);
-      return r[0].admitted_node ? r : undefined;
+      return r[0]?.admitted_node ? r : undefined;
     }, 5_000, 20);
+    assert(admitted !== undefined, 'the critical job has no row');
     const [start] = await waitFor('the critical job to start', async () => {
       const s = await startsOf(critical);
       return s.length ? s : undefined;
     }, 5_000, 20);
+    assert(start !== undefined, 'the critical job has no start');
     console.log(`critical on a saturated cluster: admitted ${admitted.admit_ms!.toFixed(0)} ms after submission, started after ${start.ms.toFixed(0)} ms`);
     expect(admitted.admit_ms!).toBeLessThan(2_000);
     expect(start.ms).toBeLessThan(2_000);
@@ -145,7 +148,8 @@ describe('live scheduler (real processes as nodes)', () => {
     const after = await jobRows(background);
     const victims = after.filter((j) => j.preemptions > 0);
     expect(victims).toHaveLength(1);
-    const victim = victims[0];
+    const [victim] = victims;
+    assert(victim !== undefined, 'no preempted workload');
     expect(victim.last_requeue_reason).toMatch(new RegExp(`^priority: preempted by ${critical} \\(critical`));
 
     await allDone([...background, critical], 30_000);
@@ -157,7 +161,7 @@ describe('live scheduler (real processes as nodes)', () => {
     for (const id of [...background, critical]) expect(await resultsOf(id)).toHaveLength(1);
     const [v] = await jobRows([victim.id]);
     expect(v).toMatchObject({ state: 'done', attempts: 1, preemptions: 1 });
-    expect(nodes.get(vStarts[0].node)!.output()).toContain(`job ${victim.id}: stopped and re-queued after preemption`);
+    expect(nodes.get(must(vStarts[0], 'a start of the victim').node)!.output()).toContain(`job ${victim.id}: stopped and re-queued after preemption`);
   });
 
   it('returns borrowed quota when the lender needs it: the borrower is preempted back to its nominal share', async () => {
@@ -184,6 +188,7 @@ describe('live scheduler (real processes as nodes)', () => {
     // covered by core.test.ts; jobs claimed in one statement tie on their start time here).
     const [held] = await rows<{ n: number }>(sql`
       select count(*)::int as n from jobs where workload_queue = 'team-b' and state = 'running' and preempted_at is null and admitted_node is not null`);
+    assert(held !== undefined, 'no row found');
     expect(held.n).toBe(2);
 
     await allDone([...borrowed, ...lender], 30_000);
@@ -208,7 +213,7 @@ describe('live scheduler (real processes as nodes)', () => {
     }, 15_000, 50);
     const requeueMs = Date.now() - killedAt;
     console.log(`node kill -9: its jobs re-queued ${requeueMs} ms after the kill (node lease ${NODE_LEASE_MS} ms)`);
-    expect(requeued[0].last_requeue_reason).toMatch(/node-lost: node n1 sent no heartbeat/);
+    expect(requeued[0]?.last_requeue_reason).toMatch(/node-lost: node n1 sent no heartbeat/);
 
     await allDone(work, 30_000);
     for (const id of onN1) {
@@ -229,6 +234,7 @@ describe('live scheduler (real processes as nodes)', () => {
     const id = await submit('standard', 100, 'team-a');
     await allDone([id], 10_000);
     const [j] = await jobRows([id]);
+    assert(j !== undefined, 'j is missing');
     console.log(`leader kill -9: standby leading after ${takeover} ms; next job admitted in ${j.admit_ms!.toFixed(0)} ms`);
     expect(j.admitted_node).toBe('n2');
     expect(await resultsOf(id)).toHaveLength(1);

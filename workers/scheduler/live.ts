@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { capacityResources, type NodeCapacity, type Resources } from '@/core/resources';
 import { JOBS_CHANNEL, PREEMPT_CHANNEL } from '@/core/queues';
+import { must } from '@/core/must';
 import { schedule } from './core';
 import type { NodeInfo, PendingWorkload, RunningWorkload, SchedulerConfig, SchedulingResult } from './types';
 
@@ -32,7 +33,7 @@ const ms = (v: unknown): number => (v instanceof Date ? v.getTime() : new Date(S
 export async function loadState(db: Db, opts: { nodeWindowMs?: number } = {}): Promise<LiveState> {
   const window = opts.nodeWindowMs ?? 3_600_000;
   const [clock] = await db.execute<{ now: string }>(sql`select now() as now`);
-  const now = ms(clock.now);
+  const now = ms(must(clock, 'a row from `select now()`').now);
   // A node is the newest registration of each name; its heartbeat the newest of its processes.
   // Lost rows count (maintenance may mark a stalled node lost before its lease is up here).
   const nodeRows = await db.execute<{ node: string; capacity: NodeCapacity; heartbeat_at: string }>(sql`

@@ -2,7 +2,7 @@
 // to nodes, preempts and re-queues them (docs/scheduler.md). Started by the supervisor; run
 // more than one for availability: one leads (advisory lock), the others stand by.
 import { settings } from '@/core/settings';
-import { runWorkerProcess } from '@/workers/runtime/worker-process';
+import { runWorkerProcess } from '@/workers/process/worker-process';
 import { WORKER_KINDS } from '@/core/queues';
 import { runSchedulerLoop, schedulerConfigFrom } from './scheduler-loop';
 

@@ -50,7 +50,7 @@ export class PoolIndex {
     let hi = this.sorted.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      const f = this.sorted[mid].free;
+      const f = this.sorted[mid]!.free; // lo <= mid < hi <= length
       if (f.gpu < gpu || (f.gpu === gpu && f.cpu < cpu)) lo = mid + 1;
       else hi = mid;
     }
@@ -64,7 +64,8 @@ export class PoolIndex {
   bestFit(req: Resources, rank = Infinity, priority = 0): NodeSlot | undefined {
     const a = this.sorted;
     for (let i = this.lowerBound(req.gpu, req.cpu); i < a.length; i++) {
-      if (fits(req, a[i].free) && mayUse(a[i], rank, priority)) return a[i];
+      const slot = a[i]!; // i < a.length; a plain loop, not a slice, on the scheduler's hot path
+      if (fits(req, slot.free) && mayUse(slot, rank, priority)) return slot;
     }
     return undefined;
   }

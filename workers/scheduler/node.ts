@@ -3,7 +3,6 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import type { NodeCapacity } from '@/core/resources';
 import { workers } from '@/db/schema';
-import { detectCapacity } from '@/workers/runtime/capacity';
 
 
 // A scheduler node: the processes of one machine (or one simulated machine in tests) that
@@ -29,9 +28,10 @@ export function nodeName(env: NodeSettings): string {
 /**
  * What this node offers: measured (CPUs, memory, nvidia-smi GPUs, free scratch disk), each
  * figure replaceable through its setting, so a test can run "small nodes" and an
- * operator can keep part of a machine out of the scheduler's hands.
+ * operator can keep part of a machine out of the scheduler's hands. `measure` is the worker
+ * process's detectCapacity (workers/process/capacity.ts), passed in so the library stays below it.
  */
-export function nodeCapacity(env: NodeSettings, measure: () => NodeCapacity = detectCapacity): NodeCapacity {
+export function nodeCapacity(env: NodeSettings, measure: () => NodeCapacity): NodeCapacity {
   const c = { ...measure() };
   for (const [key, name] of Object.entries(OVERRIDES) as [keyof NodeCapacity, (typeof OVERRIDES)[keyof NodeCapacity]][]) {
     const raw = env[name];

@@ -1,4 +1,5 @@
 /** Seeded PRNG (mulberry32) with the few distributions the simulator draws from. */
+import { at } from '@/core/must';
 export class Random {
   private s: number;
   constructor(seed: number) {
@@ -29,6 +30,6 @@ export class Random {
   }
 
   pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)];
+    return at(items, Math.floor(this.next() * items.length), 'an item to pick (the list is empty)');
   }
 }

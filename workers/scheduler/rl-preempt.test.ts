@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assert, afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
 import { enqueue } from '@/server/queue';
 import { createRun } from '@/server/runs/service';
@@ -63,6 +63,7 @@ describe('live scheduler × RL episodes (real processes)', () => {
     }, 'test');
     await waitFor('two episodes running on the 1-CPU node', async () => {
       const [r] = await rows<{ n: number }>(sql`select count(*)::int as n from jobs where queue = 'rl.episode' and state = 'running' and admitted_node = 'rl-node'`);
+      assert(r !== undefined, 'no row found');
       return r.n === 2;
     }, 120_000, 100);
 
@@ -72,6 +73,7 @@ describe('live scheduler × RL episodes (real processes)', () => {
       const r = await rows<{ ms: number }>(sql`select (extract(epoch from admitted_at - created_at) * 1000)::float8 as ms from jobs where id = ${hold} and admitted_node is not null`);
       return r.length ? r : undefined;
     }, 10_000, 20);
+    assert(admitted !== undefined, 'the critical workload has no admitted row');
     const victim = await waitFor('an episode to be stopped and re-queued', async () => {
       const [r] = await rows<{ id: number; episode: string; reason: string }>(sql`
         select id::int, payload->>'episodeId' as episode, last_requeue_reason as reason from jobs
@@ -88,12 +90,14 @@ describe('live scheduler × RL episodes (real processes)', () => {
     await database.db.execute(sql`update jobs set state = 'cancelled' where id = ${hold}`);
     await waitFor('the victim episode job to be done', async () => {
       const [r] = await rows<{ state: string }>(sql`select state::text from jobs where id = ${victim.id}`);
+      assert(r !== undefined, 'no row found');
       return r.state === 'done';
     }, 120_000, 200);
     const [ep] = await rows<{ status: string; rewards: number }>(sql`
       select e.status, (select count(*)::int from rewards r where r.episode_id = e.id) as rewards from episodes e where e.id = ${victim.episode}`);
     expect(ep).toEqual({ status: 'scored', rewards: 1 });
     const [starts] = await rows<{ attempts: number }>(sql`select attempts from jobs where id = ${victim.id}`);
+    assert(starts !== undefined, 'no row found');
     expect(starts.attempts).toBe(1); // the preempted attempt was not counted
     const dup = await rows(sql`select episode_id from rewards group by episode_id having count(*) > 1`);
     expect(dup).toEqual([]);

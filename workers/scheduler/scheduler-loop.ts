@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { Database } from '@/db/client';
 import type { Settings } from '@/core/settings';
 import { JOBS_CHANNEL, SCHEDULER_CHANNEL } from '@/core/queues';
+import { must } from '@/core/must';
 import { defaultConfig, parseSchedulerConfig } from './config';
 import { livePass, type LiveState, type PassReport } from './live';
 import { addInto, zero } from './resources';
@@ -100,7 +101,7 @@ export async function runSchedulerLoop(o: SchedulerLoopOptions): Promise<void> {
       const reserved = await sql.reserve();
       try {
         const [lock] = await reserved`select pg_try_advisory_lock(${LEADER_LOCK}) as ok`;
-        if (!lock.ok) {
+        if (!must(lock, 'a row from `select pg_try_advisory_lock`').ok) {
           await sleep(o.standbyMs, o.signal);
           continue;
         }

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseSimArgs } from './sim';
+import { parseSimArgs } from './simulation-cli';
 import { runSimulation, type SimReport } from './simulation';
 
 describe('simulated cluster driving the scheduling core', () => {

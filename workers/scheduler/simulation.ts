@@ -6,6 +6,7 @@ import { Random } from './random';
 import { addInto, zero } from './resources';
 import { jain, percentile } from './stats';
 import type { Resources } from '@/core/resources';
+import { must } from '@/core/must';
 import type { NodeInfo, SchedulerConfig } from './types';
 
 // A simulated cluster in virtual time driving the real scheduling core. Every tick the core
@@ -43,23 +44,29 @@ const CPU_NODE = res({ cpu: 32, memoryMb: 131_072, diskMb: 512_000 });
 const GPU_NODE = res({ cpu: 64, memoryMb: 524_288, gpu: 8, gpuMemoryMb: 655_360, diskMb: 2_048_000 });
 
 interface Kind { name: string; request: (r: Random) => Resources; medianS: number; sigma: number }
-const KINDS: Record<string, Kind> = {
+const KINDS = {
   sandbox: { name: 'sandbox', medianS: 45, sigma: 0.6, request: (r) => { const c = r.pick([1, 1, 1, 2, 2, 3]); return res({ cpu: c, memoryMb: c * 2048, diskMb: 10_240 }); } },
   rollout: { name: 'rollout', medianS: 90, sigma: 0.5, request: () => res({ cpu: 6, memoryMb: 32_768, gpu: 1, gpuMemoryMb: 81_920, diskMb: 20_480 }) },
   learner: { name: 'learner', medianS: 240, sigma: 0.3, request: () => res({ cpu: 32, memoryMb: 262_144, gpu: 8, gpuMemoryMb: 655_360, diskMb: 102_400 }) },
   evalCpu: { name: 'eval', medianS: 20, sigma: 0.5, request: (r) => { const c = r.pick([1, 2]); return res({ cpu: c, memoryMb: c * 2048, diskMb: 4096 }); } },
   evalGpu: { name: 'eval-gpu', medianS: 20, sigma: 0.5, request: () => res({ cpu: 4, memoryMb: 16_384, gpu: 1, gpuMemoryMb: 81_920, diskMb: 4096 }) },
-};
+} satisfies Record<string, Kind>;
 
 /** Closed-loop runs per tier: relative outstanding size and the mix of kinds. */
-const LOOPS = [
-  { tier: 'best-effort', share: 0.6, weights: [4, 2, 1, 1, 1, 1, 1, 1], mix: { sandbox: 0.85, rollout: 0.15 } },
-  { tier: 'standard', share: 0.4, weights: [2, 1, 1, 1], mix: { sandbox: 0.8, rollout: 0.195, learner: 0.005 } },
-] as const;
-const TIERS = ['critical', 'standard', 'best-effort'] as const;
+const LOOPS: readonly { tier: SimTier; share: number; weights: readonly number[]; mix: readonly (readonly [Kind, number])[] }[] = [
+  { tier: 'best-effort', share: 0.6, weights: [4, 2, 1, 1, 1, 1, 1, 1], mix: [[KINDS.sandbox, 0.85], [KINDS.rollout, 0.15]] },
+  { tier: 'standard', share: 0.4, weights: [2, 1, 1, 1], mix: [[KINDS.sandbox, 0.8], [KINDS.rollout, 0.195], [KINDS.learner, 0.005]] },
+];
+export const SIM_TIERS = ['critical', 'standard', 'best-effort'] as const;
+export type SimTier = (typeof SIM_TIERS)[number];
+const TIERS = SIM_TIERS;
+/** One value per tier, built by `f`: a typed record with every tier present. */
+function perTier<T>(f: (tier: SimTier) => T): Record<SimTier, T> {
+  return { critical: f('critical'), standard: f('standard'), 'best-effort': f('best-effort') };
+}
 
 interface SimTask {
-  id: string; runId: string; tier: string; priority: number; request: Resources; createdAt: number;
+  id: string; runId: string; tier: SimTier; priority: number; request: Resources; createdAt: number;
   kind: Kind; durationMs: number; queuedAt: number; closedLoop: boolean;
   notBefore?: number; preemptions: number;
   nodeId: string; startedAt: number; evicting: boolean;
@@ -90,7 +97,7 @@ export interface SimReport {
   /** Share of the non-reserved capacity in use, sampled while that pool had a backlog. */
   utilisation: { cpu: number; gpu: number; memory: number; backlogSamplesCpu: number; backlogSamplesGpu: number };
   concurrency: { meanRunning: number; peakRunning: number; meanPending: number };
-  tiers: Record<string, TierReport>;
+  tiers: Record<SimTier, TierReport>;
   preemptions: { priority: number; reclaim: number; total: number; wastedCpuHours: number };
   nodeFailures: number;
   requeuedByNodeLoss: number;
@@ -103,8 +110,8 @@ export interface SimSeries {
   t: number[];
   utilCpu: number[];
   utilGpu: number[];
-  running: Record<string, number[]>;
-  pending: Record<string, number[]>;
+  running: Record<SimTier, number[]>;
+  pending: Record<SimTier, number[]>;
   preemptions: number[];
   criticalWaitP99: number[];
 }
@@ -141,7 +148,7 @@ export function runSimulation(input: Partial<SimOptions> = {}): SimReport {
   const pending = new Set<SimTask>();
   const running = new Set<SimTask>();
   let seq = 0;
-  const submit = (at: number, tier: string, runId: string, kind: Kind, closedLoop: boolean) => {
+  const submit = (at: number, tier: SimTier, runId: string, kind: Kind, closedLoop: boolean) => {
     const t: SimTask = {
       id: `t${++seq}`, runId, tier, priority: 0, request: kind.request(rnd), createdAt: at, kind,
       durationMs: Math.max(1000, rnd.lognormal(kind.medianS * 1000, kind.sigma)),
@@ -151,7 +158,7 @@ export function runSimulation(input: Partial<SimOptions> = {}): SimReport {
   };
 
   // Closed loops: each run's slots, by kind, refilled on completion.
-  const runIds: Record<string, string[]> = { critical: [], standard: [], 'best-effort': [] };
+  const runIds = perTier((): string[] => []);
   for (const loop of LOOPS) {
     const total = o.tasks * loop.share;
     const wsum = loop.weights.reduce((a, b) => a + b, 0);
@@ -159,8 +166,8 @@ export function runSimulation(input: Partial<SimOptions> = {}): SimReport {
       const runId = `${loop.tier}-run${i + 1}`;
       runIds[loop.tier].push(runId);
       const n = Math.round((total * w) / wsum);
-      for (const [kind, f] of Object.entries(loop.mix)) {
-        for (let j = 0; j < Math.round(n * f); j++) submit(rnd.uniform(0, 5000), loop.tier, runId, KINDS[kind], true);
+      for (const [kind, f] of loop.mix) {
+        for (let j = 0; j < Math.round(n * f); j++) submit(rnd.uniform(0, 5000), loop.tier, runId, kind, true);
       }
     });
   }
@@ -171,11 +178,11 @@ export function runSimulation(input: Partial<SimOptions> = {}): SimReport {
   const gpuPoolGpu = gpuCount * GPU_NODE.gpu;
 
   // Measurements.
-  const waits: Record<string, number[]> = { critical: [], standard: [], 'best-effort': [] };
-  const admittedCount: Record<string, number> = { critical: 0, standard: 0, 'best-effort': 0 };
-  const lastServed: Record<string, number> = { critical: 0, standard: 0, 'best-effort': 0 };
-  const maxGap: Record<string, number> = { critical: 0, standard: 0, 'best-effort': 0 };
-  const runningSum: Record<string, number> = { critical: 0, standard: 0, 'best-effort': 0 };
+  const waits = perTier((): number[] => []);
+  const admittedCount = zero3();
+  const lastServed = zero3();
+  const maxGap = zero3();
+  const runningSum = zero3();
   const shareSum = new Map<string, number>();
   const backloggedTicks = new Map<string, number>();
   let utilCpuSum = 0, utilGpuSum = 0, utilMemSum = 0, cpuSamples = 0, gpuSamples = 0, samples = 0;
@@ -186,7 +193,7 @@ export function runSimulation(input: Partial<SimOptions> = {}): SimReport {
   const bucketMs = (endMs - warm) / o.buckets;
   const series: SimSeries = {
     t: [], utilCpu: [], utilGpu: [], preemptions: [], criticalWaitP99: [],
-    running: Object.fromEntries(TIERS.map((t) => [t, []])), pending: Object.fromEntries(TIERS.map((t) => [t, []])),
+    running: perTier(() => []), pending: perTier(() => []),
   };
   let bucket = { n: 0, cpu: 0, cpuN: 0, gpu: 0, gpuN: 0, pre: 0, waits: [] as number[], run: zero3(), pend: zero3() };
 
@@ -250,15 +257,17 @@ export function runSimulation(input: Partial<SimOptions> = {}): SimReport {
     const byId = new Map<string, SimTask>();
     for (const t of pending) byId.set(t.id, t);
     for (const t of running) byId.set(t.id, t);
+    // The core decides only about workloads it was given, so every id it returns is known here.
+    const task = (id: string) => must(byId.get(id), `simulated task ${id} (returned by the scheduling core)`);
     for (const r of result.requeues) {
-      const t = byId.get(r.workloadId)!;
+      const t = task(r.workloadId);
       stop(t);
       t.queuedAt = now;
       pending.add(t);
       requeued++;
     }
     for (const p of result.preemptions) {
-      const t = byId.get(p.workloadId)!;
+      const t = task(p.workloadId);
       t.evicting = true;
       t.notBefore = p.retryAt;
       t.preemptions = p.preemptions;
@@ -269,12 +278,12 @@ export function runSimulation(input: Partial<SimOptions> = {}): SimReport {
     }
     const admittedNow = new Set<string>();
     for (const a of result.admissions) {
-      const t = byId.get(a.workloadId)!;
+      const t = task(a.workloadId);
       pending.delete(t);
       running.add(t);
       t.nodeId = a.nodeId;
       t.startedAt = now;
-      t.lost = !nodeById.get(a.nodeId)!.alive; // placed on a node that died unnoticed
+      t.lost = !must(nodeById.get(a.nodeId), `simulated node ${a.nodeId}`).alive; // placed on a node that died unnoticed
       const workStart = now + (a.preempts.length ? o.graceS * 1000 : 0);
       events.push({ at: workStart + t.durationMs, type: 'complete', task: t, epoch: t.epoch });
       admittedNow.add(t.tier);
@@ -309,7 +318,7 @@ export function runSimulation(input: Partial<SimOptions> = {}): SimReport {
     const perRun = new Map<string, Resources>();
     const runByTier = zero3();
     for (const t of running) {
-      const n = nodeById.get(t.nodeId)!;
+      const n = must(nodeById.get(t.nodeId), `simulated node ${t.nodeId} of running task ${t.id}`);
       if (!n.alive || t.lost) continue;
       runByTier[t.tier]++;
       const crit = t.tier === 'critical';
@@ -348,7 +357,7 @@ export function runSimulation(input: Partial<SimOptions> = {}): SimReport {
     }
     bucket.n++;
     // Fairness: each closed-loop run's dominant share of the cluster, while it has a backlog.
-    for (const tier of ['standard', 'best-effort']) {
+    for (const tier of ['standard', 'best-effort'] as const) {
       for (const runId of runIds[tier]) {
         const r = perRun.get(runId) ?? zero();
         const share = Math.max(r.cpu / capacity.cpu, capacity.gpu ? r.gpu / capacity.gpu : 0);
@@ -371,20 +380,21 @@ export function runSimulation(input: Partial<SimOptions> = {}): SimReport {
     }
   }
 
-  const tiers: Record<string, TierReport> = {};
-  for (const tier of TIERS) {
+  const tiers = perTier((tier): TierReport => {
     const w = waits[tier].sort((a, b) => a - b);
-    const fairRuns = (runIds[tier] ?? []).filter((id) => (backloggedTicks.get(id) ?? 0) >= 0.9 * samples);
-    tiers[tier] = {
+    const fairRuns = runIds[tier].filter((id) => (backloggedTicks.get(id) ?? 0) >= 0.9 * samples);
+    const boundMs = must(bound.get(tier), `a starvation bound for tier ${tier} in the scheduler config`);
+    const longest = w.at(-1) ?? NaN;
+    return {
       admitted: admittedCount[tier],
-      waitS: { p50: percentile(w, 50), p95: percentile(w, 95), p99: percentile(w, 99), max: w.length ? w[w.length - 1] : NaN },
+      waitS: { p50: percentile(w, 50), p95: percentile(w, 95), p99: percentile(w, 99), max: longest },
       maxServiceGapS: maxGap[tier] / 1000,
-      starvationBoundS: bound.get(tier)! / 1000,
-      starved: maxGap[tier] > bound.get(tier)! || (w.length > 0 && w[w.length - 1] * 1000 > bound.get(tier)!),
+      starvationBoundS: boundMs / 1000,
+      starved: maxGap[tier] > boundMs || (w.length > 0 && longest * 1000 > boundMs),
       fairness: tier === 'critical' || fairRuns.length < 2 ? null : jain(fairRuns.map((id) => shareSum.get(id)! / samples)),
       meanRunning: runningSum[tier] / Math.max(1, samples),
     };
-  }
+  });
   callMs.sort((a, b) => a - b);
   return {
     options: o,
@@ -414,6 +424,6 @@ export function runSimulation(input: Partial<SimOptions> = {}): SimReport {
   };
 }
 
-function zero3(): Record<string, number> {
-  return { critical: 0, standard: 0, 'best-effort': 0 };
+function zero3(): Record<SimTier, number> {
+  return perTier(() => 0);
 }

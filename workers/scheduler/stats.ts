@@ -2,7 +2,7 @@
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return NaN;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i];
+  return sorted[i] ?? NaN; // i is clamped into range; the fallback only satisfies the type
 }
 
 /** Jain's fairness index: 1 when all equal, 1/n when one takes everything. */

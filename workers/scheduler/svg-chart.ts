@@ -60,19 +60,22 @@ export function lineChart(spec: ChartSpec): string {
     // Gaps (NaN: nothing to measure in that bucket) split the line.
     let d = '';
     let pen = false;
+    // A value with no x (a line longer than spec.x) is a gap too.
     line.values.forEach((v, i) => {
-      if (!Number.isFinite(v)) {
+      const x = xs[i];
+      if (x === undefined || !Number.isFinite(v)) {
         pen = false;
         return;
       }
-      d += `${pen ? 'L' : 'M'}${sx(xs[i]).toFixed(1)},${sy(v).toFixed(1)}`;
+      d += `${pen ? 'L' : 'M'}${sx(x).toFixed(1)},${sy(v).toFixed(1)}`;
       pen = true;
     });
     out.push(`<path d="${d}" fill="none" stroke="${line.color}" stroke-width="1.6"/>`);
     // A point with no measured neighbour would be invisible as a path: mark it.
     line.values.forEach((v, i) => {
-      if (Number.isFinite(v) && !Number.isFinite(line.values[i - 1] ?? NaN) && !Number.isFinite(line.values[i + 1] ?? NaN)) {
-        out.push(`<circle cx="${sx(xs[i]).toFixed(1)}" cy="${sy(v).toFixed(1)}" r="2.5" fill="${line.color}"/>`);
+      const x = xs[i];
+      if (x !== undefined && Number.isFinite(v) && !Number.isFinite(line.values[i - 1] ?? NaN) && !Number.isFinite(line.values[i + 1] ?? NaN)) {
+        out.push(`<circle cx="${sx(x).toFixed(1)}" cy="${sy(v).toFixed(1)}" r="2.5" fill="${line.color}"/>`);
       }
     });
     const ly = M.t + 12 + li * 16;

@@ -80,7 +80,7 @@ const inv = (perm: number[]) => {
 };
 
 const RULES: Record<string, Rule> = {
-  Identity: (_n, [d]) => [d],
+  Identity: (_n, [d = null]) => [d],
   Add: (n, [d]) => [unbroadcast(d!, n.inputs[0]!), unbroadcast(d!, n.inputs[1]!)],
   Sub: (n, [d], need) => [
     unbroadcast(d!, n.inputs[0]!),

@@ -1,7 +1,7 @@
 import { Graph, typedArray, type DType, type Value } from './graph';
 import { gradients } from './autodiff';
 import * as o from './ops';
-import { createSession, ort } from '../runtime';
+import { createSession, ort } from '../onnx-session';
 import { Rng } from '../rng';
 
 export type CheckInput = {

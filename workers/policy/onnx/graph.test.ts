@@ -2,7 +2,7 @@ import onnxPkg from 'onnx-proto';
 import { describe, expect, it } from 'vitest';
 import { Graph } from './graph';
 import * as o from './ops';
-import { createSession, f32 } from '../runtime';
+import { createSession, f32 } from '../onnx-session';
 
 const { onnx } = onnxPkg;
 

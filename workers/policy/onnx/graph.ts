@@ -20,10 +20,6 @@ const ONNX_TYPE: Record<DType, number> = {
   bool: onnx.TensorProto.DataType.BOOL,
 };
 
-export function onnxDataType(d: DType): number {
-  return ONNX_TYPE[d];
-}
-
 export type Attr = number | number[] | string | { float: number } | { floats: number[] } | { tensor: Tensor };
 
 /** A constant tensor held by the builder (initializers, Constant payloads). */

@@ -1,3 +1,4 @@
+import { childEnv } from '@/core/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -130,7 +131,7 @@ describe('crucible reward score', () => {
     fs.writeFileSync(path.join(dir, 'sol.js'), 'function sq(x) {\n  return x > 0 ? x * x : 0;\n}\n');
     const out = await new Promise<string>((resolve, reject) =>
       execFile('node', ['scripts/crucible.mjs', 'reward', 'score', '--tasks', path.join(dir, 'tasks.jsonl'), '--task', 'sq', '--solution', path.join(dir, 'sol.js'), '--json'],
-        { env: { ...process.env, CRUCIBLE_DATA_DIR: path.join(dir, 'data') } }, (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(stdout))));
+        { env: childEnv({ CRUCIBLE_DATA_DIR: path.join(dir, 'data') }) }, (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(stdout))));
     const r = JSON.parse(out);
     expect(r).toMatchObject({ status: 'scored', components: { passRate: 0.5, testsPassed: 1, testsTotal: 2 } });
     expect(r.reward).toBeGreaterThan(0.4);
@@ -149,7 +150,7 @@ describe('crucible reward score', () => {
     fs.writeFileSync(path.join(dir, 'sol.py'), `${prompt}    return -xs[0] / xs[1]\n`);
     const out = await new Promise<string>((resolve, reject) =>
       execFile('node', ['scripts/crucible.mjs', 'reward', 'score', '--tasks', path.join(dir, 'he.jsonl'), '--task', 'T/1', '--solution', path.join(dir, 'sol.py'), '--json'],
-        { env: { ...process.env, CRUCIBLE_DATA_DIR: path.join(dir, 'data') } }, (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(stdout))));
+        { env: childEnv({ CRUCIBLE_DATA_DIR: path.join(dir, 'data') }) }, (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(stdout))));
     const r = JSON.parse(out);
     expect(r).toMatchObject({ status: 'scored', reward: 1, components: { passRate: 1, testsPassed: 1, testsTotal: 1, style: 1, efficiency: 1 } });
     expect(r.envHash).toMatch(/^sha256:/);

@@ -1,9 +1,10 @@
+import { childEnv } from '@/core/settings';
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEnvironment, listEnvironments, loadEnvironment, resolveEnvironment, type Environment, type EnvSpecInput } from './env-store';
-import { sandboxExecPayload } from '../handlers';
+import { sandboxExecPayload } from '../exec-payload';
 import { testDataDir } from '../test-support';
 
 // Environment names become file names under the store's refs/ and hashes directory names
@@ -133,7 +134,7 @@ describe('environment names at the CLI', () => {
   const repo = path.resolve(import.meta.dirname, '../../..');
   const crucible = (args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(process.execPath, [path.join(repo, 'scripts/crucible.mjs'), ...args], {
-      cwd: repo, env: { ...process.env, CRUCIBLE_DATA_DIR: root, CRUCIBLE_ENV_STORE: store, DATABASE_URL: '' },
+      cwd: repo, env: childEnv({ CRUCIBLE_DATA_DIR: root, CRUCIBLE_ENV_STORE: store, DATABASE_URL: '' }),
     }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
   });
 

@@ -3,7 +3,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { sandboxes } from '@/db/schema';
 import type { Environment } from '../env/env-store';
-import type { Sandbox } from '../runtimes/runtime';
+import type { Sandbox } from '../runtimes/sandbox-runtime';
 import type { ExecResult } from '../types';
 import type { SandboxRecords } from '../ports';
 

@@ -1,7 +1,7 @@
 import { resolveEnvironment, type Environment } from '../env/env-store';
 import { QuotaLedger, detectHostCapacity, type HostCapacity } from '../limits/quota';
-import type { Sandbox, SandboxRuntime } from '../runtimes/runtime';
-import { checkedRuntime } from '../runtimes/runtimes';
+import type { Sandbox, SandboxRuntime } from '../runtimes/sandbox-runtime';
+import { checkedRuntime } from '../runtimes/runtime-by-name';
 import { sweepDeadSandboxes, type SweepReport } from './sweep';
 import { SandboxError, limitsSchema, type ExecOptions, type ExecResult, type Limits, type LimitsInput } from '../types';
 import { SandboxAudit } from './audit';

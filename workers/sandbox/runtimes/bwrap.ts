@@ -8,7 +8,7 @@ import { cgroupLayout } from '../limits/cgroup';
 import { EgressProxy, FORWARDER, PROXY_PORT } from './egress';
 import type { VerifyResult } from '../env/env-store';
 import { compileSeccompFilter } from './seccomp';
-import { Sandbox, type LaunchContext, type Launched, type SandboxRuntime, type SandboxSpec } from './runtime';
+import { Sandbox, type LaunchContext, type Launched, type SandboxRuntime, type SandboxSpec } from './sandbox-runtime';
 import { rootViewStale, wipeScratch } from './scratch';
 import { sharedLauncher, type Launcher } from './launcher';
 import { runtimeOptions, type RuntimeOptions } from './options';

@@ -1,6 +1,6 @@
 import { SANDBOX_RUNTIME_NAMES, sandboxRuntimeName } from '@/core/sandbox-runtimes';
 import { RISK_TIERS, type RiskTier } from '@/core/tasks';
-import { runtimeByName } from './runtimes';
+import { runtimeByName } from './runtime-by-name';
 import { SandboxError } from '../types';
 
 export type IsolationPolicy = Record<RiskTier, string>;

@@ -6,7 +6,7 @@ import { cgroupLayout } from '../limits/cgroup';
 import { OCI_HOST_ID_BASE, OCI_SANDBOX_UID, ociConfig } from './oci-config';
 import { runtimeOptions, type RuntimeOptions } from './options';
 import { ownerAlive, parseOwnerTag } from '../pool/owner';
-import { Sandbox, type LaunchContext, type Launched, type SandboxRuntime, type SandboxSpec } from './runtime';
+import { Sandbox, type LaunchContext, type Launched, type SandboxRuntime, type SandboxSpec } from './sandbox-runtime';
 import { SandboxError, type Enforcement } from '../types';
 
 const install: Record<string, string> = {

@@ -1,3 +1,4 @@
+import { childEnv } from '@/core/settings';
 import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -7,10 +8,10 @@ import { SANDBOX_RUNTIME_NAMES } from '@/core/sandbox-runtimes';
 import type { Database } from '@/db/client';
 import { callerAs } from '@/test/callers';
 import { freshDatabase } from '@/test/database';
-import { sandboxExecPayload } from '../handlers';
+import { sandboxExecPayload } from '../exec-payload';
 import { checkIsolationPolicy } from './isolation';
 import { runtimeOptions } from './options';
-import { runtimeByName } from './runtimes';
+import { runtimeByName } from './runtime-by-name';
 import { TEST_STORE, ensureTestEnvironment, testDataDir, testManager } from '../test-support';
 import { SandboxError } from '../types';
 
@@ -80,7 +81,7 @@ describe('runtime names at the CLI and API entry points', () => {
     const root = path.resolve(import.meta.dirname, '../../..');
     const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(process.execPath, [path.join(root, 'scripts/crucible.mjs'), 'sandbox', 'exec', '--runtime', 'oci:echo', '--json', '--', 'true'], {
-        cwd: root, env: { ...process.env, CRUCIBLE_DATA_DIR: dataDir, CRUCIBLE_ENV_STORE: TEST_STORE, DATABASE_URL: '' },
+        cwd: root, env: childEnv({ CRUCIBLE_DATA_DIR: dataDir, CRUCIBLE_ENV_STORE: TEST_STORE, DATABASE_URL: '' }),
       }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
     });
     expect(r.code, r.stdout).toBe(2);

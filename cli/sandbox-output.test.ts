@@ -2,10 +2,11 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_STORE, testDataDir, ensureTestEnvironment } from './test-support';
+import { childEnv } from '@/core/settings';
+import { TEST_STORE, testDataDir, ensureTestEnvironment } from '@/workers/sandbox/test-support';
 
 // Real `crucible` processes (scripts/crucible.mjs) with stdout to a pipe, as automation reads them.
-const root = path.resolve(import.meta.dirname, '../..');
+const root = path.resolve(import.meta.dirname, '..');
 let dataDir: string;
 beforeAll(() => {
   ensureTestEnvironment();
@@ -22,7 +23,7 @@ function crucible(args: string[], readAfterMs = 0): Promise<{ code: number | nul
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(root, 'scripts/crucible.mjs'), ...args], {
       cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, CRUCIBLE_DATA_DIR: dataDir, CRUCIBLE_ENV_STORE: TEST_STORE, DATABASE_URL: '' },
+      env: childEnv({ CRUCIBLE_DATA_DIR: dataDir, CRUCIBLE_ENV_STORE: TEST_STORE, DATABASE_URL: '' }),
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];

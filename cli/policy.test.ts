@@ -2,18 +2,22 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CliError, parseFor } from '@/server/cli/args';
+import { CliError, parseFor } from './args';
 
 let dir: string;
-let commands: (typeof import('./cli'))['commands'];
+let commands: (typeof import('./policy'))['commands'];
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'crucible-policy-cli-'));
-  // the CLI reads CRUCIBLE_DATA_DIR from its settings, parsed once per process (per test
-  // file here): set it like a shell would before anything loads them
-  process.env.CRUCIBLE_DATA_DIR = dir;
-  ({ commands } = await import('./cli'));
+  // the CLI is an entry point: it reads CRUCIBLE_DATA_DIR through settings(), parsed once per
+  // process (per test file here), so the variable is set like a shell would, before anything
+  // loads them
+  vi.stubEnv('CRUCIBLE_DATA_DIR', dir);
+  ({ commands } = await import('./policy'));
 });
-afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  await fs.rm(dir, { recursive: true, force: true });
+});
 
 /** Run `crucible policy <argv>` in-process and return its parsed --json output. */
 async function cli(argv: string[]): Promise<unknown> {

@@ -12,9 +12,7 @@ export const commands: Command[] = [
       if (!values.name) throw new CliError('--name is required (what will use the token?)\nusage: crucible tokens create --name NAME [--user USERNAME]');
       const remote = !!apiTarget(values).url;
       const api = await cliApi(values);
-      const t = (await api('tokens.create', { name: values.name, username: (values.user as string | undefined) ?? (remote ? undefined : 'admin') })) as {
-        id: string; token: string; username: string; role: string;
-      };
+      const t = await api.tokens.create.mutate({ name: values.name as string, username: (values.user as string | undefined) ?? (remote ? undefined : 'admin') });
       output(!!values.json, t, () => `token for ${t.username} (${t.role}), shown once:\n${t.token}\nuse it as: Authorization: Bearer <token>, or crucible --url URL --token <token>`);
       return 0;
     },
@@ -26,7 +24,7 @@ export const commands: Command[] = [
     options: apiOptions,
     run: async ({ values }) => {
       const api = await cliApi(values);
-      const rows = (await api('tokens.list')) as Record<string, unknown>[];
+      const rows = await api.tokens.list.query();
       output(!!values.json, rows, () => table(rows, ['id', 'name', 'prefix', 'username', 'createdAt', 'lastUsedAt', 'revokedAt']));
       return 0;
     },
@@ -40,7 +38,7 @@ export const commands: Command[] = [
       const id = positionals[0];
       if (!id) throw new CliError('usage: crucible tokens revoke TOKEN_ID');
       const api = await cliApi(values);
-      const res = await api('tokens.revoke', { id });
+      const res = await api.tokens.revoke.mutate({ id });
       output(!!values.json, res, () => `token ${id} revoked`);
       return 0;
     },

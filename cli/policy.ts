@@ -1,11 +1,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { CliError, intOption, output, type Command } from '@/server/cli/args';
-import { listVersions, policiesDir, versionFile } from './checkpoint';
-import { countParams } from './model';
-import { DEFAULT_MODEL, Policy } from './policy';
-import type { Provider } from './runtime';
+import { listVersions, policiesDir, versionFile } from '@/workers/policy/checkpoint';
+import { countParams } from '@/workers/policy/model';
+import { DEFAULT_MODEL, Policy } from '@/workers/policy/policy';
+import type { Provider } from '@/workers/policy/onnx-session';
+import { CliError, intOption, output, type Command } from './args';
 
 const json = { json: { type: 'boolean' as const } };
 const providerOpt = { cpu: { type: 'boolean' as const } };

@@ -1,7 +1,7 @@
 import type { WorkerKind } from '@/core/queues';
 import type { Database, Db } from '@/db/client';
 import { settings } from '@/core/settings';
-import { openDatabase } from '@/db/runtime';
+import { openDatabase } from '@/db/open-database';
 import { heartbeatWorker, markWorkerStopped, registerWorker } from './registration';
 
 export type WorkerContext = {

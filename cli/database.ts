@@ -1,4 +1,4 @@
-import { openDatabase, type OpenedDatabase } from '@/db/runtime';
+import { openDatabase, type OpenedDatabase } from '@/db/open-database';
 import type { Database } from '@/db/client';
 import { CliError } from './args';
 

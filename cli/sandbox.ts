@@ -1,20 +1,37 @@
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import { settings } from '@/core/settings';
+import type { Db } from '@/db/client';
 import { environmentNameProblem } from '@/core/environments';
 import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
-import { CliError, intOption, output, type Command } from '@/server/cli/args';
-import { table } from '@/server/cli/format';
-import { terminalSafe } from '@/server/cli/terminal-safe';
 import { recordEnvironment, recordVerification } from '@/server/environments/registry';
-import { reachableDatabase, sandboxRecords } from '@/server/environments/sandbox-records';
+import { sandboxRecords } from '@/server/environments/sandbox-records';
 import {
   buildEnvironment, dataDir, defaultEnvSpec, defaultStoreDir, envSpecSchema, listEnvironments, resolveEnvironment,
   verifyEnvironmentFast, verifyEnvironmentFull, type EnvSpecInput,
-} from './env/env-store';
-import { SandboxManager } from './pool/manager';
-import { runtimeByName } from './runtimes/runtimes';
-import { sweepDeadSandboxes } from './pool/sweep';
-import { SandboxError, allowEntry, limitsSchema, type LimitsInput } from './types';
+} from '@/workers/sandbox/env/env-store';
+import { SandboxManager } from '@/workers/sandbox/pool/manager';
+import { runtimeByName } from '@/workers/sandbox/runtimes/runtime-by-name';
+import { sweepDeadSandboxes } from '@/workers/sandbox/pool/sweep';
+import { SandboxError, allowEntry, limitsSchema, type LimitsInput } from '@/workers/sandbox/types';
+import { CliError, intOption, output, type Command } from './args';
+import { table } from './format';
+import { terminalSafe } from './terminal-safe';
+
+/**
+ * The database when one is already there (DATABASE_URL, or a running Crucible's
+ * runtime.json); sandbox commands never start an embedded server just to audit.
+ */
+async function reachableDatabase(): Promise<Db | undefined> {
+  if (!settings().DATABASE_URL && !existsSync(path.join(dataDir(), 'runtime.json'))) return undefined;
+  try {
+    // loaded only when a database is there: sandbox commands without one stay light
+    const { cliDatabase } = await import('./database');
+    return (await cliDatabase()).db;
+  } catch {
+    return undefined;
+  }
+}
 
 /** SandboxErrors become CLI errors: exit 3 for a missing runtime, 2 for bad input. */
 async function cli<T>(f: () => Promise<T>): Promise<T> {

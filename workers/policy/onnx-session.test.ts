@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Graph } from './onnx/graph';
 import * as o from './onnx/ops';
 import { Policy } from './policy';
-import { createSession, cudaProviderLibrary } from './runtime';
+import { createSession, cudaProviderLibrary } from './onnx-session';
 
 const model = () => {
   const g = new Graph('tiny');

@@ -1,7 +1,6 @@
 import { intOption, output, type Command } from './args';
-import { apiOptions, cliApi } from './api';
+import { apiOptions, cliApi, type ApiInputs } from './api';
 import { table } from './format';
-import type { AuditVerification } from '@/server/audit/service';
 
 export const commands: Command[] = [
   {
@@ -12,7 +11,7 @@ export const commands: Command[] = [
     run: async ({ values }) => {
       const api = await cliApi(values);
       const expectHead = values['expect-head'] as string | undefined;
-      const v = (await api('audit.verify', expectHead ? { expectHead } : undefined)) as AuditVerification;
+      const v = await api.audit.verify.query(expectHead ? { expectHead } : undefined);
       output(!!values.json, v, () => {
         const warning = v.warning ? [`warning: ${v.warning}`] : [];
         if (!v.ok) return [`AUDIT LOG TAMPERED: ${v.reason} (checked ${v.rows} rows)`, ...warning].join('\n');
@@ -35,10 +34,10 @@ export const commands: Command[] = [
     options: { ...apiOptions, page: { type: 'string' }, 'page-size': { type: 'string' }, 'target-type': { type: 'string' }, 'target-id': { type: 'string' } },
     run: async ({ values }) => {
       const api = await cliApi(values);
-      const res = (await api('audit.list', {
+      const res = await api.audit.list.query({
         page: intOption(values.page, 'page'), pageSize: intOption(values['page-size'], 'page-size'),
-        targetType: values['target-type'], targetId: values['target-id'],
-      })) as { items: Record<string, unknown>[]; total: number };
+        targetType: values['target-type'] as ApiInputs['audit']['list']['targetType'], targetId: values['target-id'] as string | undefined,
+      });
       output(!!values.json, res, () => `${table(res.items, ['seq', 'at', 'actor', 'action', 'targetType', 'targetId'])}\n${res.total} row(s)`);
       return 0;
     },

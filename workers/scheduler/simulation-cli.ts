@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { runSimulation, simOptionsSchema, type SimReport } from './simulation';
+import { runSimulation, SIM_TIERS, simOptionsSchema, type SimReport, type SimTier } from './simulation';
 import { lineChart } from './svg-chart';
 
 // `npm run sim [-- --json] [--seed N] [--nodes 1000] [--tasks 16000] [--duration 1200] [--svg DIR]`
@@ -70,12 +70,12 @@ export function formatReport(r: SimReport): string {
   return lines.join('\n');
 }
 
-const COLORS = { critical: '#d62728', standard: '#1f77b4', 'best-effort': '#2ca02c' } as Record<string, string>;
+const COLORS: Record<SimTier, string> = { critical: '#d62728', standard: '#1f77b4', 'best-effort': '#2ca02c' };
 
 export function writeCharts(r: SimReport, dir: string): string[] {
   mkdirSync(dir, { recursive: true });
   const s = r.series;
-  const tiers = Object.keys(s.running);
+  const tiers = SIM_TIERS;
   const charts: Record<string, string> = {
     'sim-utilisation.svg': lineChart({
       title: 'Utilisation of non-reserved capacity (while backlogged)', x: s.t, xLabel: 'virtual time (s)', yLabel: 'utilisation',
@@ -84,11 +84,11 @@ export function writeCharts(r: SimReport, dir: string): string[] {
     }),
     'sim-running.svg': lineChart({
       title: 'Running workloads per tier', x: s.t, xLabel: 'virtual time (s)', yLabel: 'workloads',
-      lines: tiers.map((t) => ({ name: t, values: s.running[t], color: COLORS[t] ?? '#555' })),
+      lines: tiers.map((t) => ({ name: t, values: s.running[t], color: COLORS[t] })),
     }),
     'sim-waiting.svg': lineChart({
       title: 'Waiting workloads per tier', x: s.t, xLabel: 'virtual time (s)', yLabel: 'workloads',
-      lines: tiers.map((t) => ({ name: t, values: s.pending[t], color: COLORS[t] ?? '#555' })),
+      lines: tiers.map((t) => ({ name: t, values: s.pending[t], color: COLORS[t] })),
     }),
     'sim-critical-wait.svg': lineChart({
       title: 'Critical wait, p99 per time bucket (buckets with critical admissions)', x: s.t, xLabel: 'virtual time (s)',
@@ -132,6 +132,6 @@ async function main(argv: string[]): Promise<number> {
   return Object.values(report.tiers).some((t) => t.starved) ? 1 : 0;
 }
 
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('workers/scheduler/sim.ts')) {
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('workers/scheduler/simulation-cli.ts')) {
   process.exitCode = await main(process.argv.slice(2));
 }

@@ -1,21 +1,21 @@
-// The sandbox worker: `node --import tsx workers/sandbox/main.ts`. Serves `sandbox.exec`
+// The sandbox worker: `node --import tsx workers/sandbox-worker/main.ts`. Serves `sandbox.exec`
 // jobs from the queue with a warm sandbox pool, sweeps what a dead predecessor left on
 // start, and re-hashes every environment on a schedule (CRUCIBLE_ENV_VERIFY_MS, 1 h).
 // A process entry point, not part of the library: it wires the library to the platform
 // (server/environments: audit, environment rows, quarantine).
 import { parseArgs } from 'node:util';
 import { settings } from '@/core/settings';
-import { runWorkerProcess } from '@/workers/runtime/worker-process';
+import { runWorkerProcess } from '@/workers/process/worker-process';
 import { WORKER_KINDS } from '@/core/queues';
 import { recordVerification } from '@/server/environments/registry';
 import { sandboxRecords } from '@/server/environments/sandbox-records';
 import { runJobLoop } from '@/workers/jobs/job-loop';
-import { defaultStoreDir, listEnvironments, verifyEnvironmentFull } from './env/env-store';
+import { defaultStoreDir, listEnvironments, verifyEnvironmentFull } from '@/workers/sandbox/env/env-store';
 import { sandboxHandlers } from './handlers';
 
 const { values } = parseArgs({ options: { concurrency: { type: 'string' }, help: { type: 'boolean' } } });
 if (values.help) {
-  console.log('usage: node --import tsx workers/sandbox/main.ts [--concurrency N]   (env CRUCIBLE_SANDBOX_CONCURRENCY, default 2)');
+  console.log('usage: node --import tsx workers/sandbox-worker/main.ts [--concurrency N]   (env CRUCIBLE_SANDBOX_CONCURRENCY, default 2)');
   process.exit(0);
 }
 const s = settings();

@@ -1,30 +1,11 @@
-import { z } from 'zod';
 import type { Db } from '@/db/client';
-import { environmentName } from '@/core/environments';
 import { JOB_QUEUES } from '@/core/queues';
-import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
-import type { JobHandler } from '@/workers/jobs/handler';
-import { PermanentJobError } from '@/workers/jobs/handler';
-import { dataDir } from './env/env-store';
-import { SandboxManager, type ManagerOptions } from './pool/manager';
-import type { SandboxRecords } from './ports';
-import { SandboxError, allowEntry, limitsInputSchema } from './types';
-
-/** Payload of a `sandbox.exec` job. */
-export const sandboxExecPayload = z
-  .object({
-    cmd: z.array(z.string()).min(1, 'cmd needs at least the program'),
-    runtime: sandboxRuntimeName.default('bwrap'),
-    env: environmentName.default('default'),
-    limits: limitsInputSchema.default({}),
-    allow: z.array(allowEntry).default([]),
-    /** files copied into the sandbox first; content is base64 */
-    files: z.array(z.object({ dest: z.string(), contentBase64: z.string(), mode: z.number().int().optional() })).default([]),
-    runId: z.uuid().optional(),
-    episodeId: z.uuid().optional(),
-  })
-  .strict();
-export type SandboxExecPayload = z.input<typeof sandboxExecPayload>;
+import { PermanentJobError, type JobHandler } from '@/workers/jobs/job-handler';
+import { dataDir } from '@/workers/sandbox/env/env-store';
+import { sandboxExecPayload } from '@/workers/sandbox/exec-payload';
+import { SandboxManager, type ManagerOptions } from '@/workers/sandbox/pool/manager';
+import type { SandboxRecords } from '@/workers/sandbox/ports';
+import { SandboxError } from '@/workers/sandbox/types';
 
 /**
  * The sandbox worker's job handler: runs the payload's command in a pooled sandbox and

@@ -66,6 +66,8 @@ describe('crucible CLI (local, straight to the database)', () => {
     const bad = await crucible(['runs', 'create', '--name', 'x', '--set', 'groupSize=0']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/config\.groupSize/);
+    // the API's answer as one line saying what is wrong, not a client error's stack trace
+    expect(bad.stderr).toMatch(/^crucible: invalid input: config\.groupSize[^\n]*\n$/);
     const unknown = await crucible(['runs', 'explode']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown command "runs explode"/);
@@ -119,6 +121,7 @@ describe('crucible CLI over the tRPC API (--url, --token)', () => {
     const denied = await crucible(['runs', 'create', '--name', 'nope', '--url', url], { CRUCIBLE_TOKEN: revTok });
     expect(denied.code).toBe(1);
     expect(denied.stderr).toMatch(/reviewer.*cannot launch/);
+    expect(denied.stderr).toMatch(/^crucible: [^\n]*\n$/); // one line over HTTP too
     const [row] = await database.sql`select actor from audit_log where action = 'run.create' order by seq desc limit 1`;
     expect(row!.actor).toBe('token:ops');
   });

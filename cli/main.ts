@@ -1,10 +1,11 @@
+import { apiError } from './api-error';
 import { CliError, parseFor, type Command } from './args';
 import { terminalSafe } from './terminal-safe';
 
 /**
- * `npx crucible <group> <command>`. Each group's commands live beside the code they
- * drive (server/cli/*.ts for the platform, workers/<lib>/cli.ts for libraries) and are
- * loaded lazily so `--help` stays fast.
+ * `npx crucible <group> <command>`. One module per group (cli/<group>.ts): the platform's
+ * groups call the tRPC API through the typed client (cli/api.ts); sandbox, env, reward and
+ * policy drive the libraries directly. Groups load lazily so `--help` stays fast.
  */
 const groups: Record<string, { summary: string; load: () => Promise<Command[]> }> = {
   runs: { summary: 'launch and manage training runs', load: async () => (await import('./runs')).commands },
@@ -13,10 +14,10 @@ const groups: Record<string, { summary: string; load: () => Promise<Command[]> }
   account: { summary: 'your own account: change your password (over the API)', load: async () => (await import('./users')).accountCommands },
   tokens: { summary: 'create and revoke API tokens', load: async () => (await import('./tokens')).commands },
   audit: { summary: 'inspect and verify the audit log', load: async () => (await import('./audit')).commands },
-  sandbox: { summary: 'run commands in isolated sandboxes', load: async () => (await import('@/workers/sandbox/cli')).sandboxCommands },
-  env: { summary: 'build and verify content-hashed environments', load: async () => (await import('@/workers/sandbox/cli')).envCommands },
-  reward: { summary: 'score solutions from real execution', load: async () => (await import('@/workers/rl/reward/cli')).rewardCommands },
-  policy: { summary: 'the built-in ONNX policy: init, sft, sample, inspect', load: async () => (await import('@/workers/policy/cli')).commands },
+  sandbox: { summary: 'run commands in isolated sandboxes', load: async () => (await import('./sandbox')).sandboxCommands },
+  env: { summary: 'build and verify content-hashed environments', load: async () => (await import('./sandbox')).envCommands },
+  reward: { summary: 'score solutions from real execution', load: async () => (await import('./reward')).rewardCommands },
+  policy: { summary: 'the built-in ONNX policy: init, sft, sample, inspect', load: async () => (await import('./policy')).commands },
 };
 
 function topHelp(): string {
@@ -53,7 +54,8 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     return await cmd.run(parsed);
-  } catch (e) {
+  } catch (caught) {
+    const e = apiError(caught) ?? caught;
     if (e instanceof CliError) {
       // Messages echo input (names, ids): printed terminal-safe like all text output.
       console.error(`crucible: ${terminalSafe(e.message)}`);

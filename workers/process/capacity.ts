@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { NodeCapacity } from '@/core/resources';
-import { dataDir } from '@/db/runtime';
+import { dataDir } from '@/db/open-database';
 
 const MB = 1024 * 1024;
 

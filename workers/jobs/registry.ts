@@ -1,8 +1,8 @@
 import { diagnoseHandler } from '@/workers/reviews/diagnose';
 import { settings } from '@/core/settings';
-import { dataDir } from '@/db/runtime';
+import { dataDir } from '@/db/open-database';
 import { createRlHandlers } from '@/workers/rl/handlers';
-import type { JobHandler } from './handler';
+import type { JobHandler } from './job-handler';
 
 /**
  * The job handlers every job worker runs, by queue. Episode rollout, reward scoring and

@@ -2,10 +2,11 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_STORE, testDataDir, ensureTestEnvironment } from './test-support';
+import { childEnv } from '@/core/settings';
+import { TEST_STORE, testDataDir, ensureTestEnvironment } from '@/workers/sandbox/test-support';
 
 // Real `crucible` processes (scripts/crucible.mjs), as automation calls them.
-const root = path.resolve(import.meta.dirname, '../..');
+const root = path.resolve(import.meta.dirname, '..');
 let dataDir: string;
 beforeAll(() => {
   ensureTestEnvironment();
@@ -17,7 +18,7 @@ function crucible(args: string[], extraEnv: Record<string, string> = {}): Promis
   return new Promise((resolve) => {
     execFile(process.execPath, [path.join(root, 'scripts/crucible.mjs'), ...args], {
       cwd: root,
-      env: { ...process.env, CRUCIBLE_DATA_DIR: dataDir, CRUCIBLE_ENV_STORE: TEST_STORE, DATABASE_URL: '', ...extraEnv },
+      env: childEnv({ CRUCIBLE_DATA_DIR: dataDir, CRUCIBLE_ENV_STORE: TEST_STORE, DATABASE_URL: '', ...extraEnv }),
       maxBuffer: 16 * 1024 * 1024,
     }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
   });

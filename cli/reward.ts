@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { CliError, output, type Command } from '@/server/cli/args';
 import { episodeSandboxLimits } from '@/core/run-config';
 import { parseTaskFile } from '@/server/tasks/formats';
-import { dataDir } from '@/db/runtime';
+import { dataDir } from '@/db/open-database';
 import { ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
 import { SandboxManager } from '@/workers/sandbox/pool/manager';
-import { scoreSolution } from './reward';
+import { scoreSolution } from '@/workers/rl/reward/reward';
+import { CliError, output, type Command } from './args';
 
 export const rewardCommands: Command[] = [
   {

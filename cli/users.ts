@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { generatePassword } from '@/server/auth/passwords';
 import { CliError, output, type Command } from './args';
-import { apiOptions, apiTarget, cliApi } from './api';
+import { apiOptions, apiTarget, cliApi, type ApiInputs } from './api';
 import { table } from './format';
 
 export const commands: Command[] = [
@@ -15,7 +15,7 @@ export const commands: Command[] = [
       if (!username || !values.role) throw new CliError('USERNAME and --role are required\nusage: crucible users add USERNAME --role ROLE');
       const password = (values.password as string | undefined) ?? generatePassword();
       const api = await cliApi(values);
-      const user = (await api('users.create', { username, role: values.role, password, displayName: values['display-name'] })) as { username: string; role: string };
+      const user = await api.users.create.mutate({ username, role: values.role as ApiInputs['users']['create']['role'], password, displayName: values['display-name'] as string | undefined });
       const shown = values.password ? undefined : password;
       output(!!values.json, { ...user, password: shown }, () =>
         `added ${user.username} (${user.role})${shown ? `\npassword (shown once): ${shown}` : ''}`);
@@ -29,7 +29,7 @@ export const commands: Command[] = [
     options: apiOptions,
     run: async ({ values }) => {
       const api = await cliApi(values);
-      const users = (await api('users.list')) as Record<string, unknown>[];
+      const users = await api.users.list.query();
       output(!!values.json, users, () => table(users, ['username', 'role', 'displayName', 'createdAt', 'disabledAt', 'mustChangePassword']));
       return 0;
     },
@@ -43,7 +43,7 @@ export const commands: Command[] = [
       const [username, role] = positionals;
       if (!username || !role) throw new CliError('usage: crucible users set-role USERNAME ROLE');
       const api = await cliApi(values);
-      const res = await api('users.setRole', { username, role });
+      const res = await api.users.setRole.mutate({ username, role: role as ApiInputs['users']['setRole']['role'] });
       output(!!values.json, res, () => `${username} is now ${role}`);
       return 0;
     },
@@ -57,7 +57,7 @@ export const commands: Command[] = [
       const username = positionals[0];
       if (!username) throw new CliError('usage: crucible users reset-password USERNAME');
       const api = await cliApi(values);
-      const res = (await api('users.resetPassword', { username })) as { username: string; password: string; sessionsEnded: number };
+      const res = await api.users.resetPassword.mutate({ username });
       output(!!values.json, res, () =>
         `${res.username}: password reset, ${res.sessionsEnded} session(s) ended\none-time password (shown once): ${res.password}\nthey must choose a new one when they sign in`);
       return 0;
@@ -72,7 +72,7 @@ export const commands: Command[] = [
       const username = positionals[0];
       if (!username) throw new CliError('usage: crucible users disable USERNAME');
       const api = await cliApi(values);
-      const res = await api('users.disable', { username });
+      const res = await api.users.disable.mutate({ username });
       output(!!values.json, res, () => `${username} disabled`);
       return 0;
     },
@@ -92,7 +92,7 @@ export const accountCommands: Command[] = [
       }
       const [currentPassword, newPassword] = await readPasswords();
       const api = await cliApi(values);
-      const res = (await api('auth.changePassword', { currentPassword, newPassword })) as { sessionsEnded: number };
+      const res = await api.auth.changePassword.mutate({ currentPassword, newPassword });
       output(!!values.json, res, () => `password changed; ${res.sessionsEnded} console session(s) ended (API tokens keep working)`);
       return 0;
     },

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import { CliError, intOption, output, type Command } from './args';
-import { apiOptions, cliApi } from './api';
+import { apiOptions, cliApi, type ApiInputs } from './api';
 import { table } from './format';
 
-type Run = { id: string; name: string; status: string; currentIteration: number; episodesDone: number; episodesTotal: number; lastRewardMean: number | null; createdAt: Date; config: Record<string, unknown> };
+type Run = { episodesDone: number; episodesTotal: number; lastRewardMean: number | null; config: { algorithm: string } };
 
-const summary = (r: Run) => ({ ...r, progress: `${r.episodesDone}/${r.episodesTotal}`, reward: r.lastRewardMean?.toFixed(3) ?? null, algorithm: r.config.algorithm });
+const summary = <R extends Run>(r: R) => ({ ...r, progress: `${r.episodesDone}/${r.episodesTotal}`, reward: r.lastRewardMean?.toFixed(3) ?? null, algorithm: r.config.algorithm });
 
 /** `--set key=value` pairs (numbers and booleans parsed; dotted keys nest) merged over --config JSON. */
 function configFrom(values: Record<string, unknown>): Record<string, unknown> {
@@ -41,7 +41,7 @@ const idCommand = (action: 'pause' | 'resume' | 'cancel'): Command => ({
     const id = positionals[0];
     if (!id) throw new CliError(`missing RUN_ID\nusage: crucible runs ${action} RUN_ID`);
     const api = await cliApi(values);
-    const run = (await api(`runs.${action}`, { id })) as Run;
+    const run = await api.runs[action].mutate({ id });
     output(!!values.json, run, () => `run ${run.id} is now ${run.status}`);
     return 0;
   },
@@ -55,9 +55,10 @@ export const commands: Command[] = [
     options: { ...apiOptions, status: { type: 'string', multiple: true }, search: { type: 'string' }, page: { type: 'string' }, 'page-size': { type: 'string' } },
     run: async ({ values }) => {
       const api = await cliApi(values);
-      const res = (await api('runs.list', {
-        status: values.status, search: values.search, page: intOption(values.page, 'page'), pageSize: intOption(values['page-size'], 'page-size'),
-      })) as { items: Run[]; total: number; page: number; pageSize: number };
+      const res = await api.runs.list.query({
+        status: values.status as ApiInputs['runs']['list']['status'], search: values.search as string | undefined,
+        page: intOption(values.page, 'page'), pageSize: intOption(values['page-size'], 'page-size'),
+      });
       output(!!values.json, res, () =>
         `${table(res.items.map(summary), ['id', 'name', 'status', 'algorithm', 'progress', 'reward', 'createdAt'])}\n${res.total} run(s), page ${res.page}`);
       return 0;
@@ -74,7 +75,7 @@ export const commands: Command[] = [
       // controlArm is a launch option, not part of the run's config
       const { controlArm, ...config } = configFrom(values);
       if (controlArm !== undefined && typeof controlArm !== 'boolean') throw new CliError(`controlArm must be true or false, got ${JSON.stringify(controlArm)}`);
-      const run = (await api('runs.create', { name: values.name, config, controlArm: !!values['control-arm'] || controlArm === true })) as Run & { controlRunId: string | null };
+      const run = await api.runs.create.mutate({ name: values.name as string, config: config as ApiInputs['runs']['create']['config'], controlArm: !!values['control-arm'] || controlArm === true });
       output(!!values.json, run, () => `created run ${run.id} (${run.name}), status ${run.status}${run.controlRunId ? `; control arm (learning rate 0) ${run.controlRunId}` : ''}`);
       return 0;
     },
@@ -88,8 +89,8 @@ export const commands: Command[] = [
       const id = positionals[0];
       if (!id) throw new CliError('missing RUN_ID\nusage: crucible runs show RUN_ID');
       const api = await cliApi(values);
-      const run = (await api('runs.get', { id })) as Run & { allowedActions: string[] };
-      const events = (await api('runs.events', { id })) as { at: Date; type: string; toStatus: string | null; actor: string | null }[];
+      const run = await api.runs.get.query({ id });
+      const events = await api.runs.events.query({ id });
       output(!!values.json, { ...run, events }, () =>
         [`${run.name}  (${run.id})`, `status: ${run.status}   progress: ${summary(run).progress}   actions: ${run.allowedActions.join(', ') || 'none'}`,
           `config: ${JSON.stringify(run.config)}`, '', table(events, ['at', 'type', 'toStatus', 'actor'])].join('\n'));
@@ -108,7 +109,7 @@ export const commands: Command[] = [
       const id = positionals[0];
       if (!id) throw new CliError('missing RUN_ID\nusage: crucible runs clone RUN_ID');
       const api = await cliApi(values);
-      const run = (await api('runs.clone', { id, name: values.name })) as Run;
+      const run = await api.runs.clone.mutate({ id, name: values.name as string | undefined });
       output(!!values.json, run, () => `created run ${run.id} (${run.name}) from ${id}`);
       return 0;
     },

@@ -9,7 +9,7 @@ import { freshDatabase } from '@/test/database';
 import { runJobLoop } from '@/workers/jobs/job-loop';
 import { JOB_QUEUES } from '@/core/queues';
 import { sandboxHandlers } from './handlers';
-import { TEST_STORE, testDataDir, ensureTestEnvironment } from './test-support';
+import { TEST_STORE, testDataDir, ensureTestEnvironment } from '@/workers/sandbox/test-support';
 
 describe('sandbox worker: sandbox.exec jobs through the real queue', () => {
   let database: Database;

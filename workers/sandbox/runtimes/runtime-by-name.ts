@@ -2,7 +2,7 @@ import { ociRuntimeSetting, runtimeTarget, sandboxRuntimeName } from '@/core/san
 import { BwrapRuntime } from './bwrap';
 import { OciRuntime } from './oci';
 import { runtimeOptions, type RuntimeOptions } from './options';
-import type { SandboxRuntime } from './runtime';
+import type { SandboxRuntime } from './sandbox-runtime';
 import { SandboxError } from '../types';
 
 /**

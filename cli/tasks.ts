@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CliError, output, type Command } from './args';
-import { apiOptions, apiTarget, cliApi } from './api';
+import { apiOptions, apiTarget, cliApi, requireToken, type ApiInputs } from './api';
 import { table } from './format';
 
 type ImportResult = { imported: number; suite: { id: string; name: string } };
@@ -11,7 +11,7 @@ type ImportResult = { imported: number; suite: { id: string; name: string } };
  * bodies are capped at CRUCIBLE_MAX_BODY_BYTES (1 MiB by default), task files often are not.
  */
 async function uploadTasks(url: string, token: string | undefined, file: string, opts: { suite: string; format: string; replace: boolean }): Promise<ImportResult> {
-  if (!token) throw new CliError('--url needs an API token: pass --token crc_… or set CRUCIBLE_TOKEN (create one with `crucible tokens create`)');
+  requireToken(token);
   const q = new URLSearchParams({ suite: opts.suite, format: opts.format, replace: opts.replace ? '1' : '0' });
   const res = await fetch(`${url.replace(/\/$/, '')}/api/tasks/import?${q}`, {
     method: 'POST',
@@ -41,7 +41,7 @@ export const commands: Command[] = [
       const { url, token } = apiTarget(values);
       const res = url
         ? await uploadTasks(url, token, file, { suite, format, replace: !!values.replace })
-        : ((await (await cliApi(values))('tasks.import', { suite, format, text: fs.readFileSync(file, 'utf8'), replace: !!values.replace })) as ImportResult);
+        : await (await cliApi(values)).tasks.import.mutate({ suite, format, text: fs.readFileSync(file, 'utf8'), replace: !!values.replace });
       output(!!values.json, { suite: res.suite.name, suiteId: res.suite.id, imported: res.imported }, () => `imported ${res.imported} task(s) into suite "${res.suite.name}"`);
       return 0;
     },
@@ -53,7 +53,7 @@ export const commands: Command[] = [
     options: { ...apiOptions, suite: { type: 'string' }, split: { type: 'string' } },
     run: async ({ values }) => {
       const api = await cliApi(values);
-      const rows = (await api('tasks.list', { suite: (values.suite as string | undefined) ?? 'builtin', split: values.split })) as Record<string, unknown>[];
+      const rows = await api.tasks.list.query({ suite: (values.suite as string | undefined) ?? 'builtin', split: values.split as ApiInputs['tasks']['list']['split'] });
       output(!!values.json, rows, () => `${table(rows, ['externalId', 'language', 'split', 'difficulty', 'entryPoint'])}\n${rows.length} task(s)`);
       return 0;
     },
@@ -65,7 +65,7 @@ export const commands: Command[] = [
     options: apiOptions,
     run: async ({ values }) => {
       const api = await cliApi(values);
-      const rows = (await api('runs.suites')) as Record<string, unknown>[];
+      const rows = await api.runs.suites.query();
       output(!!values.json, rows, () => table(rows, ['name', 'tasks', 'description']));
       return 0;
     },
