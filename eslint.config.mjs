@@ -9,8 +9,6 @@ const LIBRARIES = ['workers/sandbox', 'workers/policy', 'workers/scheduler'];
 const libraryFiles = LIBRARIES.map((d) => `${d}/**/*.{ts,tsx}`);
 // test code inside the libraries: tests, their fixtures and the shared test support
 const libraryTestFiles = LIBRARIES.flatMap((d) => [`${d}/**/*.test.ts`, `${d}/**/fixtures/**`, `${d}/test-support.ts`]);
-// the live scheduler's integration tests (below: they may use server/)
-const libraryIntegrationTests = ['workers/scheduler/live.test.ts', 'workers/scheduler/live-pass.test.ts', 'workers/scheduler/rl-preempt.test.ts'];
 // what a library never imports: the platform, the UI, the CLI and the worker processes
 const aboveLibraries = ['./server', './app', './components', './cli', './scripts', './workers/jobs', './workers/rl', './workers/process', './workers/sandbox-worker', './workers/reviews', './workers/maintenance', './workers/metrics', './workers/supervisor.ts'];
 const layerMessage = 'breaks the layers (docs/architecture.md): declare what the library needs as an interface in the library (see workers/sandbox/ports.ts) and implement it in server/';
@@ -65,11 +63,7 @@ const config = [
   },
   {
     files: libraryFiles,
-    ignores: [
-      ...libraryTestFiles,
-      // the scheduler worker's process entry (runWorkerProcess): a worker process, not library code
-      'workers/scheduler/main.ts',
-    ],
+    ignores: libraryTestFiles,
     rules: {
       'import/no-restricted-paths': ['error', {
         basePath: import.meta.dirname,
@@ -81,22 +75,10 @@ const config = [
     // Library tests may use the test helpers (test/, workers/jobs/fixtures, a fixture job
     // handler's JobHandler type), nothing else above the library.
     files: libraryTestFiles,
-    ignores: libraryIntegrationTests,
     rules: {
       'import/no-restricted-paths': ['error', {
         basePath: import.meta.dirname,
         zones: [{ target: LIBRARIES.map((d) => `./${d}`), from: aboveLibraries.filter((d) => d !== './workers/jobs'), message: layerMessage }],
-      }],
-    },
-  },
-  {
-    // The live scheduler's integration tests drive the real scheduler process against the
-    // real queue, so they enqueue jobs and create runs through server/ (queue, runs service).
-    files: libraryIntegrationTests,
-    rules: {
-      'import/no-restricted-paths': ['error', {
-        basePath: import.meta.dirname,
-        zones: [{ target: LIBRARIES.map((d) => `./${d}`), from: aboveLibraries.filter((d) => d !== './workers/jobs' && d !== './server'), message: layerMessage }],
       }],
     },
   },

@@ -33,7 +33,7 @@ export function defaultWorkerSpecs(opts: { jobWorkers?: number; handlers?: strin
   return [
     tsProcess('maintenance', 'workers/maintenance/main.ts'),
     tsProcess('metrics', 'workers/metrics/main.ts'),
-    tsProcess('scheduler', 'workers/scheduler/main.ts'),
+    tsProcess('scheduler', 'workers/scheduler-worker/main.ts'),
     tsProcess('sandbox', 'workers/sandbox-worker/main.ts'),
     ...Array.from({ length: n }, (_, i) => tsProcess(n === 1 ? 'jobs' : `jobs-${i + 1}`, 'workers/jobs/main.ts', jobArgs)),
   ];

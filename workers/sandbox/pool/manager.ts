@@ -160,7 +160,8 @@ export class SandboxManager {
         if (list.length === 0) this.idle.delete(oldest.key);
         victim!.sandbox.destroy();
         this.ledger.release(victim!.sandbox.spec.limits);
-        void this.audit.destroyed(victim!.sandbox);
+        // eviction is synchronous; its audit row is written in the background, never unhandled
+        this.auditInBackground(this.audit.destroyed(victim!.sandbox), 'sandbox.destroy (evicted)');
       }
     }
   }
@@ -195,6 +196,11 @@ export class SandboxManager {
       }
     }
     await this.destroy(sb);
+  }
+
+  /** A background audit write: a database error is logged, never an unhandled rejection that ends the worker. */
+  private auditInBackground(write: Promise<void>, what: string): void {
+    write.catch((e: unknown) => console.error(`sandbox audit: ${what} not recorded: ${e instanceof Error ? e.message : String(e)}`));
   }
 
   async destroy(sb: Sandbox): Promise<void> {
@@ -246,7 +252,7 @@ export class SandboxManager {
       const keep = list.filter((i) => now - i.since < ttlMs);
       for (const i of list) {
         if (!keep.includes(i)) {
-          void this.destroy(i.sandbox);
+          this.auditInBackground(this.destroy(i.sandbox), 'sandbox.destroy (idle expired)');
           n++;
         }
       }

@@ -1,13 +1,13 @@
-// The scheduler worker: `node --import tsx workers/scheduler/main.ts`. Admits scheduled jobs
+// The scheduler worker: `node --import tsx workers/scheduler-worker/main.ts`. Admits scheduled jobs
 // to nodes, preempts and re-queues them (docs/scheduler.md). Started by the supervisor; run
 // more than one for availability: one leads (advisory lock), the others stand by.
 import { settings } from '@/core/settings';
 import { runWorkerProcess } from '@/workers/process/worker-process';
 import { WORKER_KINDS } from '@/core/queues';
-import { runSchedulerLoop, schedulerConfigFrom } from './scheduler-loop';
+import { runSchedulerLoop, schedulerConfigFrom } from '@/workers/scheduler/scheduler-loop';
 
 if (process.argv.includes('--help')) {
-  console.log(`usage: node --import tsx workers/scheduler/main.ts
+  console.log(`usage: node --import tsx workers/scheduler-worker/main.ts
   env CRUCIBLE_SCHEDULER_CONFIG        scheduler config (inline JSON or a JSON file; default: three tiers over live capacity)
   env CRUCIBLE_SCHEDULER_TICK_MS       pass at least this often (default 250)
   env CRUCIBLE_SCHEDULER_EVICT_GRACE_MS take back a preempted job its worker did not stop in this time (default 30000)

@@ -102,7 +102,7 @@ beforeAll(async () => {
     CRUCIBLE_WORKER_HEARTBEAT_MS: '200',
     CRUCIBLE_SCHEDULER_EVICT_GRACE_MS: '5000',
   };
-  scheduler = startTs('workers/scheduler/main.ts', [], schedulerEnv);
+  scheduler = startTs('workers/scheduler-worker/main.ts', [], schedulerEnv);
   procs.push(scheduler);
   startNode('n1');
   startNode('n2');
@@ -111,7 +111,7 @@ beforeAll(async () => {
     return r.filter((w) => w.node === 'n1' || w.node === 'n2').length === 2 && r.some((w) => w.kind === 'scheduler') && scheduler.output().includes('leader');
   }, 40_000, 100);
   // A second scheduler for availability: it stands by while the first holds the leader lock.
-  standby = startTs('workers/scheduler/main.ts', [], schedulerEnv);
+  standby = startTs('workers/scheduler-worker/main.ts', [], schedulerEnv);
   procs.push(standby);
 }, 60_000);
 

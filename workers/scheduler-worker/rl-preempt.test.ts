@@ -8,7 +8,7 @@ import { createRun } from '@/server/runs/service';
 import { freshDatabase } from '@/test/database';
 import { alive, startTs, waitFor, type Proc } from '@/workers/jobs/fixtures/processes';
 import { ensureTestEnvironment, TEST_STORE } from '@/workers/sandbox/test-support';
-import { DEFAULT_TIERS } from './config';
+import { DEFAULT_TIERS } from '@/workers/scheduler/config';
 
 // A real RL episode preempted by the live scheduler: a scheduler process and a job worker
 // with the default handlers (rl.advance / rl.episode / rl.learn, bwrap sandboxes, ONNX policy)
@@ -26,7 +26,7 @@ beforeAll(async () => {
   database = await freshDatabase();
   const common = { DATABASE_URL: database.url, CRUCIBLE_WORKER_HEARTBEAT_MS: '300', CRUCIBLE_DATA_DIR: dataDir };
   procs.push(
-    startTs('workers/scheduler/main.ts', [], {
+    startTs('workers/scheduler-worker/main.ts', [], {
       ...common,
       CRUCIBLE_SCHEDULER_CONFIG: JSON.stringify({
         tiers: DEFAULT_TIERS, reserveFraction: 0, leaseMs: 10_000, minRunTimeMs: 0, backoff: { baseMs: 200, maxMs: 1_000 },
