@@ -10,8 +10,23 @@ const libraryFiles = LIBRARIES.map((d) => `${d}/**/*.{ts,tsx}`);
 // test code inside the libraries: tests, their fixtures and the shared test support
 const libraryTestFiles = LIBRARIES.flatMap((d) => [`${d}/**/*.test.ts`, `${d}/**/fixtures/**`, `${d}/test-support.ts`]);
 // what a library never imports: the platform, the UI, the CLI and the worker processes
-const aboveLibraries = ['./server', './app', './components', './cli', './scripts', './workers/jobs', './workers/rl', './workers/process', './workers/sandbox-worker', './workers/reviews', './workers/maintenance', './workers/metrics', './workers/supervisor.ts'];
-const layerMessage = 'breaks the layers (docs/architecture.md): declare what the library needs as an interface in the library (see workers/sandbox/ports.ts) and implement it in server/';
+const aboveLibraries = [
+  './server',
+  './app',
+  './components',
+  './cli',
+  './scripts',
+  './workers/jobs',
+  './workers/rl',
+  './workers/process',
+  './workers/sandbox-worker',
+  './workers/reviews',
+  './workers/maintenance',
+  './workers/metrics',
+  './workers/supervisor.ts',
+];
+const layerMessage =
+  'breaks the layers (docs/architecture.md): declare what the library needs as an interface in the library (see workers/sandbox/ports.ts) and implement it in server/';
 
 const config = [
   { ignores: ['node_modules/**', '.next/**', '.data/**', '.test-data/**', 'db/migrations/**', 'next-env.d.ts', 'test-results/**', 'playwright-report/**'] },
@@ -28,11 +43,15 @@ const config = [
   {
     files: ['**/*.{ts,tsx,mjs,js}'],
     rules: {
-      'no-restricted-properties': ['error', {
-        object: 'process',
-        property: 'env',
-        message: 'read settings from core/settings.ts (settings(), or take them as a parameter; childEnv() for a child process) and add new variables to its schema',
-      }],
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message:
+            'read settings from core/settings.ts (settings(), or take them as a parameter; childEnv() for a child process) and add new variables to its schema',
+        },
+      ],
     },
   },
   {
@@ -55,20 +74,33 @@ const config = [
   {
     files: ['core/**/*.{ts,tsx}'],
     rules: {
-      'import/no-restricted-paths': ['error', {
-        basePath: import.meta.dirname,
-        zones: [{ target: './core', from: '.', except: ['./core', './node_modules'], message: 'core/ imports nothing from the project: move what it needs into core/' }],
-      }],
+      'import/no-restricted-paths': [
+        'error',
+        {
+          basePath: import.meta.dirname,
+          zones: [
+            {
+              target: './core',
+              from: '.',
+              except: ['./core', './node_modules'],
+              message: 'core/ imports nothing from the project: move what it needs into core/',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: libraryFiles,
     ignores: libraryTestFiles,
     rules: {
-      'import/no-restricted-paths': ['error', {
-        basePath: import.meta.dirname,
-        zones: [{ target: LIBRARIES.map((d) => `./${d}`), from: [...aboveLibraries, './test', './e2e'], message: layerMessage }],
-      }],
+      'import/no-restricted-paths': [
+        'error',
+        {
+          basePath: import.meta.dirname,
+          zones: [{ target: LIBRARIES.map((d) => `./${d}`), from: [...aboveLibraries, './test', './e2e'], message: layerMessage }],
+        },
+      ],
     },
   },
   {
@@ -76,10 +108,13 @@ const config = [
     // handler's JobHandler type), nothing else above the library.
     files: libraryTestFiles,
     rules: {
-      'import/no-restricted-paths': ['error', {
-        basePath: import.meta.dirname,
-        zones: [{ target: LIBRARIES.map((d) => `./${d}`), from: aboveLibraries.filter((d) => d !== './workers/jobs'), message: layerMessage }],
-      }],
+      'import/no-restricted-paths': [
+        'error',
+        {
+          basePath: import.meta.dirname,
+          zones: [{ target: LIBRARIES.map((d) => `./${d}`), from: aboveLibraries.filter((d) => d !== './workers/jobs'), message: layerMessage }],
+        },
+      ],
     },
   },
   {
@@ -89,12 +124,22 @@ const config = [
     files: ['app/**/*.{ts,tsx}', 'components/**/*.{ts,tsx}'],
     ignores: ['app/api/**'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', {
-        patterns: [
-          { regex: '^(@/|(\\.\\./)+)server(/|$)', allowTypeImports: true, message: 'the UI imports server/ only as `import type` (e.g. AppRouter): call the API through tRPC' },
-          { regex: '^(@/|(\\.\\./)+)(db|workers|cli|scripts)(/|$)', message: 'the UI imports only core/, components/ and `import type` from server/: call the API through tRPC' },
-        ],
-      }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(@/|(\\.\\./)+)server(/|$)',
+              allowTypeImports: true,
+              message: 'the UI imports server/ only as `import type` (e.g. AppRouter): call the API through tRPC',
+            },
+            {
+              regex: '^(@/|(\\.\\./)+)(db|workers|cli|scripts)(/|$)',
+              message: 'the UI imports only core/, components/ and `import type` from server/: call the API through tRPC',
+            },
+          ],
+        },
+      ],
     },
   },
   // Type-aware rules: a promise nobody awaits loses its error (an unhandled rejection kills a

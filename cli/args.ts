@@ -3,7 +3,10 @@ import { terminalSafe } from './terminal-safe';
 
 /** A CLI error: printed as `crucible: <message>` and exits with `code` (2 = usage). */
 export class CliError extends Error {
-  constructor(message: string, readonly code = 2) {
+  constructor(
+    message: string,
+    readonly code = 2,
+  ) {
     super(message);
   }
 }

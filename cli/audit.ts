@@ -35,8 +35,10 @@ export const commands: Command[] = [
     run: async ({ values }) => {
       const api = await cliApi(values);
       const res = await api.audit.list.query({
-        page: intOption(values.page, 'page'), pageSize: intOption(values['page-size'], 'page-size'),
-        targetType: values['target-type'] as ApiInputs['audit']['list']['targetType'], targetId: values['target-id'] as string | undefined,
+        page: intOption(values.page, 'page'),
+        pageSize: intOption(values['page-size'], 'page-size'),
+        targetType: values['target-type'] as ApiInputs['audit']['list']['targetType'],
+        targetId: values['target-id'] as string | undefined,
       });
       output(!!values.json, res, () => `${table(res.items, ['seq', 'at', 'actor', 'action', 'targetType', 'targetId'])}\n${res.total} row(s)`);
       return 0;

@@ -19,7 +19,8 @@ let database: Database;
 async function crucible(args: string[], env: Record<string, string> = {}) {
   try {
     const { stdout, stderr } = await run('node', ['scripts/crucible.mjs', ...args], {
-      env: childEnv({ DATABASE_URL: database.url, ...env }), timeout: 60_000,
+      env: childEnv({ DATABASE_URL: database.url, ...env }),
+      timeout: 60_000,
     });
     return { code: 0, stdout, stderr };
   } catch (e) {
@@ -49,13 +50,32 @@ describe('crucible CLI (local, straight to the database)', () => {
   });
 
   it('--set reaches every learner option, and temperature 0 is refused with the reason', async () => {
-    const sets = ['scaleAdvantagesByStd=false', 'lossAggregation=token-sum-norm', 'entropyCoef=0.01', 'clipRatioC=5', 'klIn=reward', 'klEstimator=k2', 'valueCoef=1', 'valueClip=0.5', 'whitenAdvantages=true', 'temperature=0.7'];
+    const sets = [
+      'scaleAdvantagesByStd=false',
+      'lossAggregation=token-sum-norm',
+      'entropyCoef=0.01',
+      'clipRatioC=5',
+      'klIn=reward',
+      'klEstimator=k2',
+      'valueCoef=1',
+      'valueClip=0.5',
+      'whitenAdvantages=true',
+      'temperature=0.7',
+    ];
     const created = await crucible(['runs', 'create', '--name', 'learner options', ...sets.flatMap((kv) => ['--set', kv]), '--json']);
     expect(created.code, created.stderr).toBe(0);
     const { config } = JSON.parse(created.stdout) as { config: Record<string, unknown> };
     expect(config).toMatchObject({
-      scaleAdvantagesByStd: false, lossAggregation: 'token-sum-norm', entropyCoef: 0.01, clipRatioC: 5, klIn: 'reward', klEstimator: 'k2',
-      valueCoef: 1, valueClip: 0.5, whitenAdvantages: true, temperature: 0.7,
+      scaleAdvantagesByStd: false,
+      lossAggregation: 'token-sum-norm',
+      entropyCoef: 0.01,
+      clipRatioC: 5,
+      klIn: 'reward',
+      klEstimator: 'k2',
+      valueCoef: 1,
+      valueClip: 0.5,
+      whitenAdvantages: true,
+      temperature: 0.7,
     });
     const greedy = await crucible(['runs', 'create', '--name', 'greedy', '--set', 'temperature=0']);
     expect(greedy.code).toBe(1);

@@ -40,8 +40,12 @@ export async function main(argv: string[]): Promise<number> {
     if (!group) throw new CliError(`unknown command group "${groupName}"\n\n${topHelp()}`);
     const commands = await group.load();
     const groupHelp = () =>
-      [`usage: crucible ${groupName} <command> [options]`, '', 'commands:',
-        ...commands.map((c) => `  ${c.name.split(' ').slice(1).join(' ').padEnd(10)} ${c.summary}`)].join('\n');
+      [
+        `usage: crucible ${groupName} <command> [options]`,
+        '',
+        'commands:',
+        ...commands.map((c) => `  ${c.name.split(' ').slice(1).join(' ').padEnd(10)} ${c.summary}`),
+      ].join('\n');
     if (!cmdName || cmdName === '--help' || cmdName === '-h') {
       console.log(groupHelp());
       return cmdName ? 0 : 2;

@@ -34,7 +34,11 @@ beforeAll(async () => {
     router: appRouter,
     createContext: async ({ req }) => {
       const headers = new Headers(Object.entries(req.headers).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v] as [string, string]] : [])));
-      return { db: database.db, user: await identify(database.db, headers), clientAddress: clientAddress(headers, { trustProxy: false, socketAddress: req.socket.remoteAddress }) };
+      return {
+        db: database.db,
+        user: await identify(database.db, headers),
+        clientAddress: clientAddress(headers, { trustProxy: false, socketAddress: req.socket.remoteAddress }),
+      };
     },
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -30,7 +30,12 @@ async function cli(argv: string[]): Promise<unknown> {
   });
   const err = vi.spyOn(console, 'error').mockImplementation(() => {});
   try {
-    const code = await cmd.run(parseFor(cmd, [...argv.slice(1), '--json', '--cpu'].filter((a) => a !== '--cpu' || cmd.options?.cpu)));
+    const code = await cmd.run(
+      parseFor(
+        cmd,
+        [...argv.slice(1), '--json', '--cpu'].filter((a) => a !== '--cpu' || cmd.options?.cpu),
+      ),
+    );
     expect(code).toBe(0);
   } finally {
     spy.mockRestore();
@@ -41,19 +46,30 @@ async function cli(argv: string[]): Promise<unknown> {
 
 describe('crucible policy CLI', () => {
   it('init, sft, sample, inspect, export', async () => {
-    const created = (await cli(['init', 'toy', '--d-model', '32', '--layers', '1', '--heads', '2', '--max-seq', '32', '--lr', '1e-2'])) as { version: number; sha256: string; parameters: number };
+    const created = (await cli(['init', 'toy', '--d-model', '32', '--layers', '1', '--heads', '2', '--max-seq', '32', '--lr', '1e-2'])) as {
+      version: number;
+      sha256: string;
+      parameters: number;
+    };
     expect(created.version).toBe(1);
     expect(created.parameters).toBeGreaterThan(10_000);
     await expect(cli(['init', 'toy'])).rejects.toThrow(/already exists/);
 
     const data = path.join(dir, 'demos.jsonl');
     await fs.writeFile(data, '{"prompt":"ping ","completion":"pong"}\n{"prompt":"1+1=","completion":"2"}\n');
-    const trained = (await cli(['sft', 'toy', '--data', data, '--steps', '60', '--batch', '2'])) as { version: number; steps: { loss: number; provider: string }[] };
+    const trained = (await cli(['sft', 'toy', '--data', data, '--steps', '60', '--batch', '2'])) as {
+      version: number;
+      steps: { loss: number; provider: string }[];
+    };
     expect(trained.version).toBe(2);
     expect(trained.steps.at(-1)!.loss).toBeLessThan(0.1);
     expect(trained.steps[0]!.provider).toBe('cpu');
 
-    const samples = (await cli(['sample', 'toy', '--prompt', 'ping ', '--temperature', '0', '--max-new-tokens', '8'])) as { text: string; finishReason: string; logprobs: number[] }[];
+    const samples = (await cli(['sample', 'toy', '--prompt', 'ping ', '--temperature', '0', '--max-new-tokens', '8'])) as {
+      text: string;
+      finishReason: string;
+      logprobs: number[];
+    }[];
     expect(samples[0]!.text).toBe('pong');
     expect(samples[0]!.finishReason).toBe('eos');
 

@@ -32,16 +32,24 @@ async function load(arg: string | undefined, usage: string, values: Record<strin
 
 const num = (v: unknown, name: string) => intOption(v, name);
 
-const initUsage = 'crucible policy init NAME [--d-model 64] [--layers 2] [--heads 4] [--mlp 256] [--max-seq 256] [--lr 3e-4] [--warmup 0] [--total-steps 1000] [--seed 0] [--force] [--json]';
+const initUsage =
+  'crucible policy init NAME [--d-model 64] [--layers 2] [--heads 4] [--mlp 256] [--max-seq 256] [--lr 3e-4] [--warmup 0] [--total-steps 1000] [--seed 0] [--force] [--json]';
 const init: Command = {
   name: 'policy init',
   summary: 'create a policy from a random initialisation (version 1)',
   usage: initUsage,
   options: {
     ...json,
-    'd-model': { type: 'string' }, layers: { type: 'string' }, heads: { type: 'string' }, mlp: { type: 'string' },
-    'max-seq': { type: 'string' }, lr: { type: 'string' }, warmup: { type: 'string' }, 'total-steps': { type: 'string' },
-    seed: { type: 'string' }, force: { type: 'boolean' },
+    'd-model': { type: 'string' },
+    layers: { type: 'string' },
+    heads: { type: 'string' },
+    mlp: { type: 'string' },
+    'max-seq': { type: 'string' },
+    lr: { type: 'string' },
+    warmup: { type: 'string' },
+    'total-steps': { type: 'string' },
+    seed: { type: 'string' },
+    force: { type: 'boolean' },
   },
   run: async ({ values, positionals }) => {
     const name = positionals[0];
@@ -72,7 +80,11 @@ const init: Command = {
     }
     const saved = await policy.saveVersion(dir);
     const result = { name, ...saved, parameters: countParams(policy.model), model: policy.model, optim: policy.optim };
-    output(!!values.json, result, () => `created policy ${name} v${saved.version} (${result.parameters.toLocaleString()} parameters)\n${saved.path}\nsha256 ${saved.sha256}`);
+    output(
+      !!values.json,
+      result,
+      () => `created policy ${name} v${saved.version} (${result.parameters.toLocaleString()} parameters)\n${saved.path}\nsha256 ${saved.sha256}`,
+    );
     return 0;
   },
 };
@@ -84,19 +96,31 @@ const sft: Command = {
   name: 'policy sft',
   summary: 'supervised fine-tuning on {"prompt","completion"} JSONL demonstrations; saves a new version',
   usage: sftUsage,
-  options: { ...json, ...providerOpt, data: { type: 'string' }, steps: { type: 'string' }, batch: { type: 'string' }, 'micro-batch': { type: 'string' }, seed: { type: 'string' } },
+  options: {
+    ...json,
+    ...providerOpt,
+    data: { type: 'string' },
+    steps: { type: 'string' },
+    batch: { type: 'string' },
+    'micro-batch': { type: 'string' },
+    seed: { type: 'string' },
+  },
   run: async ({ values, positionals }) => {
     if (!values.data) throw new CliError(`missing --data\nusage: ${sftUsage}`);
     const text = await fs.readFile(values.data as string, 'utf8').catch(() => {
       throw new CliError(`cannot read --data ${String(values.data)}`);
     });
-    const demos = text.split('\n').map((l, i) => [l.trim(), i + 1] as const).filter(([l]) => l).map(([l, line]) => {
-      try {
-        return Demo.parse(JSON.parse(l));
-      } catch (e) {
-        throw new CliError(`${String(values.data)}:${line}: expected {"prompt": string, "completion": string} (${(e as Error).message.split('\n')[0]})`);
-      }
-    });
+    const demos = text
+      .split('\n')
+      .map((l, i) => [l.trim(), i + 1] as const)
+      .filter(([l]) => l)
+      .map(([l, line]) => {
+        try {
+          return Demo.parse(JSON.parse(l));
+        } catch (e) {
+          throw new CliError(`${String(values.data)}:${line}: expected {"prompt": string, "completion": string} (${(e as Error).message.split('\n')[0]})`);
+        }
+      });
     if (!demos.length) throw new CliError(`${String(values.data)} has no demonstrations`);
     const { policy, where } = await load(positionals[0], sftUsage, values);
     const tok = policy.tokenizer;
@@ -117,26 +141,39 @@ const sft: Command = {
       });
       const r = await policy.trainStep(pick, { kind: 'sft' }, { microBatchSize: num(values['micro-batch'], 'micro-batch') });
       log.push({ step: r.step, loss: r.loss, gradNorm: r.gradNorm, lr: r.lr, tokens: r.tokens, provider: r.provider });
-      if (!values.json && (i % 10 === 0 || i === steps - 1)) console.error(`step ${r.step} loss ${r.loss.toFixed(4)} grad-norm ${r.gradNorm.toFixed(3)} lr ${r.lr.toExponential(2)} (${r.provider})`);
+      if (!values.json && (i % 10 === 0 || i === steps - 1))
+        console.error(`step ${r.step} loss ${r.loss.toFixed(4)} grad-norm ${r.gradNorm.toFixed(3)} lr ${r.lr.toExponential(2)} (${r.provider})`);
     }
     const dir = (await fs.stat(where)).isDirectory() ? where : path.dirname(where);
     const saved = await policy.saveVersion(dir);
-    output(!!values.json, { ...saved, steps: log }, () => `saved v${saved.version}: final loss ${log.at(-1)!.loss.toFixed(4)}\n${saved.path}\nsha256 ${saved.sha256}`);
+    output(
+      !!values.json,
+      { ...saved, steps: log },
+      () => `saved v${saved.version}: final loss ${log.at(-1)!.loss.toFixed(4)}\n${saved.path}\nsha256 ${saved.sha256}`,
+    );
     await policy.release();
     return 0;
   },
 };
 
-const sampleUsage = 'crucible policy sample POLICY --prompt TEXT [--prompt TEXT...] [--n 1] [--max-new-tokens 64] [--temperature 1] [--top-p 1] [--top-k 0] [--stop TEXT...] [--seed 0] [--no-cache] [--cpu] [--json]';
+const sampleUsage =
+  'crucible policy sample POLICY --prompt TEXT [--prompt TEXT...] [--n 1] [--max-new-tokens 64] [--temperature 1] [--top-p 1] [--top-k 0] [--stop TEXT...] [--seed 0] [--no-cache] [--cpu] [--json]';
 const sample: Command = {
   name: 'policy sample',
   summary: 'sample completions (batched, seeded) with their token logprobs',
   usage: sampleUsage,
   options: {
-    ...json, ...providerOpt,
-    prompt: { type: 'string', multiple: true }, n: { type: 'string' }, 'max-new-tokens': { type: 'string' },
-    temperature: { type: 'string' }, 'top-p': { type: 'string' }, 'top-k': { type: 'string' },
-    stop: { type: 'string', multiple: true }, seed: { type: 'string' }, 'no-cache': { type: 'boolean' },
+    ...json,
+    ...providerOpt,
+    prompt: { type: 'string', multiple: true },
+    n: { type: 'string' },
+    'max-new-tokens': { type: 'string' },
+    temperature: { type: 'string' },
+    'top-p': { type: 'string' },
+    'top-k': { type: 'string' },
+    stop: { type: 'string', multiple: true },
+    seed: { type: 'string' },
+    'no-cache': { type: 'boolean' },
   },
   run: async ({ values, positionals }) => {
     const prompts = (values.prompt as string[] | undefined) ?? [];
@@ -158,8 +195,19 @@ const sample: Command = {
     } catch (e) {
       throw new CliError(e instanceof z.ZodError ? z.prettifyError(e) : (e as Error).message);
     }
-    const rows = out.map((c, i) => ({ prompt: all[i], text: c.text, tokens: c.tokens, logprobs: c.logprobs, finishReason: c.finishReason, provider: policy.provider }));
-    output(!!values.json, rows, () => rows.map((r) => `${JSON.stringify(r.prompt)} → ${JSON.stringify(r.text)}  [${r.finishReason}, logprob ${r.logprobs.reduce((a, b) => a + b, 0).toFixed(2)}]`).join('\n'));
+    const rows = out.map((c, i) => ({
+      prompt: all[i],
+      text: c.text,
+      tokens: c.tokens,
+      logprobs: c.logprobs,
+      finishReason: c.finishReason,
+      provider: policy.provider,
+    }));
+    output(!!values.json, rows, () =>
+      rows
+        .map((r) => `${JSON.stringify(r.prompt)} → ${JSON.stringify(r.text)}  [${r.finishReason}, logprob ${r.logprobs.reduce((a, b) => a + b, 0).toFixed(2)}]`)
+        .join('\n'),
+    );
     await policy.release();
     return 0;
   },
@@ -174,8 +222,21 @@ const inspect: Command = {
   run: async ({ values, positionals }) => {
     const { policy, sha256, path: file, where } = await load(positionals[0], inspectUsage, { ...values, cpu: true });
     const dir = (await fs.stat(where)).isDirectory() ? where : undefined;
-    const versions = dir ? await Promise.all((await listVersions(dir)).map(async (v) => ({ version: v, path: versionFile(dir, v), bytes: (await fs.stat(versionFile(dir, v))).size }))) : [];
-    const info = { path: file, sha256, step: policy.step, parameters: countParams(policy.model), model: policy.model, optim: policy.optim, tokenizer: policy.tokenizer.spec, versions };
+    const versions = dir
+      ? await Promise.all(
+          (await listVersions(dir)).map(async (v) => ({ version: v, path: versionFile(dir, v), bytes: (await fs.stat(versionFile(dir, v))).size })),
+        )
+      : [];
+    const info = {
+      path: file,
+      sha256,
+      step: policy.step,
+      parameters: countParams(policy.model),
+      model: policy.model,
+      optim: policy.optim,
+      tokenizer: policy.tokenizer.spec,
+      versions,
+    };
     output(!!values.json, info, () =>
       [
         `${file}`,

@@ -5,7 +5,12 @@ import { table } from './format';
 
 type Run = { episodesDone: number; episodesTotal: number; lastRewardMean: number | null; config: { algorithm: string } };
 
-const summary = <R extends Run>(r: R) => ({ ...r, progress: `${r.episodesDone}/${r.episodesTotal}`, reward: r.lastRewardMean?.toFixed(3) ?? null, algorithm: r.config.algorithm });
+const summary = <R extends Run>(r: R) => ({
+  ...r,
+  progress: `${r.episodesDone}/${r.episodesTotal}`,
+  reward: r.lastRewardMean?.toFixed(3) ?? null,
+  algorithm: r.config.algorithm,
+});
 
 /** `--set key=value` pairs (numbers and booleans parsed; dotted keys nest) merged over --config JSON. */
 function configFrom(values: Record<string, unknown>): Record<string, unknown> {
@@ -52,31 +57,59 @@ export const commands: Command[] = [
     name: 'runs list',
     summary: 'list runs (newest first) with filters and pagination',
     usage: 'crucible runs list [--status S]... [--search TEXT] [--page N] [--page-size N] [--json]',
-    options: { ...apiOptions, status: { type: 'string', multiple: true }, search: { type: 'string' }, page: { type: 'string' }, 'page-size': { type: 'string' } },
+    options: {
+      ...apiOptions,
+      status: { type: 'string', multiple: true },
+      search: { type: 'string' },
+      page: { type: 'string' },
+      'page-size': { type: 'string' },
+    },
     run: async ({ values }) => {
       const api = await cliApi(values);
       const res = await api.runs.list.query({
-        status: values.status as ApiInputs['runs']['list']['status'], search: values.search as string | undefined,
-        page: intOption(values.page, 'page'), pageSize: intOption(values['page-size'], 'page-size'),
+        status: values.status as ApiInputs['runs']['list']['status'],
+        search: values.search as string | undefined,
+        page: intOption(values.page, 'page'),
+        pageSize: intOption(values['page-size'], 'page-size'),
       });
-      output(!!values.json, res, () =>
-        `${table(res.items.map(summary), ['id', 'name', 'status', 'algorithm', 'progress', 'reward', 'createdAt'])}\n${res.total} run(s), page ${res.page}`);
+      output(
+        !!values.json,
+        res,
+        () =>
+          `${table(res.items.map(summary), ['id', 'name', 'status', 'algorithm', 'progress', 'reward', 'createdAt'])}\n${res.total} run(s), page ${res.page}`,
+      );
       return 0;
     },
   },
   {
     name: 'runs create',
     summary: 'launch a run (config defaults fill in anything not given)',
-    usage: 'crucible runs create --name NAME [--config FILE|JSON] [--set key=value]... [--control-arm] [--json]\n  e.g. --set algorithm=ppo --set groupSize=4 --set quota.cpus=1\n  --control-arm (or --set controlArm=true) also launches a twin run with learning rate 0, linked to this one',
-    options: { ...apiOptions, name: { type: 'string' }, config: { type: 'string' }, set: { type: 'string', multiple: true }, 'control-arm': { type: 'boolean' } },
+    usage:
+      'crucible runs create --name NAME [--config FILE|JSON] [--set key=value]... [--control-arm] [--json]\n  e.g. --set algorithm=ppo --set groupSize=4 --set quota.cpus=1\n  --control-arm (or --set controlArm=true) also launches a twin run with learning rate 0, linked to this one',
+    options: {
+      ...apiOptions,
+      name: { type: 'string' },
+      config: { type: 'string' },
+      set: { type: 'string', multiple: true },
+      'control-arm': { type: 'boolean' },
+    },
     run: async ({ values }) => {
       if (!values.name) throw new CliError('--name is required\nusage: crucible runs create --name NAME [--set key=value]...');
       const api = await cliApi(values);
       // controlArm is a launch option, not part of the run's config
       const { controlArm, ...config } = configFrom(values);
-      if (controlArm !== undefined && typeof controlArm !== 'boolean') throw new CliError(`controlArm must be true or false, got ${JSON.stringify(controlArm)}`);
-      const run = await api.runs.create.mutate({ name: values.name as string, config: config as ApiInputs['runs']['create']['config'], controlArm: !!values['control-arm'] || controlArm === true });
-      output(!!values.json, run, () => `created run ${run.id} (${run.name}), status ${run.status}${run.controlRunId ? `; control arm (learning rate 0) ${run.controlRunId}` : ''}`);
+      if (controlArm !== undefined && typeof controlArm !== 'boolean')
+        throw new CliError(`controlArm must be true or false, got ${JSON.stringify(controlArm)}`);
+      const run = await api.runs.create.mutate({
+        name: values.name as string,
+        config: config as ApiInputs['runs']['create']['config'],
+        controlArm: !!values['control-arm'] || controlArm === true,
+      });
+      output(
+        !!values.json,
+        run,
+        () => `created run ${run.id} (${run.name}), status ${run.status}${run.controlRunId ? `; control arm (learning rate 0) ${run.controlRunId}` : ''}`,
+      );
       return 0;
     },
   },
@@ -92,8 +125,14 @@ export const commands: Command[] = [
       const run = await api.runs.get.query({ id });
       const events = await api.runs.events.query({ id });
       output(!!values.json, { ...run, events }, () =>
-        [`${run.name}  (${run.id})`, `status: ${run.status}   progress: ${summary(run).progress}   actions: ${run.allowedActions.join(', ') || 'none'}`,
-          `config: ${JSON.stringify(run.config)}`, '', table(events, ['at', 'type', 'toStatus', 'actor'])].join('\n'));
+        [
+          `${run.name}  (${run.id})`,
+          `status: ${run.status}   progress: ${summary(run).progress}   actions: ${run.allowedActions.join(', ') || 'none'}`,
+          `config: ${JSON.stringify(run.config)}`,
+          '',
+          table(events, ['at', 'type', 'toStatus', 'actor']),
+        ].join('\n'),
+      );
       return 0;
     },
   },

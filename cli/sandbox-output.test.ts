@@ -22,7 +22,8 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 function crucible(args: string[], readAfterMs = 0): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(root, 'scripts/crucible.mjs'), ...args], {
-      cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
       env: childEnv({ CRUCIBLE_DATA_DIR: dataDir, CRUCIBLE_ENV_STORE: TEST_STORE, DATABASE_URL: '' }),
     });
     const out: Buffer[] = [];
@@ -42,8 +43,22 @@ function crucible(args: string[], readAfterMs = 0): Promise<{ code: number | nul
 
 describe('crucible sandbox exec output', () => {
   it('--json writes the complete JSON to a pipe that is read late (1 MB of sandbox output)', async () => {
-    const r = await crucible(['sandbox', 'exec', '--json', '--output-bytes', String(2 * 1024 * 1024), '--timeout-ms', '20000', '--',
-      'python3', '-c', "import sys; sys.stdout.write('a' * 1_000_000 + '\\nend')"], 10_000);
+    const r = await crucible(
+      [
+        'sandbox',
+        'exec',
+        '--json',
+        '--output-bytes',
+        String(2 * 1024 * 1024),
+        '--timeout-ms',
+        '20000',
+        '--',
+        'python3',
+        '-c',
+        "import sys; sys.stdout.write('a' * 1_000_000 + '\\nend')",
+      ],
+      10_000,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.length).toBeGreaterThan(1_000_000);
     const j = JSON.parse(r.stdout) as { status: string; stdout: string; stdoutTruncated: boolean };
@@ -56,7 +71,10 @@ describe('crucible sandbox exec output', () => {
     const evil = "import sys; sys.stdout.write('title\\x1b]0;pwned\\x07\\x1b[2J\\u202eok\\n'); sys.stderr.write('err\\x1b[31m\\n')";
     const human = await crucible(['sandbox', 'exec', '--', 'python3', '-c', evil]);
     expect(human.code, human.stderr).toBe(0);
-    for (const [name, text] of [['stdout', human.stdout], ['stderr', human.stderr]] as const) {
+    for (const [name, text] of [
+      ['stdout', human.stdout],
+      ['stderr', human.stderr],
+    ] as const) {
       expect(/[\x07\x1b\u202e]/.test(text), `${name}: ${JSON.stringify(text)}`).toBe(false);
     }
     expect(human.stdout).toBe('title\\x1b]0;pwned\\x07\\x1b[2J\\u202eok\n');

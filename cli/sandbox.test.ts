@@ -16,21 +16,52 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 function crucible(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(root, 'scripts/crucible.mjs'), ...args], {
-      cwd: root,
-      env: childEnv({ CRUCIBLE_DATA_DIR: dataDir, CRUCIBLE_ENV_STORE: TEST_STORE, DATABASE_URL: '', ...extraEnv }),
-      maxBuffer: 16 * 1024 * 1024,
-    }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
+    execFile(
+      process.execPath,
+      [path.join(root, 'scripts/crucible.mjs'), ...args],
+      {
+        cwd: root,
+        env: childEnv({ CRUCIBLE_DATA_DIR: dataDir, CRUCIBLE_ENV_STORE: TEST_STORE, DATABASE_URL: '', ...extraEnv }),
+        maxBuffer: 16 * 1024 * 1024,
+      },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    );
   });
 }
 
-const KEYS = ['status', 'exitCode', 'signal', 'stdout', 'stderr', 'stdoutTruncated', 'stderrTruncated', 'durationMs', 'envHash', 'runtime', 'sandboxId', 'usage'];
+const KEYS = [
+  'status',
+  'exitCode',
+  'signal',
+  'stdout',
+  'stderr',
+  'stdoutTruncated',
+  'stderrTruncated',
+  'durationMs',
+  'envHash',
+  'runtime',
+  'sandboxId',
+  'usage',
+];
 
 describe('crucible sandbox exec (CLI contract)', () => {
   it('prints one JSON object with exactly the contract fields; binary output keeps it valid; exit 0 on any status', async () => {
     const src = path.join(dataDir, 'prog.py');
     writeFileSync(src, 'import sys\nsys.stdout.buffer.write(bytes(range(256)))\nsys.exit(7)\n');
-    const r = await crucible(['sandbox', 'exec', '--memory-mb', '128', '--timeout-ms', '5000', '--file', `${src}:/work/prog.py`, '--json', '--', 'python3', 'prog.py']);
+    const r = await crucible([
+      'sandbox',
+      'exec',
+      '--memory-mb',
+      '128',
+      '--timeout-ms',
+      '5000',
+      '--file',
+      `${src}:/work/prog.py`,
+      '--json',
+      '--',
+      'python3',
+      'prog.py',
+    ]);
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);

@@ -7,8 +7,16 @@ import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
 import { recordEnvironment, recordVerification } from '@/server/environments/registry';
 import { sandboxRecords } from '@/server/environments/sandbox-records';
 import {
-  buildEnvironment, dataDir, defaultEnvSpec, defaultStoreDir, envSpecSchema, listEnvironments, resolveEnvironment,
-  verifyEnvironmentFast, verifyEnvironmentFull, type EnvSpecInput,
+  buildEnvironment,
+  dataDir,
+  defaultEnvSpec,
+  defaultStoreDir,
+  envSpecSchema,
+  listEnvironments,
+  resolveEnvironment,
+  verifyEnvironmentFast,
+  verifyEnvironmentFull,
+  type EnvSpecInput,
 } from '@/workers/sandbox/env/env-store';
 import { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { runtimeByName } from '@/workers/sandbox/runtimes/runtime-by-name';
@@ -71,9 +79,17 @@ const exec: Command = {
   usage: EXEC_USAGE,
   allowPositionals: false,
   options: {
-    runtime: { type: 'string' }, env: { type: 'string' }, 'timeout-ms': { type: 'string' }, 'memory-mb': { type: 'string' },
-    cpus: { type: 'string' }, 'disk-mb': { type: 'string' }, pids: { type: 'string' }, 'output-bytes': { type: 'string' },
-    allow: { type: 'string', multiple: true }, file: { type: 'string', multiple: true }, json: { type: 'boolean' },
+    runtime: { type: 'string' },
+    env: { type: 'string' },
+    'timeout-ms': { type: 'string' },
+    'memory-mb': { type: 'string' },
+    cpus: { type: 'string' },
+    'disk-mb': { type: 'string' },
+    pids: { type: 'string' },
+    'output-bytes': { type: 'string' },
+    allow: { type: 'string', multiple: true },
+    file: { type: 'string', multiple: true },
+    json: { type: 'boolean' },
   },
   run: ({ values, rest }) =>
     cli(async () => {
@@ -107,7 +123,13 @@ const exec: Command = {
       const manager = new SandboxManager({ dataDir: dataDir(), records: db && sandboxRecords(db), actor: 'cli', maxIdlePerKey: 0 });
       try {
         const result = await manager.exec(
-          { runtime: runtimeArg((values.runtime as string | undefined) ?? 'bwrap'), env: envNameArg((values.env as string | undefined) ?? 'default', '--env'), limits, allow, files },
+          {
+            runtime: runtimeArg((values.runtime as string | undefined) ?? 'bwrap'),
+            env: envNameArg((values.env as string | undefined) ?? 'default', '--env'),
+            limits,
+            allow,
+            files,
+          },
           rest,
         );
         if (values.json) process.stdout.write(JSON.stringify(result) + '\n');
@@ -116,10 +138,12 @@ const exec: Command = {
           process.stdout.write(terminalSafe(result.stdout));
           process.stderr.write(terminalSafe(result.stderr));
           const trunc = result.stdoutTruncated || result.stderrTruncated ? ' (output truncated)' : '';
-          process.stderr.write(terminalSafe(
-            `crucible: ${result.status} exit=${result.exitCode ?? '-'} signal=${result.signal ?? '-'} ${result.durationMs} ms, ` +
-              `${result.runtime}, env ${result.envHash}${trunc}${result.error ? `\n${result.error}` : ''}\n`,
-          ));
+          process.stderr.write(
+            terminalSafe(
+              `crucible: ${result.status} exit=${result.exitCode ?? '-'} signal=${result.signal ?? '-'} ${result.durationMs} ms, ` +
+                `${result.runtime}, env ${result.envHash}${trunc}${result.error ? `\n${result.error}` : ''}\n`,
+            ),
+          );
         }
         return 0;
       } finally {
@@ -143,7 +167,12 @@ const runtimes: Command = {
         return { name, available: false, reason: (e as Error).message };
       }
     });
-    output(!!values.json, rows, () => table(rows.map((r) => ({ ...r, detail: r.available ? JSON.stringify(r.enforces) : r.reason })), ['name', 'available', 'detail']));
+    output(!!values.json, rows, () =>
+      table(
+        rows.map((r) => ({ ...r, detail: r.available ? JSON.stringify(r.enforces) : r.reason })),
+        ['name', 'available', 'detail'],
+      ),
+    );
     return 0;
   },
 };
@@ -155,7 +184,11 @@ const sweep: Command = {
   options: { json: { type: 'boolean' } },
   run: async ({ values }) => {
     const r = sweepDeadSandboxes(dataDir());
-    output(!!values.json, r, () => `swept ${r.cgroups.length} cgroups, ${r.containers.length} containers, ${r.mounts.length} mounts, ${r.dirs.length} directories`);
+    output(
+      !!values.json,
+      r,
+      () => `swept ${r.cgroups.length} cgroups, ${r.containers.length} containers, ${r.mounts.length} mounts, ${r.dirs.length} directories`,
+    );
     return 0;
   },
 };
@@ -177,7 +210,11 @@ function specFrom(values: Record<string, unknown>, positionals: string[]): EnvSp
     return { ...r.data, tarball: r.data.tarball ? path.resolve(base, r.data.tarball) : undefined };
   }
   if (!values.name) throw new CliError('give a SPEC file, `default`, or --name NAME with --include PATH... and/or --tarball FILE');
-  return { name: envNameArg(values.name as string, '--name'), include: (values.include as string[] | undefined) ?? [], tarball: values.tarball as string | undefined };
+  return {
+    name: envNameArg(values.name as string, '--name'),
+    include: (values.include as string[] | undefined) ?? [],
+    tarball: values.tarball as string | undefined,
+  };
 }
 
 const envBuild: Command = {
@@ -190,8 +227,11 @@ const envBuild: Command = {
       const env = buildEnvironment(specFrom(values, positionals), defaultStoreDir());
       const db = await reachableDatabase();
       if (db) await recordEnvironment(db, env);
-      output(!!values.json, { ...env, recorded: !!db }, () =>
-        `built ${env.name} ${env.hash}\n${env.fileCount} files, ${(env.totalBytes / 1e6).toFixed(1)} MB\ntoolchain: ${JSON.stringify(env.toolchainLock)}`);
+      output(
+        !!values.json,
+        { ...env, recorded: !!db },
+        () => `built ${env.name} ${env.hash}\n${env.fileCount} files, ${(env.totalBytes / 1e6).toFixed(1)} MB\ntoolchain: ${JSON.stringify(env.toolchainLock)}`,
+      );
       return 0;
     }),
 };
@@ -211,7 +251,8 @@ const envVerify: Command = {
       const db = await reachableDatabase();
       if (db) await recordVerification(db, env, v);
       output(!!values.json, { name, hash: env.hash, ...v }, () =>
-        v.ok ? `${name} ${env.hash}: ok (${v.mode}, ${v.durationMs.toFixed(0)} ms)` : `${name} ${env.hash}: MISMATCH\n${v.problems.join('\n')}`);
+        v.ok ? `${name} ${env.hash}: ok (${v.mode}, ${v.durationMs.toFixed(0)} ms)` : `${name} ${env.hash}: MISMATCH\n${v.problems.join('\n')}`,
+      );
       return v.ok ? 0 : 1;
     }),
 };
@@ -223,7 +264,12 @@ const envList: Command = {
   options: { json: { type: 'boolean' } },
   run: async ({ values }) => {
     const envs = listEnvironments(defaultStoreDir());
-    output(!!values.json, envs, () => table(envs.map((e) => ({ ...e, toolchain: JSON.stringify(e.toolchainLock) })), ['name', 'hash', 'fileCount', 'totalBytes', 'toolchain']));
+    output(!!values.json, envs, () =>
+      table(
+        envs.map((e) => ({ ...e, toolchain: JSON.stringify(e.toolchainLock) })),
+        ['name', 'hash', 'fileCount', 'totalBytes', 'toolchain'],
+      ),
+    );
     return 0;
   },
 };

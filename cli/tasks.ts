@@ -10,7 +10,12 @@ type ImportResult = { imported: number; suite: { id: string; name: string } };
  * Over HTTP a task file goes to the streaming upload route, not through tRPC: tRPC request
  * bodies are capped at CRUCIBLE_MAX_BODY_BYTES (1 MiB by default), task files often are not.
  */
-async function uploadTasks(url: string, token: string | undefined, file: string, opts: { suite: string; format: string; replace: boolean }): Promise<ImportResult> {
+async function uploadTasks(
+  url: string,
+  token: string | undefined,
+  file: string,
+  opts: { suite: string; format: string; replace: boolean },
+): Promise<ImportResult> {
   requireToken(token);
   const q = new URLSearchParams({ suite: opts.suite, format: opts.format, replace: opts.replace ? '1' : '0' });
   const res = await fetch(`${url.replace(/\/$/, '')}/api/tasks/import?${q}`, {
@@ -29,7 +34,8 @@ export const commands: Command[] = [
   {
     name: 'tasks import',
     summary: 'import a JSONL task file into a suite (all lines or nothing)',
-    usage: 'crucible tasks import FILE [--format crucible|humaneval] [--suite NAME] [--replace] [--json]\n  --suite defaults to the file name without extension',
+    usage:
+      'crucible tasks import FILE [--format crucible|humaneval] [--suite NAME] [--replace] [--json]\n  --suite defaults to the file name without extension',
     options: { ...apiOptions, format: { type: 'string' }, suite: { type: 'string' }, replace: { type: 'boolean' } },
     run: async ({ values, positionals }) => {
       const file = positionals[0];
@@ -42,7 +48,11 @@ export const commands: Command[] = [
       const res = url
         ? await uploadTasks(url, token, file, { suite, format, replace: !!values.replace })
         : await (await cliApi(values)).tasks.import.mutate({ suite, format, text: fs.readFileSync(file, 'utf8'), replace: !!values.replace });
-      output(!!values.json, { suite: res.suite.name, suiteId: res.suite.id, imported: res.imported }, () => `imported ${res.imported} task(s) into suite "${res.suite.name}"`);
+      output(
+        !!values.json,
+        { suite: res.suite.name, suiteId: res.suite.id, imported: res.imported },
+        () => `imported ${res.imported} task(s) into suite "${res.suite.name}"`,
+      );
       return 0;
     },
   },
@@ -53,7 +63,10 @@ export const commands: Command[] = [
     options: { ...apiOptions, suite: { type: 'string' }, split: { type: 'string' } },
     run: async ({ values }) => {
       const api = await cliApi(values);
-      const rows = await api.tasks.list.query({ suite: (values.suite as string | undefined) ?? 'builtin', split: values.split as ApiInputs['tasks']['list']['split'] });
+      const rows = await api.tasks.list.query({
+        suite: (values.suite as string | undefined) ?? 'builtin',
+        split: values.split as ApiInputs['tasks']['list']['split'],
+      });
       output(!!values.json, rows, () => `${table(rows, ['externalId', 'language', 'split', 'difficulty', 'entryPoint'])}\n${rows.length} task(s)`);
       return 0;
     },

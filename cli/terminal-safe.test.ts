@@ -72,7 +72,10 @@ describe('the CLI prints user-supplied text terminal-safe; --json stays exact', 
     expect(users.stdout).toContain(`Mal ${SHOWN}\\u202eyrollam`);
 
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-tsafe-')), 'tasks.jsonl');
-    fs.writeFileSync(file, `${JSON.stringify({ id: `t${EVIL}`, language: 'python', prompt: 'def f(x):\n', entryPoint: 'f', tests: [{ input: [1], expected: 1 }] })}\n`);
+    fs.writeFileSync(
+      file,
+      `${JSON.stringify({ id: `t${EVIL}`, language: 'python', prompt: 'def f(x):\n', entryPoint: 'f', tests: [{ input: [1], expected: 1 }] })}\n`,
+    );
     const imported = await crucible(['tasks', 'import', file, '--suite', 'evil-suite']);
     expect(imported.code, imported.stderr).toBe(0);
     const tasks = await crucible(['tasks', 'list', '--suite', 'evil-suite']);

@@ -12,8 +12,15 @@ export const commands: Command[] = [
       if (!values.name) throw new CliError('--name is required (what will use the token?)\nusage: crucible tokens create --name NAME [--user USERNAME]');
       const remote = !!apiTarget(values).url;
       const api = await cliApi(values);
-      const t = await api.tokens.create.mutate({ name: values.name as string, username: (values.user as string | undefined) ?? (remote ? undefined : 'admin') });
-      output(!!values.json, t, () => `token for ${t.username} (${t.role}), shown once:\n${t.token}\nuse it as: Authorization: Bearer <token>, or crucible --url URL --token <token>`);
+      const t = await api.tokens.create.mutate({
+        name: values.name as string,
+        username: (values.user as string | undefined) ?? (remote ? undefined : 'admin'),
+      });
+      output(
+        !!values.json,
+        t,
+        () => `token for ${t.username} (${t.role}), shown once:\n${t.token}\nuse it as: Authorization: Bearer <token>, or crucible --url URL --token <token>`,
+      );
       return 0;
     },
   },

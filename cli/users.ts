@@ -15,10 +15,14 @@ export const commands: Command[] = [
       if (!username || !values.role) throw new CliError('USERNAME and --role are required\nusage: crucible users add USERNAME --role ROLE');
       const password = (values.password as string | undefined) ?? generatePassword();
       const api = await cliApi(values);
-      const user = await api.users.create.mutate({ username, role: values.role as ApiInputs['users']['create']['role'], password, displayName: values['display-name'] as string | undefined });
+      const user = await api.users.create.mutate({
+        username,
+        role: values.role as ApiInputs['users']['create']['role'],
+        password,
+        displayName: values['display-name'] as string | undefined,
+      });
       const shown = values.password ? undefined : password;
-      output(!!values.json, { ...user, password: shown }, () =>
-        `added ${user.username} (${user.role})${shown ? `\npassword (shown once): ${shown}` : ''}`);
+      output(!!values.json, { ...user, password: shown }, () => `added ${user.username} (${user.role})${shown ? `\npassword (shown once): ${shown}` : ''}`);
       return 0;
     },
   },
@@ -58,8 +62,12 @@ export const commands: Command[] = [
       if (!username) throw new CliError('usage: crucible users reset-password USERNAME');
       const api = await cliApi(values);
       const res = await api.users.resetPassword.mutate({ username });
-      output(!!values.json, res, () =>
-        `${res.username}: password reset, ${res.sessionsEnded} session(s) ended\none-time password (shown once): ${res.password}\nthey must choose a new one when they sign in`);
+      output(
+        !!values.json,
+        res,
+        () =>
+          `${res.username}: password reset, ${res.sessionsEnded} session(s) ended\none-time password (shown once): ${res.password}\nthey must choose a new one when they sign in`,
+      );
       return 0;
     },
   },
@@ -88,7 +96,9 @@ export const accountCommands: Command[] = [
     options: apiOptions,
     run: async ({ values }) => {
       if (!apiTarget(values).url) {
-        throw new CliError('account change-password changes the password of the API token\'s user: pass --url and --token (or CRUCIBLE_URL / CRUCIBLE_TOKEN); an admin resets others\' passwords with `crucible users reset-password NAME`');
+        throw new CliError(
+          "account change-password changes the password of the API token's user: pass --url and --token (or CRUCIBLE_URL / CRUCIBLE_TOKEN); an admin resets others' passwords with `crucible users reset-password NAME`",
+        );
       }
       const [currentPassword, newPassword] = await readPasswords();
       const api = await cliApi(values);
@@ -120,9 +130,11 @@ function hiddenPrompt(question: string): Promise<string> {
   (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = (s) => {
     if (s.startsWith(question)) process.stderr.write(question);
   };
-  return new Promise((resolve) => rl.question(question, (answer) => {
-    rl.close();
-    process.stderr.write('\n');
-    resolve(answer);
-  }));
+  return new Promise((resolve) =>
+    rl.question(question, (answer) => {
+      rl.close();
+      process.stderr.write('\n');
+      resolve(answer);
+    }),
+  );
 }

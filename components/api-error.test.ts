@@ -27,7 +27,11 @@ describe('API errors for people', () => {
   });
 
   it('show the error id of an internal error and say where the details are', () => {
-    const e = clientError('internal error (id 7f3a9c01b2d4); an admin can find the details in the server log', { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500, errorId: '7f3a9c01b2d4' });
+    const e = clientError('internal error (id 7f3a9c01b2d4); an admin can find the details in the server log', {
+      code: 'INTERNAL_SERVER_ERROR',
+      httpStatus: 500,
+      errorId: '7f3a9c01b2d4',
+    });
     expect(errorMessage(e)).toContain('id 7f3a9c01b2d4');
     expect(errorHint(e)).toMatch(/error id.*server log/);
   });

@@ -60,8 +60,7 @@ export function Nav({ user }: { user: CurrentUser | null }) {
         {user && (
           <div className="ml-auto flex items-center gap-3">
             <Link href="/account" title="Your account: change password" data-testid="current-user" className="text-slate-300 hover:text-white">
-              {user.displayName || user.username}{' '}
-              <span className="rounded bg-slate-700 px-1.5 py-0.5 text-xs text-slate-200">{user.role}</span>
+              {user.displayName || user.username} <span className="rounded bg-slate-700 px-1.5 py-0.5 text-xs text-slate-200">{user.role}</span>
             </Link>
             <button
               type="button"

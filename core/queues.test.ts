@@ -23,7 +23,8 @@ describe('names the migrations spell by hand', () => {
   it('enqueue only to the job queues in core/queues.ts', () => {
     const queues: string[] = Object.values(JOB_QUEUES);
     const used = sql.flatMap(({ file, text }) =>
-      [...text.matchAll(/insert\s+into\s+jobs\s*\(\s*queue\b[^)]*\)\s*values\s*\(\s*'([^']+)'/gi)].map((m) => `${file}: ${m[1]}`));
+      [...text.matchAll(/insert\s+into\s+jobs\s*\(\s*queue\b[^)]*\)\s*values\s*\(\s*'([^']+)'/gi)].map((m) => `${file}: ${m[1]}`),
+    );
     expect(used.length).toBeGreaterThan(0);
     expect(used.filter((u) => !queues.includes(u.split(': ')[1]!))).toEqual([]);
   });

@@ -15,8 +15,18 @@ export const rewardWeights = z
 
 export const taskQuota = z.object({
   cpus: z.number().positive().max(64).default(2),
-  memoryMb: z.number().int().min(64).max(1024 * 1024).default(4096),
-  scratchMb: z.number().int().min(16).max(10 * 1024 * 1024).default(50 * 1024),
+  memoryMb: z
+    .number()
+    .int()
+    .min(64)
+    .max(1024 * 1024)
+    .default(4096),
+  scratchMb: z
+    .number()
+    .int()
+    .min(16)
+    .max(10 * 1024 * 1024)
+    .default(50 * 1024),
 });
 
 /** How this run's rewards are spot-checked (issue: reward spot checks). */
@@ -47,7 +57,11 @@ export const runConfigSchema = z
      * demonstration. A small set the warm-started policy solves sometimes is where RL shows
      * (docs/rl.md, "Learning").
      */
-    trainTasks: z.array(z.string().min(1).max(200)).max(1000).refine((ids) => new Set(ids).size === ids.length, 'each train task may be listed only once').default([]),
+    trainTasks: z
+      .array(z.string().min(1).max(200))
+      .max(1000)
+      .refine((ids) => new Set(ids).size === ids.length, 'each train task may be listed only once')
+      .default([]),
     groupSize: z.number().int().min(1).max(256).default(8),
     tasksPerIteration: z.number().int().min(1).max(10_000).default(8),
     iterations: z.number().int().min(1).max(100_000).default(20),
@@ -68,18 +82,24 @@ export const runConfigSchema = z
      */
     temperature: z
       .number()
-      .gt(0, 'temperature must be above 0 for a training run: greedy decoding (0) has no sampling distribution for the loss; use e.g. 1 (held-out pass@1 is already greedy)')
+      .gt(
+        0,
+        'temperature must be above 0 for a training run: greedy decoding (0) has no sampling distribution for the loss; use e.g. 1 (held-out pass@1 is already greedy)',
+      )
       .max(5)
       .default(1),
     topP: z.number().gt(0).max(1).default(1),
     rewardWeights: rewardWeights.default({ passRate: 1, style: 0.1, efficiency: 0.1 }),
-    isolation: z
-      .object({ routine: runtimeName.default('bwrap'), high: runtimeName.default('bwrap') })
-      .default({ routine: 'bwrap', high: 'bwrap' }),
+    isolation: z.object({ routine: runtimeName.default('bwrap'), high: runtimeName.default('bwrap') }).default({ routine: 'bwrap', high: 'bwrap' }),
     quota: taskQuota.default({ cpus: 2, memoryMb: 4096, scratchMb: 50 * 1024 }),
     queue: z.enum(SCHEDULING_TIERS).default('standard'),
     priority: z.number().int().min(0).max(1000).default(100),
-    seed: z.number().int().min(0).max(2 ** 31 - 1).default(1),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 31 - 1)
+      .default(1),
     /**
      * Dynamic sampling: groups whose rewards are all equal carry no signal; drop them from
      * the batch and sample extra groups (up to `maxGroupsFactor` × tasksPerIteration) until

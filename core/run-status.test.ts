@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { actionsFor, canTransition, nextStatus, refusal, RUN_STATUSES, RUN_TRANSITIONS, type RunStatus, type RunTransition, TERMINAL_RUN_STATUSES, wakesLoop } from './run-status';
+import {
+  actionsFor,
+  canTransition,
+  nextStatus,
+  refusal,
+  RUN_STATUSES,
+  RUN_TRANSITIONS,
+  type RunStatus,
+  type RunTransition,
+  TERMINAL_RUN_STATUSES,
+  wakesLoop,
+} from './run-status';
 
 // The whole machine as a plain table: from → transition → to ('-' = refused).
 const expected: Record<RunStatus, Record<RunTransition, RunStatus | '-'>> = {
@@ -13,9 +24,9 @@ const expected: Record<RunStatus, Record<RunTransition, RunStatus | '-'>> = {
 
 describe('run status machine', () => {
   it('allows exactly the transitions of the table', () => {
-    const actual = Object.fromEntries(RUN_STATUSES.map((from) => [from, Object.fromEntries(
-      (Object.keys(RUN_TRANSITIONS) as RunTransition[]).map((t) => [t, nextStatus(from, t) ?? '-']),
-    )]));
+    const actual = Object.fromEntries(
+      RUN_STATUSES.map((from) => [from, Object.fromEntries((Object.keys(RUN_TRANSITIONS) as RunTransition[]).map((t) => [t, nextStatus(from, t) ?? '-']))]),
+    );
     expect(actual).toEqual(expected);
     for (const from of RUN_STATUSES) {
       for (const t of Object.keys(RUN_TRANSITIONS) as RunTransition[]) expect(canTransition(from, t)).toBe(expected[from][t] !== '-');

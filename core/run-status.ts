@@ -85,7 +85,12 @@ export const wakesLoop = (status: RunStatus): boolean => isActive(status);
 /** Why `transition` is refused from `status`, and what to do instead. */
 export function refusal(transition: RunTransition, status: RunStatus): string {
   const verb: Record<RunTransition, string> = {
-    start: 'be started', complete: 'be completed', fail: 'be failed', pause: 'be paused', resume: 'be resumed', cancel: 'be cancelled',
+    start: 'be started',
+    complete: 'be completed',
+    fail: 'be failed',
+    pause: 'be paused',
+    resume: 'be resumed',
+    cancel: 'be cancelled',
   };
   if (isTerminal(status)) {
     return `run is ${status}; a ${status} run cannot ${verb[transition]}. Clone it to run the same config again.`;

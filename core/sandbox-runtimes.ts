@@ -55,6 +55,9 @@ export const ociRuntimeSetting = z
   .transform((v, ctx) => {
     const t = (runtimeTargets as Record<string, { kind: string; binary?: OciRuntimeBinary }>)[v];
     if (t?.kind === 'oci' && t.binary) return t.binary;
-    ctx.addIssue({ code: 'custom', message: `CRUCIBLE_OCI_RUNTIME=${JSON.stringify(v)} is not an OCI runtime Crucible supports: use one of ${OCI_RUNTIME_BINARIES.join(', ')}` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `CRUCIBLE_OCI_RUNTIME=${JSON.stringify(v)} is not an OCI runtime Crucible supports: use one of ${OCI_RUNTIME_BINARIES.join(', ')}`,
+    });
     return z.NEVER;
   });

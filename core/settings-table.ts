@@ -37,6 +37,7 @@ export function settingsTable(): string {
 export function withSettingsTable(text: string, table = settingsTable()): string {
   const begin = text.indexOf(TABLE_BEGIN);
   const end = text.indexOf(TABLE_END);
-  if (begin < 0 || end < begin) throw new Error(`README.md has no configuration table markers (${TABLE_BEGIN} … ${TABLE_END}); put them around the table under "## Configuration"`);
+  if (begin < 0 || end < begin)
+    throw new Error(`README.md has no configuration table markers (${TABLE_BEGIN} … ${TABLE_END}); put them around the table under "## Configuration"`);
   return text.slice(0, begin) + table + text.slice(end + TABLE_END.length);
 }

@@ -9,7 +9,11 @@ const keys = Object.keys(settingsSchema.shape);
 
 describe('README configuration table', () => {
   it('every setting has a description (the table is generated from it)', () => {
-    expect(settingsRows().filter((r) => !r.description?.trim()).map((r) => r.key)).toEqual([]);
+    expect(
+      settingsRows()
+        .filter((r) => !r.description?.trim())
+        .map((r) => r.key),
+    ).toEqual([]);
   });
 
   it('README.md carries exactly the table generated from the schema (run `npm run settings:table`)', () => {

@@ -23,34 +23,59 @@ export const settingsSchema = z.object({
   // Web server and database
   PORT: port.default(3000).describe('console port'),
   CRUCIBLE_DATA_DIR: z.string().default('.data').describe('embedded database, environments, checkpoints; two instances need two dirs'),
-  DATABASE_URL: z.string().optional().describe('use this PostgreSQL instead of the embedded one (left untouched otherwise), connecting as the application role (see Database roles)'),
-  DATABASE_OWNER_URL: z.string().optional().describe('with `DATABASE_URL`: the role that owns the schema; migrations run as it and it grants the application role its rights. Unset: `DATABASE_URL` must own the schema to migrate it'),
-  CRUCIBLE_ALLOW_SUPERUSER: flag.default(false).describe('set to `1` to let `DATABASE_URL` be a superuser, a role with CREATEROLE or a member of the server file/program roles (refused otherwise)'),
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .describe('use this PostgreSQL instead of the embedded one (left untouched otherwise), connecting as the application role (see Database roles)'),
+  DATABASE_OWNER_URL: z
+    .string()
+    .optional()
+    .describe(
+      'with `DATABASE_URL`: the role that owns the schema; migrations run as it and it grants the application role its rights. Unset: `DATABASE_URL` must own the schema to migrate it',
+    ),
+  CRUCIBLE_ALLOW_SUPERUSER: flag
+    .default(false)
+    .describe('set to `1` to let `DATABASE_URL` be a superuser, a role with CREATEROLE or a member of the server file/program roles (refused otherwise)'),
   CRUCIBLE_ADMIN_PASSWORD: z.string().optional().describe("the first admin's password (unset: generated and printed once by `npm start`)"),
   CRUCIBLE_MAX_BODY_BYTES: bytes.default(1024 * 1024).describe('larger request bodies to `/api/trpc` are refused with 413 before they are buffered'),
-  CRUCIBLE_MAX_BATCH: positiveInt.default(20).describe('most calls one `/api/trpc` batch request may hold (more: 413, none run); the console batches at most 10'),
+  CRUCIBLE_MAX_BATCH: positiveInt
+    .default(20)
+    .describe('most calls one `/api/trpc` batch request may hold (more: 413, none run); the console batches at most 10'),
   CRUCIBLE_MAX_IMPORT_BYTES: bytes.default(64 * 1024 * 1024).describe('largest task file `crucible tasks import` and `POST /api/tasks/import` accept'),
-  CRUCIBLE_TRUST_PROXY: flag.default(false).describe(
-    "set to `1` behind a reverse proxy that overwrites `X-Forwarded-Proto`/`-Host`/`-For`: TLS there makes session cookies `Secure`, the forwarded host is what the CSRF `Origin` check compares, and login throttling counts per the proxy's last `X-Forwarded-For` hop. Leave off when clients reach the server directly (they could forge those headers); login throttling is still per client address then, from the TCP peer that `npm start`'s web server (`scripts/web-server.mjs`) records for each request",
-  ),
-  CRUCIBLE_METRICS_TOKEN: z.string().optional().describe('when set, `/api/metrics` requires `Authorization: Bearer <token>` (unset: open, like most exporters)'),
+  CRUCIBLE_TRUST_PROXY: flag
+    .default(false)
+    .describe(
+      "set to `1` behind a reverse proxy that overwrites `X-Forwarded-Proto`/`-Host`/`-For`: TLS there makes session cookies `Secure`, the forwarded host is what the CSRF `Origin` check compares, and login throttling counts per the proxy's last `X-Forwarded-For` hop. Leave off when clients reach the server directly (they could forge those headers); login throttling is still per client address then, from the TCP peer that `npm start`'s web server (`scripts/web-server.mjs`) records for each request",
+    ),
+  CRUCIBLE_METRICS_TOKEN: z
+    .string()
+    .optional()
+    .describe('when set, `/api/metrics` requires `Authorization: Bearer <token>` (unset: open, like most exporters)'),
   CRUCIBLE_NEXT_DIST: z.string().default('.next').describe('where `npm start` builds and serves the Next.js app (also read by `next.config.mjs`)'),
   // CLI
   CRUCIBLE_URL: z.string().optional().describe('the CLI calls this console over HTTP (as `--url`) instead of the database in-process'),
   CRUCIBLE_TOKEN: z.string().optional().describe('API token for `CRUCIBLE_URL` (as `--token`)'),
   // Workers and the job queue
   CRUCIBLE_JOB_WORKERS: count.default(1).describe('job-worker processes `npm start` runs (as `--job-workers`)'),
-  CRUCIBLE_JOB_HANDLERS: z.string().optional().describe('module exporting `handlers: JobHandler[]` for job workers (as `--handlers`; unset: workers/jobs/registry.ts)'),
+  CRUCIBLE_JOB_HANDLERS: z
+    .string()
+    .optional()
+    .describe('module exporting `handlers: JobHandler[]` for job workers (as `--handlers`; unset: workers/jobs/registry.ts)'),
   CRUCIBLE_JOB_CONCURRENCY: positiveInt.default(2).describe('jobs at once in each job-worker process (as `--concurrency`)'),
   CRUCIBLE_QUEUE_POLL_MS: positiveInt.default(2_000).describe('job workers poll this often when no NOTIFY arrives (as `--poll-ms`)'),
   CRUCIBLE_JOB_DRAIN_MS: positiveInt.default(5_000).describe('on stop, how long a job worker lets in-flight jobs finish (as `--drain-ms`)'),
   CRUCIBLE_WORKER_HEARTBEAT_MS: positiveInt.default(5_000).describe('how often workers heartbeat their registration'),
   CRUCIBLE_WORKER_STALE_MS: positiveInt.default(30_000).describe('after how long without a heartbeat the maintenance worker declares a worker lost'),
-  CRUCIBLE_SCHEDULER_STALE_MS: positiveInt.default(15_000).describe('how long after its last heartbeat a scheduler still counts as running (without one, scheduled jobs are claimed without admission)'),
+  CRUCIBLE_SCHEDULER_STALE_MS: positiveInt
+    .default(15_000)
+    .describe('how long after its last heartbeat a scheduler still counts as running (without one, scheduled jobs are claimed without admission)'),
   CRUCIBLE_METRICS_INTERVAL_MS: positiveInt.default(5_000).describe('how often the metrics worker samples node and cluster figures'),
   CRUCIBLE_RESERVE_FRACTION: fraction.default(0.3).describe('share of capacity held back for the critical tier (0 to 0.95)'),
   // Scheduler (workers/scheduler) and its nodes
-  CRUCIBLE_SCHEDULER_CONFIG: z.string().optional().describe('scheduler config, inline JSON or a JSON file (unset: three tiers over the live nodes\' capacity; docs/scheduler.md)'),
+  CRUCIBLE_SCHEDULER_CONFIG: z
+    .string()
+    .optional()
+    .describe("scheduler config, inline JSON or a JSON file (unset: three tiers over the live nodes' capacity; docs/scheduler.md)"),
   CRUCIBLE_SCHEDULER_TICK_MS: positiveInt.default(250).describe('the scheduler passes at least this often'),
   CRUCIBLE_SCHEDULER_EVICT_GRACE_MS: positiveInt.default(30_000).describe('a preempted job its worker did not stop within this is taken back'),
   CRUCIBLE_SCHEDULER_NODE_LEASE_MS: positiveInt.optional().describe("a silent node's work is re-queued after this (unset: the config's, 30000)"),
@@ -65,7 +90,9 @@ export const settingsSchema = z.object({
   // Sandboxes (workers/sandbox) and the policy (workers/policy)
   CRUCIBLE_ENV_STORE: z.string().optional().describe('where built environments live (unset: `<CRUCIBLE_DATA_DIR>/envs`)'),
   CRUCIBLE_BWRAP: z.string().default('bwrap').describe('the bubblewrap binary the `bwrap` runtime runs'),
-  CRUCIBLE_SANDBOX_LAUNCHER: flag.default(true).describe('`0`: no host-side launcher (launcher.c); Node mounts scratch, checks environments and spawns bwrap itself'),
+  CRUCIBLE_SANDBOX_LAUNCHER: flag
+    .default(true)
+    .describe('`0`: no host-side launcher (launcher.c); Node mounts scratch, checks environments and spawns bwrap itself'),
   CRUCIBLE_SANDBOX_SUPERVISOR: flag.default(true).describe('`0`: no PID-1 supervisor in bwrap sandboxes, one bwrap per exec (slower warm execs)'),
   CRUCIBLE_OCI_RUNTIME: z.string().optional().describe('the OCI runtime the `oci` runtime name means: crun (unset), runc, runsc, kata-runtime or youki'),
   CC: z.string().default('gcc').describe('C compiler that builds the sandbox supervisor and launcher (static, once per source version)'),
@@ -73,14 +100,22 @@ export const settingsSchema = z.object({
   CRUCIBLE_ENV_VERIFY_MS: positiveInt.default(3_600_000).describe('the sandbox worker re-hashes every environment this often'),
   CRUCIBLE_POLICY_THREADS: positiveInt.optional().describe('onnxruntime threads per policy session (unset: the CPUs, at most 8)'),
   CRUCIBLE_POLICY_ORT_LOG: z.enum(['verbose', 'info', 'warning', 'error', 'fatal']).default('fatal').describe("onnxruntime's log level"),
-  CRUCIBLE_BENCH_PYTHON: z.string().optional().describe('`npm run bench learner`: the python with torch to compare against (unset: /usr/bin/python3, then python3)'),
+  CRUCIBLE_BENCH_PYTHON: z
+    .string()
+    .optional()
+    .describe('`npm run bench learner`: the python with torch to compare against (unset: /usr/bin/python3, then python3)'),
   // Set by one Crucible process for the ones it starts (not for users)
   CRUCIBLE_START_PARENT: pid.optional().describe('internal: set by `npm start` for its detached session (the pid it watches)'),
   CRUCIBLE_PARENT_PID: pid.optional().describe('internal: set by the supervisor for its workers, which exit when that process is gone'),
-  CRUCIBLE_SKIP_BROWSER: z.enum(['0', '1']).optional().describe('`1`: `scripts/system-deps.sh` skips installing Chromium (`npm start` sets `1` unless set; only the browser tests need it)'),
+  CRUCIBLE_SKIP_BROWSER: z
+    .enum(['0', '1'])
+    .optional()
+    .describe('`1`: `scripts/system-deps.sh` skips installing Chromium (`npm start` sets `1` unless set; only the browser tests need it)'),
   // Development and tests
   TEST_DATABASE_URL: z.string().optional().describe('tests use this server instead of starting a throwaway embedded one'),
-  CRUCIBLE_TEST_LEASE_MS: positiveInt.default(1_500).describe('tests only: lease of the job handlers in `workers/*/fixtures` (set by the tests that start real workers)'),
+  CRUCIBLE_TEST_LEASE_MS: positiveInt
+    .default(1_500)
+    .describe('tests only: lease of the job handlers in `workers/*/fixtures` (set by the tests that start real workers)'),
   E2E_VERBOSE: flag.default(false).describe("`npm run test:e2e`: `1` relays the app's output to the terminal (it is always in `<data>/app.log`)"),
   E2E_KEEP: flag.default(false).describe("`npm run test:e2e`: `1` keeps the run's data dir and app log even when the specs pass"),
   // RL loop knobs a run's config does not carry (workers/rl; docs/rl.md)
@@ -89,7 +124,9 @@ export const settingsSchema = z.object({
   CRUCIBLE_RL_MAX_NEW_TOKENS: positiveInt.default(40).describe('New tokens per turn'),
   CRUCIBLE_RL_FEEDBACK_BYTES: positiveInt.default(120).describe("Bytes of earlier turns' code + feedback kept in the prompt"),
   CRUCIBLE_RL_HELDOUT_LIMIT: count.default(0).describe('Held-out tasks evaluated per iteration (greedy pass@1); 0 = all'),
-  CRUCIBLE_RL_PASS_K: count.default(4).describe('Held-out pass@k: k sampled attempts per task (0 = off), every CRUCIBLE_RL_PASS_K_EVERY iterations and at the start and end'),
+  CRUCIBLE_RL_PASS_K: count
+    .default(4)
+    .describe('Held-out pass@k: k sampled attempts per task (0 = off), every CRUCIBLE_RL_PASS_K_EVERY iterations and at the start and end'),
   CRUCIBLE_RL_PASS_K_EVERY: count.default(5).describe('held-out pass@k runs every this many iterations (and at the start and end)'),
   CRUCIBLE_RL_TEST_TIMEOUT_MS: positiveInt.default(2000).describe('Per-test timeout of reward scoring (one call into the candidate)'),
   CRUCIBLE_RL_INFRA_RETRIES: count.default(1).describe('Infrastructure-failed episodes are re-run this many times before being masked'),

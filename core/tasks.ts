@@ -23,7 +23,8 @@ export type TaskFileFormat = (typeof TASK_FILE_FORMATS)[number];
 
 /** A JSON value a test can pass as an argument or expect back (compared type-strictly). */
 export const jsonValue: z.ZodType<unknown> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]));
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
+);
 
 /** One input/output test case: call the entry point with `input` as arguments, expect `expected`. */
 export const ioTest = z.object({ input: z.array(jsonValue), expected: jsonValue }).strict();

@@ -59,12 +59,7 @@ export function withUser(url: string, user: string, password: string): string {
  * `dir`. Persistent dirs keep data across restarts; the password is generated once and
  * stored beside the data so later starts can reconnect.
  */
-export async function startEmbeddedPostgres(opts: {
-  dir: string;
-  port?: number;
-  persistent?: boolean;
-  log?: (line: string) => void;
-}): Promise<EmbeddedServer> {
+export async function startEmbeddedPostgres(opts: { dir: string; port?: number; persistent?: boolean; log?: (line: string) => void }): Promise<EmbeddedServer> {
   const dir = path.resolve(opts.dir);
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   if (process.getuid?.() === 0) {

@@ -4,7 +4,16 @@ import { settings } from '@/core/settings';
 import { CATALOG_ONLY_SEARCH_PATH, connect, type Database } from './client';
 import { ensureDatabase, startEmbeddedPostgres, storedPassword, withUser, type EmbeddedServer } from './embedded';
 import { applyMigrations, migrationsPending } from './migrate';
-import { defaultRoleNames, ensureRoles, grantAppRole, OWNS_AUDIT_LOG_WARNING, ownsAuditLog, refuseUnsafeRole, transferOwnership, type RoleNames } from './roles';
+import {
+  defaultRoleNames,
+  ensureRoles,
+  grantAppRole,
+  OWNS_AUDIT_LOG_WARNING,
+  ownsAuditLog,
+  refuseUnsafeRole,
+  transferOwnership,
+  type RoleNames,
+} from './roles';
 
 /** Where Crucible keeps its data (embedded database, environments, checkpoints): CRUCIBLE_DATA_DIR. */
 export function dataDir(): string {

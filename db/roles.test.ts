@@ -64,8 +64,13 @@ describe('database roles', () => {
     // Its own anchor file: one shared with other databases' anchors fails verify (server/audit/anchors.ts).
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-roles-cli-'));
     const cli = (env: Record<string, string>) =>
-      exec('node', ['scripts/crucible.mjs', 'audit', 'verify'], { env: childEnv({ DATABASE_URL: superUrl, CRUCIBLE_DATA_DIR: dataDir, ...env }), timeout: 60_000 })
-        .then(({ stdout }) => ({ code: 0, out: stdout }), (e: { code: number; stderr: string }) => ({ code: e.code, out: e.stderr }));
+      exec('node', ['scripts/crucible.mjs', 'audit', 'verify'], {
+        env: childEnv({ DATABASE_URL: superUrl, CRUCIBLE_DATA_DIR: dataDir, ...env }),
+        timeout: 60_000,
+      }).then(
+        ({ stdout }) => ({ code: 0, out: stdout }),
+        (e: { code: number; stderr: string }) => ({ code: e.code, out: e.stderr }),
+      );
     const refused = await cli({});
     expect(refused).toMatchObject({ code: 1 });
     expect(refused.out).toMatch(/superuser.*CRUCIBLE_ALLOW_SUPERUSER=1/);

@@ -35,7 +35,10 @@ export async function ensureRoles(superSql: Sql, roles: { owner: { name: string;
     const attrs = `LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD ${literal(r.password)}`;
     const [exists] = await superSql`select 1 from pg_catalog.pg_roles where rolname operator(pg_catalog.=) ${r.name}`;
     // Two starters racing: the loser's CREATE fails with duplicate_object; ALTER then applies.
-    if (!exists) await superSql.unsafe(`CREATE ROLE ${ident(r.name)} ${attrs}`).catch((e: { code?: string }) => { if (e.code !== '42710') throw e; });
+    if (!exists)
+      await superSql.unsafe(`CREATE ROLE ${ident(r.name)} ${attrs}`).catch((e: { code?: string }) => {
+        if (e.code !== '42710') throw e;
+      });
     await superSql.unsafe(`ALTER ROLE ${ident(r.name)} ${attrs}`);
     // Session defaults a role may set on itself and that would redirect name lookups (connections pin
     // search_path anyway; this keeps psql sessions of these roles honest too).
@@ -151,7 +154,10 @@ export async function refuseUnsafeRole(sql: Sql, allow: boolean, variable = 'DAT
         `(they allow running programs on the database host and switching off the audit log's protections). ${fix}`,
     );
   }
-  const rights = [me.createrole && 'CREATEROLE (it can create and widen roles)', me.server.length > 0 && `membership of ${me.server.join(', ')} (server files or programs as the postgres user)`].filter(Boolean);
+  const rights = [
+    me.createrole && 'CREATEROLE (it can create and widen roles)',
+    me.server.length > 0 && `membership of ${me.server.join(', ')} (server files or programs as the postgres user)`,
+  ].filter(Boolean);
   if (rights.length > 0) {
     throw new Error(`${variable} connects as "${me.name}", which has ${rights.join(' and ')}. Crucible refuses to run with these rights. ${fix}`);
   }

@@ -8,9 +8,26 @@ describe('migrations', () => {
     const rows = await sql<{ table_name: string }[]>`
       select table_name from information_schema.tables where table_schema = 'public'`;
     const names = rows.map((r) => r.table_name);
-    for (const t of ['runs', 'run_events', 'task_suites', 'tasks', 'environments', 'episodes', 'turns', 'rewards',
-      'policy_versions', 'sandboxes', 'jobs', 'workers', 'metric_samples', 'reviews', 'audit_log', 'users',
-      'sessions', 'api_tokens']) {
+    for (const t of [
+      'runs',
+      'run_events',
+      'task_suites',
+      'tasks',
+      'environments',
+      'episodes',
+      'turns',
+      'rewards',
+      'policy_versions',
+      'sandboxes',
+      'jobs',
+      'workers',
+      'metric_samples',
+      'reviews',
+      'audit_log',
+      'users',
+      'sessions',
+      'api_tokens',
+    ]) {
       expect(names).toContain(t);
     }
     await sql`insert into audit_log (at, actor, action, target_type, prev_hash, hash) values (now(), 'x', 'y', 'z', '', '')`;

@@ -27,7 +27,13 @@ async function seedReviewRun() {
     const [task] = await sql`
       insert into tasks (suite_id, external_id, language, prompt, entry_point, tests)
       values (${suite.id}, ${`add-${tag}`}, 'python', ${'def add(a, b):\n    """Return the sum of a and b."""\n'}, 'add',
-        ${sql.json({ kind: 'io', cases: [{ input: [2, 3], expected: 5 }, { input: [1, 1], expected: 2 }] })})
+        ${sql.json({
+          kind: 'io',
+          cases: [
+            { input: [2, 3], expected: 5 },
+            { input: [1, 1], expected: 2 },
+          ],
+        })})
       returning id`;
     assert(task !== undefined, 'no row found');
     const config = { ...defaultRunConfig, suite: `review-suite-${tag}`, review: { ...defaultRunConfig.review, rate: 1, blind: true, doubleReviewShare: 0 } };
@@ -84,7 +90,10 @@ test('a reviewer reviews three items with the keyboard alone; verdicts persist; 
   await expect(page.getByTestId('coverage-flag')).toContainText(`${seeded.runId.slice(0, 8)} 0/3`);
   await expect(page.getByTestId('guidelines')).toContainText('Watch for bias');
   // The flag links each run to its own queue (not to the run page, which would undo blind review).
-  await page.getByTestId('coverage-flag').getByRole('link', { name: seeded.runId.slice(0, 8) }).click();
+  await page
+    .getByTestId('coverage-flag')
+    .getByRole('link', { name: seeded.runId.slice(0, 8) })
+    .click();
   await expect(page).toHaveURL(new RegExp(`/review\\?run=${seeded.runId}$`));
   await expect(page.getByTestId('review-scope')).toHaveText(seeded.runId.slice(0, 8));
   await expect(page.getByTestId('queue-row')).toHaveCount(3);
@@ -168,7 +177,12 @@ test('a reviewer reviews three items with the keyboard alone; verdicts persist; 
     await expect(page.getByTestId('rerun-scored').getByTestId('rerun-status')).not.toHaveText('—');
     // the final code is right (a false negative): re-scored as prompt + body, it passes every test
     await expect(page.getByTestId('rerun-baseline')).toContainText(/tests passed\s*2 \/ 2/);
-    console.log(`[review] diagnosis: baseline ${await page.getByTestId('rerun-baseline').innerText()} | scored ${await page.getByTestId('rerun-scored').innerText()}`.replace(/\s+/g, ' '));
+    console.log(
+      `[review] diagnosis: baseline ${await page.getByTestId('rerun-baseline').innerText()} | scored ${await page.getByTestId('rerun-scored').innerText()}`.replace(
+        /\s+/g,
+        ' ',
+      ),
+    );
   } else {
     throw new Error(`diagnosis failed: ${await page.getByTestId('diagnosis').textContent()}`);
   }

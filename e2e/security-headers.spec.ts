@@ -35,7 +35,10 @@ test('console pages carry the security headers and the console works under the C
 });
 
 test('the API refuses cross-site posts and oversized JSON; a large task file goes through the upload route', async ({ request }) => {
-  const signIn = await request.post('/api/trpc/auth.login', { headers: { 'content-type': 'application/json' }, data: trpcBody({ username: 'admin', password: env.adminPassword }) });
+  const signIn = await request.post('/api/trpc/auth.login', {
+    headers: { 'content-type': 'application/json' },
+    data: trpcBody({ username: 'admin', password: env.adminPassword }),
+  });
   expect(signIn.status()).toBe(200);
   expectSecurityHeaders(signIn.headers());
 
@@ -46,11 +49,21 @@ test('the API refuses cross-site posts and oversized JSON; a large task file goe
   expect(forged.status()).toBe(403);
   expect(await errorOf(forged)).toMatch(/cross-site request refused/);
 
-  const big = await request.post('/api/trpc/runs.create', { headers: { 'content-type': 'application/json' }, data: trpcBody({ name: 'x'.repeat(2 * 1024 * 1024), config: {} }) });
+  const big = await request.post('/api/trpc/runs.create', {
+    headers: { 'content-type': 'application/json' },
+    data: trpcBody({ name: 'x'.repeat(2 * 1024 * 1024), config: {} }),
+  });
   expect(big.status()).toBe(413);
   expect(await errorOf(big)).toMatch(/CRUCIBLE_MAX_BODY_BYTES/);
 
-  const line = (i: number) => JSON.stringify({ id: `big-${i}`, language: 'python', prompt: `def f(x):\n    """${'pad '.repeat(1500)}"""\n`, entryPoint: 'f', tests: [{ input: [1], expected: 2 }] });
+  const line = (i: number) =>
+    JSON.stringify({
+      id: `big-${i}`,
+      language: 'python',
+      prompt: `def f(x):\n    """${'pad '.repeat(1500)}"""\n`,
+      entryPoint: 'f',
+      tests: [{ input: [1], expected: 2 }],
+    });
   const file = Array.from({ length: 400 }, (_, i) => line(i)).join('\n');
   const imported = await request.post('/api/tasks/import?suite=e2e-large', { headers: { 'content-type': 'application/x-ndjson' }, data: file });
   expect(imported.status(), await imported.text()).toBe(200);

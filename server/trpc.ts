@@ -52,7 +52,8 @@ export const publicProcedure = t.procedure.use(mapErrors);
 const authed = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.user) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'sign in first (or send Authorization: Bearer <token>)' });
   // After an admin reset, a session may only change the password (auth.* procedures are public).
-  if (ctx.user.mustChangePassword) throw new TRPCError({ code: 'FORBIDDEN', message: 'an admin reset your password: choose a new one first (Account page, or auth.changePassword)' });
+  if (ctx.user.mustChangePassword)
+    throw new TRPCError({ code: 'FORBIDDEN', message: 'an admin reset your password: choose a new one first (Account page, or auth.changePassword)' });
   return next({ ctx: { ...ctx, user: ctx.user } });
 });
 
@@ -61,7 +62,10 @@ function requireCapability(capability: Capability) {
   const roles = rolesWith[capability];
   return authed.use(({ ctx, next }) => {
     if (!roles.includes(ctx.user.role)) {
-      throw new TRPCError({ code: 'FORBIDDEN', message: `your role (${ctx.user.role}) cannot ${capabilityDescriptions[capability]}; ask an admin for ${roles.join(' or ')} access` });
+      throw new TRPCError({
+        code: 'FORBIDDEN',
+        message: `your role (${ctx.user.role}) cannot ${capabilityDescriptions[capability]}; ask an admin for ${roles.join(' or ')} access`,
+      });
     }
     return next();
   });

@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 const workerPids = async () =>
-  ((await database.db.execute(sql`select pid, status from workers order by started_at`)) as unknown as { pid: number; status: string }[]);
+  (await database.db.execute(sql`select pid, status from workers order by started_at`)) as unknown as { pid: number; status: string }[];
 
 describe('supervisor', () => {
   it('runs workers as processes, restarts crashed ones with backoff, and stops everything (SIGKILL after grace)', async () => {
@@ -50,8 +50,9 @@ describe('supervisor', () => {
     const first = pidOf('jobs')!;
     await waitFor('the job worker to register', async () => (await workerPids()).some((w) => w.pid === first && w.status === 'running'));
     process.kill(first, 'SIGKILL');
-    const second = await waitFor('a restarted job worker to register', async () =>
-      (await workerPids()).find((w) => w.pid !== first && w.status === 'running')?.pid,
+    const second = await waitFor(
+      'a restarted job worker to register',
+      async () => (await workerPids()).find((w) => w.pid !== first && w.status === 'running')?.pid,
     );
     expect(second).toBe(pidOf('jobs'));
     expect(supervisor.status().find((s) => s.name === 'jobs')!.restarts).toBe(1);
@@ -92,17 +93,29 @@ describe('supervisor', () => {
       log: (l) => lines.push(l),
     });
     const { id } = await enqueue(database.db, { queue: JOB_QUEUES.sandboxExec, payload: { cmd: ['python3', '-c', 'print(6*7)'] } });
-    const job = await waitFor('the sandbox.exec job to finish', async () => {
-      const [j] = await database.db.select().from(jobs).where(eq(jobs.id, id));
-      return j && (j.state === 'done' || j.state === 'dead') && j;
-    }, 90_000, 200).catch((e: Error) => { throw new Error(`${e.message}; worker output: ${lines.slice(-20).join(' | ')}`); });
+    const job = await waitFor(
+      'the sandbox.exec job to finish',
+      async () => {
+        const [j] = await database.db.select().from(jobs).where(eq(jobs.id, id));
+        return j && (j.state === 'done' || j.state === 'dead') && j;
+      },
+      90_000,
+      200,
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}; worker output: ${lines.slice(-20).join(' | ')}`);
+    });
     expect(job.state, job.lastError ?? '').toBe('done');
     expect(job.result).toMatchObject({ exitCode: 0, stdout: '42\n' });
     // the environment the job ran in was recorded; the schedule then re-hashes and stamps it
-    const verified = await waitFor('the scheduled re-hash to record a verification', async () => {
-      const rows = await database.db.select().from(environments).where(eq(environments.name, 'default'));
-      return rows.find((r) => r.lastVerifiedAt);
-    }, 60_000, 200);
+    const verified = await waitFor(
+      'the scheduled re-hash to record a verification',
+      async () => {
+        const rows = await database.db.select().from(environments).where(eq(environments.name, 'default'));
+        return rows.find((r) => r.lastVerifiedAt);
+      },
+      60_000,
+      200,
+    );
     expect(verified.quarantinedAt).toBeNull();
     await supervisor.stop();
   }, 180_000);

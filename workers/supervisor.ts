@@ -190,8 +190,10 @@ export function stopOnSignals(onStop: (signal: NodeJS.Signals) => Promise<void>)
 async function cli(): Promise<void> {
   const { values } = parseArgs({ options: { 'job-workers': { type: 'string' }, handlers: { type: 'string' }, help: { type: 'boolean' } } });
   if (values.help) {
-    console.log('usage: npx tsx workers/supervisor.ts [--job-workers N] [--handlers <module>]\n' +
-      'Runs the workers against DATABASE_URL (or the database of the Crucible running with CRUCIBLE_DATA_DIR).');
+    console.log(
+      'usage: npx tsx workers/supervisor.ts [--job-workers N] [--handlers <module>]\n' +
+        'Runs the workers against DATABASE_URL (or the database of the Crucible running with CRUCIBLE_DATA_DIR).',
+    );
     return;
   }
   const jobWorkers = Number(values['job-workers'] ?? 1);

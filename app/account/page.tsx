@@ -41,7 +41,9 @@ function ChangePasswordForm({ forced }: { forced: boolean }) {
     setProblem(null);
     change.mutate({ currentPassword: current, newPassword: next });
   };
-  const failure = problem ?? (change.error ? (errorCode(change.error) === 'TOO_MANY_REQUESTS' ? errorMessage(change.error) : `Not changed: ${errorMessage(change.error)}`) : null);
+  const failure =
+    problem ??
+    (change.error ? (errorCode(change.error) === 'TOO_MANY_REQUESTS' ? errorMessage(change.error) : `Not changed: ${errorMessage(change.error)}`) : null);
   const field = (id: string, label: string, value: string, set: (v: string) => void, autoComplete: string) => (
     <label className="block" htmlFor={id}>
       <span className="mb-1 block text-xs font-medium text-slate-600">{label}</span>
@@ -83,7 +85,13 @@ export default function AccountPage() {
         </p>
       )}
       <Section title="Who you are">
-        <Facts items={[['Username', me.username], ['Display name', me.displayName ?? '—'], ['Role', me.role]]} />
+        <Facts
+          items={[
+            ['Username', me.username],
+            ['Display name', me.displayName ?? '—'],
+            ['Role', me.role],
+          ]}
+        />
       </Section>
       <Section title="Change password">
         <ChangePasswordForm forced={forced} />

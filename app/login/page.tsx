@@ -48,11 +48,27 @@ function LoginForm() {
       <p className="mb-4 text-slate-500">On first start, the admin password is printed by `npm start`.</p>
       <label className="mb-3 block">
         <span className="mb-1 block text-xs font-medium text-slate-600">Username</span>
-        <input className={inputClass} name="username" autoComplete="username" autoFocus required value={username} onChange={(e) => setUsername(e.target.value)} />
+        <input
+          className={inputClass}
+          name="username"
+          autoComplete="username"
+          autoFocus
+          required
+          value={username}
+          onChange={(e) => setUsername(e.target.value)}
+        />
       </label>
       <label className="mb-4 block">
         <span className="mb-1 block text-xs font-medium text-slate-600">Password</span>
-        <input className={inputClass} name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+        <input
+          className={inputClass}
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
       </label>
       {failure && (
         <p role="alert" className="mb-3 rounded border border-red-200 bg-red-50 px-2 py-1.5 text-red-800">

@@ -9,9 +9,23 @@ describe('safeNextPath: where sign-in may send the browser', () => {
   });
 
   it.each([
-    ['/\\evil.example'], ['//evil.example'], ['https://evil.example'], ['http:evil.example'], ['/\t/evil.example'],
-    ['/\n/evil.example'], ['\\\\evil.example'], ['/.//evil.example'], ['/%2e//evil.example'], ['javascript:alert(1)'],
-    [' /runs'], ['runs'], [''], [null], [undefined], ['/login'], ['/login?next=/runs'],
+    ['/\\evil.example'],
+    ['//evil.example'],
+    ['https://evil.example'],
+    ['http:evil.example'],
+    ['/\t/evil.example'],
+    ['/\n/evil.example'],
+    ['\\\\evil.example'],
+    ['/.//evil.example'],
+    ['/%2e//evil.example'],
+    ['javascript:alert(1)'],
+    [' /runs'],
+    ['runs'],
+    [''],
+    [null],
+    [undefined],
+    ['/login'],
+    ['/login?next=/runs'],
   ])('%j lands on /', (next) => {
     expect(safeNextPath(next)).toBe('/');
   });

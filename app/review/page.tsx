@@ -19,7 +19,9 @@ function ShortcutList() {
   return (
     <ul className="grid grid-cols-1 gap-x-4 gap-y-0.5 text-xs text-slate-600 sm:grid-cols-2" data-testid="shortcuts">
       {SHORTCUTS.map(([k, what]) => (
-        <li key={k}><kbd className="rounded border border-slate-300 bg-slate-50 px-1 font-mono">{k}</kbd> {what}</li>
+        <li key={k}>
+          <kbd className="rounded border border-slate-300 bg-slate-50 px-1 font-mono">{k}</kbd> {what}
+        </li>
       ))}
     </ul>
   );
@@ -42,7 +44,11 @@ function ScopedReview() {
 function ReviewScreen({ runId }: { runId?: string }) {
   const me = useCurrentUser();
   const allowed = can(me.role, 'review');
-  const { state, open, done, item, claim, submit, noteRef, rewardRef, setForm, show, next, previous, skip, claimNext, doSubmit } = useReviewSession({ runId, username: me.username, enabled: allowed });
+  const { state, open, done, item, claim, submit, noteRef, rewardRef, setForm, show, next, previous, skip, claimNext, doSubmit } = useReviewSession({
+    runId,
+    username: me.username,
+    enabled: allowed,
+  });
   const { currentId, form, help, message } = state;
 
   if (!allowed) return <ErrorNotice title="Reviewers only" error={new Error('reviewing rewards needs the reviewer or admin role')} />;
@@ -54,14 +60,33 @@ function ReviewScreen({ runId }: { runId?: string }) {
       <title>Review · Crucible</title>
       <PageHeader
         title="Review"
-        subtitle={runId ? <>Reviewing one run&apos;s items only (<span className="font-mono" data-testid="review-scope">{runId.slice(0, 8)}</span>) · <Link className="underline" href="/review">all runs</Link></> : "Spot-check rewards: at least 5% of every run's scored episodes"}
+        subtitle={
+          runId ? (
+            <>
+              Reviewing one run&apos;s items only (
+              <span className="font-mono" data-testid="review-scope">
+                {runId.slice(0, 8)}
+              </span>
+              ) ·{' '}
+              <Link className="underline" href="/review">
+                all runs
+              </Link>
+            </>
+          ) : (
+            "Spot-check rewards: at least 5% of every run's scored episodes"
+          )
+        }
         actions={
           currentId ? (
             <>
               <Button onClick={previous}>← Previous</Button>
               <Button onClick={() => void skip()}>Skip</Button>
-              <Button variant="primary" onClick={next}>Next →</Button>
-              <Button variant="ghost" onClick={() => show(null)}>Back to queue</Button>
+              <Button variant="primary" onClick={next}>
+                Next →
+              </Button>
+              <Button variant="ghost" onClick={() => show(null)}>
+                Back to queue
+              </Button>
             </>
           ) : (
             <Button variant="primary" onClick={() => void claimNext()} disabled={claim.isPending} data-testid="start-reviewing">
@@ -71,7 +96,11 @@ function ReviewScreen({ runId }: { runId?: string }) {
         }
       />
       <CoverageFlag linkTo="review" />
-      {message && <div role="status" data-testid="review-message" className="mb-3 rounded border border-slate-200 bg-slate-50 px-3 py-2 text-sm">{message}</div>}
+      {message && (
+        <div role="status" data-testid="review-message" className="mb-3 rounded border border-slate-200 bg-slate-50 px-3 py-2 text-sm">
+          {message}
+        </div>
+      )}
       {help && (
         <div role="dialog" aria-label="Keyboard shortcuts" className="mb-3 rounded border border-accent bg-white p-3 shadow">
           <h2 className="mb-1 text-sm font-semibold">Keyboard shortcuts</h2>
@@ -81,26 +110,57 @@ function ReviewScreen({ runId }: { runId?: string }) {
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-[1fr_20rem]">
         <div className="min-w-0">
           {currentId ? (
-            item.isPending ? <Loading label="Loading item…" /> : item.isError ? <ErrorNotice title="Could not load the item" error={item.error} onRetry={() => item.refetch()} /> : (
+            item.isPending ? (
+              <Loading label="Loading item…" />
+            ) : item.isError ? (
+              <ErrorNotice title="Could not load the item" error={item.error} onRetry={() => item.refetch()} />
+            ) : (
               <>
                 {disputed && <DiagnosisPanel reviewId={item.data.id} />}
-                <ItemView item={item.data} form={form} setForm={setForm} onSubmit={() => void doSubmit()} submitting={submit.isPending} noteRef={noteRef} rewardRef={rewardRef} />
+                <ItemView
+                  item={item.data}
+                  form={form}
+                  setForm={setForm}
+                  onSubmit={() => void doSubmit()}
+                  submitting={submit.isPending}
+                  noteRef={noteRef}
+                  rewardRef={rewardRef}
+                />
               </>
             )
           ) : (
             <Section title="Queue (in the order items are handed out)">
               <div className="mb-3" data-testid="queue-counts">
-                <Facts items={[
-                  ['Open', open.data?.total ?? '…'],
-                  ['Reviewed', done.data?.total ?? '…'],
-                  ['Reviewed by you', <span key="mine" data-testid="my-reviewed">{myCount}</span>],
-                ]} />
+                <Facts
+                  items={[
+                    ['Open', open.data?.total ?? '…'],
+                    ['Reviewed', done.data?.total ?? '…'],
+                    [
+                      'Reviewed by you',
+                      <span key="mine" data-testid="my-reviewed">
+                        {myCount}
+                      </span>,
+                    ],
+                  ]}
+                />
               </div>
-              {open.isPending ? <Loading label="Loading queue…" /> : open.isError ? <ErrorNotice error={open.error} onRetry={() => open.refetch()} /> : open.data.items.length === 0 ? (
+              {open.isPending ? (
+                <Loading label="Loading queue…" />
+              ) : open.isError ? (
+                <ErrorNotice error={open.error} onRetry={() => open.refetch()} />
+              ) : open.data.items.length === 0 ? (
                 <EmptyState title="Nothing to review">New items arrive as episodes are scored.</EmptyState>
               ) : (
                 <table className={tableClass} aria-label="Review queue">
-                  <thead><tr><th className={thClass}>task</th><th className={thClass}>sample reason</th><th className={thClass}>slot</th><th className={thClass}>claimed by</th><th className={thClass}>queued</th></tr></thead>
+                  <thead>
+                    <tr>
+                      <th className={thClass}>task</th>
+                      <th className={thClass}>sample reason</th>
+                      <th className={thClass}>slot</th>
+                      <th className={thClass}>claimed by</th>
+                      <th className={thClass}>queued</th>
+                    </tr>
+                  </thead>
                   <tbody>
                     {open.data.items.map((i) => {
                       const claimed = i.reviewer && i.claimExpiresAt && new Date(i.claimExpiresAt).getTime() > open.dataUpdatedAt;
@@ -121,7 +181,9 @@ function ReviewScreen({ runId }: { runId?: string }) {
           )}
         </div>
         <aside>
-          <Section title="Shortcuts"><ShortcutList /></Section>
+          <Section title="Shortcuts">
+            <ShortcutList />
+          </Section>
           <GuidelinesPanel role={me.role} />
         </aside>
       </div>

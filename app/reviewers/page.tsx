@@ -27,19 +27,37 @@ export default function ReviewersPage() {
       <title>Reviewers · Crucible</title>
       <PageHeader title="Reviewers" subtitle="Agreement on double-reviewed items and throughput" />
       <Section title="Agreement (Cohen's kappa)">
-        {agreement.isPending ? <Loading /> : agreement.isError ? <ErrorNotice error={agreement.error} onRetry={() => agreement.refetch()} /> : (
+        {agreement.isPending ? (
+          <Loading />
+        ) : agreement.isError ? (
+          <ErrorNotice error={agreement.error} onRetry={() => agreement.refetch()} />
+        ) : (
           <>
             <p className="mb-2 text-sm" data-testid="kappa-overall">
-              Overall κ <span className="font-semibold tabular-nums">{formatNumber(agreement.data.overall.kappa)}</span> over {agreement.data.overall.items} double-reviewed items
+              Overall κ <span className="font-semibold tabular-nums">{formatNumber(agreement.data.overall.kappa)}</span> over {agreement.data.overall.items}{' '}
+              double-reviewed items
             </p>
-            {agreement.data.pairs.length === 0 ? <EmptyState title="No double-reviewed items yet" /> : (
+            {agreement.data.pairs.length === 0 ? (
+              <EmptyState title="No double-reviewed items yet" />
+            ) : (
               <table className={tableClass} aria-label="Agreement by pair">
-                <thead><tr><th className={thClass}>reviewer</th><th className={thClass}>reviewer</th><th className={thClass}>items</th><th className={thClass}>raw agreement</th><th className={thClass}>κ</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th className={thClass}>reviewer</th>
+                    <th className={thClass}>reviewer</th>
+                    <th className={thClass}>items</th>
+                    <th className={thClass}>raw agreement</th>
+                    <th className={thClass}>κ</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {agreement.data.pairs.map((p) => (
                     <tr key={`${p.a}-${p.b}`} data-testid="kappa-pair">
-                      <td className={tdClass}>{p.a}</td><td className={tdClass}>{p.b}</td><td className={tdClass}>{p.items}</td>
-                      <td className={tdClass}>{formatNumber(p.agreement * 100, 1)}%</td><td className={`${tdClass} tabular-nums`}>{formatNumber(p.kappa)}</td>
+                      <td className={tdClass}>{p.a}</td>
+                      <td className={tdClass}>{p.b}</td>
+                      <td className={tdClass}>{p.items}</td>
+                      <td className={tdClass}>{formatNumber(p.agreement * 100, 1)}%</td>
+                      <td className={`${tdClass} tabular-nums`}>{formatNumber(p.kappa)}</td>
                     </tr>
                   ))}
                 </tbody>
@@ -49,14 +67,33 @@ export default function ReviewersPage() {
         )}
       </Section>
       <Section title="Throughput">
-        {reviewers.isPending ? <Loading /> : reviewers.isError ? <ErrorNotice error={reviewers.error} onRetry={() => reviewers.refetch()} /> : reviewers.data.length === 0 ? <EmptyState title="No reviews yet" /> : (
+        {reviewers.isPending ? (
+          <Loading />
+        ) : reviewers.isError ? (
+          <ErrorNotice error={reviewers.error} onRetry={() => reviewers.refetch()} />
+        ) : reviewers.data.length === 0 ? (
+          <EmptyState title="No reviews yet" />
+        ) : (
           <table className={tableClass} aria-label="Reviewer throughput">
-            <thead><tr><th className={thClass}>reviewer</th><th className={thClass}>reviewed</th><th className={thClass}>last 24 h</th><th className={thClass}>per hour</th><th className={thClass}>double-reviewed</th><th className={thClass}>last verdict</th></tr></thead>
+            <thead>
+              <tr>
+                <th className={thClass}>reviewer</th>
+                <th className={thClass}>reviewed</th>
+                <th className={thClass}>last 24 h</th>
+                <th className={thClass}>per hour</th>
+                <th className={thClass}>double-reviewed</th>
+                <th className={thClass}>last verdict</th>
+              </tr>
+            </thead>
             <tbody>
               {reviewers.data.map((r) => (
                 <tr key={r.username} data-testid="reviewer-row">
-                  <td className={tdClass}>{r.username}</td><td className={tdClass}>{r.reviewed}</td><td className={tdClass}>{r.last24h}</td>
-                  <td className={tdClass}>{perHour(r.reviewed, r.first_at, r.last_at)}</td><td className={tdClass}>{r.double_reviewed}</td><td className={tdClass}>{formatDateTime(r.last_at)}</td>
+                  <td className={tdClass}>{r.username}</td>
+                  <td className={tdClass}>{r.reviewed}</td>
+                  <td className={tdClass}>{r.last24h}</td>
+                  <td className={tdClass}>{perHour(r.reviewed, r.first_at, r.last_at)}</td>
+                  <td className={tdClass}>{r.double_reviewed}</td>
+                  <td className={tdClass}>{formatDateTime(r.last_at)}</td>
                 </tr>
               ))}
             </tbody>

@@ -115,9 +115,17 @@ export default function RunsPage() {
           <EmptyState title="No runs match these filters">Clear the search or pick another status.</EmptyState>
         ) : (
           <EmptyState title="No runs yet">
-            {can(user.role, 'operateRuns')
-              ? <>Start one from the <Link className="text-accent underline" href="/runs/new">launch form</Link>, or with `npx crucible runs create`.</>
-              : 'An operator or admin can launch one.'}
+            {can(user.role, 'operateRuns') ? (
+              <>
+                Start one from the{' '}
+                <Link className="text-accent underline" href="/runs/new">
+                  launch form
+                </Link>
+                , or with `npx crucible runs create`.
+              </>
+            ) : (
+              'An operator or admin can launch one.'
+            )}
           </EmptyState>
         )
       ) : (

@@ -11,7 +11,10 @@ export function AdminOnly({ children }: { children: ReactNode }) {
   return (
     <div role="alert" className="rounded border border-amber-200 bg-amber-50 px-3 py-2 text-amber-900">
       This page is for admins; you are signed in as {user.username} ({user.role}). Go back to{' '}
-      <Link className="underline" href="/runs">runs</Link>.
+      <Link className="underline" href="/runs">
+        runs
+      </Link>
+      .
     </div>
   );
 }

@@ -19,7 +19,9 @@ function check(username: string, password: string): Record<string, string> {
 
 function randomPassword() {
   const bytes = crypto.getRandomValues(new Uint8Array(15));
-  return btoa(String.fromCharCode(...bytes)).replace(/[+/=]/g, '').slice(0, 18);
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/[+/=]/g, '')
+    .slice(0, 18);
 }
 
 export function CreateUserForm() {
@@ -72,17 +74,46 @@ export function CreateUserForm() {
         {field(
           'username',
           'Username',
-          <input id="user-username" className={inputClass} value={username} aria-invalid={err('username') ? true : undefined} autoComplete="off"
-            onChange={(e) => { setUsername(e.target.value.toLowerCase()); setTouched((t) => ({ ...t, username: true })); }} />,
+          <input
+            id="user-username"
+            className={inputClass}
+            value={username}
+            aria-invalid={err('username') ? true : undefined}
+            autoComplete="off"
+            onChange={(e) => {
+              setUsername(e.target.value.toLowerCase());
+              setTouched((t) => ({ ...t, username: true }));
+            }}
+          />,
         )}
-        {field('displayName', 'Display name (optional)', <input id="user-displayName" className={inputClass} value={displayName} onChange={(e) => setDisplayName(e.target.value)} />)}
+        {field(
+          'displayName',
+          'Display name (optional)',
+          <input id="user-displayName" className={inputClass} value={displayName} onChange={(e) => setDisplayName(e.target.value)} />,
+        )}
         {field(
           'password',
           'Initial password',
           <div className="flex gap-1">
-            <input id="user-password" className={inputClass} type="text" autoComplete="new-password" value={password} aria-invalid={err('password') ? true : undefined}
-              onChange={(e) => { setPassword(e.target.value); setTouched((t) => ({ ...t, password: true })); }} />
-            <Button onClick={() => { setPassword(randomPassword()); setTouched((t) => ({ ...t, password: true })); }} title="Generate a random password">
+            <input
+              id="user-password"
+              className={inputClass}
+              type="text"
+              autoComplete="new-password"
+              value={password}
+              aria-invalid={err('password') ? true : undefined}
+              onChange={(e) => {
+                setPassword(e.target.value);
+                setTouched((t) => ({ ...t, password: true }));
+              }}
+            />
+            <Button
+              onClick={() => {
+                setPassword(randomPassword());
+                setTouched((t) => ({ ...t, password: true }));
+              }}
+              title="Generate a random password"
+            >
               Generate
             </Button>
           </div>,
@@ -103,7 +134,11 @@ export function CreateUserForm() {
         <Button type="submit" variant="primary" disabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create user'}
         </Button>
-        {created && <span role="status" className="text-emerald-700">{created}</span>}
+        {created && (
+          <span role="status" className="text-emerald-700">
+            {created}
+          </span>
+        )}
         {create.isError && Object.keys(server).length === 0 && (
           <span role="alert" className="text-red-700">
             {errorMessage(create.error)}. {errorHint(create.error)}

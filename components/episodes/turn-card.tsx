@@ -19,7 +19,13 @@ function Output({ label, text }: { label: string; text: string | null }) {
   return (
     <div className="min-w-0">
       <div className="mb-1 text-xs font-semibold text-slate-500">{label}</div>
-      {text ? <pre className="log-block" data-testid={label}>{text}</pre> : <p className="text-xs italic text-slate-400">empty</p>}
+      {text ? (
+        <pre className="log-block" data-testid={label}>
+          {text}
+        </pre>
+      ) : (
+        <p className="text-xs italic text-slate-400">empty</p>
+      )}
     </div>
   );
 }
@@ -43,7 +49,9 @@ export function TurnCard({ turn }: { turn: TurnView }) {
       <div className="space-y-3 p-3">
         <div>
           <div className="mb-1 text-xs font-semibold text-slate-500">action</div>
-          <pre className="log-block bg-slate-950" data-testid="action">{turn.action}</pre>
+          <pre className="log-block bg-slate-950" data-testid="action">
+            {turn.action}
+          </pre>
         </div>
         <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
           <Output label="stdout" text={turn.stdout} />

@@ -14,7 +14,13 @@ export function CodeBlock({ code, language, testId }: { code: string; language: 
   return (
     <pre className="log-block bg-slate-950" data-testid={testId} data-language={language}>
       {tokenize(code, language).map((t, i) =>
-        t.kind === 'plain' ? t.text : <span key={i} className={tokenClass[t.kind]} data-token={t.kind}>{t.text}</span>,
+        t.kind === 'plain' ? (
+          t.text
+        ) : (
+          <span key={i} className={tokenClass[t.kind]} data-token={t.kind}>
+            {t.text}
+          </span>
+        ),
       )}
     </pre>
   );

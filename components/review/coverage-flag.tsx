@@ -15,11 +15,15 @@ export function CoverageFlag({ runIds, names, linkTo = 'run' }: { runIds?: strin
   if (!low.length) return null;
   return (
     <div role="status" className="mb-3 rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="coverage-flag">
-      <span className="font-medium">{low.length === 1 ? '1 run is' : `${low.length} runs are`} below review coverage</span> (at least 5% of scored rewards must be reviewed):{' '}
+      <span className="font-medium">{low.length === 1 ? '1 run is' : `${low.length} runs are`} below review coverage</span> (at least 5% of scored rewards must
+      be reviewed):{' '}
       {low.slice(0, 10).map((c, i) => (
         <span key={c.runId}>
           {i > 0 && ', '}
-          <Link className="underline" href={linkTo === 'review' ? `/review?run=${c.runId}` : `/runs/${c.runId}`}>{names?.[c.runId] ?? c.runId.slice(0, 8)}</Link> {c.reviewed}/{c.required}
+          <Link className="underline" href={linkTo === 'review' ? `/review?run=${c.runId}` : `/runs/${c.runId}`}>
+            {names?.[c.runId] ?? c.runId.slice(0, 8)}
+          </Link>{' '}
+          {c.reviewed}/{c.required}
         </span>
       ))}
       {low.length > 10 && ` and ${low.length - 10} more`}

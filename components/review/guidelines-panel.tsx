@@ -31,12 +31,18 @@ export function GuidelinesPanel({ role }: { role: string }) {
           {open ? '▾' : '▸'} Guidelines
         </button>
         {open && can(role, 'manageUsers') && draft === null && g.data && (
-          <Button variant="ghost" onClick={() => setDraft(g.data.text)}>Edit</Button>
+          <Button variant="ghost" onClick={() => setDraft(g.data.text)}>
+            Edit
+          </Button>
         )}
       </div>
       {open && (
         <div className="p-3">
-          {g.isPending ? <Loading label="Loading guidelines…" /> : g.isError ? <ErrorNotice error={g.error} onRetry={() => g.refetch()} /> : draft !== null ? (
+          {g.isPending ? (
+            <Loading label="Loading guidelines…" />
+          ) : g.isError ? (
+            <ErrorNotice error={g.error} onRetry={() => g.refetch()} />
+          ) : draft !== null ? (
             <form
               onSubmit={(e) => {
                 e.preventDefault();
@@ -44,18 +50,26 @@ export function GuidelinesPanel({ role }: { role: string }) {
               }}
               className="space-y-2"
             >
-              <label className="block text-xs text-slate-500" htmlFor="guidelines-text">Guidelines (Markdown: headings, lists, **bold**)</label>
+              <label className="block text-xs text-slate-500" htmlFor="guidelines-text">
+                Guidelines (Markdown: headings, lists, **bold**)
+              </label>
               <textarea id="guidelines-text" className={`${inputClass} h-64 font-mono text-xs`} value={draft} onChange={(e) => setDraft(e.target.value)} />
               {save.isError && <ErrorNotice title="Could not save" error={save.error} />}
               <div className="flex gap-2">
-                <Button type="submit" variant="primary" disabled={save.isPending}>Save guidelines</Button>
+                <Button type="submit" variant="primary" disabled={save.isPending}>
+                  Save guidelines
+                </Button>
                 <Button onClick={() => setDraft(null)}>Cancel</Button>
               </div>
             </form>
           ) : (
             <>
               <Markdownish text={g.data.text} />
-              {g.data.updatedAt && <p className="mt-2 text-xs text-slate-400">edited {timeAgo(g.data.updatedAt)} by {g.data.updatedBy}</p>}
+              {g.data.updatedAt && (
+                <p className="mt-2 text-xs text-slate-400">
+                  edited {timeAgo(g.data.updatedAt)} by {g.data.updatedBy}
+                </p>
+              )}
             </>
           )}
         </div>

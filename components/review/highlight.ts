@@ -10,10 +10,14 @@ export type CodeLanguage = TaskLanguage;
 
 const KEYWORDS: Record<CodeLanguage, Set<string>> = {
   python: new Set(
-    'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case'.split(' '),
+    'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case'.split(
+      ' ',
+    ),
   ),
   javascript: new Set(
-    'async await break case catch class const continue debugger default delete do else export extends false finally for function if import in instanceof let new null of return static super switch this throw true try typeof undefined var void while with yield'.split(' '),
+    'async await break case catch class const continue debugger default delete do else export extends false finally for function if import in instanceof let new null of return static super switch this throw true try typeof undefined var void while with yield'.split(
+      ' ',
+    ),
   ),
 };
 

@@ -20,7 +20,13 @@ export const verdictLabels: Record<VerdictKey, string> = {
 const HIDDEN = 'hidden until you give a verdict';
 
 function Hidden({ value, revealed, testId }: { value: string | null; revealed: boolean; testId: string }) {
-  return revealed ? <span data-testid={testId}>{value ?? '—'}</span> : <span data-testid={testId} className="italic text-slate-400">{HIDDEN}</span>;
+  return revealed ? (
+    <span data-testid={testId}>{value ?? '—'}</span>
+  ) : (
+    <span data-testid={testId} className="italic text-slate-400">
+      {HIDDEN}
+    </span>
+  );
 }
 
 function TextOut({ label, text }: { label: string; text: string | null }) {
@@ -28,7 +34,9 @@ function TextOut({ label, text }: { label: string; text: string | null }) {
   return (
     <div className="min-w-0">
       <div className="mb-1 text-xs font-semibold text-slate-500">{label}</div>
-      <pre className="log-block" data-testid={label}>{text}</pre>
+      <pre className="log-block" data-testid={label}>
+        {text}
+      </pre>
     </div>
   );
 }
@@ -38,9 +46,22 @@ function ItemFacts({ item }: { item: ReviewItem }) {
   const env = item.baselineEnv;
   return (
     <dl className="grid grid-cols-1 gap-x-6 gap-y-2 text-sm sm:grid-cols-2 lg:grid-cols-3">
-      <div><dt className="text-xs text-slate-500">Sample reason</dt><dd data-testid="sample-reason" className="font-mono text-xs">{item.sampleReason}</dd></div>
-      <div><dt className="text-xs text-slate-500">Task</dt><dd>{item.task?.externalId ?? '—'} <span className="text-slate-400">({item.task?.language ?? '?'})</span></dd></div>
-      <div><dt className="text-xs text-slate-500">Slot</dt><dd>{item.slot === 0 ? 'first review' : `double review #${item.slot + 1}`}</dd></div>
+      <div>
+        <dt className="text-xs text-slate-500">Sample reason</dt>
+        <dd data-testid="sample-reason" className="font-mono text-xs">
+          {item.sampleReason}
+        </dd>
+      </div>
+      <div>
+        <dt className="text-xs text-slate-500">Task</dt>
+        <dd>
+          {item.task?.externalId ?? '—'} <span className="text-slate-400">({item.task?.language ?? '?'})</span>
+        </dd>
+      </div>
+      <div>
+        <dt className="text-xs text-slate-500">Slot</dt>
+        <dd>{item.slot === 0 ? 'first review' : `double review #${item.slot + 1}`}</dd>
+      </div>
       <div className="sm:col-span-2">
         <dt className="text-xs text-slate-500">Environment hash / baseline</dt>
         <dd className="font-mono text-xs break-all">
@@ -49,28 +70,58 @@ function ItemFacts({ item }: { item: ReviewItem }) {
             <>
               <span className="mx-1 text-slate-400">vs {env.name}</span>
               <span className="break-all">{env.hash}</span>{' '}
-              <span data-testid="env-match" className={`rounded px-1.5 py-0.5 font-sans ${env.matches ? 'bg-emerald-100 text-emerald-800' : 'bg-red-100 text-red-800'}`}>{env.matches ? 'matches baseline' : 'differs from baseline'}</span>
+              <span
+                data-testid="env-match"
+                className={`rounded px-1.5 py-0.5 font-sans ${env.matches ? 'bg-emerald-100 text-emerald-800' : 'bg-red-100 text-red-800'}`}
+              >
+                {env.matches ? 'matches baseline' : 'differs from baseline'}
+              </span>
               {env.quarantined && <span className="ml-1 rounded bg-red-600 px-1.5 py-0.5 font-sans text-white">quarantined</span>}
             </>
-          ) : <span className="ml-1 font-sans text-slate-400">(no baseline registered)</span>}
+          ) : (
+            <span className="ml-1 font-sans text-slate-400">(no baseline registered)</span>
+          )}
         </dd>
       </div>
-      <div><dt className="text-xs text-slate-500">Run</dt><dd><Hidden value={item.runName} revealed={item.revealed} testId="run-name" /></dd></div>
-      <div><dt className="text-xs text-slate-500">Policy version</dt><dd><Hidden value={item.policyVersion == null ? null : String(item.policyVersion)} revealed={item.revealed} testId="policy-version" /></dd></div>
-      <div><dt className="text-xs text-slate-500">Automatic reward</dt><dd className="tabular-nums"><Hidden value={item.reward == null ? null : formatNumber(item.reward)} revealed={item.revealed} testId="auto-reward" /></dd></div>
+      <div>
+        <dt className="text-xs text-slate-500">Run</dt>
+        <dd>
+          <Hidden value={item.runName} revealed={item.revealed} testId="run-name" />
+        </dd>
+      </div>
+      <div>
+        <dt className="text-xs text-slate-500">Policy version</dt>
+        <dd>
+          <Hidden value={item.policyVersion == null ? null : String(item.policyVersion)} revealed={item.revealed} testId="policy-version" />
+        </dd>
+      </div>
+      <div>
+        <dt className="text-xs text-slate-500">Automatic reward</dt>
+        <dd className="tabular-nums">
+          <Hidden value={item.reward == null ? null : formatNumber(item.reward)} revealed={item.revealed} testId="auto-reward" />
+        </dd>
+      </div>
     </dl>
   );
 }
 
 function Components({ components, revealed }: { components: unknown; revealed: boolean }) {
   // Blind review: the components are the reward in parts, withheld like it.
-  if (!revealed) return <p data-testid="reward-components" className="italic text-slate-400">{HIDDEN}</p>;
+  if (!revealed)
+    return (
+      <p data-testid="reward-components" className="italic text-slate-400">
+        {HIDDEN}
+      </p>
+    );
   if (!components || typeof components !== 'object') return <p className="text-slate-400">no reward components</p>;
   return (
     <table className={tableClass} aria-label="Reward components" data-testid="reward-components">
       <tbody>
         {Object.entries(components as Record<string, unknown>).map(([k, v]) => (
-          <tr key={k}><td className={`${tdClass} text-slate-500`}>{k}</td><td className={`${tdClass} tabular-nums`}>{typeof v === 'number' ? formatNumber(v) : JSON.stringify(v)}</td></tr>
+          <tr key={k}>
+            <td className={`${tdClass} text-slate-500`}>{k}</td>
+            <td className={`${tdClass} tabular-nums`}>{typeof v === 'number' ? formatNumber(v) : JSON.stringify(v)}</td>
+          </tr>
         ))}
       </tbody>
     </table>
@@ -82,13 +133,28 @@ function TestsView({ tests, lang }: { tests: unknown; lang: CodeLanguage }) {
   const t = tests as { kind?: string; check?: string; cases?: { input: unknown[]; expected: unknown }[] } | null;
   if (t?.kind === 'humaneval' && typeof t.check === 'string') return <CodeBlock code={t.check} language={lang} testId="task-tests" />;
   const cases = t?.kind === 'io' ? t.cases : Array.isArray(tests) ? (tests as { input: unknown[]; expected: unknown }[]) : null;
-  if (!cases) return <pre className="log-block" data-testid="task-tests">{JSON.stringify(tests, null, 2)}</pre>;
+  if (!cases)
+    return (
+      <pre className="log-block" data-testid="task-tests">
+        {JSON.stringify(tests, null, 2)}
+      </pre>
+    );
   return (
     <table className={tableClass} aria-label="Tests" data-testid="task-tests">
-      <thead><tr><th className={thClass}>#</th><th className={thClass}>input</th><th className={thClass}>expected</th></tr></thead>
+      <thead>
+        <tr>
+          <th className={thClass}>#</th>
+          <th className={thClass}>input</th>
+          <th className={thClass}>expected</th>
+        </tr>
+      </thead>
       <tbody>
         {cases.map((c, i) => (
-          <tr key={i}><td className={tdClass}>{i}</td><td className={`${tdClass} font-mono text-xs`}>{JSON.stringify(c.input)}</td><td className={`${tdClass} font-mono text-xs`}>{JSON.stringify(c.expected)}</td></tr>
+          <tr key={i}>
+            <td className={tdClass}>{i}</td>
+            <td className={`${tdClass} font-mono text-xs`}>{JSON.stringify(c.input)}</td>
+            <td className={`${tdClass} font-mono text-xs`}>{JSON.stringify(c.expected)}</td>
+          </tr>
         ))}
       </tbody>
     </table>
@@ -96,7 +162,15 @@ function TestsView({ tests, lang }: { tests: unknown; lang: CodeLanguage }) {
 }
 
 /** Everything a reviewer needs to judge one reward, and the verdict form. */
-export function ItemView({ item, form, setForm, onSubmit, submitting, noteRef, rewardRef }: {
+export function ItemView({
+  item,
+  form,
+  setForm,
+  onSubmit,
+  submitting,
+  noteRef,
+  rewardRef,
+}: {
   item: ReviewItem;
   form: VerdictForm;
   setForm: (f: VerdictForm) => void;
@@ -115,11 +189,17 @@ export function ItemView({ item, form, setForm, onSubmit, submitting, noteRef, r
       <Section title="Task">
         {item.task ? (
           <div className="space-y-2">
-            <pre className="whitespace-pre-wrap text-sm" data-testid="task-prompt">{item.task.prompt}</pre>
-            <div className="text-xs text-slate-500">entry point <span className="font-mono">{item.task.entryPoint ?? '—'}</span> · tests</div>
+            <pre className="whitespace-pre-wrap text-sm" data-testid="task-prompt">
+              {item.task.prompt}
+            </pre>
+            <div className="text-xs text-slate-500">
+              entry point <span className="font-mono">{item.task.entryPoint ?? '—'}</span> · tests
+            </div>
             <TestsView tests={tests} lang={lang} />
           </div>
-        ) : <p className="text-slate-400">the episode has no task</p>}
+        ) : (
+          <p className="text-slate-400">the episode has no task</p>
+        )}
       </Section>
       <Section title={`Turns (${item.turns.length})`}>
         <div className="space-y-3">
@@ -164,32 +244,62 @@ export function ItemView({ item, form, setForm, onSubmit, submitting, noteRef, r
                 onClick={() => setForm({ ...form, verdict: v })}
                 className={`rounded border px-3 py-1.5 text-sm ${form.verdict === v ? 'border-accent bg-accent text-white' : 'border-slate-300 bg-white hover:bg-slate-100'}`}
               >
-                <kbd className="mr-1 text-xs opacity-70">{i + 1}</kbd>{verdictLabels[v]}
+                <kbd className="mr-1 text-xs opacity-70">{i + 1}</kbd>
+                {verdictLabels[v]}
               </button>
             ))}
           </div>
           <div className="grid grid-cols-1 gap-3 md:grid-cols-[12rem_1fr]">
             <label className="block text-xs text-slate-500">
               Corrected reward (0–1, <kbd>r</kbd>)
-              <input ref={rewardRef} className={inputClass} inputMode="decimal" value={form.reward} disabled={form.verdict === 'correct'}
+              <input
+                ref={rewardRef}
+                className={inputClass}
+                inputMode="decimal"
+                value={form.reward}
+                disabled={form.verdict === 'correct'}
                 placeholder={form.verdict === 'correct' ? 'keeps the automatic reward' : 'optional'}
-                onChange={(e) => setForm({ ...form, reward: e.target.value })} aria-label="Corrected reward" />
+                onChange={(e) => setForm({ ...form, reward: e.target.value })}
+                aria-label="Corrected reward"
+              />
             </label>
             <label className="block text-xs text-slate-500">
               Note (<kbd>n</kbd>, Esc to leave)
-              <textarea ref={noteRef} className={`${inputClass} h-16`} value={form.note} onChange={(e) => setForm({ ...form, note: e.target.value })} aria-label="Note" />
+              <textarea
+                ref={noteRef}
+                className={`${inputClass} h-16`}
+                value={form.note}
+                onChange={(e) => setForm({ ...form, note: e.target.value })}
+                aria-label="Note"
+              />
             </label>
           </div>
-          <button type="submit" disabled={submitting || !form.verdict} className="rounded bg-accent px-3 py-1.5 text-sm font-medium text-white disabled:opacity-50">
+          <button
+            type="submit"
+            disabled={submitting || !form.verdict}
+            className="rounded bg-accent px-3 py-1.5 text-sm font-medium text-white disabled:opacity-50"
+          >
             {item.verdict ? 'Update verdict' : 'Submit verdict'} <kbd className="text-xs opacity-70">Enter</kbd>
           </button>
-          {item.verdict && <span data-testid="saved-verdict" className="ml-3 text-sm text-emerald-700">saved: {item.verdict}</span>}
+          {item.verdict && (
+            <span data-testid="saved-verdict" className="ml-3 text-sm text-emerald-700">
+              saved: {item.verdict}
+            </span>
+          )}
         </form>
       </Section>
       {item.history.length > 0 && (
         <Section title="Verdict history">
           <table className={tableClass} aria-label="Verdict history">
-            <thead><tr><th className={thClass}>when</th><th className={thClass}>who</th><th className={thClass}>verdict</th><th className={thClass}>corrected</th><th className={thClass}>note</th></tr></thead>
+            <thead>
+              <tr>
+                <th className={thClass}>when</th>
+                <th className={thClass}>who</th>
+                <th className={thClass}>verdict</th>
+                <th className={thClass}>corrected</th>
+                <th className={thClass}>note</th>
+              </tr>
+            </thead>
             <tbody>
               {item.history.map((h) => (
                 <tr key={h.id} data-testid="history-row">

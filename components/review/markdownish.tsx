@@ -2,11 +2,19 @@ import type { ReactNode } from 'react';
 
 /** **bold** and `code` inside a line. */
 function inline(text: string): ReactNode[] {
-  return text.split(/(\*\*[^*]+\*\*|`[^`]+`)/g).filter(Boolean).map((part, i) => {
-    if (part.startsWith('**') && part.endsWith('**')) return <strong key={i}>{part.slice(2, -2)}</strong>;
-    if (part.startsWith('`') && part.endsWith('`')) return <code key={i} className="rounded bg-slate-100 px-1 font-mono text-xs">{part.slice(1, -1)}</code>;
-    return part;
-  });
+  return text
+    .split(/(\*\*[^*]+\*\*|`[^`]+`)/g)
+    .filter(Boolean)
+    .map((part, i) => {
+      if (part.startsWith('**') && part.endsWith('**')) return <strong key={i}>{part.slice(2, -2)}</strong>;
+      if (part.startsWith('`') && part.endsWith('`'))
+        return (
+          <code key={i} className="rounded bg-slate-100 px-1 font-mono text-xs">
+            {part.slice(1, -1)}
+          </code>
+        );
+      return part;
+    });
 }
 
 /**
@@ -17,7 +25,12 @@ export function Markdownish({ text }: { text: string }) {
   const blocks: ReactNode[] = [];
   let para: string[] = [];
   const flush = () => {
-    if (para.length) blocks.push(<p key={blocks.length} className="my-1.5">{inline(para.join(' '))}</p>);
+    if (para.length)
+      blocks.push(
+        <p key={blocks.length} className="my-1.5">
+          {inline(para.join(' '))}
+        </p>,
+      );
     para = [];
   };
   for (const line of text.split('\n')) {
@@ -26,7 +39,11 @@ export function Markdownish({ text }: { text: string }) {
     if (!line.trim()) flush();
     else if (heading) {
       flush();
-      blocks.push(<h3 key={blocks.length} className="mt-2 mb-1 font-semibold text-slate-800">{inline(heading[2]!)}</h3>);
+      blocks.push(
+        <h3 key={blocks.length} className="mt-2 mb-1 font-semibold text-slate-800">
+          {inline(heading[2]!)}
+        </h3>,
+      );
     } else if (item) {
       flush();
       const nested = item[1]!.length >= 2;

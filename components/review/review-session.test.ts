@@ -1,26 +1,53 @@
 import { describe, expect, it } from 'vitest';
-import { emptyForm, initialSession, keyApplies, nextStep, previousStep, reviewSession, skippedForClaim, verdictToSubmit, type ReviewSession, type SessionEvent } from './review-session';
+import {
+  emptyForm,
+  initialSession,
+  keyApplies,
+  nextStep,
+  previousStep,
+  reviewSession,
+  skippedForClaim,
+  verdictToSubmit,
+  type ReviewSession,
+  type SessionEvent,
+} from './review-session';
 
 const run = (events: SessionEvent[], from: ReviewSession = initialSession()) => events.reduce(reviewSession, from);
 
 describe('review session state machine (plain data)', () => {
   it('seeds the trail once with earlier verdicts, before this session’s', () => {
-    const s = run([{ type: 'submitted', id: 'c', verdict: 'correct' }, { type: 'seedTrail', mine: ['a', 'b', 'c'] }, { type: 'seedTrail', mine: ['x'] }]);
+    const s = run([
+      { type: 'submitted', id: 'c', verdict: 'correct' },
+      { type: 'seedTrail', mine: ['a', 'b', 'c'] },
+      { type: 'seedTrail', mine: ['x'] },
+    ]);
     expect(s.trail).toEqual(['a', 'b', 'c']);
   });
 
   it('a shown item loads its saved verdict into the form once; showing another clears it', () => {
     const item = { id: 'a', verdict: 'false_negative' as const, correctedReward: 1, note: 'tests wrong' };
-    let s = run([{ type: 'show', id: 'a' }, { type: 'itemLoaded', item }]);
+    let s = run([
+      { type: 'show', id: 'a' },
+      { type: 'itemLoaded', item },
+    ]);
     expect(s.form).toEqual({ verdict: 'false_negative', reward: '1', note: 'tests wrong' });
-    s = run([{ type: 'form', form: { ...s.form, note: 'edited' } }, { type: 'itemLoaded', item }], s);
+    s = run(
+      [
+        { type: 'form', form: { ...s.form, note: 'edited' } },
+        { type: 'itemLoaded', item },
+      ],
+      s,
+    );
     expect(s.form.note).toBe('edited'); // a refetch does not overwrite what the reviewer typed
     expect(run([{ type: 'itemLoaded', item: { ...item, id: 'other' } }], initialSession()).form).toEqual(emptyForm); // not the shown item
     expect(run([{ type: 'show', id: 'b' }], s).form).toEqual(emptyForm);
   });
 
   it('verdict key "correct" clears a corrected reward; others keep it', () => {
-    const s = run([{ type: 'show', id: 'a' }, { type: 'form', form: { verdict: null, reward: '0.5', note: '' } }]);
+    const s = run([
+      { type: 'show', id: 'a' },
+      { type: 'form', form: { verdict: null, reward: '0.5', note: '' } },
+    ]);
     expect(run([{ type: 'verdictKey', verdict: 'false_positive' }], s).form).toEqual({ verdict: 'false_positive', reward: '0.5', note: '' });
     expect(run([{ type: 'verdictKey', verdict: 'correct' }], s).form).toEqual({ verdict: 'correct', reward: '', note: '' });
   });
@@ -37,9 +64,18 @@ describe('review session state machine (plain data)', () => {
   });
 
   it('skipping moves the item to the end of the skip list; only skipped left says so, and the next claim clears the list', () => {
-    let s = run([{ type: 'restoreSkipped', skipped: ['x', 'y'] }, { type: 'show', id: 'a' }]);
+    let s = run([
+      { type: 'restoreSkipped', skipped: ['x', 'y'] },
+      { type: 'show', id: 'a' },
+    ]);
     expect(skippedForClaim(s, 'x')).toEqual(['y', 'x']);
-    s = run([{ type: 'claimStarted', skip: 'a' }, { type: 'claimed', id: null, skippedLeft: 3, scopedToRun: false }], s);
+    s = run(
+      [
+        { type: 'claimStarted', skip: 'a' },
+        { type: 'claimed', id: null, skippedLeft: 3, scopedToRun: false },
+      ],
+      s,
+    );
     expect(s.skipped).toEqual(['x', 'y', 'a']);
     expect(s.currentId).toBeNull();
     expect(s.onlySkippedLeft).toBe(true);
@@ -52,11 +88,18 @@ describe('review session state machine (plain data)', () => {
   it('an empty queue says so, scoped to the run when the session is', () => {
     expect(run([{ type: 'claimed', id: null, skippedLeft: 0, scopedToRun: false }]).message).toBe('The queue is empty: nothing left to review.');
     expect(run([{ type: 'claimed', id: null, skippedLeft: 0, scopedToRun: true }]).message).toBe('Nothing left to review in this run.');
-    expect(run([{ type: 'claimed', id: null, skippedLeft: 1, scopedToRun: true }]).message).toBe('Only the 1 item you skipped is left. Press j to go through them again.');
+    expect(run([{ type: 'claimed', id: null, skippedLeft: 1, scopedToRun: true }]).message).toBe(
+      'Only the 1 item you skipped is left. Press j to go through them again.',
+    );
   });
 
   it('a submitted verdict joins the trail once and reloads the form from the server', () => {
-    const s = run([{ type: 'show', id: 'a' }, { type: 'itemLoaded', item: { id: 'a', verdict: null, correctedReward: null, note: null } }, { type: 'submitted', id: 'a', verdict: 'unclear' }, { type: 'submitted', id: 'a', verdict: 'unclear' }]);
+    const s = run([
+      { type: 'show', id: 'a' },
+      { type: 'itemLoaded', item: { id: 'a', verdict: null, correctedReward: null, note: null } },
+      { type: 'submitted', id: 'a', verdict: 'unclear' },
+      { type: 'submitted', id: 'a', verdict: 'unclear' },
+    ]);
     expect(s.trail).toEqual(['a']);
     expect(s.formFor).toBeNull();
     expect(s.message).toBe('Saved “unclear”. Press j for the next item.');
@@ -65,7 +108,11 @@ describe('review session state machine (plain data)', () => {
   it('the form submits a verdict, a corrected reward in [0, 1] (none for "correct") and a trimmed note', () => {
     expect(verdictToSubmit(emptyForm)).toEqual({ error: 'Choose a verdict first (1–4).' });
     expect(verdictToSubmit({ verdict: 'false_negative', reward: '1.5', note: '' })).toEqual({ error: 'A corrected reward is a number between 0 and 1.' });
-    expect(verdictToSubmit({ verdict: 'false_negative', reward: ' 0.8 ', note: '  why ' })).toEqual({ verdict: 'false_negative', correctedReward: 0.8, note: 'why' });
+    expect(verdictToSubmit({ verdict: 'false_negative', reward: ' 0.8 ', note: '  why ' })).toEqual({
+      verdict: 'false_negative',
+      correctedReward: 0.8,
+      note: 'why',
+    });
     expect(verdictToSubmit({ verdict: 'correct', reward: '0.3', note: '' })).toEqual({ verdict: 'correct', correctedReward: null, note: null });
   });
 

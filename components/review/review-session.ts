@@ -27,7 +27,15 @@ export type ReviewSession = {
 };
 
 export const initialSession = (skipped: string[] = []): ReviewSession => ({
-  currentId: null, trail: [], seeded: false, form: emptyForm, formFor: null, help: false, message: null, skipped, onlySkippedLeft: false,
+  currentId: null,
+  trail: [],
+  seeded: false,
+  form: emptyForm,
+  formFor: null,
+  help: false,
+  message: null,
+  skipped,
+  onlySkippedLeft: false,
 });
 
 /** The skip list keeps the newest this many items (it is stored in sessionStorage). */
@@ -67,7 +75,11 @@ export function reviewSession(s: ReviewSession, e: SessionEvent): ReviewSession 
     case 'itemLoaded':
       // a freshly shown item starts from its saved verdict (editing) or blank, once
       if (e.item.id !== s.currentId || s.formFor === e.item.id) return s;
-      return { ...s, formFor: e.item.id, form: { verdict: e.item.verdict, reward: e.item.correctedReward == null ? '' : String(e.item.correctedReward), note: e.item.note ?? '' } };
+      return {
+        ...s,
+        formFor: e.item.id,
+        form: { verdict: e.item.verdict, reward: e.item.correctedReward == null ? '' : String(e.item.correctedReward), note: e.item.note ?? '' },
+      };
     case 'form':
       return { ...s, form: e.form };
     case 'verdictKey':

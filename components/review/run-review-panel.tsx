@@ -14,11 +14,21 @@ function RelTable({ label, rows, hash }: { label: string; rows: Rel[]; hash?: bo
   if (!rows.length) return null;
   return (
     <table className={tableClass} aria-label={label}>
-      <thead><tr><th className={thClass}>{label}</th><th className={thClass}>reviewed</th><th className={thClass}>disputed</th><th className={thClass}>false neg.</th><th className={thClass}>false pos.</th></tr></thead>
+      <thead>
+        <tr>
+          <th className={thClass}>{label}</th>
+          <th className={thClass}>reviewed</th>
+          <th className={thClass}>disputed</th>
+          <th className={thClass}>false neg.</th>
+          <th className={thClass}>false pos.</th>
+        </tr>
+      </thead>
       <tbody>
         {rows.map((r) => (
           <tr key={r.key}>
-            <td className={`${tdClass} font-mono text-xs`} title={r.key}>{hash ? shortHash(r.key, 20) : r.key}</td>
+            <td className={`${tdClass} font-mono text-xs`} title={r.key}>
+              {hash ? shortHash(r.key, 20) : r.key}
+            </td>
             <td className={tdClass}>{r.reviewed}</td>
             <td className={tdClass}>{pct(r.disputedRate)}</td>
             <td className={tdClass}>{pct(r.falseNegativeRate)}</td>
@@ -43,15 +53,24 @@ export function RunReviewPanel({ runId }: { runId: string }) {
       <div data-testid="review-coverage" className="mb-2 text-sm">
         {c ? (
           <>
-            Reviewed <span className="font-semibold tabular-nums">{c.reviewed} / {c.required}</span> required ({pct(c.rate)} of {c.scored} scored; {c.sampled} sampled)
+            Reviewed{' '}
+            <span className="font-semibold tabular-nums">
+              {c.reviewed} / {c.required}
+            </span>{' '}
+            required ({pct(c.rate)} of {c.scored} scored; {c.sampled} sampled)
             {c.belowTarget && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900">below coverage</span>}
           </>
-        ) : cov.isPending ? 'Loading coverage…' : 'No coverage figures'}
+        ) : cov.isPending ? (
+          'Loading coverage…'
+        ) : (
+          'No coverage figures'
+        )}
       </div>
       {canReview && rel.data?.overall && (
         <div className="space-y-3" data-testid="review-reliability">
           <p className="text-sm">
-            Disputed {pct(rel.data.overall.disputedRate)} · false negatives {pct(rel.data.overall.falseNegativeRate)} · false positives {pct(rel.data.overall.falsePositiveRate)} of {rel.data.overall.reviewed} reviewed
+            Disputed {pct(rel.data.overall.disputedRate)} · false negatives {pct(rel.data.overall.falseNegativeRate)} · false positives{' '}
+            {pct(rel.data.overall.falsePositiveRate)} of {rel.data.overall.reviewed} reviewed
           </p>
           <RelTable label="environment hash" rows={rel.data.byEnvHash} hash />
           <RelTable label="task" rows={rel.data.byTask} />

@@ -3,8 +3,7 @@ export const VERDICT_KEYS = ['correct', 'false_negative', 'false_positive', 'unc
 export type VerdictKey = (typeof VERDICT_KEYS)[number];
 
 export type ShortcutAction =
-  | { type: 'verdict'; verdict: VerdictKey }
-  | { type: 'note' | 'reward' | 'submit' | 'next' | 'previous' | 'skip' | 'help' | 'leave' };
+  { type: 'verdict'; verdict: VerdictKey } | { type: 'note' | 'reward' | 'submit' | 'next' | 'previous' | 'skip' | 'help' | 'leave' };
 
 export const SHORTCUTS: [keys: string, what: string][] = [
   ['1 – 4', 'verdict: correct, false negative, false positive, unclear'],
@@ -33,14 +32,24 @@ export function shortcutFor(e: KeyLike, typing: 'none' | 'text' | 'line'): Short
   const n = Number(e.key);
   if (Number.isInteger(n) && n >= 1 && n <= VERDICT_KEYS.length) return { type: 'verdict', verdict: VERDICT_KEYS[n - 1]! };
   switch (e.key) {
-    case 'n': return { type: 'note' };
-    case 'r': return { type: 'reward' };
-    case 'Enter': return { type: 'submit' };
-    case 'j': case 'ArrowRight': return { type: 'next' };
-    case 'k': case 'ArrowLeft': return { type: 'previous' };
-    case 's': return { type: 'skip' };
-    case '?': return { type: 'help' };
-    default: return null;
+    case 'n':
+      return { type: 'note' };
+    case 'r':
+      return { type: 'reward' };
+    case 'Enter':
+      return { type: 'submit' };
+    case 'j':
+    case 'ArrowRight':
+      return { type: 'next' };
+    case 'k':
+    case 'ArrowLeft':
+      return { type: 'previous' };
+    case 's':
+      return { type: 'skip' };
+    case '?':
+      return { type: 'help' };
+    default:
+      return null;
   }
 }
 

@@ -49,7 +49,10 @@ export function useReviewSession(o: { runId?: string; username: string; enabled:
 
   const open = useQuery({ ...trpc.reviews.queue.queryOptions({ state: 'open', pageSize: 20, runId }), enabled });
   const done = useQuery({ ...trpc.reviews.queue.queryOptions({ state: 'done', pageSize: 200 }), enabled });
-  const item = useQuery({ ...trpc.reviews.item.queryOptions({ id: state.currentId ?? '00000000-0000-4000-8000-000000000000' }), enabled: enabled && !!state.currentId });
+  const item = useQuery({
+    ...trpc.reviews.item.queryOptions({ id: state.currentId ?? '00000000-0000-4000-8000-000000000000' }),
+    enabled: enabled && !!state.currentId,
+  });
 
   // Seed the trail with what this reviewer reviewed before, once.
   useEffect(() => {
@@ -79,19 +82,22 @@ export function useReviewSession(o: { runId?: string; username: string; enabled:
    * skipped claim in the same call). When only skipped items are left, say so; the next
    * claim after that drops the skip list and goes through them again.
    */
-  const claimNext = useCallback(async (skip?: string) => {
-    const exclude = skippedForClaim(latest.current, skip);
-    storeSkipped(exclude);
-    dispatch({ type: 'claimStarted', skip });
-    try {
-      const { id, skippedLeft } = await claim.mutateAsync({ runId, exclude });
-      dispatch({ type: 'claimed', id, skippedLeft, scopedToRun: !!runId });
-      blur();
-      refreshLists();
-    } catch (e) {
-      dispatch({ type: 'claimFailed', error: (e as Error).message });
-    }
-  }, [claim, refreshLists, runId]);
+  const claimNext = useCallback(
+    async (skip?: string) => {
+      const exclude = skippedForClaim(latest.current, skip);
+      storeSkipped(exclude);
+      dispatch({ type: 'claimStarted', skip });
+      try {
+        const { id, skippedLeft } = await claim.mutateAsync({ runId, exclude });
+        dispatch({ type: 'claimed', id, skippedLeft, scopedToRun: !!runId });
+        blur();
+        refreshLists();
+      } catch (e) {
+        dispatch({ type: 'claimFailed', error: (e as Error).message });
+      }
+    },
+    [claim, refreshLists, runId],
+  );
 
   const next = useCallback(() => {
     const step = nextStep(latest.current);
@@ -133,15 +139,34 @@ export function useReviewSession(o: { runId?: string; username: string; enabled:
       if (!a || !keyApplies(a, currentId)) return;
       e.preventDefault();
       switch (a.type) {
-        case 'verdict': dispatch({ type: 'verdictKey', verdict: a.verdict }); break;
-        case 'note': noteRef.current?.focus(); break;
-        case 'reward': rewardRef.current?.focus(); break;
-        case 'leave': blur(); break;
-        case 'submit': if (currentId) void doSubmit(); else void claimNext(); break;
-        case 'next': next(); break;
-        case 'previous': previous(); break;
-        case 'skip': void skip(); break;
-        case 'help': dispatch({ type: 'toggleHelp' }); break;
+        case 'verdict':
+          dispatch({ type: 'verdictKey', verdict: a.verdict });
+          break;
+        case 'note':
+          noteRef.current?.focus();
+          break;
+        case 'reward':
+          rewardRef.current?.focus();
+          break;
+        case 'leave':
+          blur();
+          break;
+        case 'submit':
+          if (currentId) void doSubmit();
+          else void claimNext();
+          break;
+        case 'next':
+          next();
+          break;
+        case 'previous':
+          previous();
+          break;
+        case 'skip':
+          void skip();
+          break;
+        case 'help':
+          dispatch({ type: 'toggleHelp' });
+          break;
       }
     };
     window.addEventListener('keydown', onKey);
@@ -149,8 +174,20 @@ export function useReviewSession(o: { runId?: string; username: string; enabled:
   }, [enabled, currentId, doSubmit, claimNext, next, previous, skip]);
 
   return {
-    state, open, done, item, claim, submit, noteRef, rewardRef,
+    state,
+    open,
+    done,
+    item,
+    claim,
+    submit,
+    noteRef,
+    rewardRef,
     setForm: (form: VerdictForm) => dispatch({ type: 'form', form }),
-    show, next, previous, skip, claimNext, doSubmit,
+    show,
+    next,
+    previous,
+    skip,
+    claimNext,
+    doSubmit,
   };
 }

@@ -27,7 +27,12 @@ export function overlayArm(sections: SectionView[], other: MetricSampleView[], l
         points.set(step, p);
       }
       const series = c.series.map((v) => (v.key === 'value' ? { ...v, label: labels.self } : v));
-      return { ...c, legend: true, series: [...series, { key: 'arm', label: labels.other, color: ARM_COLOR }], points: [...points.values()].sort((a, b) => a.x - b.x) };
+      return {
+        ...c,
+        legend: true,
+        series: [...series, { key: 'arm', label: labels.other, color: ARM_COLOR }],
+        points: [...points.values()].sort((a, b) => a.x - b.x),
+      };
     }),
   }));
 }

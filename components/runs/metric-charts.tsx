@@ -33,7 +33,10 @@ export function MetricChart({ chart }: { chart: ChartSpec }) {
             <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} tick={{ fontSize: 10 }} allowDecimals={false} />
             <YAxis tick={{ fontSize: 10 }} domain={['auto', 'auto']} tickFormatter={(v: number) => formatNumber(v, 2)} />
             <Tooltip
-              formatter={(v, key) => [Array.isArray(v) ? v.map((x) => formatNumber(Number(x), 3)).join(' – ') : formatNumber(Number(v), 4), key === 'band' ? '±1 std' : key]}
+              formatter={(v, key) => [
+                Array.isArray(v) ? v.map((x) => formatNumber(Number(x), 3)).join(' – ') : formatNumber(Number(v), 4),
+                key === 'band' ? '±1 std' : key,
+              ]}
               labelFormatter={(l) => `step ${l}`}
             />
             {many && <Legend wrapperStyle={{ fontSize: 11 }} />}
@@ -83,7 +86,13 @@ export function ChartSections({ sections }: { sections: SectionView[] }) {
  * components. With `arm` (the other arm of a run launched with a control arm), its reward and
  * pass-rate curves are drawn on the same charts.
  */
-export function MetricCharts({ samples, arm }: { samples: MetricSampleView[]; arm?: { samples: MetricSampleView[]; labels: { self: string; other: string } } }) {
+export function MetricCharts({
+  samples,
+  arm,
+}: {
+  samples: MetricSampleView[];
+  arm?: { samples: MetricSampleView[]; labels: { self: string; other: string } };
+}) {
   if (samples.length === 0) {
     return <EmptyState title="No metrics yet">Charts appear once the run reports its first iteration.</EmptyState>;
   }

@@ -7,8 +7,14 @@ const m = (name: string, step: number | null, value: number, extra: Partial<Metr
 describe('runCharts', () => {
   it('puts reward and pass@1 first, then update, time, health, components, and the rest under Other', () => {
     const samples = [
-      m('efficiency', 1, 0.5), m('custom_thing', 1, 1), m('kl', 1, 0.01), m('infra_failed_rate', 1, 0), m('heldout_pass_at_1', 0, 0.1),
-      m('reward_mean', 1, 0.3), m('episode_time_ms', 1, 900), m('entropy', 1, 2),
+      m('efficiency', 1, 0.5),
+      m('custom_thing', 1, 1),
+      m('kl', 1, 0.01),
+      m('infra_failed_rate', 1, 0),
+      m('heldout_pass_at_1', 0, 0.1),
+      m('reward_mean', 1, 0.3),
+      m('episode_time_ms', 1, 900),
+      m('entropy', 1, 2),
     ];
     const sections = runCharts(samples);
     expect(sections.map((s) => s.title)).toEqual(['Reward and pass rate', 'Policy update', 'Lengths, turns and time', 'Health', 'Reward components', 'Other']);
@@ -18,12 +24,21 @@ describe('runCharts', () => {
   });
 
   it('draws reward_min/max/std inside the reward_mean chart as a band and dashed lines, not as charts', () => {
-    const samples = [1, 2].flatMap((step) => [m('reward_mean', step, 0.5 * step), m('reward_std', step, 0.1), m('reward_min', step, 0), m('reward_max', step, 1)]);
+    const samples = [1, 2].flatMap((step) => [
+      m('reward_mean', step, 0.5 * step),
+      m('reward_std', step, 0.1),
+      m('reward_min', step, 0),
+      m('reward_max', step, 1),
+    ]);
     const sections = runCharts(samples);
     expect(sections.flatMap((s) => s.charts.map((c) => c.name))).toEqual(['reward_mean']);
     const chart = sections[0]!.charts[0]!;
     expect(chart.band).toBe(true);
-    expect(chart.series.map((s) => [s.key, !!s.dashed])).toEqual([['value', false], ['min', true], ['max', true]]);
+    expect(chart.series.map((s) => [s.key, !!s.dashed])).toEqual([
+      ['value', false],
+      ['min', true],
+      ['max', true],
+    ]);
     expect(chart.points[1]).toMatchObject({ x: 2, value: 1, min: 0, max: 1 });
     expect(chart.points[1]!.band).toEqual([0.9, 1.1]);
   });
@@ -37,7 +52,10 @@ describe('runCharts', () => {
     const [health] = runCharts(samples);
     const chart = health!.charts[0]!;
     expect(chart.series.map((s) => s.key)).toEqual(['status=preempted', 'status=sandbox_error']);
-    expect(chart.points).toEqual([{ x: 1, 'status=sandbox_error': 3 }, { x: 2, 'status=preempted': 1, 'status=sandbox_error': 2 }]);
+    expect(chart.points).toEqual([
+      { x: 1, 'status=sandbox_error': 3 },
+      { x: 2, 'status=preempted': 1, 'status=sandbox_error': 2 },
+    ]);
   });
 
   it('keeps heldout_pass_at_1 one line although its samples carry a task-count label', () => {
@@ -49,16 +67,24 @@ describe('runCharts', () => {
 });
 
 describe('compareCharts', () => {
-  const runs = [{ id: 'a', name: 'grpo' }, { id: 'b', name: 'ppo' }];
+  const runs = [
+    { id: 'a', name: 'grpo' },
+    { id: 'b', name: 'ppo' },
+  ];
   it('one chart per metric with one series per run, coloured by the run position', () => {
     const samples = [
-      m('reward_mean', 1, 0.2, { runId: 'a' }), m('reward_mean', 2, 0.4, { runId: 'a' }), m('reward_mean', 1, 0.6, { runId: 'b' }),
+      m('reward_mean', 1, 0.2, { runId: 'a' }),
+      m('reward_mean', 2, 0.4, { runId: 'a' }),
+      m('reward_mean', 1, 0.6, { runId: 'b' }),
       m('kl', 1, 0.01, { runId: 'b' }),
     ];
     const sections = compareCharts(runs, samples);
     const reward = sections[0]!.charts[0]!;
     expect(reward.series.map((s) => s.label)).toEqual(['grpo', 'ppo']);
-    expect(reward.points).toEqual([{ x: 1, a: 0.2, b: 0.6 }, { x: 2, a: 0.4 }]);
+    expect(reward.points).toEqual([
+      { x: 1, a: 0.2, b: 0.6 },
+      { x: 2, a: 0.4 },
+    ]);
     const kl = sections[1]!.charts[0]!;
     expect(kl.series.map((s) => s.label)).toEqual(['ppo']);
     expect(kl.series[0]!.color).toBe(reward.series[1]!.color);

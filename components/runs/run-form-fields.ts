@@ -20,9 +20,21 @@ export const fieldGroups: FieldGroup[] = [
   {
     title: 'Algorithm and data',
     fields: [
-      { path: 'algorithm', label: 'Algorithm', kind: 'select', options: ['grpo', 'ppo'], help: 'GRPO: group-relative advantages; PPO: clipped policy gradient with a value baseline.' },
+      {
+        path: 'algorithm',
+        label: 'Algorithm',
+        kind: 'select',
+        options: ['grpo', 'ppo'],
+        help: 'GRPO: group-relative advantages; PPO: clipped policy gradient with a value baseline.',
+      },
       { path: 'suite', label: 'Task suite', kind: 'text', help: 'Tasks are sampled from this suite.' },
-      { path: 'trainTasks', label: 'Curriculum (train task ids)', kind: 'text', parse: 'strings', help: 'Comma-separated, e.g. py/add_7, js/take_4; empty = the whole train split.' },
+      {
+        path: 'trainTasks',
+        label: 'Curriculum (train task ids)',
+        kind: 'text',
+        parse: 'strings',
+        help: 'Comma-separated, e.g. py/add_7, js/take_4; empty = the whole train split.',
+      },
       { path: 'seed', label: 'Seed', kind: 'number', step: '1' },
     ],
   },
@@ -43,7 +55,13 @@ export const fieldGroups: FieldGroup[] = [
       { path: 'klCoef', label: 'KL coefficient', kind: 'number', step: 'any' },
       { path: 'clipLow', label: 'Clip ratio (low)', kind: 'number', step: 'any' },
       { path: 'clipHigh', label: 'Clip ratio (high)', kind: 'number', step: 'any' },
-      { path: 'temperature', label: 'Temperature', kind: 'number', step: 'any', help: 'Above 0: the learner trains on this distribution. Held-out pass@1 is greedy.' },
+      {
+        path: 'temperature',
+        label: 'Temperature',
+        kind: 'number',
+        step: 'any',
+        help: 'Above 0: the learner trains on this distribution. Held-out pass@1 is greedy.',
+      },
       { path: 'topP', label: 'Top-p', kind: 'number', step: 'any' },
     ],
   },
@@ -52,20 +70,84 @@ export const fieldGroups: FieldGroup[] = [
     fields: [
       { path: 'updateEpochs', label: 'Passes over each batch', kind: 'number', step: '1' },
       { path: 'miniBatches', label: 'Minibatches per pass', kind: 'number', step: '1', help: 'One optimizer step each.' },
-      { path: 'negativeAdvantageWeight', label: 'Negative advantage weight', kind: 'number', step: 'any', help: '1 = standard GRPO; lower leans on what worked (0 = successes only).' },
+      {
+        path: 'negativeAdvantageWeight',
+        label: 'Negative advantage weight',
+        kind: 'number',
+        step: 'any',
+        help: '1 = standard GRPO; lower leans on what worked (0 = successes only).',
+      },
       { path: 'maxStaleness', label: 'Max staleness (versions)', kind: 'number', step: '1', help: 'Episodes from an older policy are dropped from the loss.' },
-      { path: 'dynamicSampling.enabled', label: 'Dynamic sampling', kind: 'select', options: ['false', 'true'], parse: 'boolean', help: 'Sample extra groups when too many have equal rewards.' },
-      { path: 'dynamicSampling.maxGroupsFactor', label: 'Max groups factor', kind: 'number', step: 'any', help: 'At most this many times the per-iteration task count.' },
-      { path: 'maskTruncated', label: 'Mask overlong responses', kind: 'select', options: ['false', 'true'], parse: 'boolean', help: 'Responses cut off at the token budget stay out of the loss.' },
-      { path: 'scaleAdvantagesByStd', label: 'Scale GRPO advantages by std', kind: 'select', options: ['true', 'false'], parse: 'boolean', help: 'false = Dr. GRPO (reward minus group mean only).' },
-      { path: 'lossAggregation', label: 'Loss aggregation', kind: 'select', options: ['token', 'sequence', 'token-sum-norm'], help: 'token: every token equally; sequence: every sequence equally; token-sum-norm: Dr. GRPO.' },
-      { path: 'entropyCoef', label: 'Entropy bonus coefficient', kind: 'number', step: 'any', help: '0 = off; the loss subtracts this times the mean entropy.' },
+      {
+        path: 'dynamicSampling.enabled',
+        label: 'Dynamic sampling',
+        kind: 'select',
+        options: ['false', 'true'],
+        parse: 'boolean',
+        help: 'Sample extra groups when too many have equal rewards.',
+      },
+      {
+        path: 'dynamicSampling.maxGroupsFactor',
+        label: 'Max groups factor',
+        kind: 'number',
+        step: 'any',
+        help: 'At most this many times the per-iteration task count.',
+      },
+      {
+        path: 'maskTruncated',
+        label: 'Mask overlong responses',
+        kind: 'select',
+        options: ['false', 'true'],
+        parse: 'boolean',
+        help: 'Responses cut off at the token budget stay out of the loss.',
+      },
+      {
+        path: 'scaleAdvantagesByStd',
+        label: 'Scale GRPO advantages by std',
+        kind: 'select',
+        options: ['true', 'false'],
+        parse: 'boolean',
+        help: 'false = Dr. GRPO (reward minus group mean only).',
+      },
+      {
+        path: 'lossAggregation',
+        label: 'Loss aggregation',
+        kind: 'select',
+        options: ['token', 'sequence', 'token-sum-norm'],
+        help: 'token: every token equally; sequence: every sequence equally; token-sum-norm: Dr. GRPO.',
+      },
+      {
+        path: 'entropyCoef',
+        label: 'Entropy bonus coefficient',
+        kind: 'number',
+        step: 'any',
+        help: '0 = off; the loss subtracts this times the mean entropy.',
+      },
       { path: 'clipRatioC', label: 'Dual-clip c', kind: 'number', step: 'any', help: 'Above 1: caps the loss of negative-advantage tokens at c·|A|.' },
-      { path: 'klIn', label: 'KL penalty in', kind: 'select', options: ['loss', 'reward'], help: 'Where klCoef applies: the loss, or the reward before advantages.' },
-      { path: 'klEstimator', label: 'KL estimator', kind: 'select', options: ['k3', 'k1', 'k2'], help: 'k1 = log-ratio, k2 = half its square, k3 = low-variance, never negative.' },
+      {
+        path: 'klIn',
+        label: 'KL penalty in',
+        kind: 'select',
+        options: ['loss', 'reward'],
+        help: 'Where klCoef applies: the loss, or the reward before advantages.',
+      },
+      {
+        path: 'klEstimator',
+        label: 'KL estimator',
+        kind: 'select',
+        options: ['k3', 'k1', 'k2'],
+        help: 'k1 = log-ratio, k2 = half its square, k3 = low-variance, never negative.',
+      },
       { path: 'valueCoef', label: 'Value loss coefficient (PPO)', kind: 'number', step: 'any' },
       { path: 'valueClip', label: 'Value clip (PPO)', kind: 'number', step: 'any', help: 'How far a value may move from its old estimate per update.' },
-      { path: 'whitenAdvantages', label: 'Whiten advantages (PPO)', kind: 'select', options: ['false', 'true'], parse: 'boolean', help: 'Mean 0, std 1 over the batch.' },
+      {
+        path: 'whitenAdvantages',
+        label: 'Whiten advantages (PPO)',
+        kind: 'select',
+        options: ['false', 'true'],
+        parse: 'boolean',
+        help: 'Mean 0, std 1 over the batch.',
+      },
     ],
   },
   {
@@ -90,10 +172,35 @@ export const fieldGroups: FieldGroup[] = [
     title: 'Reward review',
     fields: [
       { path: 'review.rate', label: 'Share reviewed', kind: 'number', step: 'any', help: 'At least 0.05: that share of scored episodes goes to reviewers.' },
-      { path: 'review.doubleReviewShare', label: 'Double-reviewed share', kind: 'number', step: 'any', help: 'Of the sampled items, reviewed by two people (for agreement).' },
-      { path: 'review.blind', label: 'Blind review', kind: 'select', options: ['true', 'false'], parse: 'boolean', help: 'Hide run, policy version and reward until the verdict.' },
-      { path: 'review.disputed', label: 'Disputed rewards', kind: 'select', options: ['exclude', 'replace'], help: 'Exclude from training, or train on the corrected reward.' },
-      { path: 'review.thresholds', label: 'Decision thresholds', kind: 'text', parse: 'numbers', help: 'Comma-separated; rewards within 0.05 are boundary cases.' },
+      {
+        path: 'review.doubleReviewShare',
+        label: 'Double-reviewed share',
+        kind: 'number',
+        step: 'any',
+        help: 'Of the sampled items, reviewed by two people (for agreement).',
+      },
+      {
+        path: 'review.blind',
+        label: 'Blind review',
+        kind: 'select',
+        options: ['true', 'false'],
+        parse: 'boolean',
+        help: 'Hide run, policy version and reward until the verdict.',
+      },
+      {
+        path: 'review.disputed',
+        label: 'Disputed rewards',
+        kind: 'select',
+        options: ['exclude', 'replace'],
+        help: 'Exclude from training, or train on the corrected reward.',
+      },
+      {
+        path: 'review.thresholds',
+        label: 'Decision thresholds',
+        kind: 'text',
+        parse: 'numbers',
+        help: 'Comma-separated; rewards within 0.05 are boundary cases.',
+      },
     ],
   },
   {
@@ -140,7 +247,13 @@ export function configFromValues(values: FormValues): { config: Record<string, u
     } else if (f.parse === 'boolean') {
       v = raw === 'true';
     } else if (f.parse === 'strings') {
-      v = raw === '' ? [] : raw.split(',').map((x) => x.trim()).filter(Boolean);
+      v =
+        raw === ''
+          ? []
+          : raw
+              .split(',')
+              .map((x) => x.trim())
+              .filter(Boolean);
     } else if (f.parse === 'numbers') {
       const parts = raw === '' ? [] : raw.split(',').map((x) => x.trim());
       v = parts.map(Number);

@@ -83,9 +83,7 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
     Object.entries({ ...serverErrors, ...(submitted || fields.some((f) => touched.has(f.path)) ? errors : {}) })
       .filter(([k]) => !fieldKeys.has(k) && fields.some((f) => f.path.startsWith(`${k}.`)))
       .map(([, m]) => m);
-  const orphanServerErrors = Object.entries(serverErrors).filter(
-    ([k]) => !fieldKeys.has(k) && !allFields.some((f) => f.path.startsWith(`${k}.`)),
-  );
+  const orphanServerErrors = Object.entries(serverErrors).filter(([k]) => !fieldKeys.has(k) && !allFields.some((f) => f.path.startsWith(`${k}.`)));
   const invalidCount = Object.keys(errors).length;
   const suiteNames = suites.data?.map((s) => s.name) ?? [];
 
@@ -188,7 +186,11 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
         )}
         {copiedFrom && (
           <p className="mt-1 text-xs text-slate-500">
-            Settings copied from <Link className="text-accent underline" href={`/runs/${copiedFrom.id}`}>{copiedFrom.name}</Link>.
+            Settings copied from{' '}
+            <Link className="text-accent underline" href={`/runs/${copiedFrom.id}`}>
+              {copiedFrom.name}
+            </Link>
+            .
           </p>
         )}
       </div>
@@ -208,20 +210,31 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
       })}
       <div className="rounded border border-slate-200 bg-white p-3">
         <label className="flex items-start gap-2 text-sm text-slate-700">
-          <input type="checkbox" name="controlArm" className="mt-0.5" checked={controlArm} onChange={(e) => setControlArm(e.target.checked)} aria-describedby="field-controlArm-help" />
+          <input
+            type="checkbox"
+            name="controlArm"
+            className="mt-0.5"
+            checked={controlArm}
+            onChange={(e) => setControlArm(e.target.checked)}
+            aria-describedby="field-controlArm-help"
+          />
           <span>Also launch a control arm</span>
         </label>
         <p id="field-controlArm-help" className="mt-1 text-xs text-slate-500">
-          A second run with the same config and seed but learning rate 0 (no update): same start, tasks and sampling seeds, so its curves
-          show what the run would do without learning. Drawn next to this run&apos;s reward and pass-rate curves; costs about as much compute again.
+          A second run with the same config and seed but learning rate 0 (no update): same start, tasks and sampling seeds, so its curves show what the run
+          would do without learning. Drawn next to this run&apos;s reward and pass-rate curves; costs about as much compute again.
         </p>
         {controlArm && Number(values.learningRate) === 0 && (
-          <p role="alert" className="mt-1 text-xs text-red-700">The learning rate is 0 already: a control arm needs a run that learns.</p>
+          <p role="alert" className="mt-1 text-xs text-red-700">
+            The learning rate is 0 already: a control arm needs a run that learns.
+          </p>
         )}
       </div>
       {create.isError && (
         <div role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-red-800">
-          <p className="font-medium">The server refused this run: {orphanServerErrors.length ? orphanServerErrors.map(([, m]) => m).join('; ') : errorMessage(create.error)}</p>
+          <p className="font-medium">
+            The server refused this run: {orphanServerErrors.length ? orphanServerErrors.map(([, m]) => m).join('; ') : errorMessage(create.error)}
+          </p>
           <p>{errorHint(create.error)}</p>
         </div>
       )}

@@ -12,11 +12,6 @@ const variants: Record<Variant, string> = {
 export const buttonClass = (variant: Variant = 'secondary') =>
   `inline-flex items-center gap-1.5 rounded border px-3 py-1.5 text-sm font-medium shadow-xs transition-colors disabled:cursor-not-allowed disabled:opacity-50 ${variants[variant]}`;
 
-export function Button({
-  variant = 'secondary',
-  className = '',
-  type = 'button',
-  ...props
-}: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: Variant }) {
+export function Button({ variant = 'secondary', className = '', type = 'button', ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: Variant }) {
   return <button type={type} className={`${buttonClass(variant)} ${className}`} {...props} />;
 }

@@ -25,7 +25,9 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
 export function ErrorNotice({ error, onRetry, title = 'Something went wrong' }: { error: unknown; onRetry?: () => void; title?: string }) {
   return (
     <div role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-red-800">
-      <p className="font-medium">{title}: {errorMessage(error)}</p>
+      <p className="font-medium">
+        {title}: {errorMessage(error)}
+      </p>
       <p className="mt-0.5 text-red-700">{errorHint(error)}</p>
       {onRetry && (
         <Button className="mt-2" onClick={onRetry}>

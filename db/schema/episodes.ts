@@ -1,11 +1,17 @@
-import {
-  bigserial, doublePrecision, index, integer, jsonb, pgEnum, pgTable, real, text, timestamp, uniqueIndex, uuid,
-} from 'drizzle-orm/pg-core';
+import { bigserial, doublePrecision, index, integer, jsonb, pgEnum, pgTable, real, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { users } from './auth';
 import { policyVersions, runs, tasks } from './runs';
 
 export const episodeStatus = pgEnum('episode_status', [
-  'pending', 'running', 'scored', 'failed', 'sandbox_error', 'env_mismatch', 'preempted', 'cancelled', 'masked',
+  'pending',
+  'running',
+  'scored',
+  'failed',
+  'sandbox_error',
+  'env_mismatch',
+  'preempted',
+  'cancelled',
+  'masked',
 ]);
 
 /** One trajectory: a policy attempting one task over several turns, in one group. */
@@ -13,7 +19,9 @@ export const episodes = pgTable(
   'episodes',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    runId: uuid('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
     taskId: uuid('task_id').references(() => tasks.id),
     iteration: integer('iteration').notNull().default(0),
     groupIndex: integer('group_index').notNull().default(0),
@@ -31,10 +39,7 @@ export const episodes = pgTable(
     finishedAt: timestamp('finished_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [
-    index('episodes_run_idx').on(t.runId, t.iteration),
-    uniqueIndex('episodes_slot_idx').on(t.runId, t.iteration, t.groupIndex, t.sampleIndex),
-  ],
+  (t) => [index('episodes_run_idx').on(t.runId, t.iteration), uniqueIndex('episodes_slot_idx').on(t.runId, t.iteration, t.groupIndex, t.sampleIndex)],
 );
 
 /** One turn of an episode: the policy's action and what executing it produced. */
@@ -42,7 +47,9 @@ export const turns = pgTable(
   'turns',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    episodeId: uuid('episode_id').notNull().references(() => episodes.id, { onDelete: 'cascade' }),
+    episodeId: uuid('episode_id')
+      .notNull()
+      .references(() => episodes.id, { onDelete: 'cascade' }),
     index: integer('index').notNull(),
     action: text('action').notNull(),
     /** exact token ids the policy produced / saw, with loss mask (1 = policy token) */
@@ -68,7 +75,9 @@ export const rewards = pgTable(
   'rewards',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    episodeId: uuid('episode_id').notNull().references(() => episodes.id, { onDelete: 'cascade' }),
+    episodeId: uuid('episode_id')
+      .notNull()
+      .references(() => episodes.id, { onDelete: 'cascade' }),
     value: doublePrecision('value').notNull(),
     /** {passRate, testsPassed, testsTotal, style, efficiency, ...} */
     components: jsonb('components').$type<Record<string, number>>().notNull(),
@@ -93,8 +102,12 @@ export const reviews = pgTable(
   'reviews',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    episodeId: uuid('episode_id').notNull().references(() => episodes.id, { onDelete: 'cascade' }),
-    runId: uuid('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    episodeId: uuid('episode_id')
+      .notNull()
+      .references(() => episodes.id, { onDelete: 'cascade' }),
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
     slot: integer('slot').notNull().default(0),
     /** why the sampler picked it: boundary:partial_pass, anomaly:task_outlier, uniform, ... (comma-separated) */
     sampleReason: text('sample_reason').notNull(),
@@ -115,7 +128,9 @@ export const reviewEvents = pgTable(
   'review_events',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    reviewId: uuid('review_id').notNull().references(() => reviews.id, { onDelete: 'cascade' }),
+    reviewId: uuid('review_id')
+      .notNull()
+      .references(() => reviews.id, { onDelete: 'cascade' }),
     at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
     actor: text('actor').notNull(),
     verdict: reviewVerdict('verdict'),
@@ -131,8 +146,12 @@ export const reviewEvents = pgTable(
  */
 export const diagnoses = pgTable('diagnoses', {
   id: uuid('id').primaryKey().defaultRandom(),
-  reviewId: uuid('review_id').notNull().references(() => reviews.id, { onDelete: 'cascade' }),
-  episodeId: uuid('episode_id').notNull().references(() => episodes.id, { onDelete: 'cascade' }),
+  reviewId: uuid('review_id')
+    .notNull()
+    .references(() => reviews.id, { onDelete: 'cascade' }),
+  episodeId: uuid('episode_id')
+    .notNull()
+    .references(() => episodes.id, { onDelete: 'cascade' }),
   status: text('status').notNull().default('pending'),
   baseline: jsonb('baseline').$type<Record<string, unknown>>(),
   scored: jsonb('scored').$type<Record<string, unknown>>(),

@@ -1,6 +1,4 @@
-import {
-  bigint, bigserial, boolean, doublePrecision, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid,
-} from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, doublePrecision, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { JOB_STATES } from '@/core/queues';
 import type { NodeCapacity, Resources } from '@/core/resources';
 import { environments, runs } from './runs';
@@ -115,4 +113,3 @@ export const metricSamples = pgTable(
   },
   (t) => [index('metric_samples_run_name_idx').on(t.runId, t.name, t.step), index('metric_samples_at_idx').on(t.at)],
 );
-

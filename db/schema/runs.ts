@@ -1,5 +1,17 @@
 import {
-  type AnyPgColumn, bigserial, boolean, doublePrecision, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid,
+  type AnyPgColumn,
+  bigserial,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
 } from 'drizzle-orm/pg-core';
 import type { RunConfig } from '@/core/run-config';
 import { RISK_TIERS, TASK_LANGUAGES } from '@/core/tasks';
@@ -24,7 +36,9 @@ export const tasks = pgTable(
   'tasks',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    suiteId: uuid('suite_id').notNull().references(() => taskSuites.id, { onDelete: 'cascade' }),
+    suiteId: uuid('suite_id')
+      .notNull()
+      .references(() => taskSuites.id, { onDelete: 'cascade' }),
     externalId: text('external_id').notNull(),
     language: taskLanguage('language').notNull(),
     prompt: text('prompt').notNull(),
@@ -94,7 +108,9 @@ export const runEvents = pgTable(
   'run_events',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    runId: uuid('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
     at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
     type: text('type').notNull(),
     fromStatus: runStatus('from_status'),
@@ -123,4 +139,3 @@ export const policyVersions = pgTable(
   },
   (t) => [uniqueIndex('policy_versions_run_version_idx').on(t.runId, t.version)],
 );
-

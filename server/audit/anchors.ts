@@ -37,7 +37,9 @@ export async function databaseIdentity(db: DbOrTx): Promise<string> {
 
 /** The newest anchor for `database` in `file`, if any (lines that do not parse are skipped). */
 export function latestAnchor(file: string, database: string): Anchor | undefined {
-  return readAnchors(file).filter((a) => a.database === database).at(-1);
+  return readAnchors(file)
+    .filter((a) => a.database === database)
+    .at(-1);
 }
 
 function readAnchors(file: string): Anchor[] {

@@ -79,7 +79,9 @@ async function asOwnerWithoutTrigger(database: Database, change: (sql: Database[
 
 /** The attacker knows the algorithm: recompute every row's links and hashes so the chain verifies on its own. */
 async function recomputeChain(sql: Database['sql']) {
-  const rows = await sql<{ seq: number; at: string; actor: string; action: string; target_type: string; target_id: string | null; details: Record<string, unknown> }[]>`
+  const rows = await sql<
+    { seq: number; at: string; actor: string; action: string; target_type: string; target_id: string | null; details: Record<string, unknown> }[]
+  >`
     select seq, to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at, actor, action, target_type, target_id, details
     from audit_log order by seq`;
   let prev = '0'.repeat(64);
@@ -135,7 +137,9 @@ describe('audit anchors (tampering by someone with owner rights)', () => {
     await asOwnerWithoutTrigger(d, (sql) => sql`delete from audit_log where seq >= ${head.seq - 1}`);
     expect(await verifyAudit(d.db)).toMatchObject({ ok: true }); // the chain alone cannot tell
     expect(await verifyAudit(d.db, { anchorFile: file })).toMatchObject({
-      ok: false, brokenAt: head.seq, reason: expect.stringMatching(/is gone: audit rows were deleted or the table was truncated/),
+      ok: false,
+      brokenAt: head.seq,
+      reason: expect.stringMatching(/is gone: audit rows were deleted or the table was truncated/),
     });
     expect(await verifyAudit(d.db, { expectHead: head.hash })).toMatchObject({ ok: false, reason: expect.stringMatching(/no row has the expected head/) });
   });
@@ -191,8 +195,12 @@ describe('audit anchors (tampering by someone with owner rights)', () => {
     for (let i = 0; i < 3; i++) await appendAudit(d.db, { actor: 'test', action: `c.${i}`, targetType: 'x' });
     const cli = (args: string[]) =>
       promisify(execFile)('node', ['scripts/crucible.mjs', 'audit', 'verify', ...args], {
-        env: childEnv({ DATABASE_URL: d.url, CRUCIBLE_DATA_DIR: dataDir }), timeout: 60_000,
-      }).then(({ stdout }) => ({ code: 0, out: stdout }), (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }));
+        env: childEnv({ DATABASE_URL: d.url, CRUCIBLE_DATA_DIR: dataDir }),
+        timeout: 60_000,
+      }).then(
+        ({ stdout }) => ({ code: 0, out: stdout }),
+        (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
+      );
     const first = await cli([]);
     expect(first.code).toBe(0);
     const head = /head: row \d+ ([0-9a-f]{64})/.exec(first.out)![1]!;

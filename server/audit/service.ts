@@ -23,7 +23,12 @@ const CHAIN_LOCK = 4_201_337;
 
 function rowHash(prevHash: string, at: string, e: AuditEntry): string {
   const body = canonicalJson({
-    at, actor: e.actor, action: e.action, targetType: e.targetType, targetId: e.targetId ?? null, details: e.details ?? {},
+    at,
+    actor: e.actor,
+    action: e.action,
+    targetType: e.targetType,
+    targetId: e.targetId ?? null,
+    details: e.details ?? {},
   });
   return createHash('sha256').update(prevHash).update('\n').update(body).digest('hex');
 }
@@ -39,8 +44,14 @@ export async function appendAudit(db: DbOrTx, entry: AuditEntry): Promise<{ seq:
     const [row] = await tx
       .insert(auditLog)
       .values({
-        at, actor: entry.actor, action: entry.action, targetType: entry.targetType,
-        targetId: entry.targetId ?? null, details: entry.details ?? {}, prevHash, hash,
+        at,
+        actor: entry.actor,
+        action: entry.action,
+        targetType: entry.targetType,
+        targetId: entry.targetId ?? null,
+        details: entry.details ?? {},
+        prevHash,
+        hash,
       })
       .returning({ seq: auditLog.seq });
     return { seq: row!.seq, hash };
@@ -85,8 +96,13 @@ async function verifyChain(db: Db, opts: VerifyOptions): Promise<AuditVerificati
         seq: auditLog.seq,
         // Rebuild the exact ISO string that was hashed (ms precision, UTC).
         at: sql<string>`to_char(${auditLog.at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
-        actor: auditLog.actor, action: auditLog.action, targetType: auditLog.targetType,
-        targetId: auditLog.targetId, details: auditLog.details, prevHash: auditLog.prevHash, hash: auditLog.hash,
+        actor: auditLog.actor,
+        action: auditLog.action,
+        targetType: auditLog.targetType,
+        targetId: auditLog.targetId,
+        details: auditLog.details,
+        prevHash: auditLog.prevHash,
+        hash: auditLog.hash,
       })
       .from(auditLog)
       .where(gt(auditLog.seq, after))
@@ -109,7 +125,9 @@ async function verifyChain(db: Db, opts: VerifyOptions): Promise<AuditVerificati
     const [found] = await db.select({ seq: auditLog.seq }).from(auditLog).where(eq(auditLog.hash, opts.expectHead)).limit(1);
     if (!found) {
       return {
-        ok: false, rows, brokenAt: after,
+        ok: false,
+        rows,
+        brokenAt: after,
         reason: `no row has the expected head ${opts.expectHead}: rows after it were deleted, the table was truncated, or the chain was rewritten`,
       };
     }
@@ -133,9 +151,18 @@ async function verifyChain(db: Db, opts: VerifyOptions): Promise<AuditVerificati
 
 export async function listAudit(db: Db, opts: { page: number; pageSize: number; targetType?: string; targetId?: string }) {
   const where = sql`true ${opts.targetType ? sql`and ${auditLog.targetType} = ${opts.targetType}` : sql``} ${
-    opts.targetId ? sql`and ${auditLog.targetId} = ${opts.targetId}` : sql``}`;
-  const items = await db.select().from(auditLog).where(where).orderBy(desc(auditLog.seq))
-    .limit(opts.pageSize).offset((opts.page - 1) * opts.pageSize);
-  const [{ count } = { count: 0 }] = await db.select({ count: sql<number>`count(*)::int` }).from(auditLog).where(where);
+    opts.targetId ? sql`and ${auditLog.targetId} = ${opts.targetId}` : sql``
+  }`;
+  const items = await db
+    .select()
+    .from(auditLog)
+    .where(where)
+    .orderBy(desc(auditLog.seq))
+    .limit(opts.pageSize)
+    .offset((opts.page - 1) * opts.pageSize);
+  const [{ count } = { count: 0 }] = await db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(auditLog)
+    .where(where);
   return { items, total: count };
 }

@@ -17,7 +17,10 @@ import { PEER_HEADER, servedByFront } from '@/server/http/peer-header.mjs';
  */
 export function clientAddress(headers: Headers, opts: { trustProxy: boolean; socketAddress?: string | null }): string {
   if (opts.trustProxy) {
-    const hops = (headers.get('x-forwarded-for') ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+    const hops = (headers.get('x-forwarded-for') ?? '')
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean);
     const last = hops.length ? normaliseAddress(hops[hops.length - 1]!) : null;
     if (last) return last;
   }
@@ -51,7 +54,7 @@ export function normaliseAddress(raw: string): string | null {
 
 function expandV6(a: string): string[] {
   const noZone = a.split('%')[0]!.toLowerCase();
-  const [head, tail] = noZone.includes('::') ? noZone.split('::') as [string, string] : [noZone, undefined];
+  const [head, tail] = noZone.includes('::') ? (noZone.split('::') as [string, string]) : [noZone, undefined];
   const h = head ? head.split(':') : [];
   const t = tail ? tail.split(':') : [];
   const groups = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];

@@ -19,9 +19,19 @@ async function call(path: string, input: unknown, headers: Record<string, string
   const body = JSON.stringify(superjson.serialize(input));
   const url = method === 'GET' ? `http://localhost/api/trpc/${path}?input=${encodeURIComponent(body)}` : `http://localhost/api/trpc/${path}`;
   const req = new Request(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: method === 'POST' ? body : undefined });
-  const res = await fetchRequestHandler({ endpoint: '/api/trpc', req, router: appRouter, createContext: ({ resHeaders }) => createContext(database.db, req, resHeaders, { trustProxy: false }) });
+  const res = await fetchRequestHandler({
+    endpoint: '/api/trpc',
+    req,
+    router: appRouter,
+    createContext: ({ resHeaders }) => createContext(database.db, req, resHeaders, { trustProxy: false }),
+  });
   const json = (await res.json()) as { result?: { data: unknown }; error?: { json: { message: string; data: { code: string; httpStatus: number } } } };
-  return { status: res.status, setCookie: res.headers.get('set-cookie'), data: json.result ? superjson.deserialize(json.result.data as never) : undefined, error: json.error?.json };
+  return {
+    status: res.status,
+    setCookie: res.headers.get('set-cookie'),
+    data: json.result ? superjson.deserialize(json.result.data as never) : undefined,
+    error: json.error?.json,
+  };
 }
 
 async function loginCookie(username: string, password: string) {

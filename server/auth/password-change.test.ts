@@ -23,11 +23,15 @@ beforeAll(async () => {
 async function call(path: string, input: unknown, headers: Record<string, string> = {}, method: 'GET' | 'POST' = 'POST') {
   const body = JSON.stringify(superjson.serialize(input));
   const url = method === 'GET' ? `http://localhost/api/trpc/${path}?input=${encodeURIComponent(body)}` : `http://localhost/api/trpc/${path}`;
-  const res = await handler(new Request(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: method === 'POST' ? body : undefined }));
+  const res = await handler(
+    new Request(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: method === 'POST' ? body : undefined }),
+  );
   const json = (await res.json()) as { result?: { data: unknown }; error?: { json: { message: string; data: { code: string } } } };
   return {
-    status: res.status, cookie: res.headers.get('set-cookie')?.split(';')[0],
-    data: json.result ? superjson.deserialize(json.result.data as never) as Record<string, unknown> | null : undefined, error: json.error?.json,
+    status: res.status,
+    cookie: res.headers.get('set-cookie')?.split(';')[0],
+    data: json.result ? (superjson.deserialize(json.result.data as never) as Record<string, unknown> | null) : undefined,
+    error: json.error?.json,
   };
 }
 
@@ -40,7 +44,11 @@ async function signIn(username: string, password: string) {
 const sessionsOf = async (username: string) =>
   (await database.sql<{ n: number }[]>`select count(*)::int as n from sessions s join users u on u.id = s.user_id where u.username = ${username}`)[0]!.n;
 const lastAudit = async (action: string) =>
-  (await database.sql<{ actor: string; details: Record<string, unknown> }[]>`select actor, details from audit_log where action = ${action} order by seq desc limit 1`)[0];
+  (
+    await database.sql<
+      { actor: string; details: Record<string, unknown> }[]
+    >`select actor, details from audit_log where action = ${action} order by seq desc limit 1`
+  )[0];
 
 describe('changing your own password', () => {
   it('needs the current password and the length rule; nothing changes when refused', async () => {
@@ -108,7 +116,8 @@ describe('admin password reset', () => {
     expect(blocked.error?.message).toMatch(/choose a new one first/);
     expect((await call('runs.list', {}, { authorization: `Bearer ${token}` }, 'GET')).status).toBe(200);
     expect((await call('users.list', undefined, { cookie: admin.cookie }, 'GET')).data).toEqual(
-      expect.arrayContaining([expect.objectContaining({ username: 'pat', mustChangePassword: true })]));
+      expect.arrayContaining([expect.objectContaining({ username: 'pat', mustChangePassword: true })]),
+    );
 
     const changed = await call('auth.changePassword', { currentPassword: oneTime, newPassword: 'pats-own-password' }, { cookie: forced.cookie });
     expect(changed.status, changed.error?.message).toBe(200);

@@ -25,7 +25,10 @@ export const changePasswordSchema = z.object({
 export async function changeOwnPassword(db: Db, caller: CurrentUser, input: z.input<typeof changePasswordSchema>, source: string) {
   const { currentPassword, newPassword } = changePasswordSchema.parse(input);
   if (!caller.id) {
-    throw new DomainError('BAD_REQUEST', 'the local CLI is not a console user: change a password over the API (--url, --token) or reset it with `crucible users reset-password NAME`');
+    throw new DomainError(
+      'BAD_REQUEST',
+      'the local CLI is not a console user: change a password over the API (--url, --token) or reset it with `crucible users reset-password NAME`',
+    );
   }
   const [user] = await db.select().from(users).where(eq(users.id, caller.id));
   if (!user || user.disabled) throw new DomainError('FORBIDDEN', 'this account is disabled; ask an admin');
@@ -42,7 +45,10 @@ export async function changeOwnPassword(db: Db, caller: CurrentUser, input: z.in
     const ended = await tx.delete(sessions).where(eq(sessions.userId, user.id)).returning({ id: sessions.id });
     const session = caller.via === 'session' ? await openSession(tx, user.id) : null;
     await appendAudit(tx, {
-      actor: actorOf(caller), action: 'auth.password_changed', targetType: 'user', targetId: user.id,
+      actor: actorOf(caller),
+      action: 'auth.password_changed',
+      targetType: 'user',
+      targetId: user.id,
       details: { username: user.username, sessionsEnded: ended.length, sessionReissued: !!session, wasForced: user.mustChangePassword },
     });
     return { session, sessionsEnded: ended.length };

@@ -43,7 +43,8 @@ export async function login(db: Db, username: string, password: string, source: 
   const { token, expiresAt } = await openSession(db, user.id);
   await appendAudit(db, { actor: `user:${user.username}`, action: 'auth.login', targetType: 'user', targetId: user.id, details: { source } });
   return {
-    token, expiresAt,
+    token,
+    expiresAt,
     user: { id: user.id, username: user.username, role: user.role, displayName: user.displayName, mustChangePassword: user.mustChangePassword },
   };
 }

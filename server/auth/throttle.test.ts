@@ -26,11 +26,13 @@ type Result = { status: number; code?: string; message?: string; retryAfter: str
 
 /** One login through the real tRPC route, from `address` (the proxy's X-Forwarded-For). */
 async function login(username: string, password: string, address: string): Promise<Result> {
-  const res = await handler(new Request('http://localhost/api/trpc/auth.login', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.51.100.99, ${address}` },
-    body: JSON.stringify(superjson.serialize({ username, password })),
-  }));
+  const res = await handler(
+    new Request('http://localhost/api/trpc/auth.login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.51.100.99, ${address}` },
+      body: JSON.stringify(superjson.serialize({ username, password })),
+    }),
+  );
   const json = (await res.json()) as { error?: { json: { message: string; data: { code: string } } } };
   return { status: res.status, code: json.error?.json.data.code, message: json.error?.json.message, retryAfter: res.headers.get('retry-after') };
 }
@@ -38,17 +40,21 @@ async function login(username: string, password: string, address: string): Promi
 /** Several logins in one tRPC batch request (`/api/trpc/auth.login,auth.login?batch=1`). */
 async function batch(attempts: { username: string; password: string }[], address: string) {
   const body = Object.fromEntries(attempts.map((a, i) => [i, superjson.serialize(a)]));
-  const res = await handler(new Request(`http://localhost/api/trpc/${attempts.map(() => 'auth.login').join(',')}?batch=1`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
-    body: JSON.stringify(body),
-  }));
+  const res = await handler(
+    new Request(`http://localhost/api/trpc/${attempts.map(() => 'auth.login').join(',')}?batch=1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+      body: JSON.stringify(body),
+    }),
+  );
   const json = (await res.json()) as { result?: unknown; error?: { json: { data: { code: string } } } }[];
   return json.map((r) => (r.error ? r.error.json.data.code : 'OK'));
 }
 
 const auditFailures = async () =>
-  (await database.sql<{ details: Record<string, unknown> }[]>`select details from audit_log where action = 'auth.login_failed' order by seq`).map((r) => r.details);
+  (await database.sql<{ details: Record<string, unknown> }[]>`select details from audit_log where action = 'auth.login_failed' order by seq`).map(
+    (r) => r.details,
+  );
 
 describe('login throttling', () => {
   it('per username: free failures, then 429 with when to retry, even for the right password', async () => {
@@ -72,7 +78,9 @@ describe('login throttling', () => {
     const waits: number[] = [];
     for (let f = 1; f <= USER_LIMITS.lockAfter; f++) {
       await beginAttempt(database.db, { ...who, source: `192.0.2.${100 + f}` }, at(now)); // counted as a failure
-      const [row] = await database.sql<{ ms: number | null }[]>`select (extract(epoch from blocked_until) * 1000)::float8 as ms from login_throttle where key = 'user:vera'`;
+      const [row] = await database.sql<
+        { ms: number | null }[]
+      >`select (extract(epoch from blocked_until) * 1000)::float8 as ms from login_throttle where key = 'user:vera'`;
       const wait = row!.ms ? Math.round(row!.ms - (t0 + now)) : 0;
       waits.push(wait);
       // Trying again before the wait is over is refused and does not count.
@@ -101,7 +109,7 @@ describe('login throttling', () => {
     expect(codes.filter((c) => c === 'TOO_MANY_REQUESTS')).toHaveLength(tries.length - USER_LIMITS.free);
     const [row] = await database.sql<{ failures: number }[]>`select failures from login_throttle where key = 'user:olga'`;
     expect(row!.failures).toBe(USER_LIMITS.free);
-    expect((await batch([{ username: 'olga', password: 'operator-password' }], '198.51.100.1'))).toEqual(['TOO_MANY_REQUESTS']);
+    expect(await batch([{ username: 'olga', password: 'operator-password' }], '198.51.100.1')).toEqual(['TOO_MANY_REQUESTS']);
   });
 
   it('a successful sign-in resets the username counter but not the address counter', async () => {
@@ -150,7 +158,10 @@ describe('failed logins in the audit log', () => {
     const before = (await auditFailures()).length;
     // 50 batches of 20 (CRUCIBLE_MAX_BATCH): 5 are checked and fail, the rest are refused by the throttle.
     for (let b = 0; b < 50; b++) {
-      const codes = await batch(Array.from({ length: 20 }, (_, i) => ({ username: i % 2 ? 'olga' : 'mallory', password: 'guess' })), '203.0.113.50');
+      const codes = await batch(
+        Array.from({ length: 20 }, (_, i) => ({ username: i % 2 ? 'olga' : 'mallory', password: 'guess' })),
+        '203.0.113.50',
+      );
       expect(codes.every((c) => c === 'UNAUTHORIZED' || c === 'TOO_MANY_REQUESTS')).toBe(true);
     }
     const during = await auditFailures();

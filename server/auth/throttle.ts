@@ -41,7 +41,11 @@ export class ThrottledError extends DomainError {
   constructor(retryAt: Date, now: Date) {
     const wait = Math.max(1, Math.ceil((retryAt.getTime() - now.getTime()) / 1000));
     const inWords = wait < 120 ? `${wait} s` : `${Math.ceil(wait / 60)} min`;
-    super('TOO_MANY_REQUESTS', `Too many failed sign-ins for this username or from your address. Try again after ${retryAt.toISOString()} (in ${inWords}), or ask an admin to reset your password.`, retryAt);
+    super(
+      'TOO_MANY_REQUESTS',
+      `Too many failed sign-ins for this username or from your address. Try again after ${retryAt.toISOString()} (in ${inWords}), or ask an admin to reset your password.`,
+      retryAt,
+    );
   }
 }
 
@@ -59,9 +63,13 @@ export async function beginAttempt(db: Db, who: { username: string; source: stri
   const keys = [addressKey(who.source), userKey(who.username)].sort();
   const outcome = await db.transaction(async (tx) => {
     // Sorted keys, inserted and locked in that order: concurrent attempts cannot deadlock.
-    await tx.insert(loginThrottle).values(keys.map((key) => ({ key, expiresAt: now }))).onConflictDoNothing();
-    const rows = (await tx.select().from(loginThrottle).where(inArray(loginThrottle.key, keys)).orderBy(asc(loginThrottle.key)).for('update'))
-      .map((r) => (r.expiresAt <= now ? { ...r, failures: 0, lastFailureAt: null, blockedUntil: null } : r));
+    await tx
+      .insert(loginThrottle)
+      .values(keys.map((key) => ({ key, expiresAt: now })))
+      .onConflictDoNothing();
+    const rows = (await tx.select().from(loginThrottle).where(inArray(loginThrottle.key, keys)).orderBy(asc(loginThrottle.key)).for('update')).map((r) =>
+      r.expiresAt <= now ? { ...r, failures: 0, lastFailureAt: null, blockedUntil: null } : r,
+    );
     const address = rows.find((r) => r.key === addressKey(who.source))!;
     const blocked = rows.filter((r) => r.blockedUntil && r.blockedUntil > now).map((r) => r.blockedUntil!.getTime());
     if (blocked.length) {
@@ -75,7 +83,8 @@ export async function beginAttempt(db: Db, who: { username: string; source: stri
       const failures = r.failures + 1;
       const block = blockAfter(failures, r.key === address.key ? ADDRESS_LIMITS : USER_LIMITS);
       const blockedUntil = block ? new Date(now.getTime() + block) : null;
-      await tx.update(loginThrottle)
+      await tx
+        .update(loginThrottle)
         .set({ failures, lastFailureAt: now, blockedUntil, expiresAt: new Date((blockedUntil ?? now).getTime() + QUIET_MS) })
         .where(eq(loginThrottle.key, r.key));
     }
@@ -89,10 +98,15 @@ export async function beginAttempt(db: Db, who: { username: string; source: stri
 export async function attemptSucceeded(db: Db, attempt: Attempt): Promise<void> {
   await db.transaction(async (tx) => {
     // Address row first: every transaction here locks `addr:` before `user:` keys (no deadlocks).
-    await tx.select({ key: loginThrottle.key }).from(loginThrottle).where(eq(loginThrottle.key, addressKey(attempt.source))).for('update');
+    await tx
+      .select({ key: loginThrottle.key })
+      .from(loginThrottle)
+      .where(eq(loginThrottle.key, addressKey(attempt.source)))
+      .for('update');
     await tx.delete(loginThrottle).where(eq(loginThrottle.key, userKey(attempt.username)));
     // Not a reset: one valid account must not let an address wipe its record of failures.
-    await tx.update(loginThrottle)
+    await tx
+      .update(loginThrottle)
       .set({
         failures: sql`greatest(${loginThrottle.failures} - 1, 0)`,
         // Undo the block this attempt set, unless another attempt has failed since.
@@ -114,7 +128,10 @@ export async function attemptFailed(db: Db, attempt: Attempt, now = new Date()):
       const block = blockAfter(r.failures, r.key === addressKey(attempt.source) ? ADDRESS_LIMITS : USER_LIMITS);
       if (!block) continue;
       const blockedUntil = new Date(Math.max(now.getTime() + block, r.blockedUntil?.getTime() ?? 0));
-      await tx.update(loginThrottle).set({ blockedUntil, expiresAt: new Date(blockedUntil.getTime() + QUIET_MS) }).where(eq(loginThrottle.key, r.key));
+      await tx
+        .update(loginThrottle)
+        .set({ blockedUntil, expiresAt: new Date(blockedUntil.getTime() + QUIET_MS) })
+        .where(eq(loginThrottle.key, r.key));
     }
     const address = rows.find((r) => r.key === addressKey(attempt.source));
     if (address) await recordForAudit(tx, address, 'failure', attempt.username, now);
@@ -141,11 +158,21 @@ async function recordForAudit(tx: DbOrTx, row: Row, kind: 'failure' | 'throttled
   if (r.auditWindowStart && now.getTime() - r.auditWindowStart.getTime() >= AUDIT_WINDOW_MS) r = await closeAuditWindow(tx, r);
   if (!r.auditWindowStart) {
     await appendAudit(tx, {
-      actor: `anon:${sourceOf(r.key)}`, action: 'auth.login_failed', targetType: 'login_source', targetId: sourceOf(r.key),
-      details: { source: sourceOf(r.key), username, reason: kind, count: 1, note: `later failures from this source within ${AUDIT_WINDOW_MS / 60_000} min are summarised in one row` },
+      actor: `anon:${sourceOf(r.key)}`,
+      action: 'auth.login_failed',
+      targetType: 'login_source',
+      targetId: sourceOf(r.key),
+      details: {
+        source: sourceOf(r.key),
+        username,
+        reason: kind,
+        count: 1,
+        note: `later failures from this source within ${AUDIT_WINDOW_MS / 60_000} min are summarised in one row`,
+      },
     });
   }
-  await tx.update(loginThrottle)
+  await tx
+    .update(loginThrottle)
     .set({
       auditWindowStart: r.auditWindowStart ?? now,
       auditFailures: r.auditFailures + (kind === 'failure' ? 1 : 0),
@@ -158,10 +185,18 @@ async function closeAuditWindow(tx: DbOrTx, r: Row): Promise<Row> {
   const count = r.auditFailures + r.auditThrottled;
   if (r.auditWindowStart && count > 1) {
     await appendAudit(tx, {
-      actor: `anon:${sourceOf(r.key)}`, action: 'auth.login_failed', targetType: 'login_source', targetId: sourceOf(r.key),
+      actor: `anon:${sourceOf(r.key)}`,
+      action: 'auth.login_failed',
+      targetType: 'login_source',
+      targetId: sourceOf(r.key),
       details: {
-        source: sourceOf(r.key), summary: true, count, failures: r.auditFailures, throttled: r.auditThrottled,
-        from: r.auditWindowStart.toISOString(), to: new Date(r.auditWindowStart.getTime() + AUDIT_WINDOW_MS).toISOString(),
+        source: sourceOf(r.key),
+        summary: true,
+        count,
+        failures: r.auditFailures,
+        throttled: r.auditThrottled,
+        from: r.auditWindowStart.toISOString(),
+        to: new Date(r.auditWindowStart.getTime() + AUDIT_WINDOW_MS).toISOString(),
       },
     });
   }
@@ -181,13 +216,19 @@ const sourceOf = (key: string) => key.slice(key.indexOf(':') + 1);
 export async function sweep(db: Db, now = new Date()): Promise<void> {
   const windowClosedBefore = new Date(now.getTime() - AUDIT_WINDOW_MS);
   await db.transaction(async (tx) => {
-    const closed = await tx.select().from(loginThrottle)
+    const closed = await tx
+      .select()
+      .from(loginThrottle)
       .where(lte(loginThrottle.auditWindowStart, windowClosedBefore))
-      .limit(100).for('update', { skipLocked: true });
+      .limit(100)
+      .for('update', { skipLocked: true });
     for (const r of closed) await closeAuditWindow(tx, r);
   });
-  const expired = db.select({ key: loginThrottle.key }).from(loginThrottle)
+  const expired = db
+    .select({ key: loginThrottle.key })
+    .from(loginThrottle)
     .where(and(lt(loginThrottle.expiresAt, now), isNull(loginThrottle.auditWindowStart)))
-    .limit(1000).for('update', { skipLocked: true });
+    .limit(1000)
+    .for('update', { skipLocked: true });
   await db.delete(loginThrottle).where(inArray(loginThrottle.key, expired));
 }

@@ -8,8 +8,11 @@ import { DomainError } from '@/server/errors';
  * content hash `hash`, is quarantined. Undefined when it may start.
  */
 export async function quarantineProblem(db: Db, env: { name?: string; hash?: string }): Promise<string | undefined> {
-  const [q] = await db.select({ name: environments.name, reason: environments.quarantineReason }).from(environments)
-    .where(sql`${environments.quarantinedAt} is not null and (${environments.name} = ${env.name ?? ''} or ${environments.contentHash} = ${env.hash ?? ''})`).limit(1);
+  const [q] = await db
+    .select({ name: environments.name, reason: environments.quarantineReason })
+    .from(environments)
+    .where(sql`${environments.quarantinedAt} is not null and (${environments.name} = ${env.name ?? ''} or ${environments.contentHash} = ${env.hash ?? ''})`)
+    .limit(1);
   if (!q) return undefined;
   return `environment "${q.name}" is quarantined (${q.reason ?? 'no reason given'}); an admin must clear it before new sandboxes start on it`;
 }

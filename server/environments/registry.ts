@@ -15,8 +15,12 @@ import type { Environment, VerifyResult } from '@/workers/sandbox/env/env-store'
  */
 export async function recordEnvironment(db: Db, env: Environment): Promise<void> {
   const row = {
-    name: env.name, contentHash: env.hash, toolchainLock: env.toolchainLock, manifestPath: env.manifestPath,
-    fileCount: env.fileCount, totalBytes: env.totalBytes,
+    name: env.name,
+    contentHash: env.hash,
+    toolchainLock: env.toolchainLock,
+    manifestPath: env.manifestPath,
+    fileCount: env.fileCount,
+    totalBytes: env.totalBytes,
   };
   await db.insert(environments).values(row).onConflictDoUpdate({ target: environments.name, set: row });
 }
@@ -27,16 +31,21 @@ export async function recordEnvironment(db: Db, env: Environment): Promise<void>
  * drift the review view should show, not something a start silently overwrites.
  */
 export async function registerEnvironment(db: Db, env: Environment): Promise<void> {
-  await db.insert(environments).values({
-    name: env.name, contentHash: env.hash, toolchainLock: env.toolchainLock, manifestPath: env.manifestPath,
-    fileCount: env.fileCount, totalBytes: env.totalBytes,
-  }).onConflictDoNothing({ target: environments.name });
+  await db
+    .insert(environments)
+    .values({
+      name: env.name,
+      contentHash: env.hash,
+      toolchainLock: env.toolchainLock,
+      manifestPath: env.manifestPath,
+      fileCount: env.fileCount,
+      totalBytes: env.totalBytes,
+    })
+    .onConflictDoNothing({ target: environments.name });
 }
 
 /** Mark a verification: a pass stamps lastVerifiedAt, a failure quarantines the environment. */
 export async function recordVerification(db: Db, env: Environment, v: VerifyResult): Promise<void> {
-  const set = v.ok
-    ? { lastVerifiedAt: new Date() }
-    : { quarantinedAt: new Date(), quarantineReason: v.problems.slice(0, 10).join('; ').slice(0, 2000) };
+  const set = v.ok ? { lastVerifiedAt: new Date() } : { quarantinedAt: new Date(), quarantineReason: v.problems.slice(0, 10).join('; ').slice(0, 2000) };
   await db.update(environments).set(set).where(eq(environments.name, env.name));
 }

@@ -21,7 +21,13 @@ describe('sandbox records: the sandbox library over the database', () => {
   let t: ReturnType<typeof testManager>;
   beforeAll(async () => {
     database = await freshDatabase();
-    t = testManager('records', { records: sandboxRecords(database.db), actor: 'test', maxIdlePerKey: 2, idleTtlMs: 60_000, capacity: { cpus: 4, memoryMb: 2048, diskMb: 1000 } });
+    t = testManager('records', {
+      records: sandboxRecords(database.db),
+      actor: 'test',
+      maxIdlePerKey: 2,
+      idleTtlMs: 60_000,
+      capacity: { cpus: 4, memoryMb: 2048, diskMb: 1000 },
+    });
   });
   afterAll(async () => t?.cleanup());
 
@@ -69,7 +75,7 @@ describe('sandbox records: the sandbox library over the database', () => {
     expect(await until(sb.id, 'destroyed')).toBe('destroyed');
   });
 
-  it('the first start registers the environment\'s baseline row; a quarantine refuses new sandboxes (warm or new) until an admin clears it', async () => {
+  it("the first start registers the environment's baseline row; a quarantine refuses new sandboxes (warm or new) until an admin clears it", async () => {
     const env = t.manager.environment('default');
     // nothing but the acquires above wrote this row: the first start registered the baseline
     const [row] = await database.db.select().from(environments).where(eq(environments.name, 'default'));
@@ -88,7 +94,9 @@ describe('sandbox records: the sandbox library over the database', () => {
       expect(m.stats().idle).toBe(1);
       await setQuarantine(database.db, 'default', true, 'test', 'disputed rewards cluster on this hash');
       await new Promise((r) => setTimeout(r, 150)); // past the lookup cache
-      await expect(m.acquire({ limits: small })).rejects.toThrow(/environment "default" is quarantined \(disputed rewards cluster on this hash\)[\s\S]*environments\.clear/);
+      await expect(m.acquire({ limits: small })).rejects.toThrow(
+        /environment "default" is quarantined \(disputed rewards cluster on this hash\)[\s\S]*environments\.clear/,
+      );
       await expect(m.acquire({ limits: { ...small, memoryMb: 129 } })).rejects.toThrow(/quarantined/); // no new one either
       const r = await m.exec({ limits: small }, ['sh', '-c', 'echo should-not-run']);
       expect(r).toMatchObject({ status: 'env_mismatch', stdout: '', envHash: env.hash, runtime: 'bwrap' });

@@ -33,10 +33,19 @@ export async function listEpisodes(db: Db, input: z.input<typeof listEpisodesSch
   const where = and(...conds);
   const items = await db
     .select({
-      id: episodes.id, iteration: episodes.iteration, groupIndex: episodes.groupIndex, sampleIndex: episodes.sampleIndex,
-      status: episodes.status, turnsCount: episodes.turnsCount, runtime: episodes.runtime, envHash: episodes.envHash,
-      endReason: episodes.endReason, startedAt: episodes.startedAt, finishedAt: episodes.finishedAt,
-      taskExternalId: tasks.externalId, language: tasks.language,
+      id: episodes.id,
+      iteration: episodes.iteration,
+      groupIndex: episodes.groupIndex,
+      sampleIndex: episodes.sampleIndex,
+      status: episodes.status,
+      turnsCount: episodes.turnsCount,
+      runtime: episodes.runtime,
+      envHash: episodes.envHash,
+      endReason: episodes.endReason,
+      startedAt: episodes.startedAt,
+      finishedAt: episodes.finishedAt,
+      taskExternalId: tasks.externalId,
+      language: tasks.language,
       reward: opts.withholdBlindRewards ? sql<number | null>`case when ${openBlindReview} then null else ${rewards.value} end` : rewards.value,
       rewardWithheld: opts.withholdBlindRewards ? sql<boolean>`${openBlindReview}` : sql<boolean>`false`,
     })
@@ -47,14 +56,22 @@ export async function listEpisodes(db: Db, input: z.input<typeof listEpisodesSch
     .orderBy(desc(episodes.iteration), asc(episodes.groupIndex), asc(episodes.sampleIndex))
     .limit(q.pageSize)
     .offset((q.page - 1) * q.pageSize);
-  const [{ total } = { total: 0 }] = await db.select({ total: sql<number>`count(*)::int` }).from(episodes).where(where);
+  const [{ total } = { total: 0 }] = await db
+    .select({ total: sql<number>`count(*)::int` })
+    .from(episodes)
+    .where(where);
   return { items, total, page: q.page, pageSize: q.pageSize };
 }
 
 /** A trajectory with everything needed to inspect it: task, every turn, reward. */
 export async function getEpisode(db: Db, id: string, opts: EpisodeReadOptions = {}) {
   const [row] = await db
-    .select({ episode: episodes, task: tasks, runName: runs.name, rewardWithheld: opts.withholdBlindRewards ? sql<boolean>`${openBlindReview}` : sql<boolean>`false` })
+    .select({
+      episode: episodes,
+      task: tasks,
+      runName: runs.name,
+      rewardWithheld: opts.withholdBlindRewards ? sql<boolean>`${openBlindReview}` : sql<boolean>`false`,
+    })
     .from(episodes)
     .innerJoin(runs, eq(runs.id, episodes.runId))
     .leftJoin(tasks, eq(tasks.id, episodes.taskId))
@@ -64,5 +81,12 @@ export async function getEpisode(db: Db, id: string, opts: EpisodeReadOptions = 
     db.select().from(turns).where(eq(turns.episodeId, id)).orderBy(asc(turns.index)),
     db.select().from(rewards).where(eq(rewards.episodeId, id)),
   ]);
-  return { episode: row.episode, runName: row.runName, task: row.task, turns: turnRows, reward: row.rewardWithheld ? null : (reward ?? null), rewardWithheld: row.rewardWithheld };
+  return {
+    episode: row.episode,
+    runName: row.runName,
+    task: row.task,
+    turns: turnRows,
+    reward: row.rewardWithheld ? null : (reward ?? null),
+    rewardWithheld: row.rewardWithheld,
+  };
 }

@@ -14,16 +14,19 @@ beforeAll(async () => {
   // CRUCIBLE_MAX_BATCH left at its default (20): the limit a deployment gets without setting it.
   trpc = trpcRoute(async () => database.db, parseSettings({}));
   await createUser(database.db, { username: 'vic', password: 'viewer-password', role: 'viewer' }, 'test');
-  const res = await trpc(new Request('http://localhost/api/trpc/auth.login', {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(superjson.serialize({ username: 'vic', password: 'viewer-password' })),
-  }));
+  const res = await trpc(
+    new Request('http://localhost/api/trpc/auth.login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(superjson.serialize({ username: 'vic', password: 'viewer-password' })),
+    }),
+  );
   expect(res.status).toBe(200);
   cookie = res.headers.get('set-cookie')!.split(';')[0]!;
 });
 
 /** GET /api/trpc/runs.suites,…?batch=1: runs.suites creates the builtin suite, so running any call leaves a row. */
-const suitesBatch = (n: number) =>
-  new Request(`http://localhost/api/trpc/${Array(n).fill('runs.suites').join(',')}?batch=1&input={}`, { headers: { cookie } });
+const suitesBatch = (n: number) => new Request(`http://localhost/api/trpc/${Array(n).fill('runs.suites').join(',')}?batch=1&input={}`, { headers: { cookie } });
 const throttleRows = async () => database.sql`select key, failures from login_throttle order by key`;
 const suiteRows = async () => (await database.sql<{ n: number }[]>`select count(*)::int as n from task_suites`)[0]!.n;
 
@@ -38,10 +41,13 @@ describe('tRPC batch size (CRUCIBLE_MAX_BATCH)', () => {
     expect(json.error.json.message).toBe('a batch of 1000 calls is more than the 20 one request may hold (CRUCIBLE_MAX_BATCH); send fewer calls per request');
     expect(await suiteRows()).toBe(0);
     // The same for POST batches (mutations): none of these password guesses is tried or counted.
-    const post = await trpc(new Request(`http://localhost/api/trpc/${Array(21).fill('auth.login').join(',')}?batch=1`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(Object.fromEntries(Array.from({ length: 21 }, (_, i) => [i, superjson.serialize({ username: 'vic', password: 'guess' })]))),
-    }));
+    const post = await trpc(
+      new Request(`http://localhost/api/trpc/${Array(21).fill('auth.login').join(',')}?batch=1`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(Object.fromEntries(Array.from({ length: 21 }, (_, i) => [i, superjson.serialize({ username: 'vic', password: 'guess' })]))),
+      }),
+    );
     expect(post.status).toBe(413);
     expect(await throttleRows()).toEqual(throttleBefore);
   });

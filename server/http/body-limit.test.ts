@@ -35,9 +35,13 @@ beforeAll(async () => {
 });
 
 async function login(username: string, password: string) {
-  const res = await trpc(new Request('http://localhost/api/trpc/auth.login', {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(superjson.serialize({ username, password })),
-  }));
+  const res = await trpc(
+    new Request('http://localhost/api/trpc/auth.login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(superjson.serialize({ username, password })),
+    }),
+  );
   expect(res.status).toBe(200);
   return res.headers.get('set-cookie')!.split(';')[0]!;
 }
@@ -62,7 +66,14 @@ function hugeBody(total: number, chunkSize = 64 * 1024) {
 const post = (url: string, body: BodyInit, headers: Record<string, string> = {}) =>
   new Request(url, { method: 'POST', headers: { cookie, ...headers }, body, duplex: 'half' } as RequestInit);
 
-const taskLine = (i: number) => JSON.stringify({ id: `t${i}`, language: 'python', prompt: `def f${i}(x):\n    """${'pad '.repeat(1500)}"""\n`, entryPoint: `f${i}`, tests: [{ input: [1], expected: 2 }] });
+const taskLine = (i: number) =>
+  JSON.stringify({
+    id: `t${i}`,
+    language: 'python',
+    prompt: `def f${i}(x):\n    """${'pad '.repeat(1500)}"""\n`,
+    entryPoint: `f${i}`,
+    tests: [{ input: [1], expected: 2 }],
+  });
 
 describe('request size limits', () => {
   it('a 2 MB JSON body to /api/trpc is refused with 413 and a message saying what to do', async () => {
@@ -130,7 +141,12 @@ describe('crucible tasks import --url', () => {
     // A plain Node server in front of the real route handler, as Next puts one in front of it.
     server = http.createServer((req, res) => {
       const body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
-      const request = new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body, duplex: 'half' } as RequestInit);
+      const request = new Request(`http://${req.headers.host}${req.url}`, {
+        method: req.method,
+        headers: req.headers as Record<string, string>,
+        body,
+        duplex: 'half',
+      } as RequestInit);
       void upload(request).then(async (response) => {
         res.writeHead(response.status, Object.fromEntries(response.headers));
         res.end(Buffer.from(await response.arrayBuffer()));
@@ -146,11 +162,11 @@ describe('crucible tasks import --url', () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-import-')), 'cli-big.jsonl');
     fs.writeFileSync(file, Array.from({ length: 400 }, (_, i) => taskLine(i)).join('\n'));
     expect(fs.statSync(file).size).toBeGreaterThan(2 * MiB);
-    const { stdout } = await promisify(execFile)('node', ['scripts/crucible.mjs', 'tasks', 'import', file, '--json', '--url', url, '--token', token], { timeout: 60_000 })
-      .finally(() => fs.rmSync(path.dirname(file), { recursive: true, force: true }));
+    const { stdout } = await promisify(execFile)('node', ['scripts/crucible.mjs', 'tasks', 'import', file, '--json', '--url', url, '--token', token], {
+      timeout: 60_000,
+    }).finally(() => fs.rmSync(path.dirname(file), { recursive: true, force: true }));
     expect(JSON.parse(stdout)).toMatchObject({ suite: 'cli-big', imported: 400 });
     const [audit] = await database.sql`select actor from audit_log where action = 'tasks.import' and details->>'name' = 'cli-big'`;
     expect(audit?.actor).toBe('token:olga');
   });
 });
-

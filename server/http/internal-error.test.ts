@@ -23,9 +23,13 @@ afterEach(() => {
 type ErrorBody = { error: { json: { message: string; data: Record<string, unknown> } } };
 
 async function call(path: string, input: unknown, headers: Record<string, string> = {}) {
-  const res = await trpc(new Request(`http://localhost/api/trpc/${path}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(superjson.serialize(input)),
-  }));
+  const res = await trpc(
+    new Request(`http://localhost/api/trpc/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(superjson.serialize(input)),
+    }),
+  );
   return { res, text: await res.text() };
 }
 

@@ -29,12 +29,15 @@ async function serveThroughFront(stub: (req: http.IncomingMessage, res: http.Ser
 /** One request from local address `from` (any 127/8 address is this host on Linux). */
 function request(port: number, from: string, o: { method?: string; path?: string; headers?: http.OutgoingHttpHeaders; body?: string }) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, localAddress: from, method: o.method ?? 'GET', path: o.path ?? '/', headers: o.headers, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, localAddress: from, method: o.method ?? 'GET', path: o.path ?? '/', headers: o.headers, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      },
+    );
     req.on('error', reject);
     req.end(o.body);
   });
@@ -67,7 +70,10 @@ describe('HTTP front (scripts/web-server.mjs) with a stub in place of Next', () 
       res.end('ok');
     });
     servers.push(server);
-    expect((await request(port, '127.0.0.2', { headers: { [PEER_HEADER]: '203.0.113.66', 'X-Crucible-Peer': '198.51.100.1', 'x-forwarded-for': '203.0.113.66' } })).status).toBe(200);
+    expect(
+      (await request(port, '127.0.0.2', { headers: { [PEER_HEADER]: '203.0.113.66', 'X-Crucible-Peer': '198.51.100.1', 'x-forwarded-for': '203.0.113.66' } }))
+        .status,
+    ).toBe(200);
     expect((await request(port, '127.0.0.3', {})).status).toBe(200);
 
     expect(seen[0]!.headers[PEER_HEADER]).toBe('127.0.0.2');
@@ -90,12 +96,14 @@ describe('HTTP front (scripts/web-server.mjs) with a stub in place of Next', () 
     });
 
     const login = async (from: string, username: string, password: string, forged?: string) =>
-      (await request(port, from, {
-        method: 'POST',
-        path: '/api/trpc/auth.login',
-        headers: { 'content-type': 'application/json', ...(forged ? { [PEER_HEADER]: forged, 'x-forwarded-for': forged } : {}) },
-        body: JSON.stringify(superjson.serialize({ username, password })),
-      })).status;
+      (
+        await request(port, from, {
+          method: 'POST',
+          path: '/api/trpc/auth.login',
+          headers: { 'content-type': 'application/json', ...(forged ? { [PEER_HEADER]: forged, 'x-forwarded-for': forged } : {}) },
+          body: JSON.stringify(superjson.serialize({ username, password })),
+        })
+      ).status;
 
     it('two peers get separate address buckets: one address failing many logins does not lock out another', async () => {
       // An attacker at 127.0.0.2 sprays usernames, claiming a new address each time.
@@ -107,7 +115,10 @@ describe('HTTP front (scripts/web-server.mjs) with a stub in place of Next', () 
       // Someone else can still sign in.
       expect(await login('127.0.0.3', 'olga', 'operator-password')).toBe(200);
       const rows = await database.sql<{ key: string; failures: number }[]>`select key, failures from login_throttle where key like 'addr:%' order by key`;
-      expect(rows).toEqual([{ key: 'addr:127.0.0.2', failures: ADDRESS_LIMITS.free }, { key: 'addr:127.0.0.3', failures: 0 }]);
+      expect(rows).toEqual([
+        { key: 'addr:127.0.0.2', failures: ADDRESS_LIMITS.free },
+        { key: 'addr:127.0.0.3', failures: 0 },
+      ]);
     });
   });
 });

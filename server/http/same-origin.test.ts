@@ -22,11 +22,13 @@ beforeAll(async () => {
 });
 
 async function call(path: string, input: unknown, headers: Record<string, string> = {}) {
-  const res = await trpc(new Request(`http://crucible.example:3000/api/trpc/${path}`, {
-    method: 'POST',
-    headers: { host: 'crucible.example:3000', 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(superjson.serialize(input)),
-  }));
+  const res = await trpc(
+    new Request(`http://crucible.example:3000/api/trpc/${path}`, {
+      method: 'POST',
+      headers: { host: 'crucible.example:3000', 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(superjson.serialize(input)),
+    }),
+  );
   const json = (await res.json()) as { result?: unknown; error?: { json: { message: string; data: { code: string } } } };
   return { status: res.status, setCookie: res.headers.get('set-cookie'), error: json.error?.json };
 }
@@ -65,7 +67,10 @@ describe('CSRF: state-changing requests from other sites are refused', () => {
 
   it('same-origin browsers and clients without Origin (CLI, automation) are allowed', async () => {
     const cookie = await loginCookie();
-    expect((await call('runs.create', { name: 'same origin', config: {} }, { cookie, origin: 'http://crucible.example:3000', 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+    expect(
+      (await call('runs.create', { name: 'same origin', config: {} }, { cookie, origin: 'http://crucible.example:3000', 'sec-fetch-site': 'same-origin' }))
+        .status,
+    ).toBe(200);
     expect((await call('runs.create', { name: 'no origin', config: {} }, { cookie })).status).toBe(200);
   });
 
@@ -77,9 +82,13 @@ describe('CSRF: state-changing requests from other sites are refused', () => {
 
   it('the task upload route refuses a foreign Origin before reading the body', async () => {
     const cookie = await loginCookie();
-    const res = await upload(new Request('http://crucible.example:3000/api/tasks/import?suite=csrf', {
-      method: 'POST', headers: { host: 'crucible.example:3000', cookie, origin: 'https://evil.example' }, body: '{}',
-    }));
+    const res = await upload(
+      new Request('http://crucible.example:3000/api/tasks/import?suite=csrf', {
+        method: 'POST',
+        headers: { host: 'crucible.example:3000', cookie, origin: 'https://evil.example' },
+        body: '{}',
+      }),
+    );
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/cross-site request refused/);
   });

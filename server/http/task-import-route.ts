@@ -20,7 +20,10 @@ import { refuseCrossSite } from './same-origin';
 const query = z.object({
   suite: z.string({ error: 'name the suite: add ?suite=NAME to the URL' }),
   format: z.enum(TASK_FILE_FORMATS, { error: 'format is crucible or humaneval' }).default('crucible'),
-  replace: z.enum(['0', '1', 'true', 'false'], { error: 'replace is 1 or 0' }).optional().transform((v) => v === '1' || v === 'true'),
+  replace: z
+    .enum(['0', '1', 'true', 'false'], { error: 'replace is 1 or 0' })
+    .optional()
+    .transform((v) => v === '1' || v === 'true'),
 });
 
 class ImportTooLarge extends Error {}
@@ -47,13 +50,22 @@ export function taskImportRoute(database: () => Promise<Db>, settings: Pick<Sett
       text = new TextDecoder('utf-8', { fatal: true }).decode(body);
     } catch (e) {
       if (e instanceof ImportTooLarge) {
-        return fail(413, 'PAYLOAD_TOO_LARGE', `the task file is larger than ${formatBytes(limit)} (CRUCIBLE_MAX_IMPORT_BYTES); split it into several suites or raise the limit`);
+        return fail(
+          413,
+          'PAYLOAD_TOO_LARGE',
+          `the task file is larger than ${formatBytes(limit)} (CRUCIBLE_MAX_IMPORT_BYTES); split it into several suites or raise the limit`,
+        );
       }
       if (e instanceof TypeError && /encoded data was not valid/i.test(e.message)) return fail(400, 'BAD_REQUEST', 'the task file is not valid UTF-8');
       throw e;
     }
     try {
-      const { suite, imported } = await createCaller(ctx).tasks.import({ suite: params.data.suite, format: params.data.format, text, replace: params.data.replace });
+      const { suite, imported } = await createCaller(ctx).tasks.import({
+        suite: params.data.suite,
+        format: params.data.format,
+        text,
+        replace: params.data.replace,
+      });
       return Response.json({ suite: { id: suite.id, name: suite.name }, imported });
     } catch (e) {
       const error = e instanceof TRPCError ? e : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: e });

@@ -19,10 +19,15 @@ export function trpcRoute(database: () => Promise<Db>, settings: Pick<Settings, 
     // Before anything is read or run: one request must not run an unbounded number of procedures.
     const tooMany = batchTooLarge(req, maxBatch);
     if (tooMany) return tooMany;
-    const limited = withBodyLimit(req, limit, () => new TRPCError({
-      code: 'PAYLOAD_TOO_LARGE',
-      message: `request body is larger than ${formatBytes(limit)} (CRUCIBLE_MAX_BODY_BYTES); import large task files with \`crucible tasks import\` or POST /api/tasks/import`,
-    }));
+    const limited = withBodyLimit(
+      req,
+      limit,
+      () =>
+        new TRPCError({
+          code: 'PAYLOAD_TOO_LARGE',
+          message: `request body is larger than ${formatBytes(limit)} (CRUCIBLE_MAX_BODY_BYTES); import large task files with \`crucible tasks import\` or POST /api/tasks/import`,
+        }),
+    );
     const db = await database();
     return fetchRequestHandler({
       endpoint: '/api/trpc',
@@ -62,6 +67,7 @@ function batchTooLarge(req: Request, max: number): Response | null {
   const config = appRouter._def._config;
   const shape = getErrorShape({ config, error, type: 'unknown', path: undefined, input: undefined, ctx: undefined });
   return new Response(JSON.stringify(transformTRPCResponse(config, { error: shape })), {
-    status: 413, headers: { 'content-type': 'application/json' },
+    status: 413,
+    headers: { 'content-type': 'application/json' },
   });
 }

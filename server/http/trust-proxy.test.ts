@@ -19,11 +19,13 @@ beforeAll(async () => {
 
 /** What the app sees behind a TLS proxy: plain http to 127.0.0.1, the public side in X-Forwarded-*. */
 const viaProxy = (path: string, input: unknown, headers: Record<string, string> = {}) =>
-  trpc(new Request(`http://127.0.0.1:3000/api/trpc/${path}`, {
-    method: 'POST',
-    headers: { host: '127.0.0.1:3000', 'x-forwarded-host': 'crucible.example', 'x-forwarded-proto': 'https', 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(superjson.serialize(input)),
-  }));
+  trpc(
+    new Request(`http://127.0.0.1:3000/api/trpc/${path}`, {
+      method: 'POST',
+      headers: { host: '127.0.0.1:3000', 'x-forwarded-host': 'crucible.example', 'x-forwarded-proto': 'https', 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(superjson.serialize(input)),
+    }),
+  );
 
 describe('with CRUCIBLE_TRUST_PROXY', () => {
   it('login over a TLS proxy sets a Secure session cookie', async () => {

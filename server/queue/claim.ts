@@ -12,7 +12,11 @@ export const claimInput = z.object({
   queues: z.array(queueName).min(1, 'claim needs at least one queue name'),
   /** Who holds the lease (a worker id), for operators reading the jobs table. */
   owner: z.string().min(1).max(200),
-  leaseMs: z.number().int().min(100).max(24 * 3_600_000),
+  leaseMs: z
+    .number()
+    .int()
+    .min(100)
+    .max(24 * 3_600_000),
   limit: z.number().int().min(1).max(1_000).default(1),
   /**
    * The scheduler node this worker belongs to. Scheduled jobs (a `tier` on the row) are
@@ -59,10 +63,7 @@ export async function claim(db: Db, input: ClaimInput): Promise<ClaimedJob[]> {
                 : sql`false`,
               v.only === 'admitted' ? sql`false` : and(isNull(jobs.admittedNode), sql`not ${schedulerAlive()}`),
             ),
-            or(
-              and(eq(jobs.state, 'queued'), lte(jobs.runAfter, sql`now()`)),
-              and(eq(jobs.state, 'running'), lt(jobs.leaseExpiresAt, sql`now()`)),
-            ),
+            or(and(eq(jobs.state, 'queued'), lte(jobs.runAfter, sql`now()`)), and(eq(jobs.state, 'running'), lt(jobs.leaseExpiresAt, sql`now()`))),
           ),
         )
         .orderBy(desc(jobs.priority), asc(jobs.runAfter), asc(jobs.id))

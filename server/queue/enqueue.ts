@@ -5,9 +5,7 @@ import { must } from '@/core/must';
 import { defaultWorkload, workloadInput } from './scheduled';
 import type { Executor } from './types';
 
-export const queueName = z
-  .string()
-  .regex(/^[a-z][a-z0-9._:-]{0,99}$/, 'queue names are lower-case words like "episodes" or "rewards.score"');
+export const queueName = z.string().regex(/^[a-z][a-z0-9._:-]{0,99}$/, 'queue names are lower-case words like "episodes" or "rewards.score"');
 
 export const enqueueInput = z.object({
   queue: queueName,

@@ -5,9 +5,7 @@ import { backoffMs, defaultBackoff, type BackoffPolicy } from './backoff';
 import { inMs } from './claim';
 
 export type FailResult =
-  | { outcome: 'retry'; retryInMs: number; attempts: number }
-  | { outcome: 'dead'; attempts: number }
-  | { outcome: 'ignored'; reason: string };
+  { outcome: 'retry'; retryInMs: number; attempts: number } | { outcome: 'dead'; attempts: number } | { outcome: 'ignored'; reason: string };
 
 /** Error text kept on the job: the stack when there is one, bounded so rows stay small. */
 export function describeError(error: unknown): string {
@@ -39,14 +37,28 @@ export async function fail(
     if (!job) return { outcome: 'ignored', reason: 'lease lost (expired, re-claimed or finished)' };
     const released = { leaseOwner: null, leaseToken: null, leaseExpiresAt: null, lastError, updatedAt: sql`now()` };
     if (opts.retry === false || job.attempts >= job.maxAttempts) {
-      await tx.update(jobs).set({ ...released, state: 'dead', finishedAt: sql`now()` }).where(eq(jobs.id, jobId));
+      await tx
+        .update(jobs)
+        .set({ ...released, state: 'dead', finishedAt: sql`now()` })
+        .where(eq(jobs.id, jobId));
       return { outcome: 'dead', attempts: job.attempts };
     }
     const delay = backoffMs(job.attempts, opts.backoff ?? defaultBackoff);
     // A scheduled job waits out its backoff unadmitted, so it holds no node's capacity meanwhile.
     await tx
       .update(jobs)
-      .set({ ...released, state: 'queued', runAfter: inMs(delay), admittedNode: null, admittedAt: null, borrowing: false, startedAt: null, preemptedAt: null, preemptedBy: null, queuedAt: sql`now()` })
+      .set({
+        ...released,
+        state: 'queued',
+        runAfter: inMs(delay),
+        admittedNode: null,
+        admittedAt: null,
+        borrowing: false,
+        startedAt: null,
+        preemptedAt: null,
+        preemptedBy: null,
+        queuedAt: sql`now()`,
+      })
       .where(eq(jobs.id, jobId));
     return { outcome: 'retry', retryInMs: delay, attempts: job.attempts };
   });

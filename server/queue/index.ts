@@ -8,6 +8,13 @@ export { backoffMs, defaultBackoff, type BackoffPolicy } from './backoff';
 export { JobWakeup, type WakeReason } from './wakeup';
 export type { ClaimedJob, Executor, Job, Tx } from './types';
 export {
-  workloadInput, defaultWorkload, heartbeatLease, yieldPreempted, schedulerAlive, LEARNER_REQUEST,
-  type WorkloadInput, type Workload, type LeaseBeat,
+  workloadInput,
+  defaultWorkload,
+  heartbeatLease,
+  yieldPreempted,
+  schedulerAlive,
+  LEARNER_REQUEST,
+  type WorkloadInput,
+  type Workload,
+  type LeaseBeat,
 } from './scheduled';

@@ -15,20 +15,26 @@ let q = 0;
 const nextQueue = () => `sched${++q}`;
 const workload = { tier: 'standard', request: { cpu: 1, memoryMb: 256 } };
 const row = async (id: number) => (await database.db.select().from(jobs).where(eq(jobs.id, id)))[0];
-const admit = (id: number, node: string) => database.db.update(jobs).set({ admittedNode: node, admittedAt: sql`now()` }).where(eq(jobs.id, id));
+const admit = (id: number, node: string) =>
+  database.db
+    .update(jobs)
+    .set({ admittedNode: node, admittedAt: sql`now()` })
+    .where(eq(jobs.id, id));
 
 beforeAll(async () => {
   database = await freshDatabase();
 });
 
 describe('scheduled workloads in the queue', () => {
-  it('gives RL jobs their run\'s tier and request; other jobs stay unscheduled; bad workloads are refused', async () => {
+  it("gives RL jobs their run's tier and request; other jobs stay unscheduled; bad workloads are refused", async () => {
     const config = runConfigSchema.parse({ ...defaultRunConfig, queue: 'critical', quota: { cpus: 0.25, memoryMb: 4096, scratchMb: 1024 } });
     const [run] = await database.db.insert(runs).values({ name: 'sched-run', config }).returning();
     assert(run !== undefined, 'no row found');
     const ep = await enqueue(database.db, { queue: 'rl.episode', runId: run.id, payload: {}, priority: 100 });
     expect(await row(ep.id)).toMatchObject({
-      tier: 'critical', priority: 100, admittedNode: null,
+      tier: 'critical',
+      priority: 100,
+      admittedNode: null,
       // the quota caps the sandbox's 0.5 CPU; memory and scratch are the sandbox's, under the quota
       request: { cpu: 0.25, memoryMb: 512, gpu: 0, gpuMemoryMb: 0, diskMb: 256 },
     });
@@ -50,7 +56,9 @@ describe('scheduled workloads in the queue', () => {
     expect(fallback.id).toBe(id);
     expect(await releaseLease(database.db, id, fallback.leaseToken)).toBe(true);
 
-    await database.db.insert(workers).values({ id: 'sched-1', kind: 'scheduler', hostname: 'h', pid: 1, capacity: { cpus: 1, memoryMb: 1, gpuCount: 0, gpuMemoryMb: 0, diskMb: 0 } });
+    await database.db
+      .insert(workers)
+      .values({ id: 'sched-1', kind: 'scheduler', hostname: 'h', pid: 1, capacity: { cpus: 1, memoryMb: 1, gpuCount: 0, gpuMemoryMb: 0, diskMb: 0 } });
     expect(await claim(database.db, { queues: [queue], owner, leaseMs: 10_000 })).toEqual([]);
     expect(await claim(database.db, { queues: [queue], owner, leaseMs: 10_000, node: 'n1' })).toEqual([]);
     await admit(id, 'n1');
@@ -68,14 +76,19 @@ describe('scheduled workloads in the queue', () => {
     expect(await fail(database.db, id, mine.leaseToken, new Error('flaky'), { backoff: { baseMs: 1, maxMs: 1 } })).toMatchObject({ outcome: 'retry' });
     expect(await row(id)).toMatchObject({ state: 'queued', admittedNode: null, admittedAt: null, startedAt: null });
     // A heartbeat that stopped makes the scheduler count as gone again.
-    await database.db.update(workers).set({ heartbeatAt: sql`now() - interval '1 minute'` }).where(eq(workers.id, 'sched-1'));
+    await database.db
+      .update(workers)
+      .set({ heartbeatAt: sql`now() - interval '1 minute'` })
+      .where(eq(workers.id, 'sched-1'));
     await new Promise((r) => setTimeout(r, 5));
     expect((await claim(database.db, { queues: [queue], owner, leaseMs: 10_000 }))[0]?.id).toBe(id);
     await database.db.delete(workers).where(eq(workers.id, 'sched-1'));
   });
 
   it('a preemptor starts only after its victim stopped; the victim is told on its heartbeat and goes back uncounted', async () => {
-    await database.db.insert(workers).values({ id: 'sched-2', kind: 'scheduler', hostname: 'h', pid: 2, capacity: { cpus: 1, memoryMb: 1, gpuCount: 0, gpuMemoryMb: 0, diskMb: 0 } });
+    await database.db
+      .insert(workers)
+      .values({ id: 'sched-2', kind: 'scheduler', hostname: 'h', pid: 2, capacity: { cpus: 1, memoryMb: 1, gpuCount: 0, gpuMemoryMb: 0, diskMb: 0 } });
     const queue = nextQueue();
     const victim = await enqueue(database.db, { queue, workload: { tier: 'best-effort', request: { cpu: 1 } } });
     await admit(victim.id, 'n1');
@@ -85,7 +98,10 @@ describe('scheduled workloads in the queue', () => {
 
     const critical = await enqueue(database.db, { queue, workload: { tier: 'critical', request: { cpu: 1 } } });
     // What the scheduler writes: the victim marked, the preemptor admitted to the same node.
-    await database.db.update(jobs).set({ preemptedAt: sql`now()`, preemptedBy: critical.id, preemptions: 1, lastRequeueReason: 'priority: preempted by a test', runAfter: sql`now()` }).where(eq(jobs.id, victim.id));
+    await database.db
+      .update(jobs)
+      .set({ preemptedAt: sql`now()`, preemptedBy: critical.id, preemptions: 1, lastRequeueReason: 'priority: preempted by a test', runAfter: sql`now()` })
+      .where(eq(jobs.id, victim.id));
     await admit(critical.id, 'n1');
     expect(await claim(database.db, { queues: [queue], owner, leaseMs: 10_000, node: 'n1' })).toEqual([]);
 
@@ -95,7 +111,13 @@ describe('scheduled workloads in the queue', () => {
     expect(await yieldPreempted(database.db, victim.id, 'b0000000-0000-4000-8000-000000000000')).toBe(false); // fenced
     expect(await yieldPreempted(database.db, victim.id, held.leaseToken)).toBe(true);
     expect(await row(victim.id)).toMatchObject({
-      state: 'queued', attempts: 0, admittedNode: null, leaseToken: null, preemptedAt: null, preemptedBy: null, preemptions: 1,
+      state: 'queued',
+      attempts: 0,
+      admittedNode: null,
+      leaseToken: null,
+      preemptedAt: null,
+      preemptedBy: null,
+      preemptions: 1,
       lastRequeueReason: 'priority: preempted by a test',
     });
     const [started] = await claim(database.db, { queues: [queue], owner, leaseMs: 10_000, node: 'n1' });
@@ -103,7 +125,10 @@ describe('scheduled workloads in the queue', () => {
     expect(started.id).toBe(critical.id);
 
     // Preempted while it was failing anyway: the retry must not start out preempted.
-    await database.db.update(jobs).set({ preemptedAt: sql`now()`, preemptedBy: victim.id }).where(eq(jobs.id, critical.id));
+    await database.db
+      .update(jobs)
+      .set({ preemptedAt: sql`now()`, preemptedBy: victim.id })
+      .where(eq(jobs.id, critical.id));
     await fail(database.db, critical.id, started.leaseToken, new Error('crashed'), { backoff: { baseMs: 1, maxMs: 1 } });
     expect(await row(critical.id)).toMatchObject({ state: 'queued', preemptedAt: null, preemptedBy: null, admittedNode: null });
     await new Promise((r) => setTimeout(r, 5));

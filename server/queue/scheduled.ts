@@ -46,8 +46,13 @@ export async function defaultWorkload(db: Executor, queue: string, runId: string
   const q = c.quota ?? {};
   return {
     tier,
-    request: { cpu: Math.min(q.cpus ?? 2, episodeSandboxLimits.cpus), memoryMb: Math.min(q.memoryMb ?? 4096, episodeSandboxLimits.memoryMb), gpu: 0, gpuMemoryMb: 0,
-      diskMb: Math.min(q.scratchMb ?? 50 * 1024, episodeSandboxLimits.diskMb) },
+    request: {
+      cpu: Math.min(q.cpus ?? 2, episodeSandboxLimits.cpus),
+      memoryMb: Math.min(q.memoryMb ?? 4096, episodeSandboxLimits.memoryMb),
+      gpu: 0,
+      gpuMemoryMb: 0,
+      diskMb: Math.min(q.scratchMb ?? 50 * 1024, episodeSandboxLimits.diskMb),
+    },
   };
 }
 

@@ -44,16 +44,32 @@ describe('resources service and Prometheus output', () => {
     expect(s.points.length).toBe(1);
   });
 
-  it('shows the live scheduler\'s admitted/queued per tier and quota used vs borrowed from its samples', async () => {
+  it("shows the live scheduler's admitted/queued per tier and quota used vs borrowed from its samples", async () => {
     const r = (cpu: number) => ({ cpu, memoryMb: 0, gpu: 0, gpuMemoryMb: 0, diskMb: 0 });
     const now = Date.now();
     const config = defaultConfig({ cpu: 10, memoryMb: 10_000, gpu: 0, gpuMemoryMb: 0, diskMb: 0 }, { reserveFraction: 0.3 });
     // best-effort runs 5 CPUs: its nominal is 0.7 * 0.45 * 10 = 3.15, so 1.85 is borrowed from standard.
-    const running = Array.from({ length: 5 }, (_, i) => ({ id: `b${i}`, runId: 'r1', tier: 'best-effort', request: r(1), createdAt: now - 10_000, nodeId: 'n1', startedAt: now - 5_000 }));
-    const pending = [{ id: 'c1', runId: 'r2', tier: 'critical', request: r(1), createdAt: now }, { id: 'b9', runId: 'r1', tier: 'best-effort', request: r(8), createdAt: now }];
+    const running = Array.from({ length: 5 }, (_, i) => ({
+      id: `b${i}`,
+      runId: 'r1',
+      tier: 'best-effort',
+      request: r(1),
+      createdAt: now - 10_000,
+      nodeId: 'n1',
+      startedAt: now - 5_000,
+    }));
+    const pending = [
+      { id: 'c1', runId: 'r2', tier: 'critical', request: r(1), createdAt: now },
+      { id: 'b9', runId: 'r1', tier: 'best-effort', request: r(8), createdAt: now },
+    ];
     const state: LiveState = {
-      now, nodes: [{ id: 'n1', capacity: { cpu: 10, memoryMb: 10_000, gpu: 0, gpuMemoryMb: 0, diskMb: 0 }, heartbeatAt: now }], pending, running,
-      queueOf: new Map(), runOf: new Map(), notStarted: new Set(),
+      now,
+      nodes: [{ id: 'n1', capacity: { cpu: 10, memoryMb: 10_000, gpu: 0, gpuMemoryMb: 0, diskMb: 0 }, heartbeatAt: now }],
+      pending,
+      running,
+      queueOf: new Map(),
+      runOf: new Map(),
+      notStarted: new Set(),
     };
     const result = schedule({ ...state, config });
     const applied = { admitted: 0, preempted: 0, requeued: 0, forced: 0, swept: 0, skipped: 0 };
@@ -81,6 +97,11 @@ describe('resources service and Prometheus output', () => {
   });
 
   it('picks the resolution that covers the window', () => {
-    expect([sourceForWindow('15m'), sourceForWindow('1h'), sourceForWindow('24h'), sourceForWindow('7d')]).toEqual(['resources', 'resources', 'resources:1m', 'resources:10m']);
+    expect([sourceForWindow('15m'), sourceForWindow('1h'), sourceForWindow('24h'), sourceForWindow('7d')]).toEqual([
+      'resources',
+      'resources',
+      'resources:1m',
+      'resources:10m',
+    ]);
   });
 });

@@ -79,7 +79,8 @@ function schedulerQuota(figs: Figure[]): SchedulerQuota {
 export async function resourceOverview(db: Db) {
   const figs = await currentFigures(db);
   const sampledAt = figs.reduce<Date | null>((a, f) => (!a || f.at > a ? f.at : a), null);
-  const pick = (name: string, where: (l: Record<string, string>) => boolean = () => true) => figs.find((f) => f.name === name && where(f.labels))?.value ?? null;
+  const pick = (name: string, where: (l: Record<string, string>) => boolean = () => true) =>
+    figs.find((f) => f.name === name && where(f.labels))?.value ?? null;
   const nodes = [...new Set(figs.filter((f) => f.name.startsWith('node_')).map((f) => f.labels.node!))].sort().map((node) => {
     const on = (l: Record<string, string>) => l.node === node;
     const gpus = figs
@@ -106,7 +107,13 @@ export async function resourceOverview(db: Db) {
     const t = tiers.get(tier) ?? { tier, queued: 0, admitted: 0, queues: [] };
     let q = t.queues.find((x) => x.queue === f.labels.queue);
     if (!q) t.queues.push((q = { queue: f.labels.queue!, queued: 0, running: 0 }));
-    if (f.name === 'queue_depth') { t.queued += f.value; q.queued += f.value; } else { t.admitted += f.value; q.running += f.value; }
+    if (f.name === 'queue_depth') {
+      t.queued += f.value;
+      q.queued += f.value;
+    } else {
+      t.admitted += f.value;
+      q.running += f.value;
+    }
     tiers.set(tier, t);
   }
   const runs = [...new Set(figs.filter((f) => f.name.startsWith('run_')).map((f) => f.labels.run!))].map((run) => ({
@@ -120,7 +127,11 @@ export async function resourceOverview(db: Db) {
     /** No sample in the last minute means the metrics worker is not running. */
     samplerRunning: sampledAt !== null,
     nodes,
-    sandboxes: { busy: pick('sandboxes', (l) => l.state === 'busy'), idle: pick('sandboxes', (l) => l.state === 'idle'), warm: pick('sandboxes', (l) => l.state === 'warm') },
+    sandboxes: {
+      busy: pick('sandboxes', (l) => l.state === 'busy'),
+      idle: pick('sandboxes', (l) => l.state === 'idle'),
+      warm: pick('sandboxes', (l) => l.state === 'warm'),
+    },
     tiers: [...tiers.values()].sort((a, b) => a.tier.localeCompare(b.tier)),
     capacity: byResource('capacity'),
     reserve: byResource('reserve'),
@@ -129,7 +140,13 @@ export async function resourceOverview(db: Db) {
   };
 }
 
-export const seriesInput = z.object({ window: windowSchema.default('1h'), names: z.array(z.string().regex(/^[a-z_]{1,80}$/, 'metric names are lower-case letters and _')).min(1).max(10) });
+export const seriesInput = z.object({
+  window: windowSchema.default('1h'),
+  names: z
+    .array(z.string().regex(/^[a-z_]{1,80}$/, 'metric names are lower-case letters and _'))
+    .min(1)
+    .max(10),
+});
 
 /** Points for the named metrics over the window, from the resolution that covers it. */
 export async function resourceSeries(db: Db, input: z.infer<typeof seriesInput>) {
@@ -137,7 +154,10 @@ export async function resourceSeries(db: Db, input: z.infer<typeof seriesInput>)
   const since = new Date(Date.now() - WINDOW_MS[input.window]).toISOString();
   const rows = await db.execute<{ name: string; labels: Record<string, string>; at: string; value: number }>(sql`
     select name, labels, at, value from metric_samples
-    where source = ${source} and name in (${sql.join(input.names.map((n) => sql`${n}`), sql`, `)}) and at >= ${since}::timestamptz
+    where source = ${source} and name in (${sql.join(
+      input.names.map((n) => sql`${n}`),
+      sql`, `,
+    )}) and at >= ${since}::timestamptz
     order by at limit 20000`);
   return { source, points: rows.map((r) => ({ name: r.name, labels: r.labels, at: new Date(r.at).getTime(), value: r.value })) };
 }

@@ -14,23 +14,36 @@ beforeAll(async () => {
   database = await freshDatabase();
 });
 
-const reviewCfg = (o: { blind?: boolean; doubleReviewShare?: number } = {}) =>
-  ({ review: { rate: 1, doubleReviewShare: o.doubleReviewShare ?? 0, blind: o.blind ?? true, disputed: 'exclude' as const, thresholds: [0.5] } });
+const reviewCfg = (o: { blind?: boolean; doubleReviewShare?: number } = {}) => ({
+  review: { rate: 1, doubleReviewShare: o.doubleReviewShare ?? 0, blind: o.blind ?? true, disputed: 'exclude' as const, thresholds: [0.5] },
+});
 
 /** A run with one sampled episode whose reward, components and policy are easy to spot in JSON. */
 async function blindEpisode(o: { blind?: boolean; doubleReviewShare?: number } = {}) {
   const name = `secret-run-${Math.random().toString(36).slice(2, 7)}`;
   const { run, tasks } = await seedRun(database.db, { name, config: reviewCfg(o) });
   const ep = await seedEpisode(database.db, run.id, tasks[0]!.id, 0.3141, { passRate: 0.2718 });
-  const [pv] = await database.db.insert(policyVersions).values({ runId: run.id, version: 7321, checkpointPath: '/ckpt/secret-policy.onnx', sha256: 'f'.repeat(64) }).returning();
+  const [pv] = await database.db
+    .insert(policyVersions)
+    .values({ runId: run.id, version: 7321, checkpointPath: '/ckpt/secret-policy.onnx', sha256: 'f'.repeat(64) })
+    .returning();
   await database.db.update(episodes).set({ policyVersionId: pv!.id }).where(eq(episodes.id, ep.id));
   await sampleForReview(database.db, ep.id);
   return { run, episode: ep, policy: pv! };
 }
 
 /** Every string that would lead a reviewer to the reward, the run or the policy. */
-const secretsOf = (s: Awaited<ReturnType<typeof blindEpisode>>) =>
-  [s.episode.id, s.run.id, s.run.name, '0.3141', '0.2718', s.policy.id, '7321', 'secret-policy', s.policy.sha256];
+const secretsOf = (s: Awaited<ReturnType<typeof blindEpisode>>) => [
+  s.episode.id,
+  s.run.id,
+  s.run.name,
+  '0.3141',
+  '0.2718',
+  s.policy.id,
+  '7321',
+  'secret-policy',
+  s.policy.sha256,
+];
 
 function expectNoSecrets(payload: unknown, secrets: string[], what: string) {
   const json = JSON.stringify(payload);
@@ -38,7 +51,10 @@ function expectNoSecrets(payload: unknown, secrets: string[], what: string) {
 }
 
 async function refusal(p: Promise<unknown>) {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(TRPCError);
   return err as TRPCError;
 }
@@ -49,7 +65,16 @@ describe('blind review is blind', () => {
     const rev = await callerAs(database.db, 'reviewer');
     const { id } = await rev.reviews.claim({ runId: s.run.id });
     const item = await rev.reviews.item({ id: id! });
-    expect(item).toMatchObject({ blind: true, revealed: false, episodeId: null, runId: null, runName: null, reward: null, components: null, policyVersion: null });
+    expect(item).toMatchObject({
+      blind: true,
+      revealed: false,
+      episodeId: null,
+      runId: null,
+      runName: null,
+      reward: null,
+      components: null,
+      policyVersion: null,
+    });
     expect(item.turns.length).toBeGreaterThan(0); // what the reviewer judges is still there
     expectNoSecrets(item, secretsOf(s), 'reviews.item');
     expectNoSecrets(await rev.reviews.history({ id: id! }), secretsOf(s), 'reviews.history');
@@ -65,7 +90,13 @@ describe('blind review is blind', () => {
     // After the verdict everything is shown, as before.
     await rev.reviews.submit({ id: id!, verdict: 'correct' });
     expect(await rev.reviews.item({ id: id! })).toMatchObject({
-      revealed: true, episodeId: s.episode.id, runId: s.run.id, runName: s.run.name, reward: 0.3141, policyVersion: 7321, components: { passRate: 0.2718 },
+      revealed: true,
+      episodeId: s.episode.id,
+      runId: s.run.id,
+      runName: s.run.name,
+      reward: 0.3141,
+      policyVersion: 7321,
+      components: { passRate: 0.2718 },
     });
     expect((await rev.reviews.queue({ state: 'done', runId: s.run.id })).items[0]).toMatchObject({ id, episodeId: s.episode.id, runId: s.run.id });
   });
@@ -87,7 +118,10 @@ describe('blind review is blind', () => {
       expect(err.message, what).toMatch(/blind review item open.*submit its verdict or release the item/);
     }
     // A claim that expired but nobody took yet is still this reviewer's pending item.
-    await database.db.update(reviews).set({ claimExpiresAt: sql`now() - interval '1 second'` }).where(eq(reviews.id, id!));
+    await database.db
+      .update(reviews)
+      .set({ claimExpiresAt: sql`now() - interval '1 second'` })
+      .where(eq(reviews.id, id!));
     expect((await refusal(rev.episodes.get({ id: s.episode.id }))).code).toBe('FORBIDDEN');
     await rev.reviews.claim({ runId: s.run.id }); // and claiming again hands it back
     // Others are not limited: a reviewer with nothing pending, operators, admins.
@@ -174,7 +208,10 @@ describe('blind review is blind', () => {
       for (const r of all) {
         for (const state of ['open', 'all'] as const) {
           const q = await rev.reviews.queue({ runId: r.id, state, pageSize: 200 });
-          expect(q.items.some((x) => x.id === id), `${what}: queue(${state}) of ${r.name}`).toBe(false);
+          expect(
+            q.items.some((x) => x.id === id),
+            `${what}: queue(${state}) of ${r.name}`,
+          ).toBe(false);
         }
         // The held item is handed back whatever run is asked for, so every answer is the same.
         expect((await rev.reviews.claim({ runId: r.id })).id, `${what}: claim of ${r.name}`).toBe(id);
@@ -182,7 +219,10 @@ describe('blind review is blind', () => {
     };
     await probe('held');
     // A claim that expired but nobody took yet is still pending (episode reads stay refused): same answers.
-    await database.db.update(reviews).set({ claimExpiresAt: sql`now() - interval '1 second'` }).where(eq(reviews.id, id!));
+    await database.db
+      .update(reviews)
+      .set({ claimExpiresAt: sql`now() - interval '1 second'` })
+      .where(eq(reviews.id, id!));
     await probe('expired');
     // Admins are not limited: the run filter works as it always has for them.
     const admin = await callerAs(database.db, 'admin');
@@ -197,8 +237,15 @@ describe('blind review is blind', () => {
       { runId: s.run.id, source: 'rl', name: 'reward_max', step: 1, value: 0.3141 },
     ]);
     await database.db.update(runs).set({ lastRewardMean: 0.3141 }).where(eq(runs.id, s.run.id));
-    await database.db.insert(runEvents).values({ runId: s.run.id, type: 'iteration', actor: 'system:rl',
-      message: 'iteration 1 trained: reward 0.314, held-out pass@1 0.250, policy v2', data: { iteration: 1, version: 2 } });
+    await database.db
+      .insert(runEvents)
+      .values({
+        runId: s.run.id,
+        type: 'iteration',
+        actor: 'system:rl',
+        message: 'iteration 1 trained: reward 0.314, held-out pass@1 0.250, policy v2',
+        data: { iteration: 1, version: 2 },
+      });
     const secrets = ['0.3141', '0.314'];
     const reads = async (c: Awaited<ReturnType<typeof callerAs>>) => ({
       list: (await c.runs.list({ pageSize: 200 })).items.find((r) => r.id === s.run.id),
@@ -216,7 +263,9 @@ describe('blind review is blind', () => {
       expect(got.get).toMatchObject({ lastRewardMean: null, rewardWithheld: true, name: s.run.name });
       expect(got.metrics).toEqual([]);
       expect(got.compare).toMatchObject({ runs: [{ id: s.run.id, metricsWithheld: true }], samples: [] });
-      expect(got.events.find((e) => e.type === 'iteration')?.message).toBe('iteration 1 trained: reward withheld: blind review open, held-out pass@1 0.250, policy v2');
+      expect(got.events.find((e) => e.type === 'iteration')?.message).toBe(
+        'iteration 1 trained: reward withheld: blind review open, held-out pass@1 0.250, policy v2',
+      );
       expectNoSecrets(got, secrets, `runs reads (reviewer${hold ? ' holding the item' : ''})`);
     }
     // Admins, operators and viewers see them.
@@ -237,7 +286,10 @@ describe('blind review is blind', () => {
   });
 
   it("(c) release, then the run's other episodes: no reward of that run is shown to reviewers while its blind item is open", async () => {
-    const { run, tasks } = await seedRun(database.db, { name: `secret-run-${Math.random().toString(36).slice(2, 7)}`, config: { review: { ...reviewCfg().review, rate: 0.05 } } });
+    const { run, tasks } = await seedRun(database.db, {
+      name: `secret-run-${Math.random().toString(36).slice(2, 7)}`,
+      config: { review: { ...reviewCfg().review, rate: 0.05 } },
+    });
     const a = await seedEpisode(database.db, run.id, tasks[0]!.id, 0.3141, { passRate: 0.2 });
     await seedEpisode(database.db, run.id, tasks[1]!.id, 0.9, { passRate: 1 });
     await database.db.insert(reviews).values({ episodeId: a.id, runId: run.id, slot: 0, sampleReason: 'uniform' });

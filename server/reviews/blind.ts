@@ -11,8 +11,7 @@ import { DomainError } from '@/server/errors';
  */
 
 /** SQL: the run `runAlias` reviews blind (its `review.blind`, on by default). */
-export const blindRun = (runAlias: string) =>
-  sql`coalesce((${sql.raw(runAlias)}.config->'review'->>'blind')::boolean, true)`;
+export const blindRun = (runAlias: string) => sql`coalesce((${sql.raw(runAlias)}.config->'review'->>'blind')::boolean, true)`;
 
 /** Does this user have a blind review slot without a verdict (held, or claimed and expired but not yet taken by someone else)? */
 export async function hasPendingBlindItem(db: Db, userId: string): Promise<boolean> {
@@ -31,9 +30,11 @@ export async function hasPendingBlindItem(db: Db, userId: string): Promise<boole
 export async function assertNotBlindReviewing(db: Db, user: CurrentUser): Promise<void> {
   if (user.role !== 'reviewer' || !user.id) return;
   if (await hasPendingBlindItem(db, user.id)) {
-    throw new DomainError('FORBIDDEN',
-      'you have a blind review item open: episode reads (trajectories, rewards) are refused until you submit its verdict '
-      + 'or release the item (reviews.release); see docs/reviews.md, blind review');
+    throw new DomainError(
+      'FORBIDDEN',
+      'you have a blind review item open: episode reads (trajectories, rewards) are refused until you submit its verdict ' +
+        'or release the item (reviews.release); see docs/reviews.md, blind review',
+    );
   }
 }
 
@@ -70,9 +71,10 @@ export const REWARD_WITHHELD = 'withheld: blind review open';
  */
 export function redactRewardEvent<E extends { message: string | null; data: unknown }>(e: E): E {
   const message = e.message?.replace(/\b(rewards?(?:[ _](?:mean|min|max))?)[\s:=]+-?\d[\d.eE+-]*/gi, `$1 ${REWARD_WITHHELD}`) ?? null;
-  const data = e.data && typeof e.data === 'object' && !Array.isArray(e.data)
-    ? Object.fromEntries(Object.entries(e.data as Record<string, unknown>).filter(([k]) => !/reward/i.test(k)))
-    : e.data;
+  const data =
+    e.data && typeof e.data === 'object' && !Array.isArray(e.data)
+      ? Object.fromEntries(Object.entries(e.data as Record<string, unknown>).filter(([k]) => !/reward/i.test(k)))
+      : e.data;
   return { ...e, message, data };
 }
 

@@ -16,10 +16,22 @@ export async function setQuarantine(db: Db, name: string, on: boolean, actor: st
   return db.transaction(async (tx) => {
     const [env] = await tx.select().from(environments).where(eq(environments.name, name));
     if (!env) throw new DomainError('NOT_FOUND', `no environment "${name}"`);
-    const [row] = await tx.update(environments)
-      .set(on ? { quarantinedAt: new Date(), quarantineReason: reason ?? env.flagReason ?? 'quarantined by an admin' } : { quarantinedAt: null, quarantineReason: null, flaggedAt: null, flagReason: null })
-      .where(eq(environments.id, env.id)).returning();
-    await appendAudit(tx, { actor, action: on ? 'environment.quarantine' : 'environment.clear', targetType: 'environment', targetId: name, details: { hash: env.contentHash, reason: reason ?? null } });
+    const [row] = await tx
+      .update(environments)
+      .set(
+        on
+          ? { quarantinedAt: new Date(), quarantineReason: reason ?? env.flagReason ?? 'quarantined by an admin' }
+          : { quarantinedAt: null, quarantineReason: null, flaggedAt: null, flagReason: null },
+      )
+      .where(eq(environments.id, env.id))
+      .returning();
+    await appendAudit(tx, {
+      actor,
+      action: on ? 'environment.quarantine' : 'environment.clear',
+      targetType: 'environment',
+      targetId: name,
+      details: { hash: env.contentHash, reason: reason ?? null },
+    });
     return row!;
   });
 }

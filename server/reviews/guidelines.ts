@@ -22,12 +22,16 @@ export const DEFAULT_GUIDELINES = `## Reviewing a reward
 
 export async function getGuidelines(db: Db): Promise<{ text: string; updatedAt: Date | null; updatedBy: string | null }> {
   const [row] = await db.select().from(settings).where(eq(settings.key, KEY));
-  return row ? { text: (row.value as { text: string }).text, updatedAt: row.updatedAt, updatedBy: row.updatedBy } : { text: DEFAULT_GUIDELINES, updatedAt: null, updatedBy: null };
+  return row
+    ? { text: (row.value as { text: string }).text, updatedAt: row.updatedAt, updatedBy: row.updatedBy }
+    : { text: DEFAULT_GUIDELINES, updatedAt: null, updatedBy: null };
 }
 
 export async function setGuidelines(db: Db, text: string, actor: string) {
   return db.transaction(async (tx) => {
-    await tx.insert(settings).values({ key: KEY, value: { text }, updatedBy: actor, updatedAt: new Date() })
+    await tx
+      .insert(settings)
+      .values({ key: KEY, value: { text }, updatedBy: actor, updatedAt: new Date() })
       .onConflictDoUpdate({ target: settings.key, set: { value: { text }, updatedBy: actor, updatedAt: new Date() } });
     await appendAudit(tx, { actor, action: 'review.guidelines_update', targetType: 'settings', targetId: KEY, details: { length: text.length } });
     return { text };

@@ -17,7 +17,9 @@ beforeAll(async () => {
   database = await freshDatabase();
 });
 
-const review = (o: Partial<ReviewConfig> = {}): { review: ReviewConfig } => ({ review: { rate: 1, doubleReviewShare: 0, blind: true, disputed: 'exclude', thresholds: [0.5], ...o } });
+const review = (o: Partial<ReviewConfig> = {}): { review: ReviewConfig } => ({
+  review: { rate: 1, doubleReviewShare: 0, blind: true, disputed: 'exclude', thresholds: [0.5], ...o },
+});
 
 /** A run with `scored` scored episodes; `items` of them get a review row with the given reason, age and (optionally) a verdict. */
 async function runWithItems(scored: number, rate: number, items: { reason: string; t: number; verdict?: 'correct' }[]) {
@@ -26,10 +28,18 @@ async function runWithItems(scored: number, rate: number, items: { reason: strin
   for (let i = 0; i < scored; i++) eps.push(await seedEpisode(database.db, run.id, tasks[i % tasks.length]!.id, i % 2));
   const ids: string[] = [];
   for (const [i, it] of items.entries()) {
-    const [row] = await database.db.insert(reviews).values({
-      episodeId: eps[i]!.id, runId: run.id, slot: 0, sampleReason: it.reason,
-      createdAt: new Date(Date.UTC(2020, 0, 1, 0, 0, it.t)), verdict: it.verdict ?? null, submittedAt: it.verdict ? new Date() : null,
-    }).returning({ id: reviews.id });
+    const [row] = await database.db
+      .insert(reviews)
+      .values({
+        episodeId: eps[i]!.id,
+        runId: run.id,
+        slot: 0,
+        sampleReason: it.reason,
+        createdAt: new Date(Date.UTC(2020, 0, 1, 0, 0, it.t)),
+        verdict: it.verdict ?? null,
+        submittedAt: it.verdict ? new Date() : null,
+      })
+      .returning({ id: reviews.id });
     ids.push(row!.id);
   }
   return { run, ids };
@@ -38,11 +48,24 @@ async function runWithItems(scored: number, rate: number, items: { reason: strin
 describe('claim order', () => {
   it('lowest-coverage runs first, then boundary/anomaly before uniform, then oldest', async () => {
     // rate 0.1: required = ceil(0.1 × scored). Ages t are seconds; the old order was t ascending.
-    const covered = await runWithItems(10, 0.1, [{ reason: 'anomaly:task_outlier', t: 0 }, { reason: 'uniform', t: 0, verdict: 'correct' }]); // 1/1
-    const half = await runWithItems(20, 0.1, [{ reason: 'boundary:partial_pass', t: 1 }, { reason: 'uniform', t: 0, verdict: 'correct' }]); // 1/2
-    const lowSmall = await runWithItems(10, 0.1, [{ reason: 'uniform', t: 2 }, { reason: 'anomaly:new_env_hash', t: 5 }]); // 0/1
-    const lowBig = await runWithItems(30, 0.1, [ // 0/3: the largest shortfall among the uncovered
-      { reason: 'uniform', t: 3 }, { reason: 'uniform:coverage', t: 4 }, { reason: 'uniform,boundary:near_threshold', t: 6 }, { reason: 'anomaly:task_jump', t: 7 },
+    const covered = await runWithItems(10, 0.1, [
+      { reason: 'anomaly:task_outlier', t: 0 },
+      { reason: 'uniform', t: 0, verdict: 'correct' },
+    ]); // 1/1
+    const half = await runWithItems(20, 0.1, [
+      { reason: 'boundary:partial_pass', t: 1 },
+      { reason: 'uniform', t: 0, verdict: 'correct' },
+    ]); // 1/2
+    const lowSmall = await runWithItems(10, 0.1, [
+      { reason: 'uniform', t: 2 },
+      { reason: 'anomaly:new_env_hash', t: 5 },
+    ]); // 0/1
+    const lowBig = await runWithItems(30, 0.1, [
+      // 0/3: the largest shortfall among the uncovered
+      { reason: 'uniform', t: 3 },
+      { reason: 'uniform:coverage', t: 4 },
+      { reason: 'uniform,boundary:near_threshold', t: 6 },
+      { reason: 'anomaly:task_jump', t: 7 },
     ]);
     const expected = [lowBig.ids[2], lowBig.ids[3], lowBig.ids[0], lowBig.ids[1], lowSmall.ids[1], lowSmall.ids[0], half.ids[0], covered.ids[0]];
     // The open queue lists items in the order they will be handed out, page by page.
@@ -58,8 +81,14 @@ describe('claim order', () => {
   });
 
   it('a verdict that lifts a run to its target moves the queue on to the next run', async () => {
-    const a = await runWithItems(10, 0.1, [{ reason: 'uniform', t: 1 }, { reason: 'anomaly:task_outlier', t: 2 }]); // 0/1
-    const b = await runWithItems(20, 0.1, [{ reason: 'uniform', t: 0 }, { reason: 'uniform', t: 3 }]); // 0/2: first
+    const a = await runWithItems(10, 0.1, [
+      { reason: 'uniform', t: 1 },
+      { reason: 'anomaly:task_outlier', t: 2 },
+    ]); // 0/1
+    const b = await runWithItems(20, 0.1, [
+      { reason: 'uniform', t: 0 },
+      { reason: 'uniform', t: 3 },
+    ]); // 0/2: first
     const rev = await callerAs(database.db, 'reviewer');
     const order: string[] = [];
     for (;;) {
@@ -76,7 +105,11 @@ describe('claim order', () => {
 
 describe('skip', () => {
   it('moves on past skipped items, says when only skipped ones are left, and allows coming back', async () => {
-    const { run, ids } = await runWithItems(3, 1, [{ reason: 'uniform', t: 0 }, { reason: 'uniform', t: 1 }, { reason: 'uniform', t: 2 }]);
+    const { run, ids } = await runWithItems(3, 1, [
+      { reason: 'uniform', t: 0 },
+      { reason: 'uniform', t: 1 },
+      { reason: 'uniform', t: 2 },
+    ]);
     const rev = await callerAs(database.db, 'reviewer');
     const other = await callerAs(database.db, 'reviewer');
     expect(await rev.reviews.claim({ runId: run.id })).toEqual({ id: ids[0], skippedLeft: 0 });
@@ -105,15 +138,27 @@ describe('claims', () => {
     const [held] = await database.db.select().from(reviews).where(eq(reviews.id, ids[0]!));
     expect(held!.claimExpiresAt!.getTime() - held!.claimedAt!.getTime()).toBe(15 * 60_000);
     // x walks away: let the 15-minute lease run out.
-    await database.db.update(reviews).set({ claimExpiresAt: sql`now() - interval '1 second'` }).where(eq(reviews.id, ids[0]!));
+    await database.db
+      .update(reviews)
+      .set({ claimExpiresAt: sql`now() - interval '1 second'` })
+      .where(eq(reviews.id, ids[0]!));
     expect((await y.reviews.claim({ runId: run.id })).id).toBe(ids[0]);
-    await expect(x.reviews.submit({ id: ids[0]!, verdict: 'correct' })).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/claim this item first/) });
+    await expect(x.reviews.submit({ id: ids[0]!, verdict: 'correct' })).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringMatching(/claim this item first/),
+    });
     await y.reviews.submit({ id: ids[0]!, verdict: 'correct' });
     // An expired claim nobody took: its holder must claim again before submitting.
     const second = await runWithItems(1, 1, [{ reason: 'uniform', t: 0 }]);
     expect((await x.reviews.claim({ runId: second.run.id })).id).toBe(second.ids[0]);
-    await database.db.update(reviews).set({ claimExpiresAt: sql`now() - interval '1 second'` }).where(eq(reviews.id, second.ids[0]!));
-    await expect(x.reviews.submit({ id: second.ids[0]!, verdict: 'correct' })).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/expired/) });
+    await database.db
+      .update(reviews)
+      .set({ claimExpiresAt: sql`now() - interval '1 second'` })
+      .where(eq(reviews.id, second.ids[0]!));
+    await expect(x.reviews.submit({ id: second.ids[0]!, verdict: 'correct' })).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringMatching(/expired/),
+    });
   });
 
   it('a deliberately double-reviewed episode goes to two reviewers, never twice to one, and stays independent until both are in', async () => {
@@ -131,12 +176,28 @@ describe('claims', () => {
     expect(b).not.toBe(again);
     expect((await carol.reviews.claim({ runId: run.id })).id).toBeNull(); // both slots taken
     // Bob cannot see Alice's verdict (nor what it reveals) while his own slot is open.
-    expect(await bob.reviews.item({ id: again })).toMatchObject({ independent: false, verdict: null, note: null, correctedReward: null, revealed: false, runName: null, reward: null, history: [] });
+    expect(await bob.reviews.item({ id: again })).toMatchObject({
+      independent: false,
+      verdict: null,
+      note: null,
+      correctedReward: null,
+      revealed: false,
+      runName: null,
+      reward: null,
+      history: [],
+    });
     expect(await bob.reviews.history({ id: again })).toEqual([]);
     const done = await bob.reviews.queue({ runId: run.id, state: 'done' });
     expect(done.items.find((i) => i.id === again)?.verdict).toBeNull();
     await bob.reviews.submit({ id: b, verdict: 'correct' });
-    expect(await bob.reviews.item({ id: again })).toMatchObject({ independent: true, verdict: 'unclear', note: 'fixture bug?', revealed: true, runName: 'double-run', reward: 0.75 });
+    expect(await bob.reviews.item({ id: again })).toMatchObject({
+      independent: true,
+      verdict: 'unclear',
+      note: 'fixture bug?',
+      revealed: true,
+      runName: 'double-run',
+      reward: 0.75,
+    });
     expect((await bob.reviews.history({ id: again })).map((h) => h.verdict)).toEqual(['unclear']);
     // Someone with no slot on the episode (carol) sees it as usual.
     expect(await carol.reviews.item({ id: again })).toMatchObject({ independent: true, verdict: 'unclear' });
@@ -163,11 +224,19 @@ describe('double review and agreement', () => {
     const { run, tasks } = await seedRun(database.db, { config: review({ doubleReviewShare: 1 }) });
     const names = ['kalice', 'kbob', 'kcarol'] as const;
     for (const n of names) await callerAs(database.db, 'reviewer', n);
-    const idOf = Object.fromEntries(await database.sql<{ username: string; id: string }[]>`select username, id from users where username in ${database.sql(names)}`.then((r) => r.map((u) => [u.username, u.id])));
+    const idOf = Object.fromEntries(
+      await database.sql<{ username: string; id: string }[]>`select username, id from users where username in ${database.sql(names)}`.then((r) =>
+        r.map((u) => [u.username, u.id]),
+      ),
+    );
     // [slot-0 reviewer, verdict, slot-1 reviewer, verdict]
     const table: [string, string, string, string][] = [
-      ['kalice', 'correct', 'kbob', 'correct'], ['kalice', 'correct', 'kbob', 'correct'], ['kalice', 'false_negative', 'kbob', 'false_negative'],
-      ['kalice', 'correct', 'kbob', 'false_negative'], ['kalice', 'correct', 'kcarol', 'false_positive'], ['kalice', 'false_positive', 'kcarol', 'correct'],
+      ['kalice', 'correct', 'kbob', 'correct'],
+      ['kalice', 'correct', 'kbob', 'correct'],
+      ['kalice', 'false_negative', 'kbob', 'false_negative'],
+      ['kalice', 'correct', 'kbob', 'false_negative'],
+      ['kalice', 'correct', 'kcarol', 'false_positive'],
+      ['kalice', 'false_positive', 'kcarol', 'correct'],
     ];
     for (const [i, [ra, va, rb, vb]] of table.entries()) {
       const ep = await seedEpisode(database.db, run.id, tasks[i % tasks.length]!.id, 1);
@@ -176,7 +245,10 @@ describe('double review and agreement', () => {
     }
     const ag = await (await callerAs(database.db, 'admin')).reviews.agreement({ runId: run.id });
     // alice–bob: po 3/4, pe 1/2 → 0.5. alice–carol: po 0, pe 1/2 → −1.
-    expect(ag.pairs.map((p) => [p.a, p.b, p.items, p.agreement])).toEqual([['kalice', 'kbob', 4, 0.75], ['kalice', 'kcarol', 2, 0]]);
+    expect(ag.pairs.map((p) => [p.a, p.b, p.items, p.agreement])).toEqual([
+      ['kalice', 'kbob', 4, 0.75],
+      ['kalice', 'kcarol', 2, 0],
+    ]);
     expect(ag.pairs[0]!.kappa).toBeCloseTo(0.5, 10);
     expect(ag.pairs[1]!.kappa).toBeCloseTo(-1, 10);
     // Pooled: po 3/6, pe (4·3 + 1·2 + 1·1)/36 = 15/36 → (18 − 15)/21 = 1/7.
@@ -201,8 +273,17 @@ describe('blind review', () => {
 describe('reviews API: roles and validation', () => {
   const uuid = '00000000-0000-4000-8000-000000000000';
   const reviewerOnly: [string, unknown][] = [
-    ['queue', {}], ['claim', {}], ['release', { id: uuid }], ['item', { id: uuid }], ['submit', { id: uuid, verdict: 'correct' }],
-    ['history', { id: uuid }], ['diagnosis', { id: uuid }], ['agreement', {}], ['reviewers', undefined], ['reliability', { runId: uuid }], ['guidelines', undefined],
+    ['queue', {}],
+    ['claim', {}],
+    ['release', { id: uuid }],
+    ['item', { id: uuid }],
+    ['submit', { id: uuid, verdict: 'correct' }],
+    ['history', { id: uuid }],
+    ['diagnosis', { id: uuid }],
+    ['agreement', {}],
+    ['reviewers', undefined],
+    ['reliability', { runId: uuid }],
+    ['guidelines', undefined],
   ];
   type Proc = (i: unknown) => Promise<unknown>;
   const call = (c: unknown, name: string) => (c as { reviews: Record<string, Proc> }).reviews[name]!;
@@ -213,12 +294,27 @@ describe('reviews API: roles and validation', () => {
     const anon = anonymousCaller(database.db);
     for (const [name, input] of reviewerOnly) {
       for (const c of [viewer, operator]) {
-        const err = await call(c, name)(input).then(() => null, (e: unknown) => e);
+        const err = await call(
+          c,
+          name,
+        )(input).then(
+          () => null,
+          (e: unknown) => e,
+        );
         expect(err, name).toBeInstanceOf(TRPCError);
         expect((err as TRPCError).code, name).toBe('FORBIDDEN');
         expect((err as TRPCError).message, name).toMatch(/cannot review rewards; ask an admin for admin or reviewer access/);
       }
-      expect(await call(anon, name)(input).then(() => null, (e: unknown) => (e as TRPCError).code), name).toBe('UNAUTHORIZED');
+      expect(
+        await call(
+          anon,
+          name,
+        )(input).then(
+          () => null,
+          (e: unknown) => (e as TRPCError).code,
+        ),
+        name,
+      ).toBe('UNAUTHORIZED');
     }
     // Admins can do everything a reviewer can; the unknown item is NOT_FOUND, not FORBIDDEN.
     const admin = await callerAs(database.db, 'admin');
@@ -242,7 +338,13 @@ describe('reviews API: roles and validation', () => {
       ['queue', { pageSize: 1000 }, /pageSize/],
     ];
     for (const [name, input, msg] of bad) {
-      const err = await call(rev, name)(input).then(() => null, (e: unknown) => e);
+      const err = await call(
+        rev,
+        name,
+      )(input).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err, `${name}(${JSON.stringify(input).slice(0, 80)})`).toBeInstanceOf(TRPCError);
       expect((err as TRPCError).code, name).toBe('BAD_REQUEST');
       expect((err as TRPCError).message + JSON.stringify((err as TRPCError).cause), name).toMatch(msg);
@@ -250,6 +352,9 @@ describe('reviews API: roles and validation', () => {
     // A "correct" verdict with a corrected reward is refused by the service with what to do.
     const { run, ids } = await runWithItems(1, 1, [{ reason: 'uniform', t: 0 }]);
     expect((await rev.reviews.claim({ runId: run.id })).id).toBe(ids[0]);
-    await expect(rev.reviews.submit({ id: ids[0]!, verdict: 'correct', correctedReward: 0.5 })).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/drop the corrected reward/) });
+    await expect(rev.reviews.submit({ id: ids[0]!, verdict: 'correct', correctedReward: 0.5 })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/drop the corrected reward/),
+    });
   });
 });

@@ -74,19 +74,37 @@ export async function claimNext(db: Db, reviewerId: string, opts: ClaimOptions =
   return db.transaction(async (tx) => {
     // Still this reviewer's: held, or expired but not yet taken by anyone else (blind.ts counts
     // those as pending too, so they must answer the same way to a runId filter).
-    const held = await tx.select({ id: reviews.id, runId: reviews.runId, live: sql<boolean>`${reviews.claimExpiresAt} > now()`, blind: sql<boolean>`${blindRun('runs')}` })
-      .from(reviews).innerJoin(runs, eq(runs.id, reviews.runId))
-      .where(and(eq(reviews.reviewerId, reviewerId), isNull(reviews.verdict),
-        opts.blindHeldIgnoresRun ? sql`(${reviews.claimExpiresAt} > now() or ${blindRun('runs')})` : sql`${reviews.claimExpiresAt} > now()`))
+    const held = await tx
+      .select({ id: reviews.id, runId: reviews.runId, live: sql<boolean>`${reviews.claimExpiresAt} > now()`, blind: sql<boolean>`${blindRun('runs')}` })
+      .from(reviews)
+      .innerJoin(runs, eq(runs.id, reviews.runId))
+      .where(
+        and(
+          eq(reviews.reviewerId, reviewerId),
+          isNull(reviews.verdict),
+          opts.blindHeldIgnoresRun ? sql`(${reviews.claimExpiresAt} > now() or ${blindRun('runs')})` : sql`${reviews.claimExpiresAt} > now()`,
+        ),
+      )
       .orderBy(asc(reviews.claimedAt));
     const keep = held.find((h) => !exclude.includes(h.id) && (!opts.runId || h.runId === opts.runId || (opts.blindHeldIgnoresRun && h.blind)));
     if (keep) {
-      if (!keep.live) await tx.update(reviews).set({ claimedAt: new Date(), claimExpiresAt: new Date(Date.now() + CLAIM_MS) }).where(eq(reviews.id, keep.id));
+      if (!keep.live)
+        await tx
+          .update(reviews)
+          .set({ claimedAt: new Date(), claimExpiresAt: new Date(Date.now() + CLAIM_MS) })
+          .where(eq(reviews.id, keep.id));
       return { id: keep.id, skippedLeft: 0 };
     }
     if (held.length) {
-      await tx.update(reviews).set({ reviewerId: null, claimedAt: null, claimExpiresAt: null })
-        .where(inArray(reviews.id, held.map((h) => h.id)));
+      await tx
+        .update(reviews)
+        .set({ reviewerId: null, claimedAt: null, claimExpiresAt: null })
+        .where(
+          inArray(
+            reviews.id,
+            held.map((h) => h.id),
+          ),
+        );
     }
     const rows = await tx.execute<{ id: string }>(sql`
       with ${runCoverage(opts)}
@@ -104,15 +122,21 @@ export async function claimNext(db: Db, reviewerId: string, opts: ClaimOptions =
           and r.episode_id in (select x.episode_id from reviews x where x.id in ${exclude})`);
       return { id: null, skippedLeft: n };
     }
-    await tx.update(reviews).set({ reviewerId, claimedAt: new Date(), claimExpiresAt: new Date(Date.now() + CLAIM_MS) }).where(eq(reviews.id, id));
+    await tx
+      .update(reviews)
+      .set({ reviewerId, claimedAt: new Date(), claimExpiresAt: new Date(Date.now() + CLAIM_MS) })
+      .where(eq(reviews.id, id));
     return { id, skippedLeft: 0 };
   });
 }
 
 /** Hand a claimed item back to the queue without claiming another (claimNext with `exclude` is the skip). */
 export async function releaseClaim(db: Db, reviewId: string, reviewerId: string) {
-  const res = await db.update(reviews).set({ reviewerId: null, claimedAt: null, claimExpiresAt: null })
-    .where(and(eq(reviews.id, reviewId), eq(reviews.reviewerId, reviewerId), isNull(reviews.verdict))).returning({ id: reviews.id });
+  const res = await db
+    .update(reviews)
+    .set({ reviewerId: null, claimedAt: null, claimExpiresAt: null })
+    .where(and(eq(reviews.id, reviewId), eq(reviews.reviewerId, reviewerId), isNull(reviews.verdict)))
+    .returning({ id: reviews.id });
   if (!res.length) throw new DomainError('CONFLICT', 'you do not hold a claim on this item (it may have expired)');
   return { released: true };
 }
@@ -122,29 +146,44 @@ export async function releaseClaim(db: Db, reviewId: string, reviewerId: string)
  * oldest first. For a viewer with an open slot on an episode, the other slots' verdicts on
  * it are withheld (double review is independent).
  */
-export async function listQueue(db: Db, opts: {
-  runId?: string; state?: 'open' | 'done' | 'all'; page: number; pageSize: number; viewerId?: string | null;
-  /**
-   * Blind review (reviewers): with a runId filter, leave out the viewer's own pending blind
-   * items, so that filtering by each run in turn does not tell which run holds them.
-   */
-  hideOwnBlindFromRunFilter?: boolean;
-}) {
+export async function listQueue(
+  db: Db,
+  opts: {
+    runId?: string;
+    state?: 'open' | 'done' | 'all';
+    page: number;
+    pageSize: number;
+    viewerId?: string | null;
+    /**
+     * Blind review (reviewers): with a runId filter, leave out the viewer's own pending blind
+     * items, so that filtering by each run in turn does not tell which run holds them.
+     */
+    hideOwnBlindFromRunFilter?: boolean;
+  },
+) {
   const offset = (opts.page - 1) * opts.pageSize;
-  const hideOwn = opts.runId && opts.hideOwnBlindFromRunFilter && opts.viewerId
-    ? sql`not exists (select 1 from reviews h join runs hr on hr.id = h.run_id where h.id = ${reviews.id}
+  const hideOwn =
+    opts.runId && opts.hideOwnBlindFromRunFilter && opts.viewerId
+      ? sql`not exists (select 1 from reviews h join runs hr on hr.id = h.run_id where h.id = ${reviews.id}
         and h.reviewer_id = ${opts.viewerId} and h.verdict is null and ${blindRun('hr')})`
-    : null;
+      : null;
   // The open page's ids in claim order; the rows are then fetched by id and put back in that order.
-  const openPage = opts.state === 'open'
-    ? (await db.execute<{ id: string }>(sql`
+  const openPage =
+    opts.state === 'open'
+      ? (
+          await db.execute<{ id: string }>(sql`
         with ${runCoverage(opts)}
         select r.id from reviews r join cov c on c.run_id = r.run_id
         where r.verdict is null ${opts.runId ? sql`and r.run_id = ${opts.runId}` : sql``}
-          ${hideOwn ? sql`and r.id not in (select h.id from reviews h join runs hr on hr.id = h.run_id
-            where h.reviewer_id = ${opts.viewerId} and h.verdict is null and ${blindRun('hr')})` : sql``}
-        order by ${claimOrder} limit ${opts.pageSize} offset ${offset}`)).map((r) => r.id)
-    : null;
+          ${
+            hideOwn
+              ? sql`and r.id not in (select h.id from reviews h join runs hr on hr.id = h.run_id
+            where h.reviewer_id = ${opts.viewerId} and h.verdict is null and ${blindRun('hr')})`
+              : sql``
+          }
+        order by ${claimOrder} limit ${opts.pageSize} offset ${offset}`)
+        ).map((r) => r.id)
+      : null;
   const conds = [];
   if (opts.runId) conds.push(eq(reviews.runId, opts.runId));
   if (opts.state === 'open') conds.push(isNull(reviews.verdict));
@@ -153,23 +192,29 @@ export async function listQueue(db: Db, opts: {
   const where = conds.length ? and(...conds) : undefined;
   // Blind review: an open item of a blind run, or any slot of an episode the viewer still has
   // open, shows neither its episode nor its run (they lead to the reward); as in reviewItem.
-  const withheld = sql`(${reviews.verdict} is null and ${blindRun('runs')})${opts.viewerId
-    ? sql` or (${reviews.reviewerId} is distinct from ${opts.viewerId} and exists (select 1 from reviews o where o.episode_id = ${reviews.episodeId}
+  const withheld = sql`(${reviews.verdict} is null and ${blindRun('runs')})${
+    opts.viewerId
+      ? sql` or (${reviews.reviewerId} is distinct from ${opts.viewerId} and exists (select 1 from reviews o where o.episode_id = ${reviews.episodeId}
         and o.reviewer_id = ${opts.viewerId} and o.verdict is null))`
-    : sql``}`;
+      : sql``
+  }`;
   const items = await db
     .select({
       id: reviews.id,
       episodeId: sql<string | null>`case when ${withheld} then null else ${reviews.episodeId} end`,
       runId: sql<string | null>`case when ${withheld} then null else ${reviews.runId} end`,
       // Most sample reasons are computed from the reward (blind.ts, SAMPLE_REASON_WITHHELD).
-      slot: reviews.slot, sampleReason: sql<string>`case when ${withheld} then ${SAMPLE_REASON_WITHHELD} else ${reviews.sampleReason} end`,
+      slot: reviews.slot,
+      sampleReason: sql<string>`case when ${withheld} then ${SAMPLE_REASON_WITHHELD} else ${reviews.sampleReason} end`,
       verdict: opts.viewerId
         ? sql<Verdict | null>`case when ${reviews.reviewerId} is distinct from ${opts.viewerId} and exists (select 1 from reviews o where o.episode_id = ${reviews.episodeId}
             and o.reviewer_id = ${opts.viewerId} and o.verdict is null) then null else ${reviews.verdict} end`
         : reviews.verdict,
-      reviewer: users.username, claimExpiresAt: reviews.claimExpiresAt, submittedAt: reviews.submittedAt,
-      createdAt: reviews.createdAt, taskExternalId: tasks.externalId,
+      reviewer: users.username,
+      claimExpiresAt: reviews.claimExpiresAt,
+      submittedAt: reviews.submittedAt,
+      createdAt: reviews.createdAt,
+      taskExternalId: tasks.externalId,
     })
     .from(reviews)
     .innerJoin(episodes, eq(episodes.id, reviews.episodeId))
@@ -178,9 +223,13 @@ export async function listQueue(db: Db, opts: {
     .leftJoin(users, eq(users.id, reviews.reviewerId))
     .where(openPage ? (openPage.length ? inArray(reviews.id, openPage) : sql`false`) : where)
     .orderBy(asc(reviews.createdAt), asc(reviews.slot))
-    .limit(opts.pageSize).offset(openPage ? 0 : offset);
+    .limit(opts.pageSize)
+    .offset(openPage ? 0 : offset);
   if (openPage) items.sort((a, b) => openPage.indexOf(a.id) - openPage.indexOf(b.id));
-  const [{ total } = { total: 0 }] = await db.select({ total: sql<number>`count(*)::int` }).from(reviews).where(where);
+  const [{ total } = { total: 0 }] = await db
+    .select({ total: sql<number>`count(*)::int` })
+    .from(reviews)
+    .where(where);
   return { items, total };
 }
 
@@ -191,7 +240,15 @@ export async function listQueue(db: Db, opts: {
  */
 export async function reviewItem(db: Db, reviewId: string, viewer: { id: string | null; role: string }) {
   const [row] = await db
-    .select({ review: reviews, episode: episodes, task: tasks, runName: runs.name, config: runs.config, reward: rewards, policyVersion: policyVersions.version })
+    .select({
+      review: reviews,
+      episode: episodes,
+      task: tasks,
+      runName: runs.name,
+      config: runs.config,
+      reward: rewards,
+      policyVersion: policyVersions.version,
+    })
     .from(reviews)
     .innerJoin(episodes, eq(episodes.id, reviews.episodeId))
     .innerJoin(runs, eq(runs.id, reviews.runId))
@@ -203,18 +260,35 @@ export async function reviewItem(db: Db, reviewId: string, viewer: { id: string 
   const blind = reviewConfig.parse(row.config.review ?? {}).blind;
   // Double review is independent: while the viewer still has an open slot on this episode,
   // another reviewer's verdict on it (and what that verdict reveals) stays hidden.
-  const [ownOpen] = viewer.id && row.review.reviewerId !== viewer.id
-    ? await db.select({ id: reviews.id }).from(reviews)
-      .where(and(eq(reviews.episodeId, row.episode.id), eq(reviews.reviewerId, viewer.id), isNull(reviews.verdict))).limit(1)
-    : [];
+  const [ownOpen] =
+    viewer.id && row.review.reviewerId !== viewer.id
+      ? await db
+          .select({ id: reviews.id })
+          .from(reviews)
+          .where(and(eq(reviews.episodeId, row.episode.id), eq(reviews.reviewerId, viewer.id), isNull(reviews.verdict)))
+          .limit(1)
+      : [];
   const independent = !ownOpen;
   const revealed = (!blind || row.review.verdict !== null) && independent;
-  const turnRows = await db.select({ index: turns.index, action: turns.action, observation: turns.observation, stdout: turns.stdout, stderr: turns.stderr,
-    exitCode: turns.exitCode, execStatus: turns.execStatus }).from(turns).where(eq(turns.episodeId, row.episode.id)).orderBy(asc(turns.index));
+  const turnRows = await db
+    .select({
+      index: turns.index,
+      action: turns.action,
+      observation: turns.observation,
+      stdout: turns.stdout,
+      stderr: turns.stderr,
+      exitCode: turns.exitCode,
+      execStatus: turns.execStatus,
+    })
+    .from(turns)
+    .where(eq(turns.episodeId, row.episode.id))
+    .orderBy(asc(turns.index));
   // The environment's baseline: the hash registered under the environment's name.
   const [baseline] = row.reward?.envHash
-    ? await db.select({ name: environments.name, contentHash: environments.contentHash, quarantinedAt: environments.quarantinedAt }).from(environments)
-      .where(eq(environments.name, row.task?.environmentName ?? 'default'))
+    ? await db
+        .select({ name: environments.name, contentHash: environments.contentHash, quarantinedAt: environments.quarantinedAt })
+        .from(environments)
+        .where(eq(environments.name, row.task?.environmentName ?? 'default'))
     : [];
   const history = independent ? await db.select().from(reviewEvents).where(eq(reviewEvents.reviewId, reviewId)).orderBy(asc(reviewEvents.id)) : [];
   const reward = row.reward;
@@ -234,11 +308,15 @@ export async function reviewItem(db: Db, reviewId: string, viewer: { id: string 
     claimExpiresAt: row.review.claimExpiresAt,
     blind,
     revealed,
-    task: row.task ? { externalId: row.task.externalId, language: row.task.language, prompt: row.task.prompt, entryPoint: row.task.entryPoint, tests: row.task.tests } : null,
+    task: row.task
+      ? { externalId: row.task.externalId, language: row.task.language, prompt: row.task.prompt, entryPoint: row.task.entryPoint, tests: row.task.tests }
+      : null,
     turns: turnRows,
     components: revealed ? (reward?.components ?? null) : null, // the reward's parts (pass rate…) are the reward
     envHash: reward?.envHash ?? row.episode.envHash,
-    baselineEnv: baseline ? { name: baseline.name, hash: baseline.contentHash, matches: baseline.contentHash === reward?.envHash, quarantined: !!baseline.quarantinedAt } : null,
+    baselineEnv: baseline
+      ? { name: baseline.name, hash: baseline.contentHash, matches: baseline.contentHash === reward?.envHash, quarantined: !!baseline.quarantinedAt }
+      : null,
     // Withheld under blind review until a verdict is given.
     runName: revealed ? row.runName : null,
     runId: revealed ? row.review.runId : null,

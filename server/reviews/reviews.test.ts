@@ -17,14 +17,26 @@ beforeAll(async () => {
 describe("Cohen's kappa", () => {
   it('matches a worked example (po 0.7, pe 0.5 → 0.4)', () => {
     const pairs: [Verdict, Verdict][] = [
-      ...Array(20).fill(['correct', 'correct']), ...Array(5).fill(['correct', 'false_negative']),
-      ...Array(10).fill(['false_negative', 'correct']), ...Array(15).fill(['false_negative', 'false_negative']),
+      ...Array(20).fill(['correct', 'correct']),
+      ...Array(5).fill(['correct', 'false_negative']),
+      ...Array(10).fill(['false_negative', 'correct']),
+      ...Array(15).fill(['false_negative', 'false_negative']),
     ];
     expect(cohensKappa(pairs)).toBeCloseTo(0.4, 10);
-    expect(cohensKappa([['unclear', 'unclear'], ['correct', 'correct']])).toBe(1);
+    expect(
+      cohensKappa([
+        ['unclear', 'unclear'],
+        ['correct', 'correct'],
+      ]),
+    ).toBe(1);
     expect(cohensKappa([])).toBeNull();
     // Perfect disagreement on a balanced table is below chance.
-    expect(cohensKappa([['correct', 'false_positive'], ['false_positive', 'correct']])).toBeLessThan(0);
+    expect(
+      cohensKappa([
+        ['correct', 'false_positive'],
+        ['false_positive', 'correct'],
+      ]),
+    ).toBeLessThan(0);
   });
 });
 
@@ -38,11 +50,16 @@ describe('sampling', () => {
         for (let s = 0; s < 6; s++) {
           n++;
           // Mostly clean passes/fails, some partial passes, rare outliers and one new env hash.
-          let reward = (t.externalId.charCodeAt(1) % 2) ? 1 : 0;
+          let reward = t.externalId.charCodeAt(1) % 2 ? 1 : 0;
           let passRate = reward;
           if (n % 7 === 0) passRate = reward = 0.5;
           if (n === 150) reward = passRate = 1 - reward; // an outlier against its task
-          const ep = await seedEpisode(database.db, run.id, t.id, reward, { iteration: it, group: 0, passRate, envHash: n === 200 ? 'sha256:new' : 'sha256:base' });
+          const ep = await seedEpisode(database.db, run.id, t.id, reward, {
+            iteration: it,
+            group: 0,
+            passRate,
+            envHash: n === 200 ? 'sha256:new' : 'sha256:base',
+          });
           await sampleForReview(database.db, ep.id);
           ids.push(ep.id);
         }
@@ -69,7 +86,9 @@ describe('sampling', () => {
 
 describe('review queue', () => {
   it('two concurrent reviewers never claim the same single-review item', async () => {
-    const { run, tasks } = await seedRun(database.db, { config: { review: { rate: 1, doubleReviewShare: 0, blind: true, disputed: 'exclude', thresholds: [0.5] } } });
+    const { run, tasks } = await seedRun(database.db, {
+      config: { review: { rate: 1, doubleReviewShare: 0, blind: true, disputed: 'exclude', thresholds: [0.5] } },
+    });
     for (let i = 0; i < 30; i++) {
       const ep = await seedEpisode(database.db, run.id, tasks[i % tasks.length]!.id, i % 2);
       await sampleForReview(database.db, ep.id);
@@ -92,14 +111,19 @@ describe('review queue', () => {
   });
 
   it('double-review items go to two different reviewers; kappa is computed per pair and overall', async () => {
-    const { run, tasks } = await seedRun(database.db, { config: { review: { rate: 1, doubleReviewShare: 1, blind: true, disputed: 'exclude', thresholds: [0.5] } } });
+    const { run, tasks } = await seedRun(database.db, {
+      config: { review: { rate: 1, doubleReviewShare: 1, blind: true, disputed: 'exclude', thresholds: [0.5] } },
+    });
     for (let i = 0; i < 4; i++) await sampleForReview(database.db, (await seedEpisode(database.db, run.id, tasks[i]!.id, 1)).id);
     const alice = await callerAs(database.db, 'reviewer', 'alice');
     const bob = await callerAs(database.db, 'reviewer', 'bob');
     const verdictsA: Verdict[] = ['correct', 'correct', 'false_negative', 'unclear'];
     const verdictsB: Verdict[] = ['correct', 'false_positive', 'false_negative', 'unclear'];
     const byEpisode = new Map<string, string[]>();
-    for (const [c, vs] of [[alice, verdictsA], [bob, verdictsB]] as const) {
+    for (const [c, vs] of [
+      [alice, verdictsA],
+      [bob, verdictsB],
+    ] as const) {
       for (let i = 0; i < 4; i++) {
         const { id } = await c.reviews.claim({ runId: run.id });
         await c.reviews.submit({ id: id!, verdict: vs[i]!, correctedReward: vs[i] === 'false_negative' || vs[i] === 'false_positive' ? 0.5 : null });
@@ -125,8 +149,14 @@ describe('review queue', () => {
   });
 
   it('blind review hides run, policy version and reward until the verdict; verdicts are audited with history', async () => {
-    const { run, tasks } = await seedRun(database.db, { name: 'secret-run', config: { review: { rate: 1, doubleReviewShare: 0, blind: true, disputed: 'exclude', thresholds: [0.5] } } });
-    await sampleForReview(database.db, (await seedEpisode(database.db, run.id, tasks[0]!.id, 0.25, { actions: ['def f0(x):\n    return x', 'def f0(x):\n    return x + 1'] })).id);
+    const { run, tasks } = await seedRun(database.db, {
+      name: 'secret-run',
+      config: { review: { rate: 1, doubleReviewShare: 0, blind: true, disputed: 'exclude', thresholds: [0.5] } },
+    });
+    await sampleForReview(
+      database.db,
+      (await seedEpisode(database.db, run.id, tasks[0]!.id, 0.25, { actions: ['def f0(x):\n    return x', 'def f0(x):\n    return x + 1'] })).id,
+    );
     const rev = await callerAs(database.db, 'reviewer');
     const { id } = await rev.reviews.claim({ runId: run.id });
     const before = await rev.reviews.item({ id: id! });
@@ -147,7 +177,9 @@ describe('review queue', () => {
   });
 
   it('disputed verdicts mark the reward, open a diagnosis, flag a clustering environment; quarantine blocks sandbox starts', async () => {
-    const { run, tasks } = await seedRun(database.db, { config: { review: { rate: 1, doubleReviewShare: 0, blind: false, disputed: 'exclude', thresholds: [0.5] } } });
+    const { run, tasks } = await seedRun(database.db, {
+      config: { review: { rate: 1, doubleReviewShare: 0, blind: false, disputed: 'exclude', thresholds: [0.5] } },
+    });
     await database.db.insert(environments).values({ name: 'py-buggy', contentHash: 'sha256:buggy' });
     for (let i = 0; i < 4; i++) await sampleForReview(database.db, (await seedEpisode(database.db, run.id, tasks[i]!.id, 0, { envHash: 'sha256:buggy' })).id);
     const rev = await callerAs(database.db, 'reviewer');
@@ -161,7 +193,10 @@ describe('review queue', () => {
     expect(flagged).toBe('py-buggy');
     const marked = await database.db.select().from(rewards).where(eq(rewards.envHash, 'sha256:buggy'));
     expect(marked.every((r) => r.disputed === 'false_negative' && r.correctedValue === 1)).toBe(true);
-    const [{ n } = { n: 0 }] = await database.db.select({ n: sql<number>`count(*)::int` }).from(jobs).where(sql`${jobs.queue} = 'review.diagnose' and ${jobs.runId} = ${run.id}`);
+    const [{ n } = { n: 0 }] = await database.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(jobs)
+      .where(sql`${jobs.queue} = 'review.diagnose' and ${jobs.runId} = ${run.id}`);
     expect(n).toBe(4);
     const rel = await rev.reviews.reliability({ runId: run.id });
     expect(rel.overall).toMatchObject({ reviewed: 4, disputed: 4, falseNegativeRate: 1 });

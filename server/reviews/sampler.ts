@@ -55,25 +55,36 @@ export async function sampleForReview(tx: DbOrTx, episodeId: string): Promise<Sa
 
   // Anomalies, against the run's other scored episodes.
   const others = await tx
-    .select({ taskId: episodes.taskId, iteration: episodes.iteration, group: episodes.groupIndex, value: rewards.value, envHash: rewards.envHash,
-      chars: sql<number>`coalesce((select sum(length(${turns.action})) from ${turns} where ${turns.episodeId} = ${episodes.id}), 0)::int` })
+    .select({
+      taskId: episodes.taskId,
+      iteration: episodes.iteration,
+      group: episodes.groupIndex,
+      value: rewards.value,
+      envHash: rewards.envHash,
+      chars: sql<number>`coalesce((select sum(length(${turns.action})) from ${turns} where ${turns.episodeId} = ${episodes.id}), 0)::int`,
+    })
     .from(episodes)
     .innerJoin(rewards, eq(rewards.episodeId, episodes.id))
     .where(and(eq(episodes.runId, ep.e.runId), sql`${episodes.id} <> ${episodeId}`));
   const sameTask = others.filter((o) => o.taskId === ep.e.taskId).map((o) => o.value);
   if (sameTask.length >= 3) {
-    const m = mean(sameTask), s = std(sameTask);
+    const m = mean(sameTask),
+      s = std(sameTask);
     if ((s > 0 && Math.abs(r - m) > 2 * s) || (s === 0 && Math.abs(r - m) > 0.25)) reasons.push('anomaly:task_outlier');
     const prev = others.filter((o) => o.taskId === ep.e.taskId && o.iteration === ep.e.iteration - 1).map((o) => o.value);
     if (prev.length && Math.abs(r - mean(prev)) > 0.5) reasons.push('anomaly:task_jump');
   }
   const group = others.filter((o) => o.iteration === ep.e.iteration && o.group === ep.e.groupIndex && o.taskId === ep.e.taskId).map((o) => o.value);
   if (group.length >= 3) {
-    const m = mean(group), s = std(group);
+    const m = mean(group),
+      s = std(group);
     if ((s > 0 && Math.abs(r - m) > 2 * s) || (s === 0 && Math.abs(r - m) > 0.25)) reasons.push('anomaly:group_outlier');
   }
   if (others.length >= 20) {
-    const [{ chars } = { chars: 0 }] = await tx.select({ chars: sql<number>`coalesce(sum(length(${turns.action})), 0)::int` }).from(turns).where(eq(turns.episodeId, episodeId));
+    const [{ chars } = { chars: 0 }] = await tx
+      .select({ chars: sql<number>`coalesce(sum(length(${turns.action})), 0)::int` })
+      .from(turns)
+      .where(eq(turns.episodeId, episodeId));
     const lengths = others.map((o) => o.chars);
     if (chars < quantile(lengths, 0.02)) reasons.push('anomaly:short_trajectory');
     else if (chars > quantile(lengths, 0.98)) reasons.push('anomaly:long_trajectory');
@@ -85,13 +96,18 @@ export async function sampleForReview(tx: DbOrTx, episodeId: string): Promise<Sa
 
   // Coverage: never let the run fall below its rate.
   if (reasons.length === 0) {
-    const [{ sampled } = { sampled: 0 }] = await tx.select({ sampled: sql<number>`count(distinct ${reviews.episodeId})::int` }).from(reviews).where(eq(reviews.runId, ep.e.runId));
+    const [{ sampled } = { sampled: 0 }] = await tx
+      .select({ sampled: sql<number>`count(distinct ${reviews.episodeId})::int` })
+      .from(reviews)
+      .where(eq(reviews.runId, ep.e.runId));
     const scored = others.length + 1;
     if (sampled < Math.ceil(cfg.rate * scored)) reasons.push('uniform:coverage');
   }
   if (reasons.length === 0) return { sampled: false, reasons, slots: 0 };
   const slots = draw(episodeId, 'double') < cfg.doubleReviewShare ? 2 : 1;
-  await tx.insert(reviews).values(Array.from({ length: slots }, (_, slot) => ({ episodeId, runId: ep.e.runId, slot, sampleReason: reasons.join(',') })))
+  await tx
+    .insert(reviews)
+    .values(Array.from({ length: slots }, (_, slot) => ({ episodeId, runId: ep.e.runId, slot, sampleReason: reasons.join(',') })))
     .onConflictDoNothing();
   return { sampled: true, reasons, slots };
 }

@@ -5,7 +5,16 @@ import { DomainError } from '@/server/errors';
 import { reviewConfig } from '@/core/run-config';
 import { cohensKappa, type Verdict } from './kappa';
 
-export type Coverage = { runId: string; scored: number; sampled: number; reviewed: number; required: number; rate: number; coverage: number; belowTarget: boolean };
+export type Coverage = {
+  runId: string;
+  scored: number;
+  sampled: number;
+  reviewed: number;
+  required: number;
+  rate: number;
+  coverage: number;
+  belowTarget: boolean;
+};
 
 /**
  * Coverage per run: reviewed episodes over the number the review rate requires
@@ -22,8 +31,14 @@ export async function coverage(db: Db, runIds?: string[]): Promise<Coverage[]> {
     const rate = reviewConfig.parse(r.config.review ?? {}).rate;
     const required = Math.ceil(rate * r.scored);
     return {
-      runId: r.run_id, scored: r.scored, sampled: r.sampled, reviewed: r.reviewed, required, rate,
-      coverage: required === 0 ? 1 : r.reviewed / required, belowTarget: r.reviewed < required,
+      runId: r.run_id,
+      scored: r.scored,
+      sampled: r.sampled,
+      reviewed: r.reviewed,
+      required,
+      rate,
+      coverage: required === 0 ? 1 : r.reviewed / required,
+      belowTarget: r.reviewed < required,
     };
   });
 }
@@ -62,7 +77,16 @@ export async function reviewerStats(db: Db) {
     group by u.username order by reviewed desc`);
 }
 
-type Rel = { key: string; reviewed: number; disputed: number; falseNegative: number; falsePositive: number; disputedRate: number; falseNegativeRate: number; falsePositiveRate: number };
+type Rel = {
+  key: string;
+  reviewed: number;
+  disputed: number;
+  falseNegative: number;
+  falsePositive: number;
+  disputedRate: number;
+  falseNegativeRate: number;
+  falsePositiveRate: number;
+};
 
 /** Disputed, false-negative and false-positive rates of a run, overall, by environment hash and by task. */
 export async function reliability(db: Db, runId: string) {
@@ -75,10 +99,22 @@ export async function reliability(db: Db, runId: string) {
   const group = (keyOf: (r: (typeof rows)[number]) => string): Rel[] => {
     const m = new Map<string, Verdict[]>();
     for (const r of rows) m.set(keyOf(r), [...(m.get(keyOf(r)) ?? []), r.verdict]);
-    return [...m.entries()].map(([key, vs]) => {
-      const fn = vs.filter((v) => v === 'false_negative').length, fp = vs.filter((v) => v === 'false_positive').length;
-      return { key, reviewed: vs.length, disputed: fn + fp, falseNegative: fn, falsePositive: fp, disputedRate: (fn + fp) / vs.length, falseNegativeRate: fn / vs.length, falsePositiveRate: fp / vs.length };
-    }).sort((a, b) => b.disputedRate - a.disputedRate || b.reviewed - a.reviewed);
+    return [...m.entries()]
+      .map(([key, vs]) => {
+        const fn = vs.filter((v) => v === 'false_negative').length,
+          fp = vs.filter((v) => v === 'false_positive').length;
+        return {
+          key,
+          reviewed: vs.length,
+          disputed: fn + fp,
+          falseNegative: fn,
+          falsePositive: fp,
+          disputedRate: (fn + fp) / vs.length,
+          falseNegativeRate: fn / vs.length,
+          falsePositiveRate: fp / vs.length,
+        };
+      })
+      .sort((a, b) => b.disputedRate - a.disputedRate || b.reviewed - a.reviewed);
   };
   return { overall: group(() => 'all')[0] ?? null, byEnvHash: group((r) => r.env_hash), byTask: group((r) => r.task ?? '(no task)') };
 }

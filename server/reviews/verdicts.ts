@@ -34,12 +34,25 @@ export async function submitVerdict(db: Db, input: VerdictInput, reviewer: { id:
       throw new DomainError('BAD_REQUEST', 'a "correct" verdict keeps the automatic reward; drop the corrected reward or choose another verdict');
     }
     const editing = rev.verdict !== null;
-    const [updated] = await tx.update(reviews).set({
-      verdict: input.verdict, correctedReward: input.correctedReward ?? null, note: input.note ?? null, submittedAt: new Date(), claimExpiresAt: null,
-    }).where(eq(reviews.id, rev.id)).returning();
-    await tx.insert(reviewEvents).values({ reviewId: rev.id, actor: reviewer.actor, verdict: input.verdict, correctedReward: input.correctedReward ?? null, note: input.note ?? null });
+    const [updated] = await tx
+      .update(reviews)
+      .set({
+        verdict: input.verdict,
+        correctedReward: input.correctedReward ?? null,
+        note: input.note ?? null,
+        submittedAt: new Date(),
+        claimExpiresAt: null,
+      })
+      .where(eq(reviews.id, rev.id))
+      .returning();
+    await tx
+      .insert(reviewEvents)
+      .values({ reviewId: rev.id, actor: reviewer.actor, verdict: input.verdict, correctedReward: input.correctedReward ?? null, note: input.note ?? null });
     await appendAudit(tx, {
-      actor: reviewer.actor, action: editing ? 'review.verdict_edit' : 'review.verdict', targetType: 'review', targetId: rev.id,
+      actor: reviewer.actor,
+      action: editing ? 'review.verdict_edit' : 'review.verdict',
+      targetType: 'review',
+      targetId: rev.id,
       details: { episodeId: rev.episodeId, verdict: input.verdict, correctedReward: input.correctedReward ?? null, previous: rev.verdict },
     });
     await markReward(tx, rev.episodeId);
@@ -59,10 +72,15 @@ export async function submitVerdict(db: Db, input: VerdictInput, reviewer: { id:
 
 /** The reward's dispute mark follows its reviews' latest verdicts (a later "correct" clears it). */
 async function markReward(tx: DbOrTx, episodeId: string) {
-  const verdicts = await tx.select({ verdict: reviews.verdict, corrected: reviews.correctedReward }).from(reviews)
+  const verdicts = await tx
+    .select({ verdict: reviews.verdict, corrected: reviews.correctedReward })
+    .from(reviews)
     .where(and(eq(reviews.episodeId, episodeId), sql`${reviews.verdict} is not null`));
   const d = verdicts.find((v) => v.verdict && disputed(v.verdict));
-  await tx.update(rewards).set({ disputed: d?.verdict ?? null, correctedValue: d?.corrected ?? null }).where(eq(rewards.episodeId, episodeId));
+  await tx
+    .update(rewards)
+    .set({ disputed: d?.verdict ?? null, correctedValue: d?.corrected ?? null })
+    .where(eq(rewards.episodeId, episodeId));
 }
 
 /** Flag the environment when disputed verdicts cluster on its hash. Returns the flagged name, if any. */
@@ -76,13 +94,22 @@ async function flagEnvironmentIfClustered(tx: DbOrTx, episodeId: string): Promis
     where w.env_hash = ${envHash} and r.verdict is not null`);
   if (!stats || stats.disputed < FLAG_MIN_DISPUTED || stats.disputed / stats.reviewed < FLAG_MIN_SHARE) return null;
   const reason = `${stats.disputed} of ${stats.reviewed} reviewed rewards on ${envHash} were disputed`;
-  const res = await tx.update(environments).set({ flaggedAt: new Date(), flagReason: reason })
-    .where(and(eq(environments.contentHash, envHash), sql`${environments.flaggedAt} is null`)).returning({ name: environments.name });
-  for (const r of res) await appendAudit(tx, { actor: 'system:reviews', action: 'environment.flag', targetType: 'environment', targetId: r.name, details: { envHash, reason } });
+  const res = await tx
+    .update(environments)
+    .set({ flaggedAt: new Date(), flagReason: reason })
+    .where(and(eq(environments.contentHash, envHash), sql`${environments.flaggedAt} is null`))
+    .returning({ name: environments.name });
+  for (const r of res)
+    await appendAudit(tx, { actor: 'system:reviews', action: 'environment.flag', targetType: 'environment', targetId: r.name, details: { envHash, reason } });
   return res[0]?.name ?? null;
 }
 
 export async function latestDiagnosis(db: Db, reviewId: string) {
-  const [d] = await db.select().from(diagnoses).where(eq(diagnoses.reviewId, reviewId)).orderBy(sql`${diagnoses.createdAt} desc`).limit(1);
+  const [d] = await db
+    .select()
+    .from(diagnoses)
+    .where(eq(diagnoses.reviewId, reviewId))
+    .orderBy(sql`${diagnoses.createdAt} desc`)
+    .limit(1);
   return d ?? null;
 }

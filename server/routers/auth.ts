@@ -21,15 +21,26 @@ export const authRouter = router({
       return s.user;
     }),
   logout: publicProcedure.mutation(async ({ ctx }) => {
-    const cookie = ctx.reqHeaders?.get('cookie')?.split(';').map((p) => p.trim()).find((p) => p.startsWith(`${SESSION_COOKIE}=`));
+    const cookie = ctx.reqHeaders
+      ?.get('cookie')
+      ?.split(';')
+      .map((p) => p.trim())
+      .find((p) => p.startsWith(`${SESSION_COOKIE}=`));
     await logout(ctx.db, cookie ? decodeURIComponent(cookie.slice(SESSION_COOKIE.length + 1)) : undefined);
     ctx.resHeaders?.append('Set-Cookie', clearedSessionCookie());
     return { ok: true };
   }),
   me: publicProcedure.query(({ ctx }) =>
     ctx.user
-      ? { id: ctx.user.id, username: ctx.user.username, role: ctx.user.role, displayName: ctx.user.displayName, mustChangePassword: !!ctx.user.mustChangePassword }
-      : null),
+      ? {
+          id: ctx.user.id,
+          username: ctx.user.username,
+          role: ctx.user.role,
+          displayName: ctx.user.displayName,
+          mustChangePassword: !!ctx.user.mustChangePassword,
+        }
+      : null,
+  ),
   /**
    * Change your own password (public so a session forced to change can reach it; the caller
    * is checked here). Ends every session of the user; a session caller gets a new cookie.

@@ -33,7 +33,12 @@ async function call(procedure: string, input: unknown) {
     headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}`, origin: 'http://localhost' },
     body: JSON.stringify(superjson.serialize(input)),
   });
-  const res = await fetchRequestHandler({ endpoint: '/api/trpc', req, router: appRouter, createContext: ({ resHeaders }) => createContext(database.db, req, resHeaders, { trustProxy: false }) });
+  const res = await fetchRequestHandler({
+    endpoint: '/api/trpc',
+    req,
+    router: appRouter,
+    createContext: ({ resHeaders }) => createContext(database.db, req, resHeaders, { trustProxy: false }),
+  });
   const json = (await res.json()) as { error?: { json: { message: string; data: { code: string } } } };
   return { status: res.status, error: json.error?.json };
 }
@@ -42,8 +47,14 @@ describe('environment names at the API', () => {
   it('environments.quarantine and clear refuse crafted names (BAD_REQUEST with the rule) through the caller', async () => {
     const admin = await callerAs(database.db, 'admin');
     for (const name of CRAFTED) {
-      await expect(admin.environments.quarantine({ name, reason: 'x' }), JSON.stringify(name)).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(RULE) });
-      await expect(admin.environments.clear({ name }), JSON.stringify(name)).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(RULE) });
+      await expect(admin.environments.quarantine({ name, reason: 'x' }), JSON.stringify(name)).rejects.toMatchObject({
+        code: 'BAD_REQUEST',
+        message: expect.stringMatching(RULE),
+      });
+      await expect(admin.environments.clear({ name }), JSON.stringify(name)).rejects.toMatchObject({
+        code: 'BAD_REQUEST',
+        message: expect.stringMatching(RULE),
+      });
     }
     await expect(admin.environments.quarantine({ name: 'py311', reason: 'test' })).resolves.toMatchObject({ name: 'py311' });
     await expect(admin.environments.clear({ name: 'py311' })).resolves.toMatchObject({ name: 'py311' });
@@ -59,17 +70,24 @@ describe('environment names at the API', () => {
   });
 
   it('the service refuses them too (callers other than the router)', async () => {
-    await expect(setQuarantine(database.db, '../..', true, 'test')).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/invalid environment name "\.\.\/\.\."/) });
+    await expect(setQuarantine(database.db, '../..', true, 'test')).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/invalid environment name "\.\.\/\.\."/),
+    });
   });
 });
 
 describe('environment names at task import', () => {
-  const task = (env: string) => JSON.stringify({ id: 'inc', language: 'python', prompt: 'def inc(x):\n', entryPoint: 'inc', tests: [{ input: [1], expected: 2 }], env });
+  const task = (env: string) =>
+    JSON.stringify({ id: 'inc', language: 'python', prompt: 'def inc(x):\n', entryPoint: 'inc', tests: [{ input: [1], expected: 2 }], env });
 
   it('a task whose env is crafted is refused with its line and the rule; nothing is stored', async () => {
     const op = await callerAs(database.db, 'operator');
     for (const env of CRAFTED) {
-      const err = await op.tasks.import({ suite: 'crafted', text: task(env) }).then(() => undefined, (e: Error) => e);
+      const err = await op.tasks.import({ suite: 'crafted', text: task(env) }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
       expect(err?.message, JSON.stringify(env)).toMatch(/line 1: env: environment names are 1-63 characters/);
     }
     expect((await database.sql`select count(*)::int as n from tasks t join task_suites s on s.id = t.suite_id where s.name = 'crafted'`)[0]!.n).toBe(0);
@@ -82,8 +100,21 @@ describe('environment names at task import', () => {
   });
 
   it('saveSuite refuses a crafted environment name from any caller', async () => {
-    const t = { externalId: 'x', language: 'python' as const, prompt: 'p', entryPoint: 'f', tests: { kind: 'humaneval' as const, check: 'def check(c): pass' },
-      risk: 'routine' as const, environmentName: '../../..', split: 'train' as const, difficulty: null, demonstration: null };
-    await expect(saveSuite(database.db, { name: 'direct', source: 'test' }, [t], 'test')).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(RULE) });
+    const t = {
+      externalId: 'x',
+      language: 'python' as const,
+      prompt: 'p',
+      entryPoint: 'f',
+      tests: { kind: 'humaneval' as const, check: 'def check(c): pass' },
+      risk: 'routine' as const,
+      environmentName: '../../..',
+      split: 'train' as const,
+      difficulty: null,
+      demonstration: null,
+    };
+    await expect(saveSuite(database.db, { name: 'direct', source: 'test' }, [t], 'test')).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(RULE),
+    });
   });
 });

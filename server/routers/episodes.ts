@@ -14,6 +14,7 @@ const readOptions = (role: string) => ({ withholdBlindRewards: role === 'reviewe
 
 export const episodesRouter = router({
   list: episodeReader.input(listEpisodesSchema).query(({ ctx, input }) => listEpisodes(ctx.db, input, readOptions(ctx.user.role))),
-  get: episodeReader.input(z.object({ id: z.uuid('id must be an episode id (uuid)') }))
+  get: episodeReader
+    .input(z.object({ id: z.uuid('id must be an episode id (uuid)') }))
     .query(({ ctx, input }) => getEpisode(ctx.db, input.id, readOptions(ctx.user.role))),
 });

@@ -3,7 +3,19 @@ import type { Db } from '@/db/client';
 import { actorOf, type CurrentUser } from '@/server/auth/identity';
 import { router, operatorProcedure, viewerProcedure } from '@/server/trpc';
 import {
-  cloneRun, compareRunMetrics, compareRunsSchema, createRun, getRun, listRunEvents, listRuns, listRunsSchema, listSuites, newRunSchema, runMetrics, runNameSchema, transitionRun,
+  cloneRun,
+  compareRunMetrics,
+  compareRunsSchema,
+  createRun,
+  getRun,
+  listRunEvents,
+  listRuns,
+  listRunsSchema,
+  listSuites,
+  newRunSchema,
+  runMetrics,
+  runNameSchema,
+  transitionRun,
 } from '@/server/runs/service';
 import { actionsFor, type RunStatus } from '@/core/run-status';
 import { limitedByBlindReview, redactRewardEvent, runsBlindToReviewers } from '@/server/reviews/blind';
@@ -24,7 +36,11 @@ const byId = z.object({ id: z.uuid('id must be a run id (uuid)') });
 export const runsRouter = router({
   list: viewerProcedure.input(listRunsSchema).query(async ({ ctx, input }) => {
     const page = await listRuns(ctx.db, input);
-    const blind = await blindFor(ctx.db, ctx.user, page.items.map((r) => r.id));
+    const blind = await blindFor(
+      ctx.db,
+      ctx.user,
+      page.items.map((r) => r.id),
+    );
     return { ...page, items: page.items.map((r) => withRewardOf(r, blind)) };
   }),
   get: viewerProcedure.input(byId).query(async ({ ctx, input }) => {

@@ -5,18 +5,25 @@ import { actorOf } from '@/server/auth/identity';
 import { operatorProcedure, router, viewerProcedure } from '@/server/trpc';
 import { importTasks, listSuiteTasks } from '@/server/tasks/service';
 
-const suiteName = z.string().trim().min(1, 'name the suite').max(200).regex(/^[A-Za-z0-9._/-]+$/, 'suite names use letters, digits, ".", "_", "/" and "-"');
+const suiteName = z
+  .string()
+  .trim()
+  .min(1, 'name the suite')
+  .max(200)
+  .regex(/^[A-Za-z0-9._/-]+$/, 'suite names use letters, digits, ".", "_", "/" and "-"');
 
 export const tasksRouter = router({
   list: viewerProcedure
     .input(z.object({ suite: suiteName, split: z.enum(TASK_SPLITS).optional() }))
     .query(({ ctx, input }) => listSuiteTasks(ctx.db, input.suite, input.split)),
   import: operatorProcedure
-    .input(z.object({
-      suite: suiteName,
-      format: z.enum(TASK_FILE_FORMATS).default('crucible'),
-      text: z.string().min(1, 'the file is empty').max(settings().CRUCIBLE_MAX_IMPORT_BYTES, 'the file is larger than CRUCIBLE_MAX_IMPORT_BYTES'),
-      replace: z.boolean().default(false),
-    }))
+    .input(
+      z.object({
+        suite: suiteName,
+        format: z.enum(TASK_FILE_FORMATS).default('crucible'),
+        text: z.string().min(1, 'the file is empty').max(settings().CRUCIBLE_MAX_IMPORT_BYTES, 'the file is larger than CRUCIBLE_MAX_IMPORT_BYTES'),
+        replace: z.boolean().default(false),
+      }),
+    )
     .mutation(({ ctx, input }) => importTasks(ctx.db, input, actorOf(ctx.user))),
 });

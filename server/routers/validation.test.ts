@@ -12,7 +12,9 @@ beforeAll(async () => {
 
 /** Row counts of every table, to prove a refused call wrote nothing. */
 async function snapshot(db: Database) {
-  const tables = await db.sql<{ t: string }[]>`select table_name as t from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`;
+  const tables = await db.sql<
+    { t: string }[]
+  >`select table_name as t from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`;
   const counts: Record<string, number> = {};
   for (const { t } of tables) counts[t] = (await db.sql.unsafe(`select count(*)::int as n from "${t}"`))[0]!.n as number;
   return counts;
@@ -32,7 +34,10 @@ describe('every procedure validates its input', () => {
       for (const bad of badInputs) {
         const [ns, name] = path.split('.') as [string, string];
         const fn = (admin as unknown as Record<string, Record<string, (i: unknown) => Promise<unknown>>>)[ns]![name]!;
-        const err = await fn(bad).then(() => null, (e: unknown) => e);
+        const err = await fn(bad).then(
+          () => null,
+          (e: unknown) => e,
+        );
         expect(err, `${path}(${JSON.stringify(bad)}) should be refused`).toBeInstanceOf(TRPCError);
         expect((err as TRPCError).code, path).toBe('BAD_REQUEST');
         expect((err as TRPCError).message.length, path).toBeGreaterThan(5);

@@ -41,7 +41,10 @@ describe('runs.compare', () => {
     expect(res.runs[0]!.iterations).toBe(b.config.iterations);
     expect(res.samples.every((s) => s.runId === a.id || s.runId === b.id)).toBe(true);
     const rewardA = res.samples.filter((s) => s.runId === a.id && s.name === 'reward_mean').map((s) => [s.step, s.value]);
-    expect(rewardA).toEqual([[1, 0.2], [2, 0.4]]);
+    expect(rewardA).toEqual([
+      [1, 0.2],
+      [2, 0.4],
+    ]);
     expect(res.samples.find((s) => s.name === 'sandbox_failures')).toMatchObject({ runId: a.id, value: 3, labels: { status: 'sandbox_error' } });
     expect(res.samples).toHaveLength(4);
   });

@@ -24,7 +24,7 @@ const refusal = async (p: Promise<unknown>) => {
   }
 };
 
-describe('control arm (a run\'s learning rate 0 twin)', () => {
+describe("control arm (a run's learning rate 0 twin)", () => {
   it('is created with the run: same config and seed, learning rate 0, linked both ways, both started', async () => {
     const op = await callerAs(database.db, 'operator');
     const config = { seed: 7, learningRate: 1e-3, groupSize: 4, trainTasks: ['py/add_7', 'js/take_4'] };
@@ -42,7 +42,10 @@ describe('control arm (a run\'s learning rate 0 twin)', () => {
     // the run page reads both arms from either side
     const fromMain = await op.runs.get({ id: run.id });
     const fromControl = await op.runs.get({ id: control!.id });
-    expect(fromMain.arms).toEqual({ main: { id: run.id, name: 'curriculum', status: 'queued' }, control: { id: control!.id, name: 'curriculum (control)', status: 'queued' } });
+    expect(fromMain.arms).toEqual({
+      main: { id: run.id, name: 'curriculum', status: 'queued' },
+      control: { id: control!.id, name: 'curriculum (control)', status: 'queued' },
+    });
     expect(fromControl.arms).toEqual(fromMain.arms);
     const plain = await op.runs.create({ name: 'alone', config: {} });
     expect((await op.runs.get({ id: plain.id })).arms).toBeNull();
@@ -50,7 +53,10 @@ describe('control arm (a run\'s learning rate 0 twin)', () => {
     // both arms are picked up by the RL workers (server/runs/lifecycle.ts enqueues their rl.advance jobs), with an event and audit row each
     const advance = await database.db.select().from(jobs).where(eq(jobs.queue, 'rl.advance'));
     expect(advance.map((j) => j.runId)).toEqual(expect.arrayContaining([run.id, control!.id]));
-    const [created] = await database.db.select().from(runEvents).where(and(eq(runEvents.runId, control!.id), eq(runEvents.type, 'created')));
+    const [created] = await database.db
+      .select()
+      .from(runEvents)
+      .where(and(eq(runEvents.runId, control!.id), eq(runEvents.type, 'created')));
     expect(created!.message).toMatch(/control arm \(learning rate 0\) of curriculum/);
     const audits = await database.db.select().from(auditLog).where(eq(auditLog.targetId, control!.id));
     expect(audits.map((a) => [a.action, (a.details as { controlOf?: string }).controlOf])).toEqual([['run.create', run.id]]);
@@ -73,10 +79,15 @@ describe('control arm (a run\'s learning rate 0 twin)', () => {
 
   it('is refused with a reason: a run that does not learn, a curriculum naming unknown tasks, a viewer', async () => {
     const op = await callerAs(database.db, 'operator');
-    expect(await refusal(op.runs.create({ name: 'x', config: { learningRate: 0 }, controlArm: true }))).toMatch(/BAD_REQUEST: .*learning rate is already 0; set a learning rate above 0/);
-    expect(await refusal(op.runs.create({ name: 'x', config: { trainTasks: ['py/add_7', 'py/nope', 'py/add_2'] } })))
-      .toMatch(/BAD_REQUEST: trainTasks: py\/nope, py\/add_2 not in the train split of suite "builtin"; list its ids with `crucible tasks list --suite builtin --split train`/);
-    expect(await refusal(op.runs.create({ name: 'x', config: { learningRate: -1 } }))).toMatch(/learning rate must be 0 \(no update, a control arm\) or positive/);
+    expect(await refusal(op.runs.create({ name: 'x', config: { learningRate: 0 }, controlArm: true }))).toMatch(
+      /BAD_REQUEST: .*learning rate is already 0; set a learning rate above 0/,
+    );
+    expect(await refusal(op.runs.create({ name: 'x', config: { trainTasks: ['py/add_7', 'py/nope', 'py/add_2'] } }))).toMatch(
+      /BAD_REQUEST: trainTasks: py\/nope, py\/add_2 not in the train split of suite "builtin"; list its ids with `crucible tasks list --suite builtin --split train`/,
+    );
+    expect(await refusal(op.runs.create({ name: 'x', config: { learningRate: -1 } }))).toMatch(
+      /learning rate must be 0 \(no update, a control arm\) or positive/,
+    );
     const viewer = await callerAs(database.db, 'viewer');
     expect(await refusal(viewer.runs.create({ name: 'x', config: {}, controlArm: true }))).toMatch(/^FORBIDDEN/);
     // a no-update run on its own is allowed (e.g. to evaluate v0 on the curriculum)

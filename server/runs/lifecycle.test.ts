@@ -19,11 +19,20 @@ const db = () => database.db;
 const status = async (id: string) => (await db().select({ s: runs.status }).from(runs).where(eq(runs.id, id)))[0]?.s;
 const events = (id: string) => db().select().from(runEvents).where(eq(runEvents.runId, id)).orderBy(runEvents.id);
 const audits = (id: string) => db().select().from(auditLog).where(eq(auditLog.targetId, id)).orderBy(auditLog.seq);
-const advanceJobs = (id: string) => db().select().from(jobs).where(and(eq(jobs.queue, 'rl.advance'), eq(jobs.runId, id)));
-const count = async (table: typeof runs | typeof auditLog | typeof jobs | typeof runEvents) => (await db().select({ n: sql<number>`count(*)::int` }).from(table))[0]!.n;
+const advanceJobs = (id: string) =>
+  db()
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.queue, 'rl.advance'), eq(jobs.runId, id)));
+const count = async (table: typeof runs | typeof auditLog | typeof jobs | typeof runEvents) =>
+  (
+    await db()
+      .select({ n: sql<number>`count(*)::int` })
+      .from(table)
+  )[0]!.n;
 
 describe('run lifecycle (server/runs/lifecycle.ts)', () => {
-  it('system transitions write their run event and an audit row in the caller\'s transaction; the chain verifies', async () => {
+  it("system transitions write their run event and an audit row in the caller's transaction; the chain verifies", async () => {
     const run = await createRun(db(), { name: 'system', config: {} }, 'user:op');
     await db().transaction((tx) => applyRunTransition(tx, run.id, 'start', 'system:rl.advance', { message: 'training started from policy version 0' }));
     await db().transaction((tx) => applyRunTransition(tx, run.id, 'complete', 'system:rl.learn', { message: 'iteration 0 trained', data: { iteration: 0 } }));
@@ -46,26 +55,35 @@ describe('run lifecycle (server/runs/lifecycle.ts)', () => {
     // a failure is all or nothing with the caller's other writes: a rollback leaves no trace
     const other = await createRun(db(), { name: 'rolled back', config: {} }, 'user:op');
     const before = { audit: await count(auditLog), events: await count(runEvents), jobs: await count(jobs) };
-    await expect(db().transaction(async (tx) => {
-      await applyRunTransition(tx, other.id, 'fail', 'system:rl.episode', { message: 'gave up', error: 'gave up' });
-      throw new Error('the job\'s completion failed');
-    })).rejects.toThrow(/completion failed/);
+    await expect(
+      db().transaction(async (tx) => {
+        await applyRunTransition(tx, other.id, 'fail', 'system:rl.episode', { message: 'gave up', error: 'gave up' });
+        throw new Error("the job's completion failed");
+      }),
+    ).rejects.toThrow(/completion failed/);
     expect(await status(other.id)).toBe('queued');
     expect({ audit: await count(auditLog), events: await count(runEvents), jobs: await count(jobs) }).toEqual(before);
 
-    await db().transaction((tx) => applyRunTransition(tx, other.id, 'fail', 'system:rl.episode', { message: 'rl.episode gave up', error: 'rl.episode gave up' }));
+    await db().transaction((tx) =>
+      applyRunTransition(tx, other.id, 'fail', 'system:rl.episode', { message: 'rl.episode gave up', error: 'rl.episode gave up' }),
+    );
     const failed = (await db().select().from(runs).where(eq(runs.id, other.id)))[0]!;
     expect([failed.status, failed.error]).toEqual(['failed', 'rl.episode gave up']);
-    expect((await audits(other.id)).at(-1)).toMatchObject({ action: 'run.fail', actor: 'system:rl.episode', details: { from: 'queued', to: 'failed', error: 'rl.episode gave up' } });
+    expect((await audits(other.id)).at(-1)).toMatchObject({
+      action: 'run.fail',
+      actor: 'system:rl.episode',
+      details: { from: 'queued', to: 'failed', error: 'rl.episode gave up' },
+    });
     expect(await verifyAudit(db())).toMatchObject({ ok: true });
   });
 
-  it('refuses a transition the run\'s status does not allow, writing nothing', async () => {
+  it("refuses a transition the run's status does not allow, writing nothing", async () => {
     const run = await createRun(db(), { name: 'illegal', config: {} }, 'user:op');
     await transitionRun(db(), run.id, 'cancel', 'user:op');
     const before = { events: (await events(run.id)).length, audits: (await audits(run.id)).length };
-    await expect(db().transaction((tx) => applyRunTransition(tx, run.id, 'start', 'system:rl.advance')))
-      .rejects.toThrow('run is cancelled; a cancelled run cannot be started. Clone it to run the same config again.');
+    await expect(db().transaction((tx) => applyRunTransition(tx, run.id, 'start', 'system:rl.advance'))).rejects.toThrow(
+      'run is cancelled; a cancelled run cannot be started. Clone it to run the same config again.',
+    );
     await expect(db().transaction((tx) => applyRunTransition(tx, run.id, 'complete', 'system:rl.learn'))).rejects.toMatchObject({ code: 'CONFLICT' });
     expect(await db().transaction((tx) => tryRunTransition(tx, run.id, 'fail', 'system:rl.learn', { error: 'late' }))).toBeNull();
     const paused = await createRun(db(), { name: 'paused', config: {} }, 'user:op');
@@ -74,10 +92,12 @@ describe('run lifecycle (server/runs/lifecycle.ts)', () => {
     expect(await db().transaction((tx) => tryRunTransition(tx, paused.id, 'complete', 'system:rl.learn'))).toBeNull();
     expect([await status(run.id), await status(paused.id)]).toEqual(['cancelled', 'paused']);
     expect({ events: (await events(run.id)).length, audits: (await audits(run.id)).length }).toEqual(before);
-    await expect(db().transaction((tx) => applyRunTransition(tx, '00000000-0000-4000-8000-000000000000', 'pause', 'user:op'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(db().transaction((tx) => applyRunTransition(tx, '00000000-0000-4000-8000-000000000000', 'pause', 'user:op'))).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 
-  it('creating and resuming a run enqueue the RL loop\'s advance job from TypeScript; pause does not; the old trigger is gone', async () => {
+  it("creating and resuming a run enqueue the RL loop's advance job from TypeScript; pause does not; the old trigger is gone", async () => {
     const run = await createRun(db(), { name: 'wake', config: {} }, 'user:op');
     expect(await advanceJobs(run.id)).toHaveLength(1);
     await transitionRun(db(), run.id, 'pause', 'user:op');
@@ -106,7 +126,9 @@ describe('run lifecycle (server/runs/lifecycle.ts)', () => {
       create trigger refuse_cloned_event before insert on run_events for each row when (new.type = 'cloned') execute function refuse_cloned_event();`);
     const before = { runs: await count(runs), audit: await count(auditLog), events: await count(runEvents), jobs: await count(jobs) };
     try {
-      await expect(cloneRun(db(), source.id, 'user:op', null)).rejects.toMatchObject({ cause: expect.objectContaining({ message: expect.stringMatching(/refusing the cloned event/) }) });
+      await expect(cloneRun(db(), source.id, 'user:op', null)).rejects.toMatchObject({
+        cause: expect.objectContaining({ message: expect.stringMatching(/refusing the cloned event/) }),
+      });
     } finally {
       await owner.sql.unsafe('drop trigger refuse_cloned_event on run_events; drop function refuse_cloned_event();');
     }

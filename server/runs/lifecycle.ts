@@ -74,10 +74,21 @@ async function transitionOrRefusal(tx: Tx, runId: string, transition: RunTransit
     .where(eq(runs.id, runId))
     .returning();
   await tx.insert(runEvents).values({
-    runId, type: RUN_TRANSITIONS[transition].eventType, fromStatus: from, toStatus: to, actor,
-    message: (details.message ?? `${transition} by ${actor}`).slice(0, 2000), data: details.data ?? {},
+    runId,
+    type: RUN_TRANSITIONS[transition].eventType,
+    fromStatus: from,
+    toStatus: to,
+    actor,
+    message: (details.message ?? `${transition} by ${actor}`).slice(0, 2000),
+    data: details.data ?? {},
   });
-  await appendAudit(tx, { actor, action: `run.${transition}`, targetType: 'run', targetId: runId, details: { from, to, ...(details.error ? { error: details.error.slice(0, 2000) } : {}) } });
+  await appendAudit(tx, {
+    actor,
+    action: `run.${transition}`,
+    targetType: 'run',
+    targetId: runId,
+    details: { from, to, ...(details.error ? { error: details.error.slice(0, 2000) } : {}) },
+  });
   if (wakesLoop(to)) await wakeRunLoop(tx, runId);
   if (!run) throw new Error(`run ${runId} was locked but not updated`);
   return { kind: 'applied', run };
@@ -85,7 +96,11 @@ async function transitionOrRefusal(tx: Tx, runId: string, transition: RunTransit
 
 /** The status a paused run was paused from (its latest pause event). */
 async function pausedFrom(tx: Tx, runId: string): Promise<RunStatus | null> {
-  const [paused] = await tx.select({ fromStatus: runEvents.fromStatus }).from(runEvents)
-    .where(and(eq(runEvents.runId, runId), eq(runEvents.toStatus, 'paused'))).orderBy(desc(runEvents.id)).limit(1);
+  const [paused] = await tx
+    .select({ fromStatus: runEvents.fromStatus })
+    .from(runEvents)
+    .where(and(eq(runEvents.runId, runId), eq(runEvents.toStatus, 'paused')))
+    .orderBy(desc(runEvents.id))
+    .limit(1);
   return (paused?.fromStatus as RunStatus | null | undefined) ?? null;
 }

@@ -43,17 +43,25 @@ async function resolveSuite(tx: DbOrTx, name: string) {
   const [suite] = await tx.select().from(taskSuites).where(eq(taskSuites.name, name));
   if (suite) return suite;
   if (name === BUILTIN_SUITE) return ensureBuiltinSuite(tx);
-  throw new DomainError('BAD_REQUEST', `task suite "${name}" does not exist; import it with \`crucible tasks import FILE --suite ${name}\` or choose "builtin"`);
+  throw new DomainError(
+    'BAD_REQUEST',
+    `task suite "${name}" does not exist; import it with \`crucible tasks import FILE --suite ${name}\` or choose "builtin"`,
+  );
 }
 
 /** A curriculum must name train tasks of the run's suite: say which do not exist, before anything starts. */
 async function checkTrainTasks(tx: DbOrTx, suite: { id: string; name: string }, ids: string[]) {
   if (!ids.length) return;
-  const found = await tx.select({ externalId: tasks.externalId }).from(tasks)
+  const found = await tx
+    .select({ externalId: tasks.externalId })
+    .from(tasks)
     .where(and(eq(tasks.suiteId, suite.id), eq(tasks.split, 'train'), inArray(tasks.externalId, ids)));
   const missing = ids.filter((id) => !found.some((t) => t.externalId === id));
   if (missing.length) {
-    throw new DomainError('BAD_REQUEST', `trainTasks: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ` and ${missing.length - 10} more` : ''} not in the train split of suite "${suite.name}"; list its ids with \`crucible tasks list --suite ${suite.name} --split train\``);
+    throw new DomainError(
+      'BAD_REQUEST',
+      `trainTasks: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ` and ${missing.length - 10} more` : ''} not in the train split of suite "${suite.name}"; list its ids with \`crucible tasks list --suite ${suite.name} --split train\``,
+    );
   }
 }
 
@@ -65,20 +73,50 @@ export async function createRun(db: Db, input: { name: string; config: RunConfig
  * Create a run (and its control arm) in the caller's transaction: the rows, their events
  * and audit rows, and the RL loop's job that starts each (docs/rl.md).
  */
-async function createRunIn(tx: Tx, input: { name: string; config: RunConfigInput; controlArm?: boolean }, actor: string, createdBy: string | null, clonedFrom: string | null = null) {
+async function createRunIn(
+  tx: Tx,
+  input: { name: string; config: RunConfigInput; controlArm?: boolean },
+  actor: string,
+  createdBy: string | null,
+  clonedFrom: string | null = null,
+) {
   const { name, config, controlArm } = newRunSchema.parse(input);
   if (controlArm && config.learningRate === 0) {
-    throw new DomainError('BAD_REQUEST', 'a control arm is the learning rate 0 twin of a run that learns, but this run\'s learning rate is already 0; set a learning rate above 0, or launch without a control arm');
+    throw new DomainError(
+      'BAD_REQUEST',
+      "a control arm is the learning rate 0 twin of a run that learns, but this run's learning rate is already 0; set a learning rate above 0, or launch without a control arm",
+    );
   }
   const suite = await resolveSuite(tx, config.suite);
   await checkTrainTasks(tx, suite, config.trainTasks);
   const insert = async (runName: string, runConfig: typeof config, controlOf: string | null, from: string | null) => {
     const [run] = await tx
       .insert(runs)
-      .values({ name: runName, config: runConfig, suiteId: suite.id, createdBy, controlOf, clonedFrom: from, episodesTotal: runConfig.iterations * runConfig.tasksPerIteration * runConfig.groupSize })
+      .values({
+        name: runName,
+        config: runConfig,
+        suiteId: suite.id,
+        createdBy,
+        controlOf,
+        clonedFrom: from,
+        episodesTotal: runConfig.iterations * runConfig.tasksPerIteration * runConfig.groupSize,
+      })
       .returning();
-    await recordEvent(tx, { runId: run!.id, type: 'created', toStatus: 'queued', actor, message: controlOf ? `created by ${actor} as the control arm (learning rate 0) of ${name}` : `created by ${actor}`, data: controlOf ? { controlOf } : {} });
-    await appendAudit(tx, { actor, action: 'run.create', targetType: 'run', targetId: run!.id, details: { name: runName, config: runConfig, ...(controlOf ? { controlOf } : {}), ...(from ? { clonedFrom: from } : {}) } });
+    await recordEvent(tx, {
+      runId: run!.id,
+      type: 'created',
+      toStatus: 'queued',
+      actor,
+      message: controlOf ? `created by ${actor} as the control arm (learning rate 0) of ${name}` : `created by ${actor}`,
+      data: controlOf ? { controlOf } : {},
+    });
+    await appendAudit(tx, {
+      actor,
+      action: 'run.create',
+      targetType: 'run',
+      targetId: run!.id,
+      details: { name: runName, config: runConfig, ...(controlOf ? { controlOf } : {}), ...(from ? { clonedFrom: from } : {}) },
+    });
     await wakeRunLoop(tx, run!.id);
     return run!;
   };
@@ -114,9 +152,17 @@ export async function listRuns(db: Db, input: z.input<typeof listRunsSchema>) {
   const term = q.search?.trim();
   if (term) conds.push(or(ilike(runs.name, `%${term.replace(/[%_\\]/g, '\\$&')}%`), sql`${runs.id}::text like ${term.toLowerCase() + '%'}`));
   const where = conds.length ? and(...conds) : undefined;
-  const items = await db.select().from(runs).where(where).orderBy(desc(runs.createdAt), desc(runs.id))
-    .limit(q.pageSize).offset((q.page - 1) * q.pageSize);
-  const [{ total } = { total: 0 }] = await db.select({ total: sql<number>`count(*)::int` }).from(runs).where(where);
+  const items = await db
+    .select()
+    .from(runs)
+    .where(where)
+    .orderBy(desc(runs.createdAt), desc(runs.id))
+    .limit(q.pageSize)
+    .offset((q.page - 1) * q.pageSize);
+  const [{ total } = { total: 0 }] = await db
+    .select({ total: sql<number>`count(*)::int` })
+    .from(runs)
+    .where(where);
   return { items, total, page: q.page, pageSize: q.pageSize };
 }
 
@@ -165,7 +211,12 @@ export async function runMetrics(db: Db, runIds: string[], names?: string[]) {
 export async function listSuites(db: Db) {
   await ensureBuiltinSuite(db);
   const rows = await db
-    .select({ id: taskSuites.id, name: taskSuites.name, description: taskSuites.description, tasks: sql<number>`(select count(*)::int from tasks t where t.suite_id = ${taskSuites.id})` })
+    .select({
+      id: taskSuites.id,
+      name: taskSuites.name,
+      description: taskSuites.description,
+      tasks: sql<number>`(select count(*)::int from tasks t where t.suite_id = ${taskSuites.id})`,
+    })
     .from(taskSuites)
     .orderBy(asc(taskSuites.name));
   return rows;
@@ -193,7 +244,14 @@ export async function compareRunMetrics(db: Db, input: z.input<typeof compareRun
   const missing = ids.filter((id) => !found.some((r) => r.id === id));
   if (missing.length) throw new DomainError('NOT_FOUND', `no run ${missing.join(', ')}; list runs with \`crucible runs list\` and compare existing ids`);
   const samples = await db
-    .select({ runId: metricSamples.runId, name: metricSamples.name, step: metricSamples.step, value: metricSamples.value, labels: metricSamples.labels, at: metricSamples.at })
+    .select({
+      runId: metricSamples.runId,
+      name: metricSamples.name,
+      step: metricSamples.step,
+      value: metricSamples.value,
+      labels: metricSamples.labels,
+      at: metricSamples.at,
+    })
     .from(metricSamples)
     .where(inArray(metricSamples.runId, ids))
     .orderBy(asc(metricSamples.step), asc(metricSamples.at), asc(metricSamples.id))
@@ -202,7 +260,15 @@ export async function compareRunMetrics(db: Db, input: z.input<typeof compareRun
   return {
     runs: found
       .sort((a, b) => order.get(a.id)! - order.get(b.id)!)
-      .map((r) => ({ id: r.id, name: r.name, status: r.status, currentIteration: r.currentIteration, iterations: r.config.iterations, algorithm: r.config.algorithm, createdAt: r.createdAt })),
+      .map((r) => ({
+        id: r.id,
+        name: r.name,
+        status: r.status,
+        currentIteration: r.currentIteration,
+        iterations: r.config.iterations,
+        algorithm: r.config.algorithm,
+        createdAt: r.createdAt,
+      })),
     samples: samples.map((s) => ({ ...s, runId: s.runId! })),
   };
 }

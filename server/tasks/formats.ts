@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { environmentName } from '@/core/environments';
-import { ioTest, RISK_TIERS, TASK_LANGUAGES, TASK_SPLITS, type RiskTier, type TaskFileFormat, type TaskLanguage, type TaskSplit, type TaskTests } from '@/core/tasks';
+import {
+  ioTest,
+  RISK_TIERS,
+  TASK_LANGUAGES,
+  TASK_SPLITS,
+  type RiskTier,
+  type TaskFileFormat,
+  type TaskLanguage,
+  type TaskSplit,
+  type TaskTests,
+} from '@/core/tasks';
 import { describeIssues } from '@/server/errors';
 
 /** Crucible JSONL: one task a line. */
@@ -23,7 +33,10 @@ export const crucibleTaskLine = z
 export const humanEvalLine = z.object({
   task_id: z.string().min(1).max(200),
   prompt: z.string().min(1),
-  test: z.string().min(1).refine((t) => /def\s+check\s*\(/.test(t), 'test must define check(candidate)'),
+  test: z
+    .string()
+    .min(1)
+    .refine((t) => /def\s+check\s*\(/.test(t), 'test must define check(candidate)'),
   entry_point: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'entry_point must be a function name'),
   canonical_solution: z.string().optional(),
 });
@@ -67,8 +80,15 @@ export function parseTaskFile(text: string, format: TaskFileFormat): { tasks: Pa
       if (!r.success) return void errors.push({ line, message: describeIssues(r.error.issues) });
       const t = r.data;
       task = {
-        externalId: t.id, language: t.language, prompt: t.prompt, entryPoint: t.entryPoint, tests: { kind: 'io', cases: t.tests },
-        risk: t.risk ?? 'routine', environmentName: t.env ?? null, split: t.split ?? 'train', difficulty: t.difficulty ?? null,
+        externalId: t.id,
+        language: t.language,
+        prompt: t.prompt,
+        entryPoint: t.entryPoint,
+        tests: { kind: 'io', cases: t.tests },
+        risk: t.risk ?? 'routine',
+        environmentName: t.env ?? null,
+        split: t.split ?? 'train',
+        difficulty: t.difficulty ?? null,
         demonstration: t.solution ?? null,
       };
     } else {
@@ -76,8 +96,15 @@ export function parseTaskFile(text: string, format: TaskFileFormat): { tasks: Pa
       if (!r.success) return void errors.push({ line, message: describeIssues(r.error.issues) });
       const t = r.data;
       task = {
-        externalId: t.task_id, language: 'python', prompt: t.prompt, entryPoint: t.entry_point, tests: { kind: 'humaneval', check: t.test },
-        risk: 'routine', environmentName: null, split: 'train', difficulty: null,
+        externalId: t.task_id,
+        language: 'python',
+        prompt: t.prompt,
+        entryPoint: t.entry_point,
+        tests: { kind: 'humaneval', check: t.test },
+        risk: 'routine',
+        environmentName: null,
+        split: 'train',
+        difficulty: null,
         demonstration: t.canonical_solution ? t.prompt + t.canonical_solution : null,
       };
     }

@@ -10,29 +10,58 @@ import { parseTaskFile, type LineError, type ParsedTask } from './formats';
 
 export class TaskImportError extends DomainError {
   constructor(readonly errors: LineError[]) {
-    super('BAD_REQUEST', `${errors.length} bad line(s); nothing was imported:\n${errors.slice(0, 50).map((e) => `  line ${e.line}: ${e.message}`).join('\n')}${errors.length > 50 ? `\n  … and ${errors.length - 50} more` : ''}`);
+    super(
+      'BAD_REQUEST',
+      `${errors.length} bad line(s); nothing was imported:\n${errors
+        .slice(0, 50)
+        .map((e) => `  line ${e.line}: ${e.message}`)
+        .join('\n')}${errors.length > 50 ? `\n  … and ${errors.length - 50} more` : ''}`,
+    );
   }
 }
 
 /** Insert (or replace) a suite's tasks in one transaction: all or nothing. */
-export async function saveSuite(db: DbOrTx, suite: { name: string; description?: string; source: string }, parsed: ParsedTask[], actor: string, opts: { replace?: boolean } = {}) {
+export async function saveSuite(
+  db: DbOrTx,
+  suite: { name: string; description?: string; source: string },
+  parsed: ParsedTask[],
+  actor: string,
+  opts: { replace?: boolean } = {},
+) {
   // every caller's tasks, not only parsed files: an environment name ends up as a path in the env store
   const badEnv = parsed.map((t) => t.environmentName !== null && environmentNameProblem(t.environmentName)).find(Boolean);
   if (badEnv) throw new DomainError('BAD_REQUEST', badEnv);
   return db.transaction(async (tx) => {
     const [existing] = await tx.select().from(taskSuites).where(eq(taskSuites.name, suite.name));
     if (existing && !opts.replace) {
-      const [{ n } = { n: 0 }] = await tx.select({ n: sql<number>`count(*)::int` }).from(tasks).where(eq(tasks.suiteId, existing.id));
-      if (n > 0) throw new DomainError('CONFLICT', `suite "${suite.name}" already has ${n} tasks; pass --replace to replace them or choose another --suite name`);
+      const [{ n } = { n: 0 }] = await tx
+        .select({ n: sql<number>`count(*)::int` })
+        .from(tasks)
+        .where(eq(tasks.suiteId, existing.id));
+      if (n > 0)
+        throw new DomainError('CONFLICT', `suite "${suite.name}" already has ${n} tasks; pass --replace to replace them or choose another --suite name`);
     }
     const [row] = existing
-      ? await tx.update(taskSuites).set({ description: suite.description ?? existing.description, source: suite.source }).where(eq(taskSuites.id, existing.id)).returning()
-      : await tx.insert(taskSuites).values({ name: suite.name, description: suite.description ?? null, source: suite.source }).returning();
+      ? await tx
+          .update(taskSuites)
+          .set({ description: suite.description ?? existing.description, source: suite.source })
+          .where(eq(taskSuites.id, existing.id))
+          .returning()
+      : await tx
+          .insert(taskSuites)
+          .values({ name: suite.name, description: suite.description ?? null, source: suite.source })
+          .returning();
     if (existing) await tx.delete(tasks).where(eq(tasks.suiteId, row!.id));
     for (let i = 0; i < parsed.length; i += 500) {
       await tx.insert(tasks).values(parsed.slice(i, i + 500).map((t) => ({ suiteId: row!.id, ...t })));
     }
-    await appendAudit(tx, { actor, action: 'tasks.import', targetType: 'task_suite', targetId: row!.id, details: { name: suite.name, tasks: parsed.length, source: suite.source } });
+    await appendAudit(tx, {
+      actor,
+      action: 'tasks.import',
+      targetType: 'task_suite',
+      targetId: row!.id,
+      details: { name: suite.name, tasks: parsed.length, source: suite.source },
+    });
     return { suite: row!, imported: parsed.length };
   });
 }
@@ -58,7 +87,11 @@ export async function ensureBuiltinSuite(db: DbOrTx) {
   try {
     const { suite } = await saveSuite(
       db,
-      { name: BUILTIN_SUITE, source: 'builtin', description: 'Built-in Python/JavaScript string, list and arithmetic functions (train + held-out splits, with demonstrations)' },
+      {
+        name: BUILTIN_SUITE,
+        source: 'builtin',
+        description: 'Built-in Python/JavaScript string, list and arithmetic functions (train + held-out splits, with demonstrations)',
+      },
       builtinSuite(),
       'system:bootstrap',
     );

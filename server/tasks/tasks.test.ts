@@ -17,10 +17,18 @@ describe('task import', () => {
     const op = await callerAs(database.db, 'operator');
     const crucible = [line(good), line({ ...good, id: 'inc-js', language: 'javascript', prompt: 'function inc(x) {\n', risk: 'high' })].join('\n');
     expect((await op.tasks.import({ suite: 'mine', text: crucible })).imported).toBe(2);
-    const he = line({ task_id: 'HumanEval/0', prompt: 'def add(a, b):\n', entry_point: 'add', test: 'def check(candidate):\n    assert candidate(1, 2) == 3\n' });
+    const he = line({
+      task_id: 'HumanEval/0',
+      prompt: 'def add(a, b):\n',
+      entry_point: 'add',
+      test: 'def check(candidate):\n    assert candidate(1, 2) == 3\n',
+    });
     expect((await op.tasks.import({ suite: 'he', format: 'humaneval', text: he })).imported).toBe(1);
     const tasks = await op.tasks.list({ suite: 'mine' });
-    expect(tasks.map((t) => [t.externalId, t.language, t.risk])).toEqual([['inc', 'python', 'routine'], ['inc-js', 'javascript', 'high']]);
+    expect(tasks.map((t) => [t.externalId, t.language, t.risk])).toEqual([
+      ['inc', 'python', 'routine'],
+      ['inc-js', 'javascript', 'high'],
+    ]);
     const [heTask] = await op.tasks.list({ suite: 'he' });
     expect(heTask!.tests).toMatchObject({ kind: 'humaneval' });
   });

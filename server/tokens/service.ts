@@ -24,8 +24,13 @@ export async function createToken(db: Db, username: string, name: string, actor:
 export async function listTokens(db: Db, username?: string) {
   const q = db
     .select({
-      id: apiTokens.id, name: apiTokens.name, prefix: apiTokens.prefix, username: users.username,
-      createdAt: apiTokens.createdAt, lastUsedAt: apiTokens.lastUsedAt, revokedAt: apiTokens.revokedAt,
+      id: apiTokens.id,
+      name: apiTokens.name,
+      prefix: apiTokens.prefix,
+      username: users.username,
+      createdAt: apiTokens.createdAt,
+      lastUsedAt: apiTokens.lastUsedAt,
+      revokedAt: apiTokens.revokedAt,
     })
     .from(apiTokens)
     .innerJoin(users, eq(users.id, apiTokens.userId));

@@ -22,7 +22,15 @@ export const newUserSchema = z.object({
   displayName: z.string().max(120).optional(),
 });
 
-const publicColumns = { id: users.id, username: users.username, role: users.role, displayName: users.displayName, createdAt: users.createdAt, disabledAt: users.disabled, mustChangePassword: users.mustChangePassword };
+const publicColumns = {
+  id: users.id,
+  username: users.username,
+  role: users.role,
+  displayName: users.displayName,
+  createdAt: users.createdAt,
+  disabledAt: users.disabled,
+  mustChangePassword: users.mustChangePassword,
+};
 
 export async function listUsers(db: Db) {
   return db.select(publicColumns).from(users).orderBy(asc(users.username));
@@ -63,7 +71,10 @@ export async function disableUser(db: Db, username: string, actor: string) {
   return db.transaction(async (tx) => {
     await tx.update(users).set({ disabled: new Date() }).where(eq(users.id, user.id));
     await tx.delete(sessions).where(eq(sessions.userId, user.id));
-    await tx.update(apiTokens).set({ revokedAt: new Date() }).where(and(eq(apiTokens.userId, user.id), isNull(apiTokens.revokedAt)));
+    await tx
+      .update(apiTokens)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(apiTokens.userId, user.id), isNull(apiTokens.revokedAt)));
     await appendAudit(tx, { actor, action: 'user.disable', targetType: 'user', targetId: user.id, details: { username } });
     return { username, disabled: true };
   });
@@ -78,7 +89,8 @@ export async function disableUser(db: Db, username: string, actor: string) {
  */
 export async function resetPassword(db: Db, username: string, actor: string, byUserId: string | null) {
   const user = await findUser(db, username);
-  if (user.id === byUserId) throw new DomainError('BAD_REQUEST', 'you cannot reset your own password; change it on your Account page (current password required)');
+  if (user.id === byUserId)
+    throw new DomainError('BAD_REQUEST', 'you cannot reset your own password; change it on your Account page (current password required)');
   if (user.disabled) throw new DomainError('CONFLICT', `user "${username}" is disabled; a reset would not let them sign in`);
   const password = generatePassword();
   const passwordHash = await hashPassword(password);

@@ -43,12 +43,17 @@ export const DEFAULT_LEASE_MS = 30_000;
  * The job's payload parsed by its handler's schema (the payload as stored when it has none).
  * Throws PermanentJobError naming the job kind and each bad field.
  */
-export function validatedPayload(handler: Pick<JobHandler, 'queue' | 'payload'>, job: { id: number; payload: Record<string, unknown> }): Record<string, unknown> {
+export function validatedPayload(
+  handler: Pick<JobHandler, 'queue' | 'payload'>,
+  job: { id: number; payload: Record<string, unknown> },
+): Record<string, unknown> {
   if (!handler.payload) return job.payload;
   const r = handler.payload.safeParse(job.payload);
   if (r.success) return r.data;
   const what = r.error.issues.map((i) => `${i.path.map(String).join('.') || '(payload)'}: ${i.message}`).join('; ');
-  throw new PermanentJobError(`bad ${handler.queue} payload in job ${job.id}: ${what}; the code that enqueued it must send what the ${handler.queue} handler's schema requires (retrying cannot fix it)`);
+  throw new PermanentJobError(
+    `bad ${handler.queue} payload in job ${job.id}: ${what}; the code that enqueued it must send what the ${handler.queue} handler's schema requires (retrying cannot fix it)`,
+  );
 }
 
 /** Accepts a handler module's `handlers` export or its default export. */

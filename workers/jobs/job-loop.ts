@@ -40,7 +40,10 @@ export async function runJobLoop(o: JobLoopOptions): Promise<void> {
     await new Promise<void>((resolve) => (o.signal.aborted ? resolve() : o.signal.addEventListener('abort', () => resolve(), { once: true })));
     return;
   }
-  const wakeup = await JobWakeup.listen(o.sql, o.handlers.map((h) => h.queue));
+  const wakeup = await JobWakeup.listen(
+    o.sql,
+    o.handlers.map((h) => h.queue),
+  );
   const inFlight = new Map<number, InFlight>();
   // Jobs the scheduler admitted to this node are bounded by the node's capacity (that is what
   // admission means), so only the others count against `concurrency`.
@@ -137,18 +140,21 @@ function execute(o: JobLoopOptions, handler: JobHandler, job: ClaimedJob): InFli
     o.log(`job ${job.id}: ${reason}, stopping it`);
     ac.abort(new Error(`preempted: ${reason}`));
   };
-  const beat = setInterval(() => {
-    heartbeatLease(o.db, job.id, job.leaseToken, leaseMs)
-      .then((b) => {
-        if (b.preempted) return preempt(b.preempted);
-        if (b.expiresAt || lost || settling) return;
-        lost = true;
-        o.log(`job ${job.id}: lease lost, abandoning it`);
-        ac.abort(new Error('lease lost'));
-      })
-      // A failed renewal is retried next beat; if the lease runs out, fencing protects us.
-      .catch((e) => o.log(`job ${job.id}: lease renewal failed: ${(e as Error).message}`));
-  }, Math.max(50, Math.floor(leaseMs / 3)));
+  const beat = setInterval(
+    () => {
+      heartbeatLease(o.db, job.id, job.leaseToken, leaseMs)
+        .then((b) => {
+          if (b.preempted) return preempt(b.preempted);
+          if (b.expiresAt || lost || settling) return;
+          lost = true;
+          o.log(`job ${job.id}: lease lost, abandoning it`);
+          ac.abort(new Error('lease lost'));
+        })
+        // A failed renewal is retried next beat; if the lease runs out, fencing protects us.
+        .catch((e) => o.log(`job ${job.id}: lease renewal failed: ${(e as Error).message}`));
+    },
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
 
   const yieldBack = async () => {
     const ok = await yieldPreempted(o.db, job.id, job.leaseToken).catch((e) => {

@@ -75,10 +75,15 @@ describe('job workers (real processes)', () => {
     const killedAt = Date.now();
     await a.exited;
 
-    await waitFor('all jobs to be done', async () => {
-      const [r] = await rows<{ n: number }>(sql`select count(*)::int as n from jobs where queue = 'test.counter' and state = 'done'`);
-      return r?.n === N;
-    }, 30_000, 100);
+    await waitFor(
+      'all jobs to be done',
+      async () => {
+        const [r] = await rows<{ n: number }>(sql`select count(*)::int as n from jobs where queue = 'test.counter' and state = 'done'`);
+        return r?.n === N;
+      },
+      30_000,
+      100,
+    );
 
     // Exactly once: the counter equals the number of jobs and each job has one effect row.
     const [counter] = await rows<{ n: number }>(sql`select n from counters where name = 'jobs'`);
@@ -109,10 +114,15 @@ describe('job workers (real processes)', () => {
 
     // A failing handler: retried with backoff, then dead-lettered with its last error.
     const { id: broken } = await enqueue(database.db, { queue: 'test.broken', maxAttempts: 3 });
-    const dead = await waitFor('the broken job to be dead', async () => {
-      const [r] = await rows<{ state: string; attempts: number; last_error: string }>(sql`select state, attempts, last_error from jobs where id = ${broken}`);
-      return r?.state === 'dead' && r;
-    }, 10_000, 100);
+    const dead = await waitFor(
+      'the broken job to be dead',
+      async () => {
+        const [r] = await rows<{ state: string; attempts: number; last_error: string }>(sql`select state, attempts, last_error from jobs where id = ${broken}`);
+        return r?.state === 'dead' && r;
+      },
+      10_000,
+      100,
+    );
     expect(dead.attempts).toBe(3);
     expect(dead.last_error).toContain('broken on attempt 3');
 
@@ -132,14 +142,16 @@ describe('job workers (real processes)', () => {
     await waitFor('C to start the long job', async () => (await rows(sql`select 1 from job_starts where job_id = ${id}`)).length > 0);
     c.child.kill('SIGTERM');
     expect(await c.exited).toBe(0);
-    const [job] = await rows<{ state: string; attempts: number; lease_token: string | null }>(sql`select state, attempts, lease_token from jobs where id = ${id}`);
+    const [job] = await rows<{ state: string; attempts: number; lease_token: string | null }>(
+      sql`select state, attempts, lease_token from jobs where id = ${id}`,
+    );
     expect(job).toEqual({ state: 'queued', attempts: 0, lease_token: null });
     expect(c.output()).toContain('releasing 1 unfinished job');
   }, 30_000);
 });
 
 describe('job payloads (validated by the job loop)', () => {
-  it('a payload that does not fit its kind\'s schema dead-letters at once, naming the kind and the field; a good one reaches the handler parsed', async () => {
+  it("a payload that does not fit its kind's schema dead-letters at once, naming the kind and the field; a good one reaches the handler parsed", async () => {
     const seen: unknown[] = [];
     const handler: JobHandler = {
       queue: 'test.typed',
@@ -149,15 +161,26 @@ describe('job payloads (validated by the job loop)', () => {
       },
     };
     const ac = new AbortController();
-    const loop = runJobLoop({ db: database.db, sql: database.sql, workerId: 'payload-test', handlers: [handler], concurrency: 1, pollMs: 100, drainMs: 500, signal: ac.signal, log: () => {} });
+    const loop = runJobLoop({
+      db: database.db,
+      sql: database.sql,
+      workerId: 'payload-test',
+      handlers: [handler],
+      concurrency: 1,
+      pollMs: 100,
+      drainMs: 500,
+      signal: ac.signal,
+      log: () => {},
+    });
     try {
       const runId = '6f1c2a9e-0d4b-4c8e-9a8f-3b5d7e1f2a3c';
       const bad = await enqueue(database.db, { queue: 'test.typed', payload: { runId, iteration: 'one' }, maxAttempts: 5 });
       const good = await enqueue(database.db, { queue: 'test.typed', payload: { runId, iteration: 2, extra: true } });
-      const settled = (id: number) => waitFor(`job ${id} to settle`, async () => {
-        const [j] = await database.db.select().from(jobs).where(eq(jobs.id, id));
-        return j && (j.state === 'done' || j.state === 'dead') && j;
-      });
+      const settled = (id: number) =>
+        waitFor(`job ${id} to settle`, async () => {
+          const [j] = await database.db.select().from(jobs).where(eq(jobs.id, id));
+          return j && (j.state === 'done' || j.state === 'dead') && j;
+        });
       const b = await settled(bad.id);
       expect(b.state).toBe('dead');
       expect(b.attempts).toBe(1); // permanent: not retried

@@ -61,7 +61,18 @@ await runWorkerProcess(WORKER_KINDS.jobs, async (ctx) => {
   try {
     await joinNode(ctx.db, ctx.workerId, node, capacity);
     ctx.log(`node ${node}: ${capacity.cpus} CPUs, ${capacity.memoryMb} MB, ${capacity.gpuCount} GPUs, ${capacity.diskMb} MB disk`);
-    await runJobLoop({ db: ctx.db, sql: ctx.database.sql, workerId: ctx.workerId, handlers, concurrency, pollMs, drainMs, signal: ctx.signal, log: ctx.log, node });
+    await runJobLoop({
+      db: ctx.db,
+      sql: ctx.database.sql,
+      workerId: ctx.workerId,
+      handlers,
+      concurrency,
+      pollMs,
+      drainMs,
+      signal: ctx.signal,
+      log: ctx.log,
+      node,
+    });
   } finally {
     for (const h of handlers) await h.close?.().catch((e: Error) => ctx.log(`closing ${h.queue}: ${e.message}`));
   }

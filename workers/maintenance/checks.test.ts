@@ -18,7 +18,9 @@ beforeAll(async () => {
 
 const capacity = { cpus: 1, memoryMb: 1024, gpuCount: 0, gpuMemoryMb: 0, diskMb: 1024 };
 const statuses = async () =>
-  Object.fromEntries(((await database.db.select({ id: workers.id, status: workers.status }).from(workers)) as { id: string; status: string }[]).map((w) => [w.id, w.status]));
+  Object.fromEntries(
+    ((await database.db.select({ id: workers.id, status: workers.status }).from(workers)) as { id: string; status: string }[]).map((w) => [w.id, w.status]),
+  );
 
 describe('maintenance checks', () => {
   it('marks silent workers lost, revives one that heartbeats again, and forgets long-ended ones', async () => {
@@ -67,7 +69,12 @@ describe('maintenance checks', () => {
     // A source whose 10-minute audit window closed a minute ago: 4 failures, 2 throttled tries.
     const start = new Date(Date.now() - AUDIT_WINDOW_MS - 60_000);
     await database.db.insert(loginThrottle).values({
-      key: 'addr:192.0.2.44', failures: 4, expiresAt: new Date(Date.now() + 600_000), auditWindowStart: start, auditFailures: 4, auditThrottled: 2,
+      key: 'addr:192.0.2.44',
+      failures: 4,
+      expiresAt: new Date(Date.now() + 600_000),
+      auditWindowStart: start,
+      auditFailures: 4,
+      auditThrottled: 2,
     });
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-maintenance-'));
     // The maintenance worker's own list of checks (workers/maintenance/main.ts), on its loop.
@@ -79,7 +86,9 @@ describe('maintenance checks', () => {
     fs.rmSync(dir, { recursive: true, force: true });
 
     const rows = await database.sql<{ details: Record<string, unknown> }[]>`select details from audit_log where action = 'auth.login_failed'`;
-    expect(rows.map((r) => r.details)).toEqual([expect.objectContaining({ source: '192.0.2.44', summary: true, count: 6, failures: 4, throttled: 2, from: start.toISOString() })]);
+    expect(rows.map((r) => r.details)).toEqual([
+      expect.objectContaining({ source: '192.0.2.44', summary: true, count: 6, failures: 4, throttled: 2, from: start.toISOString() }),
+    ]);
     const [row] = await database.db.select().from(loginThrottle);
     expect(row).toMatchObject({ key: 'addr:192.0.2.44', auditWindowStart: null, failures: 4 });
   });

@@ -17,7 +17,14 @@ await runWorkerProcess(WORKER_KINDS.metrics, async (ctx) => {
   while (!ctx.signal.aborted) {
     await new Promise((r) => {
       const t = setTimeout(r, intervalMs);
-      ctx.signal.addEventListener('abort', () => { clearTimeout(t); r(null); }, { once: true });
+      ctx.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(t);
+          r(null);
+        },
+        { once: true },
+      );
     });
     if (ctx.signal.aborted) break;
     try {

@@ -30,7 +30,11 @@ describe('node stats from the real /proc', () => {
   });
 
   it('records GPUs as absent when nvidia-smi fails, and parses its CSV (fake nvidia-smi: no GPU here)', async () => {
-    expect(readGpus(() => { throw new Error('ENOENT'); })).toBeNull();
+    expect(
+      readGpus(() => {
+        throw new Error('ENOENT');
+      }),
+    ).toBeNull();
     expect(readGpus(() => '0, 37, 1024, 81920\n1, 0, 0, 81920\n')).toEqual([
       { index: 0, utilisation: 0.37, memoryUsedMb: 1024, memoryTotalMb: 81920 },
       { index: 1, utilisation: 0, memoryUsedMb: 0, memoryTotalMb: 81920 },
@@ -55,7 +59,12 @@ describe('cluster sampling, rollup and retention on a fresh database', () => {
     expect(pts.find((p) => p.name === 'jobs_running' && p.labels.queue === 'rollout')?.value).toBe(1);
     expect(pts.find((p) => p.name === 'capacity' && p.labels.resource === 'cpu')?.value).toBe(8);
     expect(pts.find((p) => p.name === 'reserve' && p.labels.resource === 'cpu')?.value).toBeCloseTo(2.4);
-    expect(pts.filter((p) => p.name === 'sandboxes').map((p) => p.labels.state).sort()).toEqual(['busy', 'idle', 'warm']);
+    expect(
+      pts
+        .filter((p) => p.name === 'sandboxes')
+        .map((p) => p.labels.state)
+        .sort(),
+    ).toEqual(['busy', 'idle', 'warm']);
   });
 
   it('averages raw samples into 1-minute buckets once, and expires old points', async () => {
@@ -68,7 +77,9 @@ describe('cluster sampling, rollup and retention on a fresh database', () => {
     expect(first.written).toBeGreaterThanOrEqual(1);
     const again = await rollup(database.db, now);
     expect(again.written).toBe(0);
-    const rows = await database.db.execute<{ value: number }>(sql`select value from metric_samples where source = ${METRIC_SOURCES.resources + ':1m'} and name = 'node_cpu_utilisation'`);
+    const rows = await database.db.execute<{ value: number }>(
+      sql`select value from metric_samples where source = ${METRIC_SOURCES.resources + ':1m'} and name = 'node_cpu_utilisation'`,
+    );
     expect(rows.map((r) => r.value)).toEqual([0.5]);
     // Two hours later the raw points are gone; the minute average stays for 24 h.
     await rollup(database.db, new Date(t0 + 2 * 3_600_000));

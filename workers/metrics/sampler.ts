@@ -7,7 +7,6 @@ import type { Db } from '@/db/client';
 import { metricSamples } from '@/db/schema';
 import { cpuUtilisation, readCpuTimes, readGpus, readMemory, type CpuTimes, type GpuReading } from './node-stats';
 
-
 type Point = { name: string; value: number; labels: Record<string, string> };
 
 /** Node figures from /proc and nvidia-smi; `prev` carries the CPU reading between calls. */
@@ -60,7 +59,10 @@ export async function sampleCluster(db: Db, reserveFraction: number): Promise<Po
       (select count(*)::int from sandboxes s join episodes e on e.id = s.episode_id where e.run_id = r.id and s.destroyed_at is null) as sandboxes
     from runs r where r.status in ${[...LIVE_RUN_STATUSES]}`);
   for (const r of perRun) {
-    points.push({ name: 'run_jobs_running', value: r.running, labels: { run: r.run_id } }, { name: 'run_sandboxes', value: r.sandboxes, labels: { run: r.run_id } });
+    points.push(
+      { name: 'run_jobs_running', value: r.running, labels: { run: r.run_id } },
+      { name: 'run_sandboxes', value: r.sandboxes, labels: { run: r.run_id } },
+    );
   }
 
   const cap = await db.execute<{ cpus: number; memory_mb: number; gpus: number }>(sql`
@@ -68,7 +70,11 @@ export async function sampleCluster(db: Db, reserveFraction: number): Promise<Po
     from (select distinct on (hostname) hostname, (capacity->>'cpus')::float8 as cpus, (capacity->>'memoryMb')::float8 as mem, (capacity->>'gpuCount')::float8 as gpus
           from workers where status = 'running' order by hostname, heartbeat_at desc) c`);
   const c = cap[0] ?? { cpus: 0, memory_mb: 0, gpus: 0 };
-  for (const [resource, total] of [[RESOURCE_METRIC_LABELS.cpu, c.cpus], [RESOURCE_METRIC_LABELS.memoryMb, c.memory_mb], [RESOURCE_METRIC_LABELS.gpu, c.gpus]] as const) {
+  for (const [resource, total] of [
+    [RESOURCE_METRIC_LABELS.cpu, c.cpus],
+    [RESOURCE_METRIC_LABELS.memoryMb, c.memory_mb],
+    [RESOURCE_METRIC_LABELS.gpu, c.gpus],
+  ] as const) {
     points.push({ name: 'capacity', value: total, labels: { resource } }, { name: 'reserve', value: total * reserveFraction, labels: { resource } });
   }
   return points;

@@ -25,8 +25,20 @@ describe('group-relative advantages', () => {
     expect(groupAdvantages([...noise, 0, 1], [0, 0, 0, 0, 1, 1]).map((x) => +x.toFixed(4))).toEqual([0, 0, 0, 0, -1, 1]);
   });
   it('whitens over masked entries only', () => {
-    const w = whiten([[5, 1, 3], [9, 2]], [[0, 1, 1], [0, 1]]);
-    expect(w.map((r) => r.map((x) => +x.toFixed(4)))).toEqual([[0, -1.2247, 1.2247], [0, 0]]);
+    const w = whiten(
+      [
+        [5, 1, 3],
+        [9, 2],
+      ],
+      [
+        [0, 1, 1],
+        [0, 1],
+      ],
+    );
+    expect(w.map((r) => r.map((x) => +x.toFixed(4)))).toEqual([
+      [0, -1.2247, 1.2247],
+      [0, 0],
+    ]);
   });
 });
 

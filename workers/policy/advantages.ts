@@ -29,11 +29,7 @@ export function groupHasSignal(rewards: number[], minStd = MIN_GROUP_STD): boole
  * r - mean when `scaleByStd` is false (Dr. GRPO style). `groups[i]` names sample i's group.
  * Groups with std below `minStd` (default MIN_GROUP_STD) get 0.
  */
-export function groupAdvantages(
-  rewards: number[],
-  groups: (string | number)[],
-  o: { scaleByStd?: boolean; eps?: number; minStd?: number } = {},
-): number[] {
+export function groupAdvantages(rewards: number[], groups: (string | number)[], o: { scaleByStd?: boolean; eps?: number; minStd?: number } = {}): number[] {
   if (rewards.length !== groups.length) throw new Error('rewards and groups must have the same length');
   const scale = o.scaleByStd ?? true;
   const eps = o.eps ?? 1e-6;
@@ -57,7 +53,11 @@ export function groupAdvantages(
  */
 export function whiten(values: number[][], masks: number[][], eps = 1e-8): number[][] {
   const picked: number[] = [];
-  values.forEach((v, i) => v.forEach((x, t) => { if (masks[i]![t]) picked.push(x); }));
+  values.forEach((v, i) =>
+    v.forEach((x, t) => {
+      if (masks[i]![t]) picked.push(x);
+    }),
+  );
   if (!picked.length) return values.map((v) => v.map(() => 0));
   const m = mean(picked);
   const std = popStd(picked);

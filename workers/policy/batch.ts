@@ -51,7 +51,8 @@ export function packBatch(
   o: { rows: number; seqLen: number; pad: number; aggregation: Aggregation; stepTokens: number; stepSequences: number; normTokens?: number },
 ): Record<string, ort.Tensor> {
   const { rows: B, seqLen: T } = o;
-  if (o.aggregation === 'token-sum-norm' && !(o.normTokens! > 0)) throw new Error("aggregation 'token-sum-norm' needs normTokens > 0 (the constant each sequence's token sum is divided by)");
+  if (o.aggregation === 'token-sum-norm' && !(o.normTokens! > 0))
+    throw new Error("aggregation 'token-sum-norm' needs normTokens > 0 (the constant each sequence's token sum is divided by)");
   const n = B * T;
   const tokens = new Array<number>(n).fill(o.pad);
   const targets = new Array<number>(n).fill(o.pad);
@@ -77,9 +78,13 @@ export function packBatch(
       const m = s.lossMask[t + 1]!;
       mask[k] = m;
       weights[k] =
-        o.aggregation === 'token' ? m / Math.max(1, o.stepTokens)
-        : o.aggregation === 'token-sum-norm' ? m / (o.normTokens! * Math.max(1, o.stepSequences))
-        : count > 0 ? m / (count * o.stepSequences) : 0;
+        o.aggregation === 'token'
+          ? m / Math.max(1, o.stepTokens)
+          : o.aggregation === 'token-sum-norm'
+            ? m / (o.normTokens! * Math.max(1, o.stepSequences))
+            : count > 0
+              ? m / (count * o.stepSequences)
+              : 0;
       adv[k] = typeof s.advantages === 'number' ? s.advantages : (s.advantages?.[t + 1] ?? 0);
       oldLp[k] = s.oldLogprobs?.[t + 1] ?? 0;
       refLp[k] = s.refLogprobs?.[t + 1] ?? 0;

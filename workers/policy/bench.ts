@@ -57,7 +57,14 @@ export function nominalCpuPeak(): { gflops: number; cores: number; ghz: number; 
   const flopsPerCycle = { 'AVX-512': 64, 'AVX2+FMA': 32, AVX: 16, SSE: 8 }[isa]!;
   const cores = os.availableParallelism();
   const ghz = mhz / 1000;
-  return { gflops: cores * ghz * flopsPerCycle, cores, ghz, flopsPerCycle, isa, model: /^model name\s*:\s*(.*)$/m.exec(info)?.[1] ?? os.cpus()[0]?.model ?? 'unknown' };
+  return {
+    gflops: cores * ghz * flopsPerCycle,
+    cores,
+    ghz,
+    flopsPerCycle,
+    isa,
+    model: /^model name\s*:\s*(.*)$/m.exec(info)?.[1] ?? os.cpus()[0]?.model ?? 'unknown',
+  };
 }
 
 async function ortMatmulGflops(providers: Provider[], threads: number, reps: number): Promise<{ gflops: number; provider: Provider }> {
@@ -66,7 +73,10 @@ async function ortMatmulGflops(providers: Provider[], threads: number, reps: num
   const b = g.input('b', 'float32', [MATMUL_N, MATMUL_N]);
   g.output(o.matmul(a, b), 'c');
   const { session, provider } = await createSession(g.toBytes(), { providers, threads });
-  const x = f32(Float32Array.from({ length: MATMUL_N * MATMUL_N }, (_, i) => Math.sin(i)), [MATMUL_N, MATMUL_N]);
+  const x = f32(
+    Float32Array.from({ length: MATMUL_N * MATMUL_N }, (_, i) => Math.sin(i)),
+    [MATMUL_N, MATMUL_N],
+  );
   await session.run({ a: x, b: x });
   let best = Infinity;
   for (let i = 0; i < reps; i++) {
@@ -95,7 +105,9 @@ function ensureTorch(): { python: string } | { skipped: string } {
   let python = findTorchPython();
   if (python && has('libopenblas0-pthread')) return { python };
   if (process.getuid?.() !== 0) {
-    return python ? { python } : { skipped: 'no python with torch; as root run `apt-get install -y python3-torch libopenblas0-pthread`, or set CRUCIBLE_BENCH_PYTHON' };
+    return python
+      ? { python }
+      : { skipped: 'no python with torch; as root run `apt-get install -y python3-torch libopenblas0-pthread`, or set CRUCIBLE_BENCH_PYTHON' };
   }
   console.error('bench: installing python3-torch and libopenblas0-pthread with apt-get (PyTorch peer)...');
   try {
@@ -111,7 +123,15 @@ function ensureTorch(): { python: string } | { skipped: string } {
   return python ? { python } : { skipped: 'python3-torch installed but no interpreter (CRUCIBLE_BENCH_PYTHON, /usr/bin/python3, python3) imports torch' };
 }
 
-type TorchResult = { torch: string; threads: number; tokensPerSecond: number; secondsPerStep: number; stepSeconds: number[]; matmulGflops: number | null; parameters: number };
+type TorchResult = {
+  torch: string;
+  threads: number;
+  tokensPerSecond: number;
+  secondsPerStep: number;
+  stepSeconds: number[];
+  matmulGflops: number | null;
+  parameters: number;
+};
 
 function runTorch(python: string, cfg: object): TorchResult {
   const script = path.join(import.meta.dirname, 'bench_torch.py');
@@ -152,18 +172,32 @@ async function sampleTokensPerSecond(p: Policy, kvCache: boolean, newTokens: num
   return median(rates);
 }
 
-const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 export async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      gpu: { type: 'boolean' }, sizes: { type: 'string' }, steps: { type: 'string' }, rounds: { type: 'string' }, reps: { type: 'string' }, 'no-torch': { type: 'boolean' },
-      json: { type: 'boolean' }, threads: { type: 'string' }, 'new-tokens': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      gpu: { type: 'boolean' },
+      sizes: { type: 'string' },
+      steps: { type: 'string' },
+      rounds: { type: 'string' },
+      reps: { type: 'string' },
+      'no-torch': { type: 'boolean' },
+      json: { type: 'boolean' },
+      threads: { type: 'string' },
+      'new-tokens': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) {
-    console.log('usage: npm run bench -- learner [--gpu] [--sizes 1m,10m] [--steps 5] [--rounds 2] [--reps 3] [--new-tokens 256] [--threads N] [--no-torch] [--json]');
+    console.log(
+      'usage: npm run bench -- learner [--gpu] [--sizes 1m,10m] [--steps 5] [--rounds 2] [--reps 3] [--new-tokens 256] [--threads N] [--no-torch] [--json]',
+    );
     return 0;
   }
   const threads = Number(values.threads ?? defaultThreads());
@@ -183,7 +217,9 @@ export async function main(argv: string[]): Promise<number> {
       const lib = cudaProviderLibrary();
       console.error(`bench: --gpu: the CUDA execution provider is unavailable on this machine: ${(e as Error).message.split('\n')[0]}`);
       if (!lib.present) console.error(`bench: --gpu: onnxruntime-node's CUDA provider library is not installed (${lib.path})`);
-      console.error('bench: --gpu needs an NVIDIA GPU with CUDA 12 and onnxruntime-node installed with `--onnxruntime-node-install=cuda12`; run without --gpu for the CPU benchmark.');
+      console.error(
+        'bench: --gpu needs an NVIDIA GPU with CUDA 12 and onnxruntime-node installed with `--onnxruntime-node-install=cuda12`; run without --gpu for the CPU benchmark.',
+      );
       return 1;
     }
     throw e;

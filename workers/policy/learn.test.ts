@@ -14,7 +14,10 @@ const reward = (task: number, tokens: number[]) => tokens.filter(tasks[task]!.ok
 
 async function evaluate(p: Policy, seed: number): Promise<number> {
   const ids = Array.from({ length: 64 }, (_, i) => i % 2);
-  const comps = await p.sample(ids.map((i) => tasks[i]!.prompt), { maxNewTokens: N, seed });
+  const comps = await p.sample(
+    ids.map((i) => tasks[i]!.prompt),
+    { maxNewTokens: N, seed },
+  );
   return comps.reduce((a, c, k) => a + reward(ids[k]!, c.tokens), 0) / comps.length;
 }
 
@@ -30,7 +33,10 @@ describe('learning', () => {
     const G = 8;
     for (let step = 0; step < 100; step++) {
       const ids = tasks.flatMap((_, i) => Array.from({ length: G }, () => i));
-      const comps = await p.sample(ids.map((i) => tasks[i]!.prompt), { maxNewTokens: N, seed: step });
+      const comps = await p.sample(
+        ids.map((i) => tasks[i]!.prompt),
+        { maxNewTokens: N, seed: step },
+      );
       const rewards = comps.map((c, k) => reward(ids[k]!, c.tokens));
       const adv = groupAdvantages(rewards, ids);
       await p.trainStep(

@@ -131,7 +131,16 @@ export function buildLoss(g: Graph, cfg: LossConfig, rawLogits: Value, values: V
         loss: nll,
         tokenLogprobs: logp,
         entropy: entropyTok,
-        metrics: { loss: nll, policyLoss: nll, valueLoss: zero, kl: zero, entropy: wsum(entropyTok), clipFraction: zero, dualClipFraction: zero, logRatioAbs: zero },
+        metrics: {
+          loss: nll,
+          policyLoss: nll,
+          valueLoss: zero,
+          kl: zero,
+          entropy: wsum(entropyTok),
+          clipFraction: zero,
+          dualClipFraction: zero,
+          logRatioAbs: zero,
+        },
       };
     }
     const need = (v: Value | undefined, n: string) => {
@@ -178,7 +187,12 @@ export function buildLoss(g: Graph, cfg: LossConfig, rawLogits: Value, values: V
       tokenLogprobs: logp,
       entropy: entropyTok,
       metrics: {
-        loss, policyLoss: wsum(pgTok), valueLoss, kl, entropy: wsum(entropyTok), clipFraction,
+        loss,
+        policyLoss: wsum(pgTok),
+        valueLoss,
+        kl,
+        entropy: wsum(entropyTok),
+        clipFraction,
         dualClipFraction: wsum(o.cast(dualClipped, 'float32')),
         logRatioAbs: wsum(o.max(logRatio, o.neg(logRatio))),
       },

@@ -5,14 +5,14 @@ import { Rng } from './rng';
 
 /** Model hyper-parameters, stored in every checkpoint. */
 export const ModelFields = z.object({
-    vocabSize: z.number().int().positive(),
-    dModel: z.number().int().positive(),
-    nLayers: z.number().int().positive(),
-    nHeads: z.number().int().positive(),
-    dMlp: z.number().int().positive(),
-    maxSeqLen: z.number().int().positive(),
-    lnEps: z.number().positive().default(1e-5),
-    initStd: z.number().positive().default(0.02),
+  vocabSize: z.number().int().positive(),
+  dModel: z.number().int().positive(),
+  nLayers: z.number().int().positive(),
+  nHeads: z.number().int().positive(),
+  dMlp: z.number().int().positive(),
+  maxSeqLen: z.number().int().positive(),
+  lnEps: z.number().positive().default(1e-5),
+  initStd: z.number().positive().default(0.02),
 });
 export const ModelConfig = ModelFields.refine((c) => c.dModel % c.nHeads === 0, { message: 'dModel must be divisible by nHeads' });
 export type ModelConfig = z.infer<typeof ModelConfig>;

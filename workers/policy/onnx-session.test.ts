@@ -18,20 +18,23 @@ const noCuda = !cudaProviderLibrary().present;
 describe('execution providers', () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it.runIf(noCuda)('without the CUDA provider library, the default [cuda, cpu] falls back to the CPU, logs the reason once, and every step records cpu', async () => {
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    // No providers option: the default order is what is under test.
-    const p = Policy.create({ model: { dModel: 16, nLayers: 1, nHeads: 2, dMlp: 32, maxSeqLen: 16 } }, { threads: 1 });
-    const t = p.tokenizer.encode('fallback', { bos: true });
-    const steps = [];
-    for (let i = 0; i < 2; i++) steps.push(await p.trainStep([{ tokens: t, lossMask: t.map((_, k) => (k ? 1 : 0)) }], { kind: 'sft' }));
-    await p.sample(['x'], { maxNewTokens: 2 }); // two more sessions (prefill, decode): no new log lines
-    expect(steps.map((s) => s.provider)).toEqual(['cpu', 'cpu']);
-    expect(p.provider).toBe('cpu');
-    expect(warn).toHaveBeenCalledTimes(1);
-    expect(String(warn.mock.calls[0]![0])).toMatch(/execution provider cuda unavailable \(.*shared library.*\); falling back/);
-    await p.release();
-  });
+  it.runIf(noCuda)(
+    'without the CUDA provider library, the default [cuda, cpu] falls back to the CPU, logs the reason once, and every step records cpu',
+    async () => {
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+      // No providers option: the default order is what is under test.
+      const p = Policy.create({ model: { dModel: 16, nLayers: 1, nHeads: 2, dMlp: 32, maxSeqLen: 16 } }, { threads: 1 });
+      const t = p.tokenizer.encode('fallback', { bos: true });
+      const steps = [];
+      for (let i = 0; i < 2; i++) steps.push(await p.trainStep([{ tokens: t, lossMask: t.map((_, k) => (k ? 1 : 0)) }], { kind: 'sft' }));
+      await p.sample(['x'], { maxNewTokens: 2 }); // two more sessions (prefill, decode): no new log lines
+      expect(steps.map((s) => s.provider)).toEqual(['cpu', 'cpu']);
+      expect(p.provider).toBe('cpu');
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0]![0])).toMatch(/execution provider cuda unavailable \(.*shared library.*\); falling back/);
+      await p.release();
+    },
+  );
 
   it.runIf(noCuda)('reports the CUDA failure reason to a fallback handler, quickly', async () => {
     const reasons: string[] = [];
@@ -46,7 +49,9 @@ describe('execution providers', () => {
 
   it.runIf(noCuda)('CUDA alone fails with an error naming the providers tried', async () => {
     const fallbacks: string[] = [];
-    await expect(createSession(model(), { providers: ['cuda'], onFallback: (p) => fallbacks.push(p) })).rejects.toThrow(/no execution provider loaded \(cuda\)/);
+    await expect(createSession(model(), { providers: ['cuda'], onFallback: (p) => fallbacks.push(p) })).rejects.toThrow(
+      /no execution provider loaded \(cuda\)/,
+    );
     expect(fallbacks).toEqual([]); // nothing to fall back to, so nothing is logged as a fallback
   });
 

@@ -234,7 +234,8 @@ export class Policy {
     if (!seqs.length) throw new Error('trainStep needs at least one sequence');
     const aggregation: Aggregation = loss.kind === 'sft' ? 'token' : loss.aggregation;
     const normTokens = loss.kind === 'sft' ? undefined : loss.normTokens;
-    if (aggregation === 'token-sum-norm' && !normTokens) throw new Error("aggregation 'token-sum-norm' needs normTokens (the per-sequence token budget the token sums are divided by)");
+    if (aggregation === 'token-sum-norm' && !normTokens)
+      throw new Error("aggregation 'token-sum-norm' needs normTokens (the per-sequence token budget the token sums are divided by)");
     const withReference = loss.kind !== 'sft' && seqs.every((s) => s.refLogprobs);
     if (loss.kind !== 'sft') {
       if (loss.klCoef > 0 && !withReference) throw new Error('klCoef > 0 needs refLogprobs on every sequence');
@@ -248,7 +249,14 @@ export class Policy {
     const stepTokens = tokenCounts.reduce((a, b) => a + b, 0);
     const stepSequences = tokenCounts.filter((c) => c > 0).length;
     const spec = (mode: TrainGraphSpec['mode'], withAccumulator: boolean): TrainGraphSpec => ({
-      model: this.model, loss, optim: this.optim, batch: mb, seqLen: T, mode, withAccumulator, withReference,
+      model: this.model,
+      loss,
+      optim: this.optim,
+      batch: mb,
+      seqLen: T,
+      mode,
+      withAccumulator,
+      withReference,
     });
     const sums = Object.fromEntries(METRICS.map((m) => [m, 0])) as Record<MetricName, number>;
     let acc: Record<string, ort.Tensor> = {};

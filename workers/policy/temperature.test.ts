@@ -21,7 +21,10 @@ describe('logprobs of the distribution a token was sampled from', () => {
   it('at T = 0.7 the stored sampling logprobs equal the training graph recomputed at T = 0.7, and differ from raw T = 1', async () => {
     const p = make();
     const T = 0.7;
-    const comps = await p.sample(Array.from({ length: 8 }, () => 'ab'), { maxNewTokens: 12, temperature: T, seed: 5 });
+    const comps = await p.sample(
+      Array.from({ length: 8 }, () => 'ab'),
+      { maxNewTokens: 12, temperature: T, seed: 5 },
+    );
     const seqs = comps.map((c) => ({
       tokens: [...c.promptTokens, ...c.tokens],
       lossMask: [...c.promptTokens.map(() => 0), ...c.tokens.map(() => 1)],
@@ -29,17 +32,22 @@ describe('logprobs of the distribution a token was sampled from', () => {
       advantages: 1,
     }));
     // token by token against the score graph (the same tempered log-softmax as training)
-    const atT = await p.score(seqs.map((s) => s.tokens), { temperature: T });
+    const atT = await p.score(
+      seqs.map((s) => s.tokens),
+      { temperature: T },
+    );
     const at1 = await p.score(seqs.map((s) => s.tokens));
     let worst = 0;
     let rawGap = 0;
     let n = 0;
-    seqs.forEach((s, i) => s.lossMask.forEach((m, t) => {
-      if (!m) return;
-      worst = Math.max(worst, Math.abs(s.oldLogprobs[t]! - atT[i]!.logprobs[t]!));
-      rawGap += Math.abs(s.oldLogprobs[t]! - at1[i]!.logprobs[t]!);
-      n++;
-    }));
+    seqs.forEach((s, i) =>
+      s.lossMask.forEach((m, t) => {
+        if (!m) return;
+        worst = Math.max(worst, Math.abs(s.oldLogprobs[t]! - atT[i]!.logprobs[t]!));
+        rawGap += Math.abs(s.oldLogprobs[t]! - at1[i]!.logprobs[t]!);
+        n++;
+      }),
+    );
     console.log(`T=${T}: max |stored - recomputed(T)| = ${worst.toExponential(2)}; mean |stored - raw T=1| = ${(rawGap / n).toFixed(3)} nats over ${n} tokens`);
     expect(worst).toBeLessThan(1e-4);
     expect(rawGap / n).toBeGreaterThan(0.05);
@@ -62,13 +70,16 @@ describe('logprobs of the distribution a token was sampled from', () => {
     const comps = await p.sample(['xy', 'zz'], { maxNewTokens: 10, temperature: 0.5, seed: 1 });
     const tokens = comps.map((c) => [...c.promptTokens, ...c.tokens]);
     const ref = await p.score(tokens, { temperature: 0.5 });
-    const r = await p.trainStep(comps.map((c, i) => ({
-      tokens: tokens[i]!,
-      lossMask: [...c.promptTokens.map(() => 0), ...c.tokens.map(() => 1)],
-      oldLogprobs: [...c.promptTokens.map(() => 0), ...c.logprobs],
-      refLogprobs: ref[i]!.logprobs,
-      advantages: i ? -1 : 1,
-    })), { kind: 'grpo', temperature: 0.5, klCoef: 0.1 });
+    const r = await p.trainStep(
+      comps.map((c, i) => ({
+        tokens: tokens[i]!,
+        lossMask: [...c.promptTokens.map(() => 0), ...c.tokens.map(() => 1)],
+        oldLogprobs: [...c.promptTokens.map(() => 0), ...c.logprobs],
+        refLogprobs: ref[i]!.logprobs,
+        advantages: i ? -1 : 1,
+      })),
+      { kind: 'grpo', temperature: 0.5, klCoef: 0.1 },
+    );
     expect(Math.abs(r.kl)).toBeLessThan(1e-6);
     await p.release();
   });

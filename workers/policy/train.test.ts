@@ -4,8 +4,7 @@ import type { TrainSequence } from './batch';
 import { gae } from './advantages';
 
 const model = { dModel: 32, nLayers: 2, nHeads: 4, dMlp: 64, maxSeqLen: 32 };
-const make = (lr = 1e-2) =>
-  Policy.create({ model, seed: 9, optim: { lr, weightDecay: 0, warmupSteps: 0, minLrRatio: 1 } }, { providers: ['cpu'], threads: 1 });
+const make = (lr = 1e-2) => Policy.create({ model, seed: 9, optim: { lr, weightDecay: 0, warmupSteps: 0, minLrRatio: 1 } }, { providers: ['cpu'], threads: 1 });
 
 const completions = ['aaaa', 'bbbbbb', 'cccc', 'ddd'];
 const advantages = [1, 0.5, -1, -0.8];
@@ -80,7 +79,12 @@ describe('GRPO step', () => {
     const now = await p.score(seqs.map((s) => s.tokens));
     const state = p.state();
     const results: number[] = [];
-    for (const [lo, hi, agg] of [[0.05, 0.05, 'token'], [0.05, 0.4, 'token'], [0.3, 0.3, 'sequence'], [1e3, 1e3, 'token']] as const) {
+    for (const [lo, hi, agg] of [
+      [0.05, 0.05, 'token'],
+      [0.05, 0.4, 'token'],
+      [0.3, 0.3, 'sequence'],
+      [1e3, 1e3, 'token'],
+    ] as const) {
       const q = Policy.fromState(state, { providers: ['cpu'], threads: 1 });
       const r = await q.trainStep(seqs, { kind: 'grpo', clipLow: lo, clipHigh: hi, aggregation: agg });
       const want = expectedMetrics(seqs, now, lo, hi, agg);
@@ -127,13 +131,23 @@ describe('PPO step', () => {
     const lossCurve: number[] = [];
     for (let i = 0; i < 30; i++) {
       const now = await p.score(seqs.map((s) => s.tokens));
-      const ppo = seqs.map((s, k) => ({ ...s, advantages: s.tokens.map(() => 0), oldLogprobs: now[k]!.logprobs, oldValues: now[k]!.values, returns: s.tokens.map(() => ret[k]!) }));
+      const ppo = seqs.map((s, k) => ({
+        ...s,
+        advantages: s.tokens.map(() => 0),
+        oldLogprobs: now[k]!.logprobs,
+        oldValues: now[k]!.values,
+        returns: s.tokens.map(() => ret[k]!),
+      }));
       const r = await p.trainStep(ppo, { kind: 'ppo', valueCoef: 1, valueClip: 0.5 });
       if (i === 0) {
         // On-policy old values: the clipped and unclipped errors coincide.
         let want = 0;
         const total = seqs.reduce((a, s) => a + s.lossMask.reduce((x, y) => x + y, 0), 0);
-        ppo.forEach((s, k) => s.tokens.forEach((_, t) => { if (s.lossMask[t]) want += (0.5 * (now[k]!.values[t]! - ret[k]!) ** 2) / total; }));
+        ppo.forEach((s, k) =>
+          s.tokens.forEach((_, t) => {
+            if (s.lossMask[t]) want += (0.5 * (now[k]!.values[t]! - ret[k]!) ** 2) / total;
+          }),
+        );
         expect(r.valueLoss).toBeCloseTo(want, 4);
       }
       lossCurve.push(r.valueLoss);
@@ -161,20 +175,25 @@ describe('PPO step', () => {
       let clipped = 0;
       let plain = 0;
       const total = b.reduce((a, s) => a + s.lossMask.reduce((x, y) => x + y, 0), 0);
-      b.forEach((s, k) => s.tokens.forEach((_, t) => {
-        if (!s.lossMask[t]) return;
-        const v = now[k]!.values[t]!;
-        const o = s.oldValues[t]!;
-        const R = s.returns[t]!;
-        const vc = o + Math.min(Math.max(v - o, -c), c);
-        clipped += (0.5 * Math.max((v - R) ** 2, (vc - R) ** 2)) / total;
-        plain += (0.5 * (v - R) ** 2) / total;
-      }));
+      b.forEach((s, k) =>
+        s.tokens.forEach((_, t) => {
+          if (!s.lossMask[t]) return;
+          const v = now[k]!.values[t]!;
+          const o = s.oldValues[t]!;
+          const R = s.returns[t]!;
+          const vc = o + Math.min(Math.max(v - o, -c), c);
+          clipped += (0.5 * Math.max((v - R) ** 2, (vc - R) ** 2)) / total;
+          plain += (0.5 * (v - R) ** 2) / total;
+        }),
+      );
       return { clipped, plain };
     };
     // Mixed: old values 1 above or below v on alternate tokens, returns 0.5 above v, so
     // some tokens take the clipped branch and some the plain one.
-    const mixed = ppo((v, t) => v + (t % 2 ? 1 : -1), (v) => v + 0.5);
+    const mixed = ppo(
+      (v, t) => v + (t % 2 ? 1 : -1),
+      (v) => v + 0.5,
+    );
     const want = expected(mixed);
     expect(Math.abs(want.clipped - want.plain)).toBeGreaterThan(1e-2); // the max really matters here
     const q = Policy.fromState(p.state(), { providers: ['cpu'], threads: 1 });
@@ -184,13 +203,19 @@ describe('PPO step', () => {
     expect(r.policyLoss).toBeCloseTo(0, 6);
     // All clipped: old = v + 1, R = v - 1; the clipped error (1.8) beats the plain one (1),
     // and the clipped value is constant in v, so no gradient reaches any weight.
-    const allClipped = ppo((v) => v + 1, (v) => v - 1);
+    const allClipped = ppo(
+      (v) => v + 1,
+      (v) => v - 1,
+    );
     const rc = await Policy.fromState(p.state(), { providers: ['cpu'], threads: 1 }).trainStep(allClipped, cfg);
     expect(rc.valueLoss).toBeCloseTo(expected(allClipped).clipped, 5);
     expect(rc.valueLoss).toBeCloseTo(0.5 * 1.8 ** 2, 4);
     expect(rc.gradNorm).toBeLessThan(1e-6);
     // All plain: old = v + 1, R = v + 2; gradient flows.
-    const allPlain = ppo((v) => v + 1, (v) => v + 2);
+    const allPlain = ppo(
+      (v) => v + 1,
+      (v) => v + 2,
+    );
     const rp = await Policy.fromState(p.state(), { providers: ['cpu'], threads: 1 }).trainStep(allPlain, cfg);
     expect(rp.valueLoss).toBeCloseTo(0.5 * 2 ** 2, 4);
     expect(rp.gradNorm).toBeGreaterThan(1e-2);
@@ -222,10 +247,13 @@ describe('PPO step', () => {
       const { advantages, returns } = gae(rewards, now[k]!.values, b.policy, { gamma: 0.99, lambda: 0.95 });
       return { tokens: b.tokens, lossMask: b.policy, advantages, returns, oldLogprobs: now[k]!.logprobs, oldValues: now[k]!.values };
     });
-    seqs.forEach((s, k) => s.tokens.forEach((_, t) => {
-      if (!s.lossMask[t]) expect(s.advantages[t]).toBe(0); // tool tokens get no advantage
-      else expect(Math.sign(s.advantages[t]!)).toBe(episodes[k]!.reward); // values are ~0 at init
-    }));
+    seqs.forEach((s, k) =>
+      s.tokens.forEach((_, t) => {
+        if (!s.lossMask[t])
+          expect(s.advantages[t]).toBe(0); // tool tokens get no advantage
+        else expect(Math.sign(s.advantages[t]!)).toBe(episodes[k]!.reward); // values are ~0 at init
+      }),
+    );
     const r = await p.trainStep(seqs, { kind: 'ppo' });
     expect(r.clipFraction).toBe(0); // on-policy
     expect(r.valueLoss).toBeGreaterThan(0);
@@ -242,7 +270,12 @@ describe('PPO step', () => {
     const p = make();
     const seqs = await batch(p);
     await expect(p.trainStep(seqs, { kind: 'ppo' })).rejects.toThrow(/oldValues/);
-    await expect(p.trainStep(seqs.map((s) => ({ ...s, refLogprobs: undefined })), { kind: 'grpo', klCoef: 0.1 })).rejects.toThrow(/refLogprobs/);
+    await expect(
+      p.trainStep(
+        seqs.map((s) => ({ ...s, refLogprobs: undefined })),
+        { kind: 'grpo', klCoef: 0.1 },
+      ),
+    ).rejects.toThrow(/refLogprobs/);
     await expect(p.trainStep([{ tokens: [1, 2, 3], lossMask: [0, 1] }], { kind: 'sft' })).rejects.toThrow(/lossMask/);
   });
 });

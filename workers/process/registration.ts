@@ -29,7 +29,10 @@ export async function heartbeatWorker(db: Db, id: string): Promise<boolean> {
 }
 
 export async function markWorkerStopped(db: Db, id: string, status: Exclude<WorkerStatus, 'running' | 'lost'> = 'stopped'): Promise<void> {
-  await db.update(workers).set({ status, stoppedAt: sql`now()` }).where(eq(workers.id, id));
+  await db
+    .update(workers)
+    .set({ status, stoppedAt: sql`now()` })
+    .where(eq(workers.id, id));
 }
 
 /** Workers whose heartbeat is older than `staleMs` are `lost` (killed, crashed, partitioned). */

@@ -31,8 +31,22 @@ afterAll(async () => {
 describe('diagnosis of a disputed reward', () => {
   it('a false-negative verdict re-runs the final code on the baseline and on the scored environment, in a real job worker', async () => {
     const env = ensureDefaultEnvironment(path.join(dataDir, 'envs'));
-    const { run, tasks: [task] } = await seedRun(database.db, { tasks: 1, config: { review: { rate: 1, doubleReviewShare: 0, blind: true, disputed: 'exclude', thresholds: [0.5] } } });
-    await database.db.update(tasks).set({ tests: { kind: 'io', cases: [{ input: [1], expected: 2 }, { input: [5], expected: 6 }] } }).where(eq(tasks.id, task!.id));
+    const {
+      run,
+      tasks: [task],
+    } = await seedRun(database.db, { tasks: 1, config: { review: { rate: 1, doubleReviewShare: 0, blind: true, disputed: 'exclude', thresholds: [0.5] } } });
+    await database.db
+      .update(tasks)
+      .set({
+        tests: {
+          kind: 'io',
+          cases: [
+            { input: [1], expected: 2 },
+            { input: [5], expected: 6 },
+          ],
+        },
+      })
+      .where(eq(tasks.id, task!.id));
     // Scored 0 although its final code is right: the kind of bug a reviewer catches. Turns
     // store what the policy wrote, the body under the prompt's header (`def f0(x):`), as real
     // episodes do: the re-run must score prompt + body, not the bare body.
@@ -45,10 +59,15 @@ describe('diagnosis of a disputed reward', () => {
     expect(await reviewer.reviews.diagnosis({ id: id! })).toMatchObject({ status: 'pending' });
 
     worker = startTs('workers/jobs/main.ts', [], { DATABASE_URL: database.url, CRUCIBLE_DATA_DIR: dataDir });
-    const d = await waitFor('the diagnosis', async () => {
-      const r = await reviewer.reviews.diagnosis({ id: id! });
-      return r && r.status !== 'pending' ? r : null;
-    }, 90_000, 250).catch((e) => {
+    const d = await waitFor(
+      'the diagnosis',
+      async () => {
+        const r = await reviewer.reviews.diagnosis({ id: id! });
+        return r && r.status !== 'pending' ? r : null;
+      },
+      90_000,
+      250,
+    ).catch((e) => {
       throw new Error(`${(e as Error).message}\nworker output:\n${worker!.output()}`);
     });
     expect(d.status, JSON.stringify(d)).toBe('done');

@@ -33,11 +33,24 @@ export type RerunSummary = {
 };
 
 const summary = (label: string, r: ScoreResult): RerunSummary => ({
-  label, status: r.status, reward: r.reward, components: r.components, envHash: r.envHash, runtime: r.runtime,
+  label,
+  status: r.status,
+  reward: r.reward,
+  components: r.components,
+  envHash: r.envHash,
+  runtime: r.runtime,
   tests: r.harness.tests.map((t) => ({ index: t.index, passed: t.passed, detail: t.detail })),
 });
-const missing = (label: string, status: RerunSummary['status'], envHash: string | null, note: string): RerunSummary =>
-  ({ label, status, reward: null, components: null, envHash, runtime: null, tests: [], note });
+const missing = (label: string, status: RerunSummary['status'], envHash: string | null, note: string): RerunSummary => ({
+  label,
+  status,
+  reward: null,
+  components: null,
+  envHash,
+  runtime: null,
+  tests: [],
+  note,
+});
 
 /**
  * The scored environment by its hash. The store keeps every built hash; a name points
@@ -74,7 +87,7 @@ export function diagnosisScoring(
 export const diagnoseHandler: JobHandler = {
   queue: JOB_QUEUES.reviewDiagnose,
   // enqueued by server/reviews/verdicts.ts when a reviewer disputes a reward
-  payload: z.looseObject({ diagnosisId: z.uuid('diagnosisId must be the diagnosis\'s id (a uuid)') }),
+  payload: z.looseObject({ diagnosisId: z.uuid("diagnosisId must be the diagnosis's id (a uuid)") }),
   leaseMs: 120_000,
   run: async (job, ctx) => {
     const diagnosisId = String(job.payload.diagnosisId ?? '');
@@ -87,9 +100,11 @@ export const diagnoseHandler: JobHandler = {
       .leftJoin(rewards, eq(rewards.episodeId, episodes.id))
       .where(eq(diagnoses.id, diagnosisId));
     if (!row) throw new PermanentJobError(`no diagnosis ${diagnosisId}`);
-    const fail = (error: string): JobEffect => async (tx) => {
-      await tx.update(diagnoses).set({ status: 'failed', error, finishedAt: new Date() }).where(eq(diagnoses.id, diagnosisId));
-    };
+    const fail =
+      (error: string): JobEffect =>
+      async (tx) => {
+        await tx.update(diagnoses).set({ status: 'failed', error, finishedAt: new Date() }).where(eq(diagnoses.id, diagnosisId));
+      };
     if (!row.t) return fail('the episode has no task to re-run against');
     const [last] = await ctx.db.select({ action: turns.action }).from(turns).where(eq(turns.episodeId, row.e.id)).orderBy(desc(turns.index)).limit(1);
     if (!last) return fail('the episode has no turns: there is no final code to re-run');
@@ -108,15 +123,24 @@ export const diagnoseHandler: JobHandler = {
         return missing(label, 'quarantined', envHash, (e as Error).message);
       }
       const { sandbox, ...opts } = scoring;
-      return summary(label, await scoreSolution(m, { ...sandbox, env: envName }, task, source, { ...opts, context: { runId: row.e.runId, episodeId: row.e.id } }));
+      return summary(
+        label,
+        await scoreSolution(m, { ...sandbox, env: envName }, task, source, { ...opts, context: { runId: row.e.runId, episodeId: row.e.id } }),
+      );
     };
     const baseline = await rerun('baseline', baselineName, null);
     let scored: RerunSummary;
     if (!row.envHash) scored = missing('scored', 'unavailable', null, 'the episode has no reward, so no scored environment');
-    else if (baseline.envHash === row.envHash) scored = { ...(await rerun('scored', baselineName, row.envHash)), note: 'scored on the baseline environment itself (same hash): a second run checks for flakiness' };
+    else if (baseline.envHash === row.envHash)
+      scored = {
+        ...(await rerun('scored', baselineName, row.envHash)),
+        note: 'scored on the baseline environment itself (same hash): a second run checks for flakiness',
+      };
     else {
       const alias = aliasForHash(m.storeDir, row.envHash);
-      scored = alias ? await rerun('scored', alias, row.envHash) : missing('scored', 'unavailable', row.envHash, `environment ${row.envHash} is no longer in the store`);
+      scored = alias
+        ? await rerun('scored', alias, row.envHash)
+        : missing('scored', 'unavailable', row.envHash, `environment ${row.envHash} is no longer in the store`);
     }
     return async (tx) => {
       await tx.update(diagnoses).set({ status: 'done', baseline, scored, finishedAt: new Date() }).where(eq(diagnoses.id, diagnosisId));

@@ -33,7 +33,12 @@ describe('rl.advance and the run lifecycle', () => {
     // the learner's last step committed meanwhile: it may not complete a paused run
     await db.update(runs).set({ currentIteration: 2 }).where(eq(runs.id, run.id));
     await transitionRun(db, run.id, 'resume', 'user:op');
-    const [job] = await db.select().from(jobs).where(and(eq(jobs.queue, 'rl.advance'), eq(jobs.runId, run.id))).orderBy(desc(jobs.id)).limit(1);
+    const [job] = await db
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.queue, 'rl.advance'), eq(jobs.runId, run.id)))
+      .orderBy(desc(jobs.id))
+      .limit(1);
     const claimed = { ...job!, leaseToken: crypto.randomUUID(), leaseExpiresAt: new Date(Date.now() + 60_000) };
     const effect = await advance.run(claimed, { db, workerId: 'test', signal: new AbortController().signal, log: () => {} });
     await db.transaction(async (tx) => {

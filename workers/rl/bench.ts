@@ -68,7 +68,10 @@ async function waitForRun(db: Db, runId: string, timeoutMs: number) {
   for (;;) {
     const [r] = await db.select().from(runs).where(eq(runs.id, runId));
     if (r && (r.status === 'completed' || r.status === 'failed' || r.status === 'cancelled')) return r;
-    if (Date.now() > end) throw new Error(`the run did not finish within ${timeoutMs / 1000}s (status ${r?.status}, iteration ${r?.currentIteration}); raise --timeout or shrink the run`);
+    if (Date.now() > end)
+      throw new Error(
+        `the run did not finish within ${timeoutMs / 1000}s (status ${r?.status}, iteration ${r?.currentIteration}); raise --timeout or shrink the run`,
+      );
     await new Promise((res) => setTimeout(res, 100));
   }
 }
@@ -94,10 +97,17 @@ export async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      iterations: { type: 'string', default: '3' }, tasks: { type: 'string', default: '4' }, group: { type: 'string', default: '4' },
-      'max-turns': { type: 'string', default: '2' }, workers: { type: 'string', default: '2' }, 'sft-steps': { type: 'string', default: '250' },
-      heldout: { type: 'string', default: '4' }, 'ref-programs': { type: 'string', default: '40' }, timeout: { type: 'string', default: '900' },
-      seed: { type: 'string', default: '7' }, json: { type: 'boolean' },
+      iterations: { type: 'string', default: '3' },
+      tasks: { type: 'string', default: '4' },
+      group: { type: 'string', default: '4' },
+      'max-turns': { type: 'string', default: '2' },
+      workers: { type: 'string', default: '2' },
+      'sft-steps': { type: 'string', default: '250' },
+      heldout: { type: 'string', default: '4' },
+      'ref-programs': { type: 'string', default: '40' },
+      timeout: { type: 'string', default: '900' },
+      seed: { type: 'string', default: '7' },
+      json: { type: 'boolean' },
     },
   });
   const int = (k: keyof typeof values) => {
@@ -105,7 +115,13 @@ export async function main(argv: string[]): Promise<number> {
     if (!Number.isInteger(n) || n < 0) throw new Error(`--${k} must be a non-negative integer, got ${values[k]}`);
     return n;
   };
-  const cfg = { iterations: int('iterations'), tasksPerIteration: int('tasks'), groupSize: int('group'), maxTurns: int('max-turns'), concurrency: int('workers') };
+  const cfg = {
+    iterations: int('iterations'),
+    tasksPerIteration: int('tasks'),
+    groupSize: int('group'),
+    maxTurns: int('max-turns'),
+    concurrency: int('workers'),
+  };
   const log = (s: string) => !values.json && console.log(s);
 
   // Everything in a throwaway data dir: its own embedded Postgres, policy checkpoints, sandboxes.
@@ -128,8 +144,20 @@ export async function main(argv: string[]): Promise<number> {
   const refManager = new SandboxManager({ dataDir: dir, capacity: { cpus: 64, memoryMb: 1 << 20, diskMb: 1 << 20 } });
   try {
     ensureDefaultEnvironment(defaultStoreDir());
-    loop = runJobLoop({ db, sql, workerId: 'bench-loop', handlers, concurrency: cfg.concurrency, pollMs: 100, drainMs: 1000, signal: ac.signal, log: () => {} });
-    log(`loop bench: ${cfg.iterations} iterations × ${cfg.tasksPerIteration} tasks × group ${cfg.groupSize}, max ${cfg.maxTurns} turns, ${cfg.concurrency} job slots, SFT ${rlEnv.CRUCIBLE_RL_SFT_STEPS} steps, ${rlEnv.CRUCIBLE_RL_HELDOUT_LIMIT} held-out tasks; ${os.availableParallelism()} CPUs`);
+    loop = runJobLoop({
+      db,
+      sql,
+      workerId: 'bench-loop',
+      handlers,
+      concurrency: cfg.concurrency,
+      pollMs: 100,
+      drainMs: 1000,
+      signal: ac.signal,
+      log: () => {},
+    });
+    log(
+      `loop bench: ${cfg.iterations} iterations × ${cfg.tasksPerIteration} tasks × group ${cfg.groupSize}, max ${cfg.maxTurns} turns, ${cfg.concurrency} job slots, SFT ${rlEnv.CRUCIBLE_RL_SFT_STEPS} steps, ${rlEnv.CRUCIBLE_RL_HELDOUT_LIMIT} held-out tasks; ${os.availableParallelism()} CPUs`,
+    );
     const t0 = performance.now();
     const created = await createRun(db, { name: 'bench-loop', config: { ...cfg, seed: int('seed') } }, 'bench');
     const run = await waitForRun(db, created.id, int('timeout') * 1000);
@@ -140,9 +168,21 @@ export async function main(argv: string[]): Promise<number> {
     const eps = await db.select().from(episodes).where(eq(episodes.runId, run.id));
     const iterOf = new Map(eps.map((e) => [e.id, e.iteration]));
     const turnRows = await db
-      .select({ episodeId: turns.episodeId, action: turns.action, policyMs: turns.policyMs, sandboxMs: turns.sandboxMs, language: tasks.language, entryPoint: tasks.entryPoint, prompt: tasks.prompt, tests: tasks.tests })
-      .from(turns).innerJoin(episodes, eq(episodes.id, turns.episodeId)).innerJoin(tasks, eq(tasks.id, episodes.taskId))
-      .where(eq(episodes.runId, run.id)).orderBy(asc(turns.id));
+      .select({
+        episodeId: turns.episodeId,
+        action: turns.action,
+        policyMs: turns.policyMs,
+        sandboxMs: turns.sandboxMs,
+        language: tasks.language,
+        entryPoint: tasks.entryPoint,
+        prompt: tasks.prompt,
+        tests: tasks.tests,
+      })
+      .from(turns)
+      .innerJoin(episodes, eq(episodes.id, turns.episodeId))
+      .innerJoin(tasks, eq(tasks.id, episodes.taskId))
+      .where(eq(episodes.runId, run.id))
+      .orderBy(asc(turns.id));
     const metric = await db.select().from(metricSamples).where(eq(metricSamples.runId, run.id));
     const metricAt = (name: string, step: number) => metric.find((m) => m.name === name && m.step === step)?.value ?? NaN;
 
@@ -165,7 +205,13 @@ export async function main(argv: string[]): Promise<number> {
     const ref = { sandboxMs: [] as number[], execMs: [] as number[], scoringMs: [] as number[], plainMs: [] as number[], spawnTrueMs: [] as number[] };
     for (let i = 0; i < Math.min(3, picks.length); i++) {
       const p = picks[i]!;
-      await runTests(refManager, spec, { language: p.language, entryPoint: p.entryPoint, tests: p.tests as TaskTests }, sourceFor({ ...p, tests: p.tests as TaskTests }, p.action), { testTimeoutMs: 2000 });
+      await runTests(
+        refManager,
+        spec,
+        { language: p.language, entryPoint: p.entryPoint, tests: p.tests as TaskTests },
+        sourceFor({ ...p, tests: p.tests as TaskTests }, p.action),
+        { testTimeoutMs: 2000 },
+      );
     }
     for (const p of picks) {
       const task = { language: p.language, prompt: p.prompt, entryPoint: p.entryPoint, tests: p.tests as TaskTests };
@@ -180,25 +226,52 @@ export async function main(argv: string[]): Promise<number> {
       ref.scoringMs.push(total - execMs);
       const io = task.tests.kind === 'io' ? task.tests.cases : null;
       const job = {
-        marker: `\u001eCRUCIBLE-${randomBytes(8).toString('hex')} `, source, language: task.language, entryPoint: task.entryPoint, testTimeoutMs: 2000, mode: io ? 'io' : 'check',
-        inputs: io ? io.map((c) => c.input) : [], check: task.tests.kind === 'humaneval' ? task.tests.check : undefined, prompt: task.prompt, runners: RUNNERS,
+        marker: `\u001eCRUCIBLE-${randomBytes(8).toString('hex')} `,
+        source,
+        language: task.language,
+        entryPoint: task.entryPoint,
+        testTimeoutMs: 2000,
+        mode: io ? 'io' : 'check',
+        inputs: io ? io.map((c) => c.input) : [],
+        check: task.tests.kind === 'humaneval' ? task.tests.check : undefined,
+        prompt: task.prompt,
+        runners: RUNNERS,
       };
       ref.plainMs.push(await plainRun(job, hostDir));
       // what a bare process start from this (large) process costs, for reading the floor
-      ref.spawnTrueMs.push(await new Promise<number>((resolve, reject) => {
-        const t = performance.now();
-        spawn('/usr/bin/true', [], { stdio: 'ignore' }).on('error', reject).on('close', () => resolve(performance.now() - t));
-      }));
+      ref.spawnTrueMs.push(
+        await new Promise<number>((resolve, reject) => {
+          const t = performance.now();
+          spawn('/usr/bin/true', [], { stdio: 'ignore' })
+            .on('error', reject)
+            .on('close', () => resolve(performance.now() - t));
+        }),
+      );
     }
     rmSync(hostDir, { recursive: true, force: true });
-    const refMed = { sandboxMs: median(ref.sandboxMs), execMs: median(ref.execMs), scoringMs: median(ref.scoringMs), plainMs: median(ref.plainMs), spawnTrueMs: median(ref.spawnTrueMs) };
+    const refMed = {
+      sandboxMs: median(ref.sandboxMs),
+      execMs: median(ref.execMs),
+      scoringMs: median(ref.scoringMs),
+      plainMs: median(ref.plainMs),
+      spawnTrueMs: median(ref.spawnTrueMs),
+    };
 
     // ---- per iteration: the window from its first episode job to the end of its learn job
     type IterationTimes = {
-      iteration: number; windowS: number; episodes: number; turns: number; episodesPerS: number;
-      share: Record<string, number>; sandboxFloorShare: number; sandboxMsPerTurn: number; policyMsPerTurn: number;
+      iteration: number;
+      windowS: number;
+      episodes: number;
+      turns: number;
+      episodesPerS: number;
+      share: Record<string, number>;
+      sandboxFloorShare: number;
+      sandboxMsPerTurn: number;
+      policyMsPerTurn: number;
       /** what the update had to work with: without reward variance GRPO trains on nothing */
-      trainedSequences: number; zeroVarianceGroupShare: number; rewardMean: number;
+      trainedSequences: number;
+      zeroVarianceGroupShare: number;
+      rewardMean: number;
     };
     const perIteration: IterationTimes[] = [];
     for (let it = 0; it < cfg.iterations; it++) {
@@ -225,12 +298,19 @@ export async function main(argv: string[]): Promise<number> {
       const busy = sum(Object.values(parts));
       const episodesDone = eps.filter((e) => e.iteration === it).length;
       perIteration.push({
-        iteration: it, windowS: windowMs / 1000, episodes: episodesDone, turns: ts.length, episodesPerS: episodesDone / (windowMs / 1000),
+        iteration: it,
+        windowS: windowMs / 1000,
+        episodes: episodesDone,
+        turns: ts.length,
+        episodesPerS: episodesDone / (windowMs / 1000),
         share: { ...Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, v / slotMs])), idle: Math.max(0, 1 - busy / slotMs) },
         // the same programs by plain spawn instead of the sandbox: the floor of the sandbox share
         sandboxFloorShare: (ts.length * refMed.plainMs) / slotMs,
-        sandboxMsPerTurn: sandboxTotal / Math.max(1, ts.length), policyMsPerTurn: policy / Math.max(1, ts.length),
-        trainedSequences: metricAt('trained_sequences', it + 1), zeroVarianceGroupShare: metricAt('zero_variance_group_share', it + 1), rewardMean: metricAt('reward_mean', it + 1),
+        sandboxMsPerTurn: sandboxTotal / Math.max(1, ts.length),
+        policyMsPerTurn: policy / Math.max(1, ts.length),
+        trainedSequences: metricAt('trained_sequences', it + 1),
+        zeroVarianceGroupShare: metricAt('zero_variance_group_share', it + 1),
+        rewardMean: metricAt('reward_mean', it + 1),
       });
     }
     const keys = ['rollout', 'sandbox', 'scoring', 'update', 'evalAndCheckpoint', 'episodeJobOther', 'commits', 'idle'];
@@ -245,8 +325,24 @@ export async function main(argv: string[]): Promise<number> {
     const start = timings.filter((t) => t.queue === 'rl.advance').reduce((a, t) => a + t.runMs, 0);
     const [load = NaN] = os.loadavg();
     const result = {
-      config: { ...cfg, sftSteps: Number(rlEnv.CRUCIBLE_RL_SFT_STEPS), heldout: Number(rlEnv.CRUCIBLE_RL_HELDOUT_LIMIT), cpus: os.availableParallelism(), loadAverage1m: load },
-      run: { wallS, startS: start / 1000, episodes: eps.length, turns: turnRows.length, episodesPerS: eps.length / wallS, rewardMean: metric.filter((m) => m.name === 'reward_mean').sort((a, b) => a.step! - b.step!).map((m) => m.value) },
+      config: {
+        ...cfg,
+        sftSteps: Number(rlEnv.CRUCIBLE_RL_SFT_STEPS),
+        heldout: Number(rlEnv.CRUCIBLE_RL_HELDOUT_LIMIT),
+        cpus: os.availableParallelism(),
+        loadAverage1m: load,
+      },
+      run: {
+        wallS,
+        startS: start / 1000,
+        episodes: eps.length,
+        turns: turnRows.length,
+        episodesPerS: eps.length / wallS,
+        rewardMean: metric
+          .filter((m) => m.name === 'reward_mean')
+          .sort((a, b) => a.step! - b.step!)
+          .map((m) => m.value),
+      },
       perIteration,
       median: med,
       reference: {
@@ -261,15 +357,22 @@ export async function main(argv: string[]): Promise<number> {
       console.log(JSON.stringify(result));
     } else {
       log(`host load average (1 min) at the end: ${f(load, 1)} on ${os.availableParallelism()} CPUs`);
-      log(`run: ${result.run.episodes} episodes, ${result.run.turns} turns in ${f(wallS)} s (${f(result.run.episodesPerS, 2)} episodes/s overall; start incl. SFT + baseline eval ${f(result.run.startS)} s)`);
+      log(
+        `run: ${result.run.episodes} episodes, ${result.run.turns} turns in ${f(wallS)} s (${f(result.run.episodesPerS, 2)} episodes/s overall; start incl. SFT + baseline eval ${f(result.run.startS)} s)`,
+      );
       log(`reward_mean by iteration: ${result.run.rewardMean.map((v) => v.toFixed(3)).join(' → ')}`);
       for (const p of perIteration) {
-        log(`iteration ${p.iteration}: ${f(p.windowS)} s, ${p.episodes} episodes, ${f(p.episodesPerS, 2)} episodes/s, reward ${f(p.rewardMean, 3)}, ${p.trainedSequences} sequences trained (${pct(p.zeroVarianceGroupShare)} zero-variance groups); ` + keys.map((k) => `${k} ${pct(p.share[k]!)}`).join(', '));
+        log(
+          `iteration ${p.iteration}: ${f(p.windowS)} s, ${p.episodes} episodes, ${f(p.episodesPerS, 2)} episodes/s, reward ${f(p.rewardMean, 3)}, ${p.trainedSequences} sequences trained (${pct(p.zeroVarianceGroupShare)} zero-variance groups); ` +
+            keys.map((k) => `${k} ${pct(p.share[k]!)}`).join(', '),
+        );
       }
       log(`median of ${perIteration.length} iterations (share of ${cfg.concurrency} job slots × iteration wall time):`);
       log(`  episodes/s           ${f(med.episodesPerS, 2)}   (iteration ${f(med.windowS)} s)`);
       log(`  rollout (sampling)   ${pct(med.share.rollout!)}   ${f(med.policyMsPerTurn, 0)} ms/turn`);
-      log(`  sandbox (exec)       ${pct(med.share.sandbox!)}   floor (plain spawn) ${pct(med.sandboxFloorShare)}  → ${f(result.reference.sandboxShareOverFloor, 2)}× the floor`);
+      log(
+        `  sandbox (exec)       ${pct(med.share.sandbox!)}   floor (plain spawn) ${pct(med.sandboxFloorShare)}  → ${f(result.reference.sandboxShareOverFloor, 2)}× the floor`,
+      );
       log(`  reward scoring       ${pct(med.share.scoring!)}`);
       log(`  learner update       ${pct(med.share.update!)}`);
       log(`  held-out eval + ckpt ${pct(med.share.evalAndCheckpoint!)}`);
@@ -277,7 +380,9 @@ export async function main(argv: string[]): Promise<number> {
       log(`  commits              ${pct(med.share.commits!)}`);
       log(`  idle slots           ${pct(med.share.idle!)}   (learn runs on one slot; queue hand-offs)`);
       log(`reference, same process: ${refN} of the run's programs through the harness`);
-      log(`  sandboxed ${f(refMed.sandboxMs)} ms (exec ${f(refMed.execMs)} ms, scoring ${f(refMed.scoringMs, 2)} ms)  plain spawn ${f(refMed.plainMs)} ms (bare spawn of true ${f(refMed.spawnTrueMs)} ms)  → sandbox/plain ${f(result.reference.sandboxOverPlain, 2)}×`);
+      log(
+        `  sandboxed ${f(refMed.sandboxMs)} ms (exec ${f(refMed.execMs)} ms, scoring ${f(refMed.scoringMs, 2)} ms)  plain spawn ${f(refMed.plainMs)} ms (bare spawn of true ${f(refMed.spawnTrueMs)} ms)  → sandbox/plain ${f(result.reference.sandboxOverPlain, 2)}×`,
+      );
       log(`  in the loop: ${f(med.sandboxMsPerTurn)} ms per turn → ${f(result.reference.loopSandboxOverReference, 2)}× the quiet sandboxed reference`);
     }
     return 0;

@@ -11,7 +11,10 @@ afterAll(() => rl.stop());
 
 const tiny = { iterations: 2, tasksPerIteration: 2, groupSize: 2, maxTurns: 1, concurrency: 1, klCoef: 0 };
 const count = async (runId: string, status: string) => {
-  const [r] = await db.select({ n: sql<number>`count(*)::int` }).from(episodes).where(and(eq(episodes.runId, runId), sql`${episodes.status} = ${status}`));
+  const [r] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(episodes)
+    .where(and(eq(episodes.runId, runId), sql`${episodes.status} = ${status}`));
   return r!.n;
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -28,7 +31,10 @@ describe('RL run control mid-iteration (real Postgres, sandboxes, ONNX policy)',
     expect(await count(run.id, 'scored')).toBe(settled);
     expect(await count(run.id, 'running')).toBe(0);
     expect(await count(run.id, 'pending')).toBeGreaterThan(0);
-    const [learns] = await db.select({ n: sql<number>`count(*)::int` }).from(jobs).where(and(eq(jobs.queue, 'rl.learn'), eq(jobs.runId, run.id)));
+    const [learns] = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(jobs)
+      .where(and(eq(jobs.queue, 'rl.learn'), eq(jobs.runId, run.id)));
     expect(learns!.n).toBe(0);
 
     await transitionRun(db, run.id, 'resume', 'test');
@@ -37,8 +43,11 @@ describe('RL run control mid-iteration (real Postgres, sandboxes, ONNX policy)',
     const eps = await db.select().from(episodes).where(eq(episodes.runId, run.id));
     expect(eps).toHaveLength(8);
     expect(eps.every((e) => e.status === 'scored')).toBe(true);
-    const [r] = await db.select({ n: sql<number>`count(distinct ${rewards.episodeId})::int`, all: sql<number>`count(*)::int` }).from(rewards)
-      .innerJoin(episodes, eq(episodes.id, rewards.episodeId)).where(eq(episodes.runId, run.id));
+    const [r] = await db
+      .select({ n: sql<number>`count(distinct ${rewards.episodeId})::int`, all: sql<number>`count(*)::int` })
+      .from(rewards)
+      .innerJoin(episodes, eq(episodes.id, rewards.episodeId))
+      .where(eq(episodes.runId, run.id));
     expect(r).toEqual({ n: 8, all: 8 });
   }, 300_000);
 
@@ -50,7 +59,10 @@ describe('RL run control mid-iteration (real Postgres, sandboxes, ONNX policy)',
     await sleep(2000);
     const after = await untilRun(db, run.id, 'cancelled', (r) => r.status === 'cancelled', 1000);
     expect(after.currentIteration).toBe(0);
-    const scored = await db.select({ id: episodes.id }).from(episodes).where(and(eq(episodes.runId, run.id), eq(episodes.status, 'scored')));
+    const scored = await db
+      .select({ id: episodes.id })
+      .from(episodes)
+      .where(and(eq(episodes.runId, run.id), eq(episodes.status, 'scored')));
     expect(scored.length).toBeGreaterThanOrEqual(1);
     const kept = await db.select({ id: rewards.id }).from(rewards).innerJoin(episodes, eq(episodes.id, rewards.episodeId)).where(eq(episodes.runId, run.id));
     expect(kept).toHaveLength(scored.length);
@@ -65,9 +77,21 @@ describe('RL run control mid-iteration (real Postgres, sandboxes, ONNX policy)',
       expect(r.status).toBe('completed');
     }
     const trace = async (runId: string) =>
-      db.select({ it: episodes.iteration, g: episodes.groupIndex, s: episodes.sampleIndex, task: episodes.taskId, tokens: turns.tokenIds, action: turns.action, reward: rewards.value })
-        .from(episodes).innerJoin(turns, eq(turns.episodeId, episodes.id)).leftJoin(rewards, eq(rewards.episodeId, episodes.id))
-        .where(eq(episodes.runId, runId)).orderBy(asc(episodes.iteration), asc(episodes.groupIndex), asc(episodes.sampleIndex), asc(turns.index));
+      db
+        .select({
+          it: episodes.iteration,
+          g: episodes.groupIndex,
+          s: episodes.sampleIndex,
+          task: episodes.taskId,
+          tokens: turns.tokenIds,
+          action: turns.action,
+          reward: rewards.value,
+        })
+        .from(episodes)
+        .innerJoin(turns, eq(turns.episodeId, episodes.id))
+        .leftJoin(rewards, eq(rewards.episodeId, episodes.id))
+        .where(eq(episodes.runId, runId))
+        .orderBy(asc(episodes.iteration), asc(episodes.groupIndex), asc(episodes.sampleIndex), asc(turns.index));
     const [ta, tb] = [await trace(a.id), await trace(b.id)];
     expect(ta).toHaveLength(8);
     expect(tb).toEqual(ta);

@@ -43,9 +43,7 @@ const comment = (lang: EpisodeTask['language']) => (lang === 'python' ? '# ' : '
 /** Earlier turns' code and feedback as comments above the task, newest last, cut to a byte budget. */
 export function buildPrompt(task: EpisodeTask, history: { body: string; observation: string }[], budget: number): string {
   const c = comment(task.language);
-  let notes = history
-    .map((h, i) => `${c}attempt ${i + 1}: ${h.body.trim().replace(/\s*\n\s*/g, ' ')}\n${c}result: ${h.observation}\n`)
-    .join('');
+  let notes = history.map((h, i) => `${c}attempt ${i + 1}: ${h.body.trim().replace(/\s*\n\s*/g, ' ')}\n${c}result: ${h.observation}\n`).join('');
   if (notes.length > budget) notes = notes.slice(notes.length - budget).replace(/^[^\n]*\n/, '');
   return notes + task.prompt;
 }
@@ -117,9 +115,12 @@ export async function runEpisode(o: {
     }
     const t0 = performance.now();
     const [c] = await o.policy.sample([ids], {
-      maxNewTokens: o.maxNewTokens, temperature: o.temperature, topP: o.topP,
+      maxNewTokens: o.maxNewTokens,
+      temperature: o.temperature,
+      topP: o.topP,
       // seeded per (episode, turn): a fixed run seed replays to the same tokens
-      seed: (o.seed * 31 + t) >>> 0, stop: [...STOP[o.task.language]],
+      seed: (o.seed * 31 + t) >>> 0,
+      stop: [...STOP[o.task.language]],
     });
     const pMs = performance.now() - t0;
     policyMs += pMs;
@@ -149,10 +150,19 @@ export async function runEpisode(o: {
       maxRssMb: exec.usage?.maxRssMb ?? 0,
       truncated: c!.finishReason === 'length',
     });
-    if (score.status !== 'scored') { endReason = 'infra'; break; }
-    if (score.components.passRate === 1) { endReason = 'solved'; break; }
+    if (score.status !== 'scored') {
+      endReason = 'infra';
+      break;
+    }
+    if (score.components.passRate === 1) {
+      endReason = 'solved';
+      break;
+    }
     // The policy says it is done by repeating its previous attempt verbatim.
-    if (history.length && history.at(-1)!.body === body) { endReason = 'done'; break; }
+    if (history.length && history.at(-1)!.body === body) {
+      endReason = 'done';
+      break;
+    }
     history.push({ body, observation });
   }
   return { turns, score: score!, endReason, policyMs, sandboxMs };

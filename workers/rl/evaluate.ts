@@ -18,21 +18,40 @@ export type HeldoutEval = { passAt1: number; tasks: number; passAtK: number | nu
  * share of tasks where any passes (the n = k estimator). Tasks whose sandbox failed
  * (infrastructure) are left out of both, never counted as failures.
  */
-export async function heldoutEval(db: Db, manager: SandboxManager, policy: Policy, run: { id: string; suiteId: string | null; config: RunConfig }, s: Pick<RlSettings, 'heldoutLimit' | 'maxNewTokens' | 'testTimeoutMs'>, o: { k?: number } = {}): Promise<HeldoutEval> {
+export async function heldoutEval(
+  db: Db,
+  manager: SandboxManager,
+  policy: Policy,
+  run: { id: string; suiteId: string | null; config: RunConfig },
+  s: Pick<RlSettings, 'heldoutLimit' | 'maxNewTokens' | 'testTimeoutMs'>,
+  o: { k?: number } = {},
+): Promise<HeldoutEval> {
   const k = o.k ?? 0;
-  let list = await db.select().from(tasks).where(and(eq(tasks.suiteId, run.suiteId!), eq(tasks.split, 'heldout'))).orderBy(asc(tasks.externalId));
+  let list = await db
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.suiteId, run.suiteId!), eq(tasks.split, 'heldout')))
+    .orderBy(asc(tasks.externalId));
   if (s.heldoutLimit > 0) list = list.slice(0, s.heldoutLimit);
   let passed = 0;
   let scored = 0;
   let anyPassed = 0;
   let scoredK = 0;
   for (const t of list) {
-    const attempt = (seed: number, temperature: number) => runEpisode({
-      policy, manager, scoring: scoringOptions(run, { ...t, tests: t.tests as TaskTests }, s),
-      task: { language: t.language, prompt: t.prompt, entryPoint: t.entryPoint, tests: t.tests as TaskTests },
-      maxTurns: 1, seed, temperature, topP: run.config.topP, maxNewTokens: s.maxNewTokens, feedbackBudget: 0,
-      context: { runId: run.id, episodeId: '' },
-    });
+    const attempt = (seed: number, temperature: number) =>
+      runEpisode({
+        policy,
+        manager,
+        scoring: scoringOptions(run, { ...t, tests: t.tests as TaskTests }, s),
+        task: { language: t.language, prompt: t.prompt, entryPoint: t.entryPoint, tests: t.tests as TaskTests },
+        maxTurns: 1,
+        seed,
+        temperature,
+        topP: run.config.topP,
+        maxNewTokens: s.maxNewTokens,
+        feedbackBudget: 0,
+        context: { runId: run.id, episodeId: '' },
+      });
     const greedy = await attempt(0, 0);
     if (greedy.score.status === 'scored') {
       scored++;
@@ -62,7 +81,10 @@ export async function heldoutEval(db: Db, manager: SandboxManager, policy: Polic
  * evaluating again would only repeat them, at the cost of a whole evaluation per iteration.
  */
 export async function recordedHeldout(db: Db, runId: string, k: number): Promise<HeldoutEval> {
-  const rows = await db.select().from(metricSamples).where(and(eq(metricSamples.runId, runId), eq(metricSamples.step, 0)));
+  const rows = await db
+    .select()
+    .from(metricSamples)
+    .where(and(eq(metricSamples.runId, runId), eq(metricSamples.step, 0)));
   const named = (name: RlMetric) => rows.find((m) => m.name === name);
   const at1 = named('heldout_pass_at_1');
   if (!at1) throw new Error(`run ${runId} has no held-out pass@1 at step 0 to carry forward; its start did not record one`);

@@ -13,11 +13,19 @@ beforeAll(async () => {
   database = await freshDatabase();
 });
 
-const refusing: JobHandler = { queue: 'rl.advance', run: async () => { throw new PermanentJobError('checkpoint v1 does not match its recorded sha256'); } };
+const refusing: JobHandler = {
+  queue: 'rl.advance',
+  run: async () => {
+    throw new PermanentJobError('checkpoint v1 does not match its recorded sha256');
+  },
+};
 
 /** The run's rl.advance job (enqueued by createRun), as a worker holding it would see it. */
 async function claimedAdvance(runId: string) {
-  const [job] = await database.db.select().from(jobs).where(and(eq(jobs.queue, 'rl.advance'), eq(jobs.runId, runId)));
+  const [job] = await database.db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.queue, 'rl.advance'), eq(jobs.runId, runId)));
   return { ...job!, attempts: 1, leaseToken: crypto.randomUUID(), leaseExpiresAt: new Date(Date.now() + 60_000) };
 }
 const ctx = (): JobContext => ({ db: database.db, workerId: 'test', signal: new AbortController().signal, log: () => {} });
@@ -34,10 +42,16 @@ describe('an RL job that gives up fails its run through the lifecycle', () => {
     const [after] = await database.db.select().from(runs).where(eq(runs.id, run.id));
     expect(after!.status).toBe('failed');
     expect(after!.error).toBe('rl.advance gave up after 1 attempt(s): checkpoint v1 does not match its recorded sha256');
-    const [failed] = await database.db.select().from(runEvents).where(and(eq(runEvents.runId, run.id), eq(runEvents.type, 'failed')));
+    const [failed] = await database.db
+      .select()
+      .from(runEvents)
+      .where(and(eq(runEvents.runId, run.id), eq(runEvents.type, 'failed')));
     expect(failed).toMatchObject({ fromStatus: 'queued', toStatus: 'failed', actor: 'system:rl.advance', message: after!.error });
     const audit = await database.db.select().from(auditLog).where(eq(auditLog.targetId, run.id));
-    expect(audit.map((a) => [a.action, a.actor])).toEqual([['run.create', 'user:op'], ['run.fail', 'system:rl.advance']]);
+    expect(audit.map((a) => [a.action, a.actor])).toEqual([
+      ['run.create', 'user:op'],
+      ['run.fail', 'system:rl.advance'],
+    ]);
     expect(await verifyAudit(database.db)).toMatchObject({ ok: true });
   });
 

@@ -56,14 +56,15 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
   const rl = rlSettings(settings);
   const s = rl;
   let manager: SandboxManager | undefined;
-  const sandboxes = (db: Db) => (manager ??= new SandboxManager({ dataDir: deps.dataDir, storeDir: deps.envStore, records: sandboxRecords(db), actor: 'system:rl' }));
+  const sandboxes = (db: Db) =>
+    (manager ??= new SandboxManager({ dataDir: deps.dataDir, storeDir: deps.envStore, records: sandboxRecords(db), actor: 'system:rl' }));
   const versionPath = (runId: string, v: number) => path.join(policyDir(runId, deps.dataDir), `v${String(v).padStart(6, '0')}.ckpt`);
 
   /** Start a queued run (policy version 0, optional SFT warm start, baseline held-out eval), or top up a running one. */
   const advanceHandler: JobHandler = {
-      queue: RL_QUEUES.advance,
-      payload: advancePayload,
-      leaseMs: rl.leaseMs(120_000),
+    queue: RL_QUEUES.advance,
+    payload: advancePayload,
+    leaseMs: rl.leaseMs(120_000),
     run: async (job, ctx) => {
       const runId = String(job.payload.runId);
       const run = await loadRun(ctx.db, runId);
@@ -72,7 +73,10 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
           // every iteration was trained while the run was paused (the learner cannot complete
           // a paused run): completing it is what resuming it leaves to do
           if (run.currentIteration >= run.config.iterations) {
-            await tryRunTransition(tx, runId, 'complete', `system:${RL_QUEUES.advance}`, { message: `all ${run.config.iterations} iterations trained`, data: { iteration: run.currentIteration } });
+            await tryRunTransition(tx, runId, 'complete', `system:${RL_QUEUES.advance}`, {
+              message: `all ${run.config.iterations} iterations trained`,
+              data: { iteration: run.currentIteration },
+            });
           } else await topUp(tx, runId);
         };
       }
@@ -84,56 +88,92 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
         throw new PermanentJobError((err as Error).message);
       }
       let v0 = await latestVersion(ctx.db, runId);
-      let created: { sha256: string; provider: string; sft: unknown; initPassAt1: number | null; passAt1: number; heldout: number; passAtK: number | null; k: number } | undefined;
+      let created:
+        | { sha256: string; provider: string; sft: unknown; initPassAt1: number | null; passAt1: number; heldout: number; passAtK: number | null; k: number }
+        | undefined;
       if (!v0) {
-        let policy = Policy.create({ seed: run.config.seed, optim: { lr: s.sftLearningRate, warmupSteps: Math.min(10, s.sftSteps), totalSteps: Math.max(1, s.sftSteps) } });
+        let policy = Policy.create({
+          seed: run.config.seed,
+          optim: { lr: s.sftLearningRate, warmupSteps: Math.min(10, s.sftSteps), totalSteps: Math.max(1, s.sftSteps) },
+        });
         // held-out pass@1 of the random initialisation, so the curve shows what the warm start adds
         const init = s.sftSteps > 0 ? await heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, s) : null;
-        const sft = s.sftSteps > 0 ? { ...(await sftWarmStart(ctx.db, policy, run.suiteId!, s.sftSteps, run.config.seed)), heldoutPassAt1Before: init?.passAt1 } : null;
+        const sft =
+          s.sftSteps > 0 ? { ...(await sftWarmStart(ctx.db, policy, run.suiteId!, s.sftSteps, run.config.seed)), heldoutPassAt1Before: init?.passAt1 } : null;
         // RL gets its own learning-rate phase: the run's learning rate, constant.
         // (A control arm, learning rate 0, never steps: it keeps the warm start's optimizer.)
-        if (run.config.learningRate > 0) policy = await withOptimizer(policy, { lr: run.config.learningRate, warmupSteps: 0, totalSteps: Math.max(1, run.config.iterations), minLrRatio: 1 });
+        if (run.config.learningRate > 0)
+          policy = await withOptimizer(policy, { lr: run.config.learningRate, warmupSteps: 0, totalSteps: Math.max(1, run.config.iterations), minLrRatio: 1 });
         await fs.mkdir(policyDir(runId, deps.dataDir), { recursive: true });
         const saved = await policy.save(versionPath(runId, 0));
         const ev = await heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, s, { k: s.passAtK });
-        created = { sha256: saved.sha256, provider: policy.provider, sft, initPassAt1: init?.passAt1 ?? null, passAt1: ev.passAt1, heldout: ev.tasks, passAtK: ev.passAtK, k: ev.k };
+        created = {
+          sha256: saved.sha256,
+          provider: policy.provider,
+          sft,
+          initPassAt1: init?.passAt1 ?? null,
+          passAt1: ev.passAt1,
+          heldout: ev.tasks,
+          passAtK: ev.passAtK,
+          k: ev.k,
+        };
         await policy.release();
       }
       return async (tx) => {
         const [locked] = await tx.select({ status: runs.status }).from(runs).where(eq(runs.id, runId)).for('update');
         if (locked?.status !== 'queued') return;
         if (created) {
-          await tx.insert(policyVersions).values({ runId, version: 0, checkpointPath: versionPath(runId, 0), sha256: created.sha256, executionProvider: created.provider, isReference: true, metrics: { heldout_pass_at_1: created.passAt1 } }).onConflictDoNothing();
+          await tx
+            .insert(policyVersions)
+            .values({
+              runId,
+              version: 0,
+              checkpointPath: versionPath(runId, 0),
+              sha256: created.sha256,
+              executionProvider: created.provider,
+              isReference: true,
+              metrics: { heldout_pass_at_1: created.passAt1 },
+            })
+            .onConflictDoNothing();
           await tx.insert(metricSamples).values(rlSample(runId, 'heldout_pass_at_1', 0, created.passAt1, { tasks: String(created.heldout) }));
           if (created.initPassAt1 != null) await tx.insert(metricSamples).values(rlSample(runId, 'heldout_pass_at_1_before_sft', 0, created.initPassAt1));
-          if (created.passAtK != null) await tx.insert(metricSamples).values(rlSample(runId, 'heldout_pass_at_k', 0, created.passAtK, { k: String(created.k) }));
+          if (created.passAtK != null)
+            await tx.insert(metricSamples).values(rlSample(runId, 'heldout_pass_at_k', 0, created.passAtK, { k: String(created.k) }));
           v0 = await latestVersion(tx, runId);
         }
         await applyRunTransition(tx, runId, 'start', `system:${RL_QUEUES.advance}`, {
-          message: `training started from policy version ${v0?.version ?? 0}`, data: { sft: created?.sft ?? null, heldoutPassAt1: created?.passAt1 },
+          message: `training started from policy version ${v0?.version ?? 0}`,
+          data: { sft: created?.sft ?? null, heldoutPassAt1: created?.passAt1 },
         });
         // entering running also enqueued an advance job (server/runs/lifecycle.ts); topUp is idempotent
         await topUp(tx, runId);
       };
     },
-    };
+  };
 
   /** One multi-turn episode; its turns, reward and the run's next step commit with the job. */
   const episodeHandler: JobHandler = {
-      queue: RL_QUEUES.episode,
-      payload: episodePayload,
-      leaseMs: rl.leaseMs(60_000),
+    queue: RL_QUEUES.episode,
+    payload: episodePayload,
+    leaseMs: rl.leaseMs(60_000),
     run: async (job, ctx) => {
       const episodeId = String(job.payload.episodeId);
-      const [row] = await ctx.db.select({ e: episodes, t: tasks, run: runs }).from(episodes)
-        .innerJoin(runs, eq(runs.id, episodes.runId)).innerJoin(tasks, eq(tasks.id, episodes.taskId)).where(eq(episodes.id, episodeId));
+      const [row] = await ctx.db
+        .select({ e: episodes, t: tasks, run: runs })
+        .from(episodes)
+        .innerJoin(runs, eq(runs.id, episodes.runId))
+        .innerJoin(tasks, eq(tasks.id, episodes.taskId))
+        .where(eq(episodes.id, episodeId));
       if (!row) throw new PermanentJobError(`no episode ${episodeId}`);
       if (row.e.status !== 'running') return; // already finished (or reset by a cancel)
       const { e, t, run } = row;
       if (run.status === 'cancelled' || run.status === 'failed' || run.status === 'completed') {
         // the run ended after this episode was dispatched: don't spend a sandbox on it
         return async (tx) => {
-          await tx.update(episodes).set({ status: 'cancelled', endReason: `run ${run.status}` }).where(and(eq(episodes.id, episodeId), eq(episodes.status, 'running')));
+          await tx
+            .update(episodes)
+            .set({ status: 'cancelled', endReason: `run ${run.status}` })
+            .where(and(eq(episodes.id, episodeId), eq(episodes.status, 'running')));
         };
       }
       const version = await latestVersion(ctx.db, run.id);
@@ -143,11 +183,18 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
       const policy = await loadRunPolicy(run, version, deps.dataDir);
       const startedAt = new Date();
       const out = await runEpisode({
-        policy, manager: sandboxes(ctx.db), scoring: scoringOptions(run, { ...t, tests: t.tests as TaskTests }, s),
+        policy,
+        manager: sandboxes(ctx.db),
+        scoring: scoringOptions(run, { ...t, tests: t.tests as TaskTests }, s),
         task: { language: t.language, prompt: t.prompt, entryPoint: t.entryPoint, tests: t.tests as TaskTests },
-        maxTurns: run.config.maxTurns, seed: episodeSeed(run.config.seed, e.iteration, e.groupIndex, e.sampleIndex),
-        temperature: run.config.temperature, topP: run.config.topP, maxNewTokens: s.maxNewTokens, feedbackBudget: s.feedbackBudget,
-        context: { runId: run.id, episodeId }, signal: ctx.signal,
+        maxTurns: run.config.maxTurns,
+        seed: episodeSeed(run.config.seed, e.iteration, e.groupIndex, e.sampleIndex),
+        temperature: run.config.temperature,
+        topP: run.config.topP,
+        maxNewTokens: s.maxNewTokens,
+        feedbackBudget: s.feedbackBudget,
+        context: { runId: run.id, episodeId },
+        signal: ctx.signal,
       });
       const infra = out.score.status !== 'scored';
       const retry = infra && e.attempt <= s.infraRetries;
@@ -155,30 +202,82 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
         const [cur] = await tx.select({ status: episodes.status }).from(episodes).where(eq(episodes.id, episodeId)).for('update');
         if (cur?.status !== 'running') return { skipped: cur?.status };
         await tx.delete(turns).where(eq(turns.episodeId, episodeId));
-        await tx.insert(turns).values(out.turns.map((x) => ({
-          episodeId, index: x.index, action: x.action, tokenIds: x.tokenIds, logprobs: x.logprobs, lossMask: x.lossMask,
-          observation: x.observation, stdout: x.stdout, stderr: x.stderr, exitCode: x.exitCode, execStatus: x.execStatus,
-          policyMs: x.policyMs, sandboxMs: x.sandboxMs, cpuMs: x.cpuMs, maxRssMb: x.maxRssMb,
-        })));
-        const base = { policyVersionId: version.id, runtime: out.score.runtime, envHash: out.score.envHash, turnsCount: out.turns.length, startedAt, finishedAt: new Date() };
+        await tx.insert(turns).values(
+          out.turns.map((x) => ({
+            episodeId,
+            index: x.index,
+            action: x.action,
+            tokenIds: x.tokenIds,
+            logprobs: x.logprobs,
+            lossMask: x.lossMask,
+            observation: x.observation,
+            stdout: x.stdout,
+            stderr: x.stderr,
+            exitCode: x.exitCode,
+            execStatus: x.execStatus,
+            policyMs: x.policyMs,
+            sandboxMs: x.sandboxMs,
+            cpuMs: x.cpuMs,
+            maxRssMb: x.maxRssMb,
+          })),
+        );
+        const base = {
+          policyVersionId: version.id,
+          runtime: out.score.runtime,
+          envHash: out.score.envHash,
+          turnsCount: out.turns.length,
+          startedAt,
+          finishedAt: new Date(),
+        };
         if (retry) {
           // infrastructure failure: not the policy's fault, run the slot again
-          await tx.update(episodes).set({ ...base, status: 'pending', attempt: e.attempt + 1, error: `attempt ${e.attempt}: ${infraReason(out.score)}`, endReason: 'infra' }).where(eq(episodes.id, episodeId));
+          await tx
+            .update(episodes)
+            .set({ ...base, status: 'pending', attempt: e.attempt + 1, error: `attempt ${e.attempt}: ${infraReason(out.score)}`, endReason: 'infra' })
+            .where(eq(episodes.id, episodeId));
         } else if (infra) {
           // masked out of the loss and out of its group's baseline; never scored 0
-          await tx.update(episodes).set({ ...base, status: out.score.status, endReason: 'infra', error: infraReason(out.score) }).where(eq(episodes.id, episodeId));
-          await tx.update(runs).set({ episodesDone: sql`${runs.episodesDone} + 1`, updatedAt: new Date() }).where(eq(runs.id, run.id));
+          await tx
+            .update(episodes)
+            .set({ ...base, status: out.score.status, endReason: 'infra', error: infraReason(out.score) })
+            .where(eq(episodes.id, episodeId));
+          await tx
+            .update(runs)
+            .set({ episodesDone: sql`${runs.episodesDone} + 1`, updatedAt: new Date() })
+            .where(eq(runs.id, run.id));
         } else {
-          await tx.insert(rewards).values({ episodeId, value: out.score.reward!, components: out.score.components, envHash: out.score.envHash, harnessVersion: out.score.harnessVersion, policyVersionId: version.id }).onConflictDoNothing();
-          await tx.update(episodes).set({ ...base, status: 'scored', endReason: out.endReason }).where(eq(episodes.id, episodeId));
-          await tx.update(runs).set({ episodesDone: sql`${runs.episodesDone} + 1`, updatedAt: new Date() }).where(eq(runs.id, run.id));
+          await tx
+            .insert(rewards)
+            .values({
+              episodeId,
+              value: out.score.reward!,
+              components: out.score.components,
+              envHash: out.score.envHash,
+              harnessVersion: out.score.harnessVersion,
+              policyVersionId: version.id,
+            })
+            .onConflictDoNothing();
+          await tx
+            .update(episodes)
+            .set({ ...base, status: 'scored', endReason: out.endReason })
+            .where(eq(episodes.id, episodeId));
+          await tx
+            .update(runs)
+            .set({ episodesDone: sql`${runs.episodesDone} + 1`, updatedAt: new Date() })
+            .where(eq(runs.id, run.id));
           await sampleForReview(tx, episodeId);
         }
         await topUp(tx, run.id);
-        return { status: retry ? 'retry' : out.score.status, reward: out.score.reward, turns: out.turns.length, policyMs: Math.round(out.policyMs), sandboxMs: Math.round(out.sandboxMs) };
+        return {
+          status: retry ? 'retry' : out.score.status,
+          reward: out.score.reward,
+          turns: out.turns.length,
+          policyMs: Math.round(out.policyMs),
+          sandboxMs: Math.round(out.sandboxMs),
+        };
       };
     },
-    };
+  };
 
   /**
    * The learner step of one iteration: load the iteration's episodes, rewards and turns;
@@ -197,11 +296,18 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
       if (run.currentIteration !== iteration || run.status === 'cancelled' || run.status === 'failed') return;
       const t0 = performance.now();
       // load
-      const eps = await ctx.db.select({ e: episodes, r: rewards }).from(episodes).leftJoin(rewards, eq(rewards.episodeId, episodes.id))
-        .where(and(eq(episodes.runId, runId), eq(episodes.iteration, iteration))).orderBy(asc(episodes.groupIndex), asc(episodes.sampleIndex));
+      const eps = await ctx.db
+        .select({ e: episodes, r: rewards })
+        .from(episodes)
+        .leftJoin(rewards, eq(rewards.episodeId, episodes.id))
+        .where(and(eq(episodes.runId, runId), eq(episodes.iteration, iteration)))
+        .orderBy(asc(episodes.groupIndex), asc(episodes.sampleIndex));
       const current = await latestVersion(ctx.db, runId);
       if (!current) throw new Error('run has no policy version');
-      const versions = await ctx.db.select({ id: policyVersions.id, version: policyVersions.version }).from(policyVersions).where(eq(policyVersions.runId, runId));
+      const versions = await ctx.db
+        .select({ id: policyVersions.id, version: policyVersions.version })
+        .from(policyVersions)
+        .where(eq(policyVersions.runId, runId));
       // configs are stored as created: options added since read their defaults
       const config = withLearnerDefaults(run.config);
       const batch = selectBatch(eps, { currentVersion: current.version, versionOf: new Map(versions.map((v) => [v.id, v.version])), config: run.config });
@@ -209,14 +315,18 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
       const turnRows = inSlotOrder(trainIds.length ? await ctx.db.select().from(turns).where(inArray(turns.episodeId, trainIds)) : [], trainIds);
       const languageOf = new Map<string, TaskLanguage>();
       if (run.config.maskTruncated && trainIds.length) {
-        const langs = await ctx.db.select({ id: episodes.id, language: tasks.language }).from(episodes).innerJoin(tasks, eq(tasks.id, episodes.taskId))
+        const langs = await ctx.db
+          .select({ id: episodes.id, language: tasks.language })
+          .from(episodes)
+          .innerJoin(tasks, eq(tasks.id, episodes.taskId))
           .where(inArray(episodes.id, trainIds));
         for (const l of langs) languageOf.set(l.id, l.language);
       }
       const policy = await loadRunPolicyForTraining(run, current, deps.dataDir);
       // sequences: overlong masking asks the tokenizer whether a response was cut off at the budget
-      const { sequences, maskedOverlong } = buildSequences(config, batch.trainEpisodes, turnRows,
-        (t) => wasTruncated(policy, languageOf.get(t.episodeId)!, generatedTokens(t)));
+      const { sequences, maskedOverlong } = buildSequences(config, batch.trainEpisodes, turnRows, (t) =>
+        wasTruncated(policy, languageOf.get(t.episodeId)!, generatedTokens(t)),
+      );
       let report: Awaited<ReturnType<typeof learnerUpdates>> | null = null;
       let klRewardPenalty = 0;
       // learning rate 0 is "no update" (a control arm): the weights stay v0's, so skip the learner
@@ -227,7 +337,12 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
           if (!v0) throw new PermanentJobError(`run ${runId} has no reference policy (version 0)`);
           const ref = await loadRunPolicyForTraining(run, v0, deps.dataDir);
           // at the sampling temperature, like the stored logprobs and the training graph
-          refLogprobs = (await policy.score(sequences.map((q) => q.tokens), { params: ref.params, temperature: config.temperature })).map((x) => x.logprobs);
+          refLogprobs = (
+            await policy.score(
+              sequences.map((q) => q.tokens),
+              { params: ref.params, temperature: config.temperature },
+            )
+          ).map((x) => x.logprobs);
           await ref.release();
         }
         const values = run.config.algorithm === 'ppo' ? (await policy.score(sequences.map((q) => q.tokens))).map((x) => x.values) : undefined;
@@ -241,22 +356,47 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
       const saved = await policy.save(versionPath(runId, next));
       const withK = s.passAtK > 0 && (next >= run.config.iterations || (s.passAtKEvery > 0 && next % s.passAtKEvery === 0));
       // No update → v0's weights, and the evaluation is greedy / fixed-seed: v0's numbers stand.
-      const ev = run.config.learningRate === 0
-        ? await recordedHeldout(ctx.db, runId, withK ? s.passAtK : 0)
-        : await heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, s, { k: withK ? s.passAtK : 0 });
+      const ev =
+        run.config.learningRate === 0
+          ? await recordedHeldout(ctx.db, runId, withK ? s.passAtK : 0)
+          : await heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, s, { k: withK ? s.passAtK : 0 });
       await policy.release();
       // metrics of the iteration
       const finished = finishedEpisodes(eps).map(({ e }) => e.id);
       const epTurns = finished.length
-        ? await ctx.db.select({ episodeId: turns.episodeId, policyMs: turns.policyMs, sandboxMs: turns.sandboxMs, lossMask: turns.lossMask }).from(turns).where(inArray(turns.episodeId, finished))
+        ? await ctx.db
+            .select({ episodeId: turns.episodeId, policyMs: turns.policyMs, sandboxMs: turns.sandboxMs, lossMask: turns.lossMask })
+            .from(turns)
+            .where(inArray(turns.episodeId, finished))
         : [];
-      const { metrics, failures } = iterationMetrics({ episodes: eps, batch, turns: epTurns, report, heldout: ev, maskedOverlong, klRewardPenalty, updateS, now: Date.now() });
+      const { metrics, failures } = iterationMetrics({
+        episodes: eps,
+        batch,
+        turns: epTurns,
+        report,
+        heldout: ev,
+        maskedOverlong,
+        klRewardPenalty,
+        updateS,
+        now: Date.now(),
+      });
       const skippedEvent = report && skippedStepsEvent(iteration, report);
       // write
       return async (tx) => {
         const [locked] = await tx.select().from(runs).where(eq(runs.id, runId)).for('update');
         if (!locked || locked.currentIteration !== iteration) return { skipped: true };
-        await tx.insert(policyVersions).values({ runId, version: next, parentId: current.id, checkpointPath: saved.path, sha256: saved.sha256, executionProvider: report?.provider ?? policy.provider, metrics }).onConflictDoNothing();
+        await tx
+          .insert(policyVersions)
+          .values({
+            runId,
+            version: next,
+            parentId: current.id,
+            checkpointPath: saved.path,
+            sha256: saved.sha256,
+            executionProvider: report?.provider ?? policy.provider,
+            metrics,
+          })
+          .onConflictDoNothing();
         await tx.insert(metricSamples).values([
           // non-finite values (a skipped step's loss) are stored as NaN/Infinity, not hidden as 0
           ...Object.entries(metrics).map(([name, value]) => rlSample(runId, name as RlIterationMetric, next, value)),
@@ -267,7 +407,8 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
         await tx.update(runs).set({ currentIteration: next, lastRewardMean: metrics.reward_mean, updatedAt: new Date() }).where(eq(runs.id, runId));
         const trained = `iteration ${iteration} trained: reward ${metrics.reward_mean!.toFixed(3)}, held-out pass@1 ${ev.passAt1.toFixed(3)}, policy v${next}`;
         // a run paused (or cancelled) meanwhile is not completed here: resuming a paused one does it
-        const completed = done && (await tryRunTransition(tx, runId, 'complete', `system:${RL_QUEUES.learn}`, { message: trained, data: { iteration, version: next } }));
+        const completed =
+          done && (await tryRunTransition(tx, runId, 'complete', `system:${RL_QUEUES.learn}`, { message: trained, data: { iteration, version: next } }));
         if (!completed) await runEvent(tx, runId, 'iteration', trained, { iteration, version: next });
         if (skippedEvent) await runEvent(tx, runId, skippedEvent.type, skippedEvent.message, skippedEvent.data);
         if (!done) await topUp(tx, runId);

@@ -54,7 +54,11 @@ function turnKlPenalty(c: RunConfig, q: TurnSeq, ref: number[]): number[] {
  */
 export function grpoAdvantages(c: RunConfig, episodes: EpisodeReward[], penalty: Map<string, number> = new Map()): Map<string, number> {
   const rewards = episodes.map((e) => e.reward - (penalty.get(e.id) ?? 0));
-  const adv = groupAdvantages(rewards, episodes.map((e) => e.group), { scaleByStd: c.scaleAdvantagesByStd });
+  const adv = groupAdvantages(
+    rewards,
+    episodes.map((e) => e.group),
+    { scaleByStd: c.scaleAdvantagesByStd },
+  );
   return new Map(episodes.map((e, i) => [e.id, adv[i]! < 0 ? adv[i]! * c.negativeAdvantageWeight : adv[i]!]));
 }
 
@@ -92,9 +96,7 @@ export function buildLearnerBatch(
     const perEpisode = new Map<string, number>();
     penalties?.forEach((p, i) => perEpisode.set(turns[i]!.episodeId, (perEpisode.get(turns[i]!.episodeId) ?? 0) + p.reduce((x, y) => x + y, 0)));
     const adv = grpoAdvantages(c, episodes, perEpisode);
-    const sequences = turns
-      .map((q, i) => ({ ...base(q, i), advantages: adv.get(q.episodeId) ?? 0 }))
-      .filter((s) => Math.abs(s.advantages) > 1e-9);
+    const sequences = turns.map((q, i) => ({ ...base(q, i), advantages: adv.get(q.episodeId) ?? 0 })).filter((s) => Math.abs(s.advantages) > 1e-9);
     return { sequences, klRewardPenalty };
   }
   if (input.values?.length !== turns.length) throw new Error('ppo needs value estimates for every turn');
@@ -105,7 +107,12 @@ export function buildLearnerBatch(
     rew[rew.length - 1]! += rewardOf.get(q.episodeId)!;
     return gae(rew, input.values![i]!, q.lossMask, PPO_GAE);
   });
-  const advantages = c.whitenAdvantages ? whiten(estimates.map((e) => e.advantages), turns.map((q) => q.lossMask)) : estimates.map((e) => e.advantages);
+  const advantages = c.whitenAdvantages
+    ? whiten(
+        estimates.map((e) => e.advantages),
+        turns.map((q) => q.lossMask),
+      )
+    : estimates.map((e) => e.advantages);
   const sequences = turns.map((q, i) => ({ ...base(q, i), advantages: advantages[i]!, returns: estimates[i]!.returns, oldValues: input.values![i]! }));
   return { sequences, klRewardPenalty };
 }

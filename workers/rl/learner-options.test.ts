@@ -48,7 +48,9 @@ describe('learner options: the batch', () => {
 
   it('negativeAdvantageWeight scales negative advantages only', () => {
     const { episodes, turns } = episodesOf(rewards.slice(0, 4), 4);
-    expect(advOf(buildLearnerBatch(cfg({ negativeAdvantageWeight: 0.2 }), { episodes, turns }).sequences).map((a) => +a.toFixed(4))).toEqual([1, -0.2, -0.2, 1]);
+    expect(advOf(buildLearnerBatch(cfg({ negativeAdvantageWeight: 0.2 }), { episodes, turns }).sequences).map((a) => +a.toFixed(4))).toEqual([
+      1, -0.2, -0.2, 1,
+    ]);
   });
 
   it('klIn=reward (GRPO): each episode reward loses klCoef × Σ KL of its tokens before the group advantages; the loss gets no KL term', () => {
@@ -67,7 +69,11 @@ describe('learner options: the batch', () => {
       expect(b.klRewardPenalty).toBeCloseTo(episodes.reduce((a, _, i) => a + 0.5 * 3 * est[k](0.3 * (i + 1)), 0) / 4, 6);
       expect(b.sequences.every((s) => s.refLogprobs)).toBe(true); // still reported as the kl metric
       expect(lossConfigFor(c, { normTokens: NORM })).toMatchObject({ klCoef: 0 });
-      seen.add(advOf(b.sequences).map((a) => a.toFixed(4)).join());
+      seen.add(
+        advOf(b.sequences)
+          .map((a) => a.toFixed(4))
+          .join(),
+      );
     }
     expect(seen.size).toBe(3); // the estimators differ
     // in the loss (the default), the rewards stay as they were
@@ -75,7 +81,13 @@ describe('learner options: the batch', () => {
     expect(advOf(buildLearnerBatch(inLoss, { episodes, turns, refLogprobs: ref }).sequences).map((a) => +a.toFixed(4))).toEqual([1, 1, -1, -1]);
     expect(lossConfigFor(inLoss, { normTokens: NORM })).toMatchObject({ klCoef: 0.5, klEstimator: 'k3' });
     // with the KL in the reward, equal rewards are no longer "no signal": nothing is dropped before scoring
-    expect(turnsToScore(cfg({ klCoef: 0.5, klIn: 'reward' }), episodes.map((e) => ({ ...e, reward: 1 })), turns)).toHaveLength(4);
+    expect(
+      turnsToScore(
+        cfg({ klCoef: 0.5, klIn: 'reward' }),
+        episodes.map((e) => ({ ...e, reward: 1 })),
+        turns,
+      ),
+    ).toHaveLength(4);
   });
 
   it('klIn=reward (PPO): the KL penalty is a per-token reward before GAE', () => {
@@ -137,11 +149,13 @@ function weighted(seqs: { lossMask: number[] }[], agg: 'token' | 'sequence' | 't
   const counts = seqs.map((s) => s.lossMask.reduce((a, b) => a + b, 0));
   const total = counts.reduce((a, b) => a + b, 0);
   let sum = 0;
-  seqs.forEach((s, i) => s.lossMask.forEach((m, t) => {
-    if (!m) return;
-    const w = agg === 'token' ? 1 / total : agg === 'sequence' ? 1 / (counts[i]! * seqs.length) : 1 / (NORM * seqs.length);
-    sum += w * f(i, t);
-  }));
+  seqs.forEach((s, i) =>
+    s.lossMask.forEach((m, t) => {
+      if (!m) return;
+      const w = agg === 'token' ? 1 / total : agg === 'sequence' ? 1 / (counts[i]! * seqs.length) : 1 / (NORM * seqs.length);
+      sum += w * f(i, t);
+    }),
+  );
   return sum;
 }
 
@@ -151,7 +165,10 @@ describe('learner options: the loss of a training step', () => {
     const got: number[] = [];
     for (const agg of ['token', 'sequence', 'token-sum-norm'] as const) {
       const r = await step(cfg({ lossAggregation: agg }), seqs);
-      expect(r.policyLoss).toBeCloseTo(weighted(seqs, agg, (i) => -ADV[i]!), 5);
+      expect(r.policyLoss).toBeCloseTo(
+        weighted(seqs, agg, (i) => -ADV[i]!),
+        5,
+      );
       got.push(r.policyLoss);
     }
     expect(new Set(got.map((x) => x.toFixed(4))).size).toBe(3);
@@ -176,7 +193,10 @@ describe('learner options: the loss of a training step', () => {
       const out = await step(cfg({ klCoef: 0.5, klEstimator: k }), withRef);
       const want = 0.5 * weighted(seqs, 'token', (i, t) => est[k](r(i, t)));
       expect(out.loss - out.policyLoss).toBeCloseTo(want, 5);
-      expect(out.kl).toBeCloseTo(weighted(seqs, 'token', (i, t) => est.k3(r(i, t))), 5);
+      expect(out.kl).toBeCloseTo(
+        weighted(seqs, 'token', (i, t) => est.k3(r(i, t))),
+        5,
+      );
       penalties.push(out.loss - out.policyLoss);
     }
     expect(new Set(penalties.map((x) => x.toFixed(4))).size).toBe(3);
@@ -187,14 +207,18 @@ describe('learner options: the loss of a training step', () => {
     // old logprobs 1.5 nats lower on every token: ratio e^1.5 ≈ 4.5 > 3
     const off = seqs.map((s) => ({ ...s, oldLogprobs: s.oldLogprobs.map((x) => x - 1.5) }));
     const rho = Math.exp(1.5);
-    const surrogate = (c: number) => weighted(seqs, 'token', (i) => {
-      const a = ADV[i]!;
-      const clipped = -Math.min(rho * a, Math.min(Math.max(rho, 0.8), 1.28) * a);
-      return a < 0 ? Math.min(clipped, c * -a) : clipped;
-    });
+    const surrogate = (c: number) =>
+      weighted(seqs, 'token', (i) => {
+        const a = ADV[i]!;
+        const clipped = -Math.min(rho * a, Math.min(Math.max(rho, 0.8), 1.28) * a);
+        return a < 0 ? Math.min(clipped, c * -a) : clipped;
+      });
     const capped = await step(cfg({ clipRatioC: 3 }), off);
     expect(capped.policyLoss).toBeCloseTo(surrogate(3), 4);
-    expect(capped.dualClipFraction).toBeCloseTo(weighted(seqs, 'token', (i) => (ADV[i]! < 0 ? 1 : 0)), 5);
+    expect(capped.dualClipFraction).toBeCloseTo(
+      weighted(seqs, 'token', (i) => (ADV[i]! < 0 ? 1 : 0)),
+      5,
+    );
     const uncapped = await step(cfg({ clipRatioC: 100 }), off);
     expect(uncapped.policyLoss).toBeCloseTo(surrogate(100), 4);
     expect(uncapped.policyLoss).toBeGreaterThan(capped.policyLoss + 0.2);
@@ -209,14 +233,19 @@ describe('learner options: the loss of a training step', () => {
       oldValues: now[i]!.values.map((v, t) => v + (t % 2 ? 1 : -1)),
       returns: now[i]!.values.map((v) => v + 0.5),
     }));
-    const valueLoss = (clip: number) => weighted(seqs, 'token', (i, t) => {
-      const v = now[i]!.values[t]!;
-      const o = ppo[i]!.oldValues[t]!;
-      const R = ppo[i]!.returns[t]!;
-      return 0.5 * Math.max((v - R) ** 2, (o + Math.min(Math.max(v - o, -clip), clip) - R) ** 2);
-    });
+    const valueLoss = (clip: number) =>
+      weighted(seqs, 'token', (i, t) => {
+        const v = now[i]!.values[t]!;
+        const o = ppo[i]!.oldValues[t]!;
+        const R = ppo[i]!.returns[t]!;
+        return 0.5 * Math.max((v - R) ** 2, (o + Math.min(Math.max(v - o, -clip), clip) - R) ** 2);
+      });
     const losses: number[] = [];
-    for (const [valueCoef, valueClip] of [[0.5, 0.2], [2, 0.2], [0.5, 5]] as const) {
+    for (const [valueCoef, valueClip] of [
+      [0.5, 0.2],
+      [2, 0.2],
+      [0.5, 5],
+    ] as const) {
       const r = await step(cfg({ algorithm: 'ppo', valueCoef, valueClip }), ppo);
       expect(r.valueLoss).toBeCloseTo(valueLoss(valueClip), 4);
       expect(r.loss).toBeCloseTo(r.policyLoss + valueCoef * r.valueLoss, 4);
@@ -230,7 +259,16 @@ describe('learner options: the run config', () => {
   it('defaults keep the standard loss, and a config stored before these options existed reads the same defaults', () => {
     const c = cfg();
     expect(lossConfigFor(c, { normTokens: NORM })).toEqual({
-      kind: 'grpo', clipLow: 0.2, clipHigh: 0.28, clipRatioC: 3, klCoef: 0, klEstimator: 'k3', entropyCoef: 0, aggregation: 'token', normTokens: NORM, temperature: 1,
+      kind: 'grpo',
+      clipLow: 0.2,
+      clipHigh: 0.28,
+      clipRatioC: 3,
+      klCoef: 0,
+      klEstimator: 'k3',
+      entropyCoef: 0,
+      aggregation: 'token',
+      normTokens: NORM,
+      temperature: 1,
     });
     const { scaleAdvantagesByStd, lossAggregation, entropyCoef, clipRatioC, klIn, klEstimator, valueCoef, valueClip, whitenAdvantages, ...old } = c;
     void [scaleAdvantagesByStd, lossAggregation, entropyCoef, clipRatioC, klIn, klEstimator, valueCoef, valueClip, whitenAdvantages];
@@ -246,7 +284,14 @@ describe('learner options: the run config', () => {
   });
 
   it('bounds are checked with the field named', () => {
-    for (const [k, v] of [['clipRatioC', 1], ['entropyCoef', -0.1], ['valueClip', 0], ['klEstimator', 'k4'], ['klIn', 'both'], ['lossAggregation', 'mean']] as const) {
+    for (const [k, v] of [
+      ['clipRatioC', 1],
+      ['entropyCoef', -0.1],
+      ['valueClip', 0],
+      ['klEstimator', 'k4'],
+      ['klIn', 'both'],
+      ['lossAggregation', 'mean'],
+    ] as const) {
       const r = runConfigSchema.safeParse({ [k]: v });
       expect(r.success, k).toBe(false);
       expect(r.error!.issues[0]!.path, k).toEqual([k]);

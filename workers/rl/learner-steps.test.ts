@@ -14,8 +14,12 @@ async function stepsWithOneSkipped() {
   const batch = async (ret: number) => {
     const now = await p.score(tokens);
     return tokens.map((t, i) => ({
-      tokens: t, lossMask: t.map((_, k) => (k >= 3 ? 1 : 0)), advantages: t.map(() => (i ? -1 : 1)),
-      oldLogprobs: now[i]!.logprobs, oldValues: now[i]!.values, returns: t.map(() => ret),
+      tokens: t,
+      lossMask: t.map((_, k) => (k >= 3 ? 1 : 0)),
+      advantages: t.map(() => (i ? -1 : 1)),
+      oldLogprobs: now[i]!.logprobs,
+      oldValues: now[i]!.values,
+      returns: t.map(() => ret),
     }));
   };
   const reports = [];
@@ -36,7 +40,9 @@ describe('an iteration with a skipped optimizer step', () => {
     expect(s.logprobMismatch).toBeLessThan(1e-5); // first step: the sampling weights themselves
     const ev = skippedStepsEvent(4, s)!;
     expect(ev.type).toBe('update_skipped');
-    expect(ev.message).toMatch(/iteration 4: 1 of 3 optimizer step\(s\) skipped .*not finite .*step 2, loss (NaN|Infinity), grad norm (NaN|Infinity).*weights before each such step were kept.*lower learningRate/);
+    expect(ev.message).toMatch(
+      /iteration 4: 1 of 3 optimizer step\(s\) skipped .*not finite .*step 2, loss (NaN|Infinity), grad norm (NaN|Infinity).*weights before each such step were kept.*lower learningRate/,
+    );
     expect(ev.data.skipped).toEqual([{ step: 2, loss: String(reports[1]!.loss), gradNorm: String(reports[1]!.gradNorm) }]);
     expect(skippedStepsEvent(4, summariseSteps([reports[0]!]))).toBeNull();
   });

@@ -38,7 +38,10 @@ export function summariseSteps(reports: StepReport[]): StepsSummary {
 }
 
 /** The run event for skipped steps (null when none was): what happened and what to do. */
-export function skippedStepsEvent(iteration: number, s: Pick<StepsSummary, 'steps' | 'skipped'>): { type: string; message: string; data: Record<string, unknown> } | null {
+export function skippedStepsEvent(
+  iteration: number,
+  s: Pick<StepsSummary, 'steps' | 'skipped'>,
+): { type: string; message: string; data: Record<string, unknown> } | null {
   if (!s.skipped.length) return null;
   const first = s.skipped[0]!;
   return {
@@ -46,7 +49,7 @@ export function skippedStepsEvent(iteration: number, s: Pick<StepsSummary, 'step
     message:
       `iteration ${iteration}: ${s.skipped.length} of ${s.steps} optimizer step(s) skipped because the loss or gradient norm was not finite ` +
       `(first: step ${first.index + 1}, loss ${first.loss}, grad norm ${first.gradNorm}); the weights before each such step were kept. ` +
-      'If this repeats, lower learningRate or check this iteration\'s rewards and advantages.',
+      "If this repeats, lower learningRate or check this iteration's rewards and advantages.",
     // JSON has no NaN/Infinity: the values go as strings.
     data: { iteration, steps: s.steps, skipped: s.skipped.map((k) => ({ step: k.index + 1, loss: String(k.loss), gradNorm: String(k.gradNorm) })) },
   };

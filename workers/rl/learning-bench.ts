@@ -30,8 +30,11 @@ const int = (name: string, raw: string | undefined, min = 0) => {
 
 /** Share of a run's scored episodes per iteration that ended solved. */
 async function solvedByIteration(db: Db, runId: string) {
-  const rows = await db.select({ iteration: episodes.iteration, solved: sql<number>`avg(case when ${episodes.endReason} = 'solved' then 1.0 else 0.0 end)::float8` })
-    .from(episodes).where(and(eq(episodes.runId, runId), eq(episodes.status, 'scored'))).groupBy(episodes.iteration);
+  const rows = await db
+    .select({ iteration: episodes.iteration, solved: sql<number>`avg(case when ${episodes.endReason} = 'solved' then 1.0 else 0.0 end)::float8` })
+    .from(episodes)
+    .where(and(eq(episodes.runId, runId), eq(episodes.status, 'scored')))
+    .groupBy(episodes.iteration);
   return new Map(rows.map((r) => [r.iteration, r.solved]));
 }
 
@@ -39,12 +42,17 @@ export async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      minutes: { type: 'string', default: '15' }, lr: { type: 'string', default: String(LEARNING_CONFIG.learningRate) },
-      group: { type: 'string', default: String(LEARNING_CONFIG.groupSize) }, tasks: { type: 'string', default: EDGE_TASKS.join(',') },
+      minutes: { type: 'string', default: '15' },
+      lr: { type: 'string', default: String(LEARNING_CONFIG.learningRate) },
+      group: { type: 'string', default: String(LEARNING_CONFIG.groupSize) },
+      tasks: { type: 'string', default: EDGE_TASKS.join(',') },
       // with --tasks all: how many of the whole train split each iteration samples
       'tasks-per-iteration': { type: 'string', default: '16' },
-      'sft-steps': { type: 'string', default: '400' }, heldout: { type: 'string', default: '0' }, 'max-turns': { type: 'string', default: String(LEARNING_CONFIG.maxTurns) },
-      seed: { type: 'string', default: String(LEARNING_CONFIG.seed) }, json: { type: 'boolean' },
+      'sft-steps': { type: 'string', default: '400' },
+      heldout: { type: 'string', default: '0' },
+      'max-turns': { type: 'string', default: String(LEARNING_CONFIG.maxTurns) },
+      seed: { type: 'string', default: String(LEARNING_CONFIG.seed) },
+      json: { type: 'boolean' },
     },
   });
   const minutes = Number(values.minutes);
@@ -52,10 +60,22 @@ export async function main(argv: string[]): Promise<number> {
   const learningRate = Number(values.lr);
   if (!(learningRate > 0)) throw new Error(`--lr must be above 0 (the control arm is the lr 0 one), got ${values.lr}`);
   // "all": no curriculum, the whole train split (what the learning test used to run)
-  const trainTasks = values.tasks === 'all' ? [] : values.tasks!.split(',').map((t) => t.trim()).filter(Boolean);
+  const trainTasks =
+    values.tasks === 'all'
+      ? []
+      : values
+          .tasks!.split(',')
+          .map((t) => t.trim())
+          .filter(Boolean);
   const config = {
-    ...LEARNING_CONFIG, trainTasks, tasksPerIteration: trainTasks.length || int('tasks-per-iteration', values['tasks-per-iteration'], 1), groupSize: int('group', values.group, 2), maxTurns: int('max-turns', values['max-turns'], 1),
-    seed: int('seed', values.seed), learningRate, iterations: 100_000, // the budget ends the run, not the iteration count
+    ...LEARNING_CONFIG,
+    trainTasks,
+    tasksPerIteration: trainTasks.length || int('tasks-per-iteration', values['tasks-per-iteration'], 1),
+    groupSize: int('group', values.group, 2),
+    maxTurns: int('max-turns', values['max-turns'], 1),
+    seed: int('seed', values.seed),
+    learningRate,
+    iterations: 100_000, // the budget ends the run, not the iteration count
   };
   const log = (s: string) => !values.json && console.log(s);
 
@@ -64,7 +84,11 @@ export async function main(argv: string[]): Promise<number> {
   chmodSync(dir, 0o755); // embedded Postgres (as root) and sandboxes (as nobody) must traverse it
   process.env.CRUCIBLE_DATA_DIR = dir;
   delete process.env.DATABASE_URL;
-  const rlEnv = { CRUCIBLE_RL_SFT_STEPS: String(int('sft-steps', values['sft-steps'])), CRUCIBLE_RL_HELDOUT_LIMIT: String(int('heldout', values.heldout)), CRUCIBLE_RL_PASS_K: '0' };
+  const rlEnv = {
+    CRUCIBLE_RL_SFT_STEPS: String(int('sft-steps', values['sft-steps'])),
+    CRUCIBLE_RL_HELDOUT_LIMIT: String(int('heldout', values.heldout)),
+    CRUCIBLE_RL_PASS_K: '0',
+  };
   const opened = await openDatabase({ appName: 'bench-learning', startEmbedded: true, max: 10 });
   const { db, sql: pg } = opened.database;
   const { createRlHandlers } = await import('./handlers');
@@ -76,8 +100,20 @@ export async function main(argv: string[]): Promise<number> {
   let loop: Promise<void> | undefined;
   try {
     ensureDefaultEnvironment(defaultStoreDir());
-    loop = runJobLoop({ db, sql: pg, workerId: 'bench-learning', handlers: rlHandlers, concurrency: 2, pollMs: 100, drainMs: 1000, signal: ac.signal, log: () => {} });
-    log(`learning bench: ${minutes} min; ${trainTasks.length ? `curriculum ${trainTasks.length} tasks` : `whole train split, ${config.tasksPerIteration} tasks an iteration`} × group ${config.groupSize}, ${config.maxTurns} turn(s), lr ${learningRate} vs control lr 0, seed ${config.seed}, SFT ${rlEnv.CRUCIBLE_RL_SFT_STEPS} steps, held-out ${values.heldout === '0' ? 'all' : values.heldout} tasks; ${os.availableParallelism()} CPUs, load ${os.loadavg()[0]!.toFixed(1)}`);
+    loop = runJobLoop({
+      db,
+      sql: pg,
+      workerId: 'bench-learning',
+      handlers: rlHandlers,
+      concurrency: 2,
+      pollMs: 100,
+      drainMs: 1000,
+      signal: ac.signal,
+      log: () => {},
+    });
+    log(
+      `learning bench: ${minutes} min; ${trainTasks.length ? `curriculum ${trainTasks.length} tasks` : `whole train split, ${config.tasksPerIteration} tasks an iteration`} × group ${config.groupSize}, ${config.maxTurns} turn(s), lr ${learningRate} vs control lr 0, seed ${config.seed}, SFT ${rlEnv.CRUCIBLE_RL_SFT_STEPS} steps, held-out ${values.heldout === '0' ? 'all' : values.heldout} tasks; ${os.availableParallelism()} CPUs, load ${os.loadavg()[0]!.toFixed(1)}`,
+    );
     const t0 = performance.now();
     const run = await createRun(db, { name: 'bench-learning', config, controlArm: true }, 'bench');
     const controlId = run.controlRunId!;
@@ -106,9 +142,17 @@ export async function main(argv: string[]): Promise<number> {
     loop = undefined;
 
     const { pairs, iterations, dropped } = await pairedOutcomes(db, run.id, controlId, { fromIteration: 1 });
-    if (iterations < 2) throw new Error(`only ${iterations} iteration(s) finished in both arms within ${minutes} min: nothing to compare after iteration 0; raise --minutes or shrink --group / --tasks`);
+    if (iterations < 2)
+      throw new Error(
+        `only ${iterations} iteration(s) finished in both arms within ${minutes} min: nothing to compare after iteration 0; raise --minutes or shrink --group / --tasks`,
+      );
     const report = comparePairs(pairs);
-    const [mc, cc, ms, cs] = [await curves(db, run.id), await curves(db, controlId), await solvedByIteration(db, run.id), await solvedByIteration(db, controlId)];
+    const [mc, cc, ms, cs] = [
+      await curves(db, run.id),
+      await curves(db, controlId),
+      await solvedByIteration(db, run.id),
+      await solvedByIteration(db, controlId),
+    ];
     const perIteration = Array.from({ length: iterations }, (_, i) => ({
       iteration: i,
       reward: { main: mc.reward.get(i + 1) ?? null, control: cc.reward.get(i + 1) ?? null },
@@ -117,10 +161,29 @@ export async function main(argv: string[]): Promise<number> {
       heldoutPassAt1: { main: mc.heldout.get(i + 1) ?? null, control: cc.heldout.get(i + 1) ?? null },
     }));
     const heldoutV0 = mc.heldout.get(0) ?? null;
-    const after = (await db.select({ n: sql<number>`count(*)::int` }).from(episodes).where(and(eq(episodes.runId, run.id), gte(episodes.iteration, iterations))))[0]!.n;
+    const after = (
+      await db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(episodes)
+        .where(and(eq(episodes.runId, run.id), gte(episodes.iteration, iterations)))
+    )[0]!.n;
     const result = {
-      config: { minutes, learningRate, trainTasks, groupSize: config.groupSize, maxTurns: config.maxTurns, seed: config.seed, sftSteps: Number(rlEnv.CRUCIBLE_RL_SFT_STEPS), heldout: Number(values.heldout), cpus: os.availableParallelism(), loadAverage1m: os.loadavg()[0] },
-      wallS, iterationsCompared: iterations, droppedPairs: dropped, episodesPastLastIteration: after,
+      config: {
+        minutes,
+        learningRate,
+        trainTasks,
+        groupSize: config.groupSize,
+        maxTurns: config.maxTurns,
+        seed: config.seed,
+        sftSteps: Number(rlEnv.CRUCIBLE_RL_SFT_STEPS),
+        heldout: Number(values.heldout),
+        cpus: os.availableParallelism(),
+        loadAverage1m: os.loadavg()[0],
+      },
+      wallS,
+      iterationsCompared: iterations,
+      droppedPairs: dropped,
+      episodesPastLastIteration: after,
       heldout: { v0: heldoutV0, last: { main: perIteration.at(-1)!.heldoutPassAt1.main, control: perIteration.at(-1)!.heldoutPassAt1.control } },
       perIteration,
       paired: report,
@@ -131,7 +194,10 @@ export async function main(argv: string[]): Promise<number> {
       const f = (x: number | null) => (x == null ? '   -  ' : x.toFixed(3).padStart(6));
       log(`\n${iterations} iterations finished in both arms in ${wallS.toFixed(0)} s; held-out pass@1 of v0 ${f(heldoutV0).trim()}`);
       log('iter  reward RL  ctl    solved RL  ctl    held-out RL  ctl');
-      for (const r of perIteration) log(`${String(r.iteration).padStart(4)}  ${f(r.reward.main)} ${f(r.reward.control)}    ${f(r.solved.main)} ${f(r.solved.control)}    ${f(r.heldoutPassAt1.main)}   ${f(r.heldoutPassAt1.control)}`);
+      for (const r of perIteration)
+        log(
+          `${String(r.iteration).padStart(4)}  ${f(r.reward.main)} ${f(r.reward.control)}    ${f(r.solved.main)} ${f(r.solved.control)}    ${f(r.heldoutPassAt1.main)}   ${f(r.heldoutPassAt1.control)}`,
+        );
       log(`\npaired over iterations 1–${iterations - 1} (iteration 0 is v0 in both arms), ${dropped} pairs dropped for infra failures:`);
       log(formatReport(report));
     }

@@ -19,8 +19,19 @@ export const EDGE_TASKS = ['js/above_2', 'js/add_6', 'js/repeat_2', 'js/take_4',
  * p came within 10x of the threshold for some minibatch partitions.
  */
 export const LEARNING_CONFIG = {
-  suite: 'builtin', seed: 1, trainTasks: EDGE_TASKS, tasksPerIteration: EDGE_TASKS.length, groupSize: 8, iterations: 5, maxTurns: 1,
-  concurrency: 2, learningRate: 5e-4, klCoef: 0, negativeAdvantageWeight: 0.2, updateEpochs: 2, miniBatches: 4,
+  suite: 'builtin',
+  seed: 1,
+  trainTasks: EDGE_TASKS,
+  tasksPerIteration: EDGE_TASKS.length,
+  groupSize: 8,
+  iterations: 5,
+  maxTurns: 1,
+  concurrency: 2,
+  learningRate: 5e-4,
+  klCoef: 0,
+  negativeAdvantageWeight: 0.2,
+  updateEpochs: 2,
+  miniBatches: 4,
 } satisfies RunConfigInput & { iterations: number; tasksPerIteration: number; groupSize: number; learningRate: number };
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;

@@ -23,14 +23,25 @@ beforeAll(() => rl.start());
 afterAll(() => rl.stop());
 
 const weights = async (runId: string, version: number) => {
-  const [v] = await db.select().from(policyVersions).where(and(eq(policyVersions.runId, runId), eq(policyVersions.version, version)));
+  const [v] = await db
+    .select()
+    .from(policyVersions)
+    .where(and(eq(policyVersions.runId, runId), eq(policyVersions.version, version)));
   if (!v) throw new Error(`run ${runId} has no policy version ${version}`);
   const { state } = await readCheckpoint(v.checkpointPath);
   // parameters only: the optimizer moments and header differ by design (a control arm never steps)
   return [...state.tensors].filter(([name]) => !/^(m|v)\./.test(name));
 };
 const sameWeights = (a: [string, { data: Float32Array }][], b: [string, { data: Float32Array }][]) =>
-  a.length === b.length && a.every(([name, t], i) => b[i]![0] === name && Buffer.compare(Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength), Buffer.from(b[i]![1].data.buffer, b[i]![1].data.byteOffset, b[i]![1].data.byteLength)) === 0);
+  a.length === b.length &&
+  a.every(
+    ([name, t], i) =>
+      b[i]![0] === name &&
+      Buffer.compare(
+        Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength),
+        Buffer.from(b[i]![1].data.buffer, b[i]![1].data.byteOffset, b[i]![1].data.byteLength),
+      ) === 0,
+  );
 
 describe('RL learning against a no-update control arm (real sandboxes, ONNX policy on CPU)', () => {
   it('RL solves more of the curriculum than the same policy without updates, p < 0.01 (paired, same seeds)', async () => {
@@ -40,8 +51,16 @@ describe('RL learning against a no-update control arm (real sandboxes, ONNX poli
     const ended = (r: { status: string }) => ['completed', 'failed', 'cancelled'].includes(r.status);
     // progress in the CI log: a slow host shows where the time went before any timeout
     const t0 = Date.now();
-    const progress = setInterval(() => void db.select({ name: runs.name, it: runs.currentIteration, done: runs.episodesDone }).from(runs)
-      .then((rs) => console.log(`${Math.round((Date.now() - t0) / 1000)} s: ${rs.map((r) => `${r.name} iteration ${r.it}, ${r.done} episodes`).join('; ')}`)), 30_000);
+    const progress = setInterval(
+      () =>
+        void db
+          .select({ name: runs.name, it: runs.currentIteration, done: runs.episodesDone })
+          .from(runs)
+          .then((rs) =>
+            console.log(`${Math.round((Date.now() - t0) / 1000)} s: ${rs.map((r) => `${r.name} iteration ${r.it}, ${r.done} episodes`).join('; ')}`),
+          ),
+      30_000,
+    );
     const [m, c] = await Promise.all([
       untilRun(db, main.id, 'the RL arm to finish', ended, 560_000),
       untilRun(db, controlId, 'the control arm to finish', ended, 560_000),
@@ -52,13 +71,18 @@ describe('RL learning against a no-update control arm (real sandboxes, ONNX poli
 
     // The only difference is the update: same start, and the control never moved from it.
     expect(sameWeights(await weights(main.id, 0), await weights(controlId, 0)), 'the arms must start from identical v0 weights').toBe(true);
-    expect(sameWeights(await weights(controlId, 0), await weights(controlId, config.iterations)), 'the control arm (learning rate 0) must keep its v0 weights').toBe(true);
+    expect(
+      sameWeights(await weights(controlId, 0), await weights(controlId, config.iterations)),
+      'the control arm (learning rate 0) must keep its v0 weights',
+    ).toBe(true);
 
     // Iteration 0 is sampled by v0 in both arms (identical by construction); compare from 1 on.
     const { pairs, iterations, dropped } = await pairedOutcomes(db, main.id, controlId, { fromIteration: 1 });
     expect(iterations).toBe(config.iterations);
     const report = comparePairs(pairs);
-    console.log(`learning vs control (lr ${lr}, curriculum ${EDGE_TASKS.length} tasks, iterations 1–${iterations - 1}, ${dropped} infra-dropped pairs):\n${formatReport(report)}`);
+    console.log(
+      `learning vs control (lr ${lr}, curriculum ${EDGE_TASKS.length} tasks, iterations 1–${iterations - 1}, ${dropped} infra-dropped pairs):\n${formatReport(report)}`,
+    );
     expect(pairs.length).toBeGreaterThanOrEqual(0.95 * (iterations - 1) * config.tasksPerIteration * config.groupSize);
     expect(report.solved.main, 'RL must solve more of the curriculum than the no-update control').toBeGreaterThan(report.solved.control);
     expect(report.mcnemar.p, `one-sided exact McNemar: RL-only ${report.mcnemar.b} vs control-only ${report.mcnemar.c} solved`).toBeLessThan(0.01);

@@ -35,7 +35,14 @@ describe('paired statistics of a run against its control arm', () => {
   });
 
   it('summarises pairs per episode and per task', () => {
-    const pair = (task: string, main: boolean, control: boolean): Pair => ({ iteration: 1, group: 0, sample: 0, task, main: { solved: main, reward: +main }, control: { solved: control, reward: +control } });
+    const pair = (task: string, main: boolean, control: boolean): Pair => ({
+      iteration: 1,
+      group: 0,
+      sample: 0,
+      task,
+      main: { solved: main, reward: +main },
+      control: { solved: control, reward: +control },
+    });
     const r = comparePairs([pair('a', true, false), pair('a', true, true), pair('b', false, true), pair('b', false, false)]);
     expect(r.pairs).toBe(4);
     expect(r.solved).toEqual({ main: 0.5, control: 0.5 });

@@ -10,12 +10,21 @@ import { episodes, metricSamples, rewards, runs, tasks } from '@/db/schema';
  * paired tests below need no assumption about how hard the tasks are.
  */
 
-export type Pair = { iteration: number; group: number; sample: number; task: string; main: { solved: boolean; reward: number }; control: { solved: boolean; reward: number } };
+export type Pair = {
+  iteration: number;
+  group: number;
+  sample: number;
+  task: string;
+  main: { solved: boolean; reward: number };
+  control: { solved: boolean; reward: number };
+};
 
 /** log Γ(x), Lanczos (g = 7, 9 terms): ~15 significant digits for x > 0. */
 function logGamma(x: number): number {
-  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
-    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  const c = [
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012,
+    9.9843695780195716e-6, 1.5056327351493116e-7,
+  ];
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
   x -= 1;
   let a = c[0]!;
@@ -65,7 +74,7 @@ export function signFlipTest(diffs: number[]): { n: number; p: number } {
     for (let mask = 0; mask < 2 ** n; mask++) count((i) => ((mask >>> i) & 1) === 1);
   } else {
     let state = 0x9e3779b9;
-    const rand = () => ((state = (Math.imul(state ^ (state >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32);
+    const rand = () => (state = (Math.imul(state ^ (state >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32;
     for (let r = 0; r < 200_000; r++) count(() => rand() < 0.5);
   }
   return { n, p: hits / total };
@@ -92,11 +101,27 @@ async function finishedIterations(db: Db, runId: string): Promise<number> {
  * side drops the pair rather than counting as a failure). Success = the episode ended solved
  * (every test passed).
  */
-export async function pairedOutcomes(db: Db, mainId: string, controlId: string, o: { fromIteration?: number } = {}): Promise<{ pairs: Pair[]; iterations: number; dropped: number }> {
+export async function pairedOutcomes(
+  db: Db,
+  mainId: string,
+  controlId: string,
+  o: { fromIteration?: number } = {},
+): Promise<{ pairs: Pair[]; iterations: number; dropped: number }> {
   const iterations = Math.min(await finishedIterations(db, mainId), await finishedIterations(db, controlId));
   const rows = await db
-    .select({ runId: episodes.runId, iteration: episodes.iteration, group: episodes.groupIndex, sample: episodes.sampleIndex, status: episodes.status, endReason: episodes.endReason, task: tasks.externalId, reward: rewards.value })
-    .from(episodes).innerJoin(tasks, eq(tasks.id, episodes.taskId)).leftJoin(rewards, eq(rewards.episodeId, episodes.id))
+    .select({
+      runId: episodes.runId,
+      iteration: episodes.iteration,
+      group: episodes.groupIndex,
+      sample: episodes.sampleIndex,
+      status: episodes.status,
+      endReason: episodes.endReason,
+      task: tasks.externalId,
+      reward: rewards.value,
+    })
+    .from(episodes)
+    .innerJoin(tasks, eq(tasks.id, episodes.taskId))
+    .leftJoin(rewards, eq(rewards.episodeId, episodes.id))
     .where(inArray(episodes.runId, [mainId, controlId]))
     .orderBy(asc(episodes.iteration), asc(episodes.groupIndex), asc(episodes.sampleIndex));
   const from = o.fromIteration ?? 0;
@@ -107,14 +132,21 @@ export async function pairedOutcomes(db: Db, mainId: string, controlId: string, 
   for (const m of rows) {
     if (m.runId !== mainId || m.iteration < from || m.iteration >= iterations) continue;
     const c = control.get(key(m));
-    if (c && c.task !== m.task) throw new Error(`slot ${key(m)} sampled ${m.task} in run ${mainId} but ${c.task} in its control ${controlId}: the arms do not share the task order (different seed or curriculum?)`);
+    if (c && c.task !== m.task)
+      throw new Error(
+        `slot ${key(m)} sampled ${m.task} in run ${mainId} but ${c.task} in its control ${controlId}: the arms do not share the task order (different seed or curriculum?)`,
+      );
     if (!c || m.status !== 'scored' || c.status !== 'scored' || m.reward == null || c.reward == null) {
       dropped++;
       continue;
     }
     pairs.push({
-      iteration: m.iteration, group: m.group, sample: m.sample, task: m.task,
-      main: { solved: m.endReason === 'solved', reward: m.reward }, control: { solved: c.endReason === 'solved', reward: c.reward },
+      iteration: m.iteration,
+      group: m.group,
+      sample: m.sample,
+      task: m.task,
+      main: { solved: m.endReason === 'solved', reward: m.reward },
+      control: { solved: c.endReason === 'solved', reward: c.reward },
     });
   }
   return { pairs, iterations, dropped };
@@ -130,11 +162,13 @@ export function comparePairs(pairs: Pair[]) {
   const rate = (f: (p: Pair) => boolean) => (n ? pairs.filter(f).length / n : 0);
   const byTask = new Map<string, Pair[]>();
   for (const p of pairs) byTask.set(p.task, [...(byTask.get(p.task) ?? []), p]);
-  const perTask = [...byTask].map(([task, ps]) => {
-    const main = ps.filter((p) => p.main.solved).length / ps.length;
-    const control = ps.filter((p) => p.control.solved).length / ps.length;
-    return { task, episodes: ps.length, main, control, diff: main - control };
-  }).sort((x, y) => y.diff - x.diff);
+  const perTask = [...byTask]
+    .map(([task, ps]) => {
+      const main = ps.filter((p) => p.main.solved).length / ps.length;
+      const control = ps.filter((p) => p.control.solved).length / ps.length;
+      return { task, episodes: ps.length, main, control, diff: main - control };
+    })
+    .sort((x, y) => y.diff - x.diff);
   const meanReward = (arm: 'main' | 'control') => (n ? pairs.reduce((a, p) => a + p[arm].reward, 0) / n : 0);
   return {
     pairs: n,
@@ -153,7 +187,9 @@ export function comparePairs(pairs: Pair[]) {
 
 /** Per iteration (step = iteration + 1; step 0 is v0): train reward and held-out pass@1 of a run. */
 export async function curves(db: Db, runId: string) {
-  const rows = await db.select({ name: metricSamples.name, step: metricSamples.step, value: metricSamples.value }).from(metricSamples)
+  const rows = await db
+    .select({ name: metricSamples.name, step: metricSamples.step, value: metricSamples.value })
+    .from(metricSamples)
     .where(and(eq(metricSamples.runId, runId), inArray(metricSamples.name, ['reward_mean', 'heldout_pass_at_1', 'pass_rate'] satisfies RlMetric[])))
     .orderBy(asc(metricSamples.step));
   const at = (name: RlMetric) => new Map(rows.filter((r) => r.name === name).map((r) => [r.step ?? 0, r.value]));

@@ -35,28 +35,36 @@ export async function loadRunPolicyForTraining(run: { id: string; config: RunCon
 }
 
 /** A checkpoint that fails its own integrity check will not heal on retry: refuse, saying what to do. */
-const refuse = (run: { id: string }, v: VersionRow) => (err: Error): never => {
-  if (/does not match|corrupt/i.test(err.message)) {
-    throw new PermanentJobError(`policy version v${v.version} of run ${run.id}: ${err.message}; restore the original file or clone the run to start over`);
-  }
-  throw err;
-};
+const refuse =
+  (run: { id: string }, v: VersionRow) =>
+  (err: Error): never => {
+    if (/does not match|corrupt/i.test(err.message)) {
+      throw new PermanentJobError(`policy version v${v.version} of run ${run.id}: ${err.message}; restore the original file or clone the run to start over`);
+    }
+    throw err;
+  };
 
 function checkpointOf(run: { id: string }, v: VersionRow, root?: string): string {
   const where = path.resolve(v.checkpointPath);
   if (path.dirname(where) !== path.resolve(policyDir(run.id, root))) {
-    throw new PermanentJobError(`policy version v${v.version} points at ${where}, outside this run's policy directory ${policyDir(run.id, root)}: refusing to resume from another run's checkpoint; clone the run instead`);
+    throw new PermanentJobError(
+      `policy version v${v.version} points at ${where}, outside this run's policy directory ${policyDir(run.id, root)}: refusing to resume from another run's checkpoint; clone the run instead`,
+    );
   }
   return where;
 }
 
 function checked(run: { id: string; config: RunConfig }, v: VersionRow, policy: Policy, sha: string | undefined): Policy {
   if (sha !== v.sha256) {
-    throw new PermanentJobError(`checkpoint ${v.checkpointPath} does not match policy version v${v.version} of run ${run.id} (sha256 ${sha?.slice(0, 12)} ≠ recorded ${v.sha256.slice(0, 12)}): it was modified or replaced; restore the original file or clone the run to start over`);
+    throw new PermanentJobError(
+      `checkpoint ${v.checkpointPath} does not match policy version v${v.version} of run ${run.id} (sha256 ${sha?.slice(0, 12)} ≠ recorded ${v.sha256.slice(0, 12)}): it was modified or replaced; restore the original file or clone the run to start over`,
+    );
   }
   // a no-update run (learning rate 0, a control arm) never steps, so its optimizer's rate is moot
   if (run.config.learningRate > 0 && Math.abs(policy.optim.lr - run.config.learningRate) > 1e-12) {
-    throw new PermanentJobError(`checkpoint v${v.version} was trained with learning rate ${policy.optim.lr}, but run ${run.id} is configured with ${run.config.learningRate}: refusing to resume under a different config; clone the run to change it`);
+    throw new PermanentJobError(
+      `checkpoint v${v.version} was trained with learning rate ${policy.optim.lr}, but run ${run.id} is configured with ${run.config.learningRate}: refusing to resume under a different config; clone the run to change it`,
+    );
   }
   return policy;
 }
@@ -90,7 +98,10 @@ export async function latestVersion(db: Executor, runId: string) {
 }
 
 export async function versionRow(db: Db, runId: string, version: number) {
-  const [v] = await db.select().from(policyVersions).where(and(eq(policyVersions.runId, runId), eq(policyVersions.version, version)));
+  const [v] = await db
+    .select()
+    .from(policyVersions)
+    .where(and(eq(policyVersions.runId, runId), eq(policyVersions.version, version)));
   return v;
 }
 

@@ -31,23 +31,45 @@ describe('RL runs refuse what would make rewards untrustworthy', () => {
     await untilRun(db, run.id, 'iteration 1 to start', (r) => r.currentIteration === 1 || finished(r), 120_000);
     await transitionRun(db, run.id, 'pause', 'test').catch(() => undefined);
     // let what was dispatched before the pause finish, as a stopped worker would have
-    await untilRun(db, run.id, 'in-flight work to settle', async () => {
-      const [n] = await db.select({ n: sql<number>`count(*)::int` }).from(jobs).where(and(eq(jobs.runId, run.id), eq(jobs.state, 'running')));
-      return n!.n === 0;
-    }, 60_000);
-    const [v1] = await db.select().from(policyVersions).where(and(eq(policyVersions.runId, run.id), eq(policyVersions.version, 1)));
+    await untilRun(
+      db,
+      run.id,
+      'in-flight work to settle',
+      async () => {
+        const [n] = await db
+          .select({ n: sql<number>`count(*)::int` })
+          .from(jobs)
+          .where(and(eq(jobs.runId, run.id), eq(jobs.state, 'running')));
+        return n!.n === 0;
+      },
+      60_000,
+    );
+    const [v1] = await db
+      .select()
+      .from(policyVersions)
+      .where(and(eq(policyVersions.runId, run.id), eq(policyVersions.version, 1)));
     const bytes = fs.readFileSync(v1!.checkpointPath);
     bytes[bytes.length - 10] = must(bytes.at(-10), 'a byte in the checkpoint to corrupt') ^ 0xff;
     fs.writeFileSync(v1!.checkpointPath, bytes);
     // a fresh process would load it from disk: drop this process's cached policies
     await rl.closeHandlers();
-    const [current] = await db.select({ status: sql<string>`status` }).from(sql`runs`).where(sql`id = ${run.id}`);
+    const [current] = await db
+      .select({ status: sql<string>`status` })
+      .from(sql`runs`)
+      .where(sql`id = ${run.id}`);
     if (current!.status === 'paused') await transitionRun(db, run.id, 'resume', 'test');
     let jobsNow = '';
-    const r = await untilRun(db, run.id, 'the run to end', async (x) => {
-      jobsNow = JSON.stringify(await db.execute(sql`select queue, state, attempts, last_error from jobs where run_id = ${run.id} order by id`));
-      return finished(x);
-    }, 120_000, () => jobsNow);
+    const r = await untilRun(
+      db,
+      run.id,
+      'the run to end',
+      async (x) => {
+        jobsNow = JSON.stringify(await db.execute(sql`select queue, state, attempts, last_error from jobs where run_id = ${run.id} order by id`));
+        return finished(x);
+      },
+      120_000,
+      () => jobsNow,
+    );
     expect(r.status).toBe('failed');
     expect(r.error).toMatch(/policy version v1 .*does not match/);
     expect(r.error).toMatch(/gave up after 1 attempt/); // refused at once, not retried
@@ -55,21 +77,37 @@ describe('RL runs refuse what would make rewards untrustworthy', () => {
 
   it('episodes refused by a quarantined environment are masked as infrastructure failures, never scored 0', async () => {
     const run = await createRun(db, { name: 'quarantine', config: { ...tiny, iterations: 1, tasksPerIteration: 8, seed: 32 } }, 'test');
-    await untilRun(db, run.id, 'a first scored episode', async (r) => {
-      const [n] = await db.select({ n: sql<number>`count(*)::int` }).from(episodes).where(and(eq(episodes.runId, run.id), eq(episodes.status, 'scored')));
-      return r.status === 'running' && n!.n >= 1;
-    }, 120_000);
+    await untilRun(
+      db,
+      run.id,
+      'a first scored episode',
+      async (r) => {
+        const [n] = await db
+          .select({ n: sql<number>`count(*)::int` })
+          .from(episodes)
+          .where(and(eq(episodes.runId, run.id), eq(episodes.status, 'scored')));
+        return r.status === 'running' && n!.n >= 1;
+      },
+      120_000,
+    );
     await setQuarantine(db, 'default', true, 'test', 'suspected bad toolchain');
     try {
       const r = await untilRun(db, run.id, 'the run to complete', finished, 120_000);
       expect(r.status).toBe('completed');
-      const eps = await db.select({ e: episodes, reward: rewards.id }).from(episodes).leftJoin(rewards, eq(rewards.episodeId, episodes.id)).where(eq(episodes.runId, run.id));
+      const eps = await db
+        .select({ e: episodes, reward: rewards.id })
+        .from(episodes)
+        .leftJoin(rewards, eq(rewards.episodeId, episodes.id))
+        .where(eq(episodes.runId, run.id));
       const refused = eps.filter(({ e }) => e.status === 'env_mismatch');
       expect(refused.length).toBeGreaterThan(0);
       expect(refused.every(({ reward }) => reward === null)).toBe(true); // no reward row, not a 0
       expect(refused[0]!.e.error).toMatch(/env_mismatch: .*quarantined/);
       expect(eps.filter(({ e }) => e.status === 'scored').every(({ reward }) => reward !== null)).toBe(true);
-      const [rate] = await db.select().from(metricSamples).where(and(eq(metricSamples.runId, run.id), eq(metricSamples.name, 'infra_failed_rate')));
+      const [rate] = await db
+        .select()
+        .from(metricSamples)
+        .where(and(eq(metricSamples.runId, run.id), eq(metricSamples.name, 'infra_failed_rate')));
       expect(rate!.value).toBeCloseTo(refused.length / eps.length, 6);
     } finally {
       await setQuarantine(db, 'default', false, 'test');

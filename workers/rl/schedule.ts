@@ -28,20 +28,29 @@ export function shuffle<T>(items: T[], rand: () => number): T[] {
 
 /** The seed of one episode slot: same run seed → same slots → same tokens. */
 export const episodeSeed = (seed: number, iteration: number, group: number, sample: number) =>
-  (Math.imul(seed + 1, 0x9e3779b1) ^ Math.imul(iteration + 1, 0x85ebca6b) ^ Math.imul(group + 1, 0xc2b2ae35) ^ (sample + 1) * 2654435761) >>> 0;
+  (Math.imul(seed + 1, 0x9e3779b1) ^ Math.imul(iteration + 1, 0x85ebca6b) ^ Math.imul(group + 1, 0xc2b2ae35) ^ ((sample + 1) * 2654435761)) >>> 0;
 
 /** The iteration's seeded task order over the train split (same seed → same order). */
 async function taskOrder(tx: Tx, run: { suiteId: string | null; config: RunConfig }, iteration: number): Promise<string[]> {
-  const all = await tx.select({ id: tasks.id, externalId: tasks.externalId }).from(tasks)
-    .where(and(eq(tasks.suiteId, run.suiteId!), eq(tasks.split, 'train'))).orderBy(asc(tasks.externalId));
+  const all = await tx
+    .select({ id: tasks.id, externalId: tasks.externalId })
+    .from(tasks)
+    .where(and(eq(tasks.suiteId, run.suiteId!), eq(tasks.split, 'train')))
+    .orderBy(asc(tasks.externalId));
   if (!all.length) throw new Error('the suite has no train tasks');
   // a curriculum (config.trainTasks) narrows the order; configs from before it have none
   const only = run.config.trainTasks ?? [];
   const train = only.length ? all.filter((t) => only.includes(t.externalId)) : all;
   const missing = only.filter((id) => !all.some((t) => t.externalId === id));
-  if (missing.length) throw new Error(`trainTasks names ${missing.join(', ')}, not in the suite's train split (was the suite re-imported?); clone the run with existing task ids`);
+  if (missing.length)
+    throw new Error(
+      `trainTasks names ${missing.join(', ')}, not in the suite's train split (was the suite re-imported?); clone the run with existing task ids`,
+    );
   const rand = prng(run.config.seed * 7919 + iteration);
-  return shuffle(train.map((t) => t.id), rand);
+  return shuffle(
+    train.map((t) => t.id),
+    rand,
+  );
 }
 
 /** Create episode rows for groups [from, from + count) of an iteration (group g = task order[g], group size samples). Idempotent. */
@@ -68,7 +77,9 @@ export const createIteration = (tx: Tx, run: { id: string; suiteId: string | nul
 export async function extraGroupsNeeded(tx: Tx, run: { id: string; config: RunConfig }, iteration: number): Promise<{ from: number; count: number }> {
   const ds = run.config.dynamicSampling;
   if (!ds.enabled) return { from: 0, count: 0 };
-  const rows = await tx.select({ g: episodes.groupIndex, value: rewards.value }).from(episodes)
+  const rows = await tx
+    .select({ g: episodes.groupIndex, value: rewards.value })
+    .from(episodes)
     .leftJoin(rewards, eq(rewards.episodeId, episodes.id))
     .where(and(eq(episodes.runId, run.id), eq(episodes.iteration, iteration)));
   const groups = new Map<number, number[]>();
@@ -96,8 +107,11 @@ export async function topUp(tx: Tx, runId: string): Promise<void> {
   if (!run || run.status !== 'running') return;
   const iteration = run.currentIteration;
   if (iteration >= run.config.iterations) return;
-  const counts = await tx.select({ status: episodes.status, n: sql<number>`count(*)::int` }).from(episodes)
-    .where(and(eq(episodes.runId, runId), eq(episodes.iteration, iteration))).groupBy(episodes.status);
+  const counts = await tx
+    .select({ status: episodes.status, n: sql<number>`count(*)::int` })
+    .from(episodes)
+    .where(and(eq(episodes.runId, runId), eq(episodes.iteration, iteration)))
+    .groupBy(episodes.status);
   const n = (s: string) => counts.find((c) => c.status === s)?.n ?? 0;
   if (!counts.length) {
     await createIteration(tx, run, iteration);
@@ -109,22 +123,42 @@ export async function topUp(tx: Tx, runId: string): Promise<void> {
     const extra = await extraGroupsNeeded(tx, run, iteration);
     if (extra.count > 0) {
       await createGroups(tx, run, iteration, extra.from, extra.count);
-      await tx.update(runs).set({ episodesTotal: sql`${runs.episodesTotal} + ${extra.count * run.config.groupSize}` }).where(eq(runs.id, runId));
-      await runEvent(tx, runId, 'dynamic_sampling', `iteration ${iteration}: ${extra.count} more group(s) sampled; too few groups had differing rewards`, { iteration, from: extra.from, count: extra.count });
+      await tx
+        .update(runs)
+        .set({ episodesTotal: sql`${runs.episodesTotal} + ${extra.count * run.config.groupSize}` })
+        .where(eq(runs.id, runId));
+      await runEvent(tx, runId, 'dynamic_sampling', `iteration ${iteration}: ${extra.count} more group(s) sampled; too few groups had differing rewards`, {
+        iteration,
+        from: extra.from,
+        count: extra.count,
+      });
       return topUp(tx, runId);
     }
-    await enqueue(tx, { queue: RL_QUEUES.learn, payload: { runId, iteration }, runId, idempotencyKey: `learn:${runId}:${iteration}`, priority: 20, maxAttempts: 10 });
+    await enqueue(tx, {
+      queue: RL_QUEUES.learn,
+      payload: { runId, iteration },
+      runId,
+      idempotencyKey: `learn:${runId}:${iteration}`,
+      priority: 20,
+      maxAttempts: 10,
+    });
     return;
   }
   const free = run.config.concurrency - running;
   if (free <= 0 || pending === 0) return;
-  const next = await tx.select({ id: episodes.id, g: episodes.groupIndex, s: episodes.sampleIndex, attempt: episodes.attempt }).from(episodes)
+  const next = await tx
+    .select({ id: episodes.id, g: episodes.groupIndex, s: episodes.sampleIndex, attempt: episodes.attempt })
+    .from(episodes)
     .where(and(eq(episodes.runId, runId), eq(episodes.iteration, iteration), eq(episodes.status, 'pending')))
-    .orderBy(asc(episodes.groupIndex), asc(episodes.sampleIndex)).limit(free);
+    .orderBy(asc(episodes.groupIndex), asc(episodes.sampleIndex))
+    .limit(free);
   for (const e of next) {
     await tx.update(episodes).set({ status: 'running' }).where(eq(episodes.id, e.id));
     await enqueue(tx, {
-      queue: RL_QUEUES.episode, payload: { runId, episodeId: e.id }, runId, priority: run.config.priority,
+      queue: RL_QUEUES.episode,
+      payload: { runId, episodeId: e.id },
+      runId,
+      priority: run.config.priority,
       // run:iteration:group:sample (+ attempt, so an infra retry is a new job)
       idempotencyKey: `${runId}:${iteration}:${e.g}:${e.s}:${e.attempt}`,
     });

@@ -11,8 +11,11 @@ import { prng } from './schedule';
  * the policy will have to write (the prompt's tokens are observation, mask 0).
  */
 export async function sftWarmStart(db: Db, policy: Policy, suiteId: string, steps: number, seed: number) {
-  const demos = await db.select({ prompt: tasks.prompt, demo: tasks.demonstration }).from(tasks)
-    .where(and(eq(tasks.suiteId, suiteId), eq(tasks.split, 'train'), isNotNull(tasks.demonstration))).orderBy(asc(tasks.externalId));
+  const demos = await db
+    .select({ prompt: tasks.prompt, demo: tasks.demonstration })
+    .from(tasks)
+    .where(and(eq(tasks.suiteId, suiteId), eq(tasks.split, 'train'), isNotNull(tasks.demonstration)))
+    .orderBy(asc(tasks.externalId));
   const seqs = demos.flatMap((d) => {
     const p = policy.tokenizer.encode(d.prompt, { bos: true });
     const full = [...policy.tokenizer.encode(d.demo!, { bos: true }), policy.tokenizer.spec.eos];

@@ -22,12 +22,22 @@ export function rlTestDirs(tag: string) {
 
 export type RunRow = typeof runs.$inferSelect;
 
-export async function untilRun(db: Db, runId: string, what: string, pred: (r: RunRow) => boolean | Promise<boolean>, ms: number, detail: () => string = () => ''): Promise<RunRow> {
+export async function untilRun(
+  db: Db,
+  runId: string,
+  what: string,
+  pred: (r: RunRow) => boolean | Promise<boolean>,
+  ms: number,
+  detail: () => string = () => '',
+): Promise<RunRow> {
   const end = Date.now() + ms;
   for (;;) {
     const [r] = await db.select().from(runs).where(eq(runs.id, runId));
     if (r && (await pred(r))) return r;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}; run ${JSON.stringify({ status: r?.status, iteration: r?.currentIteration, done: r?.episodesDone, error: r?.error })} ${detail()}`);
+    if (Date.now() > end)
+      throw new Error(
+        `timed out after ${ms} ms waiting for ${what}; run ${JSON.stringify({ status: r?.status, iteration: r?.currentIteration, done: r?.episodesDone, error: r?.error })} ${detail()}`,
+      );
     await new Promise((res) => setTimeout(res, 150));
   }
 }
@@ -39,7 +49,11 @@ export async function untilRun(db: Db, runId: string, what: string, pred: (r: Ru
  */
 export async function inProcessRl(tag: string, settings: Record<string, string>, o: { log?: (m: string) => void } = {}) {
   const [{ createRlHandlers }, { parseSettings }, { freshDatabase }, { runJobLoop }, { ensureTestEnvironment }] = await Promise.all([
-    import('./handlers'), import('@/core/settings'), import('@/test/database'), import('@/workers/jobs/job-loop'), import('@/workers/sandbox/test-support'),
+    import('./handlers'),
+    import('@/core/settings'),
+    import('@/test/database'),
+    import('@/workers/jobs/job-loop'),
+    import('@/workers/sandbox/test-support'),
   ]);
   const dirs = rlTestDirs(tag);
   const rlHandlers = createRlHandlers(parseSettings(settings), { dataDir: dirs.CRUCIBLE_DATA_DIR, envStore: dirs.CRUCIBLE_ENV_STORE });
@@ -53,7 +67,17 @@ export async function inProcessRl(tag: string, settings: Record<string, string>,
     handlers: rlHandlers,
     start() {
       ensureTestEnvironment();
-      loop = runJobLoop({ db: database.db, sql: database.sql, workerId: `rl-${tag}`, handlers: rlHandlers, concurrency: 2, pollMs: 200, drainMs: 1000, signal: ac.signal, log: o.log ?? (() => {}) });
+      loop = runJobLoop({
+        db: database.db,
+        sql: database.sql,
+        workerId: `rl-${tag}`,
+        handlers: rlHandlers,
+        concurrency: 2,
+        pollMs: 200,
+        drainMs: 1000,
+        signal: ac.signal,
+        log: o.log ?? (() => {}),
+      });
     },
     /** Drop this process's cached policies and sandbox pool (as a restarted worker would have none). */
     async closeHandlers() {

@@ -22,7 +22,17 @@ describe('sandbox worker: sandbox.exec jobs through the real queue', () => {
     ensureTestEnvironment();
     dataDir = testDataDir('handlers');
     h = sandboxHandlers({ dataDir, storeDir: TEST_STORE, recordsFor: sandboxRecords }); // as the worker runs them: audited
-    loop = runJobLoop({ db: database.db, sql: database.sql, workerId: 'test-sandbox-worker', handlers: h.handlers, concurrency: 2, pollMs: 200, drainMs: 1000, signal: stop.signal, log: () => undefined });
+    loop = runJobLoop({
+      db: database.db,
+      sql: database.sql,
+      workerId: 'test-sandbox-worker',
+      handlers: h.handlers,
+      concurrency: 2,
+      pollMs: 200,
+      drainMs: 1000,
+      signal: stop.signal,
+      log: () => undefined,
+    });
   });
   afterAll(async () => {
     stop.abort();
@@ -43,7 +53,11 @@ describe('sandbox worker: sandbox.exec jobs through the real queue', () => {
   it('runs the command in a sandbox and stores the exec result as the job result', async () => {
     const { id } = await enqueue(database.db, {
       queue: JOB_QUEUES.sandboxExec,
-      payload: { cmd: ['python3', 'main.py'], limits: { memoryMb: 128, diskMb: 16 }, files: [{ dest: 'main.py', contentBase64: Buffer.from('print(6*7)').toString('base64') }] },
+      payload: {
+        cmd: ['python3', 'main.py'],
+        limits: { memoryMb: 128, diskMb: 16 },
+        files: [{ dest: 'main.py', contentBase64: Buffer.from('print(6*7)').toString('base64') }],
+      },
     });
     const job = await finished(id);
     expect(job.state, job.lastError ?? '').toBe('done');

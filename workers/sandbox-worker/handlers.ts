@@ -15,20 +15,36 @@ import { SandboxError } from '@/workers/sandbox/types';
  * rows, environment registry, quarantine); the worker entry point passes
  * server/environments' `sandboxRecords`, and without it nothing is recorded.
  */
-export function sandboxHandlers(options: Partial<ManagerOptions> & { recordsFor?: (db: Db) => SandboxRecords } = {}): { handlers: JobHandler[]; manager: () => SandboxManager | undefined } {
+export function sandboxHandlers(options: Partial<ManagerOptions> & { recordsFor?: (db: Db) => SandboxRecords } = {}): {
+  handlers: JobHandler[];
+  manager: () => SandboxManager | undefined;
+} {
   let manager: SandboxManager | undefined;
   const handler: JobHandler = {
     queue: JOB_QUEUES.sandboxExec,
     leaseMs: 60_000,
     run: async (job, ctx) => {
       const parsed = sandboxExecPayload.safeParse(job.payload);
-      if (!parsed.success) throw new PermanentJobError(`bad sandbox.exec payload: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      if (!parsed.success)
+        throw new PermanentJobError(`bad sandbox.exec payload: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
       const p = parsed.data;
       const { recordsFor, ...managerOptions } = options;
-      manager ??= new SandboxManager({ dataDir: dataDir(), records: recordsFor?.(ctx.db), actor: `worker:${ctx.workerId}`, workerId: ctx.workerId, ...managerOptions });
+      manager ??= new SandboxManager({
+        dataDir: dataDir(),
+        records: recordsFor?.(ctx.db),
+        actor: `worker:${ctx.workerId}`,
+        workerId: ctx.workerId,
+        ...managerOptions,
+      });
       try {
         const result = await manager.exec(
-          { runtime: p.runtime, env: p.env, limits: p.limits, allow: p.allow, files: p.files.map((f) => ({ dest: f.dest, data: Buffer.from(f.contentBase64, 'base64'), mode: f.mode })) },
+          {
+            runtime: p.runtime,
+            env: p.env,
+            limits: p.limits,
+            allow: p.allow,
+            files: p.files.map((f) => ({ dest: f.dest, data: Buffer.from(f.contentBase64, 'base64'), mode: f.mode })),
+          },
           p.cmd,
           {},
           { runId: p.runId, episodeId: p.episodeId },

@@ -33,7 +33,17 @@ await runWorkerProcess(WORKER_KINDS.sandbox, async (ctx) => {
   };
   const timer = setInterval(() => void verifyAll(), s.CRUCIBLE_ENV_VERIFY_MS);
   try {
-    await runJobLoop({ db: ctx.db, sql: ctx.database.sql, workerId: ctx.workerId, handlers, concurrency, pollMs: 2_000, drainMs: 5_000, signal: ctx.signal, log: ctx.log });
+    await runJobLoop({
+      db: ctx.db,
+      sql: ctx.database.sql,
+      workerId: ctx.workerId,
+      handlers,
+      concurrency,
+      pollMs: 2_000,
+      drainMs: 5_000,
+      signal: ctx.signal,
+      log: ctx.log,
+    });
   } finally {
     clearInterval(timer);
     await manager()?.close();

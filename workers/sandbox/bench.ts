@@ -135,8 +135,11 @@ export async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      runs: { type: 'string', default: '40' }, 'leak-execs': { type: 'string', default: '10000' },
-      concurrency: { type: 'string', default: '1,2,4,8' }, runtime: { type: 'string', default: 'bwrap' }, json: { type: 'boolean' },
+      runs: { type: 'string', default: '40' },
+      'leak-execs': { type: 'string', default: '10000' },
+      concurrency: { type: 'string', default: '1,2,4,8' },
+      runtime: { type: 'string', default: 'bwrap' },
+      json: { type: 'boolean' },
     },
   });
   const runs = Number(values.runs);
@@ -157,13 +160,26 @@ export async function main(argv: string[]): Promise<number> {
   const os = await import('node:os');
   const warmMode = runtime === 'bwrap' && runtimeOptions().supervisor ? 'supervisor (one bwrap per sandbox)' : 'one runtime start per exec';
   // the launcher does the cold start's mount, environment check and bwrap fork (launcher.c)
-  const launcher = sharedLauncher(defaultStoreDir(), runtimeOptions()) ? 'launcher (mount, env check, fork in launcher.c)' : `no launcher (${launcherUnavailable() ?? 'CRUCIBLE_SANDBOX_LAUNCHER=0'}): Node mounts, checks and spawns`;
-  const out: Record<string, unknown> = { runtime, runs, execMode: warmMode, coldPath: launcher, host: { cpus: os.availableParallelism(), loadavgAtStart: os.loadavg() } };
+  const launcher = sharedLauncher(defaultStoreDir(), runtimeOptions())
+    ? 'launcher (mount, env check, fork in launcher.c)'
+    : `no launcher (${launcherUnavailable() ?? 'CRUCIBLE_SANDBOX_LAUNCHER=0'}): Node mounts, checks and spawns`;
+  const out: Record<string, unknown> = {
+    runtime,
+    runs,
+    execMode: warmMode,
+    coldPath: launcher,
+    host: { cpus: os.availableParallelism(), loadavgAtStart: os.loadavg() },
+  };
   const log = (s: string) => !values.json && console.log(s);
   // the ratios compare wall times, so a host busy with other work skews them: say how busy it was
   log(`plain runs: ${floorCpuDir ? `in a CPU-only cgroup of the sandbox's weight (${floorCpuDir})` : 'no cgroup (none available)'}`);
   log(`${runtime}, exec mode: ${warmMode}; cold path: ${launcher}`);
-  log(`host load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.availableParallelism()} CPUs`);
+  log(
+    `host load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} on ${os.availableParallelism()} CPUs`,
+  );
   try {
     // cold start: a brand-new sandbox (dirs, scratch mount, cgroup, env check) running `true`
     const cold: number[] = [];
@@ -185,12 +201,16 @@ export async function main(argv: string[]): Promise<number> {
       coldFloor.push(await plain('/usr/bin/true', [], hostDir));
     }
     out.coldStartTrue = { p50: pct(cold, 50), p99: pct(cold, 99), spawnP50: pct(coldFloor, 50), spawnP99: pct(coldFloor, 99) };
-    log(`cold start of \`true\`        p50 ${fmt(pct(cold, 50))} ms  p99 ${fmt(pct(cold, 99))} ms   (plain spawn p50 ${fmt(pct(coldFloor, 50))} ms, p99 ${fmt(pct(coldFloor, 99))} ms)  target p50 ≤ 15 ms`);
+    log(
+      `cold start of \`true\`        p50 ${fmt(pct(cold, 50))} ms  p99 ${fmt(pct(cold, 99))} ms   (plain spawn p50 ${fmt(pct(coldFloor, 50))} ms, p99 ${fmt(pct(coldFloor, 99))} ms)  target p50 ≤ 15 ms`,
+    );
     const launcherAfter = launcherCounters();
     if (launcherBefore && launcherAfter) {
       out.launcherAfterColdStarts = { before: launcherBefore, after: launcherAfter };
-      log(`launcher over ${runs} cold starts: fds ${launcherBefore.fds} → ${launcherAfter.fds}, threads ${launcherBefore.threads} → ${launcherAfter.threads}, ` +
-        `RSS ${launcherBefore.rssKb} → ${launcherAfter.rssKb} KB${launcherBefore.pid === launcherAfter.pid ? '' : ' (it was restarted meanwhile)'}`);
+      log(
+        `launcher over ${runs} cold starts: fds ${launcherBefore.fds} → ${launcherAfter.fds}, threads ${launcherBefore.threads} → ${launcherAfter.threads}, ` +
+          `RSS ${launcherBefore.rssKb} → ${launcherAfter.rssKb} KB${launcherBefore.pid === launcherAfter.pid ? '' : ' (it was restarted meanwhile)'}`,
+      );
     }
 
     // warm acquire from the pool (reset happened at release)
@@ -224,7 +244,9 @@ export async function main(argv: string[]): Promise<number> {
       }
       const ratio = pct(a, 50) / pct(b, 50);
       warm[name] = { p50: pct(a, 50), p99: pct(a, 99), spawnP50: pct(b, 50), spawnP99: pct(b, 99), ratio };
-      log(`warm exec ${name.padEnd(12)}        p50 ${fmt(pct(a, 50))} ms  p99 ${fmt(pct(a, 99))} ms   (plain p50 ${fmt(pct(b, 50))} ms)  ratio ${ratio.toFixed(2)}×${name === 'true' ? '' : '  target ≤ 1.10×'}`);
+      log(
+        `warm exec ${name.padEnd(12)}        p50 ${fmt(pct(a, 50))} ms  p99 ${fmt(pct(a, 99))} ms   (plain p50 ${fmt(pct(b, 50))} ms)  ratio ${ratio.toFixed(2)}×${name === 'true' ? '' : '  target ≤ 1.10×'}`,
+      );
     }
     out.warmExec = warm;
     await manager.release(sb);
@@ -246,7 +268,9 @@ export async function main(argv: string[]): Promise<number> {
       }
       const ratio = pct(a, 50) / pct(b, 50);
       cycles[name] = { p50: pct(a, 50), p99: pct(a, 99), spawnP50: pct(b, 50), ratio };
-      log(`acquire+exec+release ${name.padEnd(12)} p50 ${fmt(pct(a, 50))} ms  p99 ${fmt(pct(a, 99))} ms   (plain p50 ${fmt(pct(b, 50))} ms)  ratio ${ratio.toFixed(2)}×`);
+      log(
+        `acquire+exec+release ${name.padEnd(12)} p50 ${fmt(pct(a, 50))} ms  p99 ${fmt(pct(a, 99))} ms   (plain p50 ${fmt(pct(b, 50))} ms)  ratio ${ratio.toFixed(2)}×`,
+      );
     }
     out.cycle = cycles;
 
@@ -255,25 +279,33 @@ export async function main(argv: string[]): Promise<number> {
     for (const [name, inBox, onHost] of programs.slice(1)) {
       for (const c of levels) {
         const per = Math.max(2, Math.ceil(runs / 2));
-        const lanes = await Promise.all(Array.from({ length: c }, async () => {
-          const s = await manager.acquire({ runtime, limits });
-          s.putFile('/work/test.py', PY_TEST);
-          s.putFile('/work/test.js', NODE_TEST);
-          return s;
-        }));
+        const lanes = await Promise.all(
+          Array.from({ length: c }, async () => {
+            const s = await manager.acquire({ runtime, limits });
+            s.putFile('/work/test.py', PY_TEST);
+            s.putFile('/work/test.js', NODE_TEST);
+            return s;
+          }),
+        );
         let t0 = performance.now();
-        await Promise.all(lanes.map(async (s) => {
-          for (let i = 0; i < per; i++) await timed(s, inBox);
-        }));
+        await Promise.all(
+          lanes.map(async (s) => {
+            for (let i = 0; i < per; i++) await timed(s, inBox);
+          }),
+        );
         const boxed = (c * per) / ((performance.now() - t0) / 1000);
         for (const s of lanes) await manager.release(s);
         t0 = performance.now();
-        await Promise.all(lanes.map(async () => {
-          for (let i = 0; i < per; i++) await plain(onHost[0]!, onHost.slice(1), hostDir);
-        }));
+        await Promise.all(
+          lanes.map(async () => {
+            for (let i = 0; i < per; i++) await plain(onHost[0]!, onHost.slice(1), hostDir);
+          }),
+        );
         const floor = (c * per) / ((performance.now() - t0) / 1000);
         tput.push({ program: name, concurrency: c, sandboxPerSec: boxed, spawnPerSec: floor, ratio: floor / boxed });
-        log(`${name.padEnd(12)} concurrency ${c}: ${boxed.toFixed(1)} exec/s sandboxed, ${floor.toFixed(1)} exec/s plain (overhead ${(floor / boxed).toFixed(2)}×)`);
+        log(
+          `${name.padEnd(12)} concurrency ${c}: ${boxed.toFixed(1)} exec/s sandboxed, ${floor.toFixed(1)} exec/s plain (overhead ${(floor / boxed).toFixed(2)}×)`,
+        );
       }
     }
     out.throughput = tput;
@@ -291,12 +323,19 @@ export async function main(argv: string[]): Promise<number> {
       const after = hostCounters(dataDir);
       const ok = after.fds <= before.fds && after.children <= before.children && after.sandboxDirs <= before.sandboxDirs && after.heapMb - before.heapMb < 20;
       out.leak = { execs: leakExecs, seconds: secs, before, after, ok };
-      log(`${leakExecs} consecutive execs in ${secs.toFixed(1)} s (${(leakExecs / secs).toFixed(0)}/s): heap ${fmt(before.heapMb)} → ${fmt(after.heapMb)} MB, ` +
-        `rss ${fmt(before.rssMb)} → ${fmt(after.rssMb)} MB, fds ${before.fds} → ${after.fds}, descendant processes ${before.children} → ${after.children}, ` +
-        `sandbox dirs ${before.sandboxDirs} → ${after.sandboxDirs}: ${ok ? 'no growth' : 'GROWTH'}`);
+      log(
+        `${leakExecs} consecutive execs in ${secs.toFixed(1)} s (${(leakExecs / secs).toFixed(0)}/s): heap ${fmt(before.heapMb)} → ${fmt(after.heapMb)} MB, ` +
+          `rss ${fmt(before.rssMb)} → ${fmt(after.rssMb)} MB, fds ${before.fds} → ${after.fds}, descendant processes ${before.children} → ${after.children}, ` +
+          `sandbox dirs ${before.sandboxDirs} → ${after.sandboxDirs}: ${ok ? 'no growth' : 'GROWTH'}`,
+      );
     }
     (out.host as Record<string, unknown>).loadavgAtEnd = os.loadavg();
-    log(`host load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    log(
+      `host load average at the end: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     if (values.json) console.log(JSON.stringify(out, null, 2));
     return 0;
   } finally {

@@ -19,9 +19,10 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 const at = (dirFd: number, name: string) => `/proc/self/fd/${dirFd}/${name}`;
 
 function refuse(shown: string, e: NodeJS.ErrnoException): never {
-  const why = e.code === 'ELOOP' || e.code === 'ENOTDIR' || e.code === 'EMLINK'
-    ? `${shown} is a symbolic link or not a directory; files are only put through real directories under /work and /tmp`
-    : `${shown}: ${e.code ?? e.message}`;
+  const why =
+    e.code === 'ELOOP' || e.code === 'ENOTDIR' || e.code === 'EMLINK'
+      ? `${shown} is a symbolic link or not a directory; files are only put through real directories under /work and /tmp`
+      : `${shown}: ${e.code ?? e.message}`;
   throw new SandboxError(why, 'config');
 }
 
@@ -36,7 +37,8 @@ function openDirBeneath(root: string, parts: string[], shown: (depth: number) =>
   try {
     for (let i = 0; i < parts.length; i++) {
       const name = parts[i]!;
-      if (!name || name === '.' || name === '..' || name.includes('/')) throw new SandboxError(`invalid path component ${JSON.stringify(name)} in ${shown(parts.length)}`, 'config');
+      if (!name || name === '.' || name === '..' || name.includes('/'))
+        throw new SandboxError(`invalid path component ${JSON.stringify(name)} in ${shown(parts.length)}`, 'config');
       if (create) {
         try {
           mkdirSync(at(fd, name), 0o755);
@@ -103,15 +105,24 @@ export function writeFileBeneath(b: Beneath, data: Buffer, mode: number, owner?:
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         if (code === 'ENOSPC' || code === 'EDQUOT') {
-          throw new SandboxError(`${shown(b.parts.length)}: the sandbox scratch is full (${code}) after ${written} of ${data.length} bytes; `
-            + 'nothing was kept. Raise limits.diskMb or put smaller files', 'config');
+          throw new SandboxError(
+            `${shown(b.parts.length)}: the sandbox scratch is full (${code}) after ${written} of ${data.length} bytes; ` +
+              'nothing was kept. Raise limits.diskMb or put smaller files',
+            'config',
+          );
         }
-        throw new SandboxError(`${shown(b.parts.length)}: write failed after ${written} of ${data.length} bytes (${code ?? (e as Error).message}); nothing was kept`);
+        throw new SandboxError(
+          `${shown(b.parts.length)}: write failed after ${written} of ${data.length} bytes (${code ?? (e as Error).message}); nothing was kept`,
+        );
       }
       if (owner) fchownSync(fd, owner.uid, owner.gid);
     } catch (e) {
       // Whatever went wrong writing it, no partial file is left behind.
-      try { unlinkSync(name); } catch { /* already gone */ }
+      try {
+        unlinkSync(name);
+      } catch {
+        /* already gone */
+      }
       throw e;
     } finally {
       closeSync(fd);

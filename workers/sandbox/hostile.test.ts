@@ -69,7 +69,9 @@ for (const rt of installedRuntimes(['bwrap', 'oci:runc', 'oci:crun'])) {
 
     it('filling the disk stops at the scratch cap (ENOSPC), the host disk untouched', async () => {
       // three 20 MB files against a 32 MB cap: no single file hits RLIMIT_FSIZE, the total does
-      const r = await run(['sh', '-c', 'for i in 1 2 3; do dd if=/dev/zero of=/work/f$i bs=1M count=20 2>&1; echo "dd=$?"; done; du -sk /work'], { memoryMb: 256 });
+      const r = await run(['sh', '-c', 'for i in 1 2 3; do dd if=/dev/zero of=/work/f$i bs=1M count=20 2>&1; echo "dd=$?"; done; du -sk /work'], {
+        memoryMb: 256,
+      });
       expect(r.stdout).toMatch(/No space left/);
       expect(r.stdout).toContain('dd=1');
       const kb = Number(/^(\d+)\s+\/work$/m.exec(r.stdout)?.[1]);
@@ -95,7 +97,13 @@ for (const rt of installedRuntimes(['bwrap', 'oci:runc', 'oci:crun'])) {
       });
       await new Promise<void>((res) => server.listen(0, '0.0.0.0', res));
       const port = (server.address() as net.AddressInfo).port;
-      const hostIps = ['127.0.0.1', ...Object.values(os.networkInterfaces()).flat().filter((i) => i && i.family === 'IPv4').map((i) => i!.address)];
+      const hostIps = [
+        '127.0.0.1',
+        ...Object.values(os.networkInterfaces())
+          .flat()
+          .filter((i) => i && i.family === 'IPv4')
+          .map((i) => i!.address),
+      ];
       try {
         const code = `import socket\nfor h in ${JSON.stringify([...new Set(hostIps)])}:\n  s = socket.socket(); s.settimeout(1)\n  try:\n    s.connect((h, ${port})); print("CONNECTED", h)\n  except OSError as e:\n    print("refused", h, e.errno)\n`;
         const r = await py(code);
@@ -174,9 +182,22 @@ for (const rt of installedRuntimes(['bwrap', 'oci:runc', 'oci:crun'])) {
     it('socket families other than unix, inet and inet6 (vsock, netlink, packet, ...) and io_uring are refused', async () => {
       // family: [name, socket type]; each must fail with EAFNOSUPPORT from the filter itself
       const refused: Record<number, [string, number]> = {
-        0: ['AF_UNSPEC', 1], 3: ['AF_AX25', 5], 5: ['AF_APPLETALK', 2], 9: ['AF_X25', 5], 15: ['AF_KEY', 3], 16: ['AF_NETLINK', 3],
-        17: ['AF_PACKET', 3], 29: ['AF_CAN', 3], 30: ['AF_TIPC', 5], 31: ['AF_BLUETOOTH', 1], 38: ['AF_ALG', 5], 40: ['AF_VSOCK', 1],
-        42: ['AF_QIPCRTR', 2], 44: ['AF_XDP', 3], 45: ['AF_MCTP', 2], 1000: ['future', 1],
+        0: ['AF_UNSPEC', 1],
+        3: ['AF_AX25', 5],
+        5: ['AF_APPLETALK', 2],
+        9: ['AF_X25', 5],
+        15: ['AF_KEY', 3],
+        16: ['AF_NETLINK', 3],
+        17: ['AF_PACKET', 3],
+        29: ['AF_CAN', 3],
+        30: ['AF_TIPC', 5],
+        31: ['AF_BLUETOOTH', 1],
+        38: ['AF_ALG', 5],
+        40: ['AF_VSOCK', 1],
+        42: ['AF_QIPCRTR', 2],
+        44: ['AF_XDP', 3],
+        45: ['AF_MCTP', 2],
+        1000: ['future', 1],
       };
       const code = [
         'import ctypes, struct',
@@ -198,7 +219,12 @@ for (const rt of installedRuntimes(['bwrap', 'oci:runc', 'oci:crun'])) {
       ].join('\n');
       const r = await py(code);
       expect(r.status, r.stderr).toBe('ok');
-      const seen = new Map(r.stdout.trim().split('\n').map((l) => [l.slice(0, l.lastIndexOf(' ')), l.slice(l.lastIndexOf(' ') + 1)]));
+      const seen = new Map(
+        r.stdout
+          .trim()
+          .split('\n')
+          .map((l) => [l.slice(0, l.lastIndexOf(' ')), l.slice(l.lastIndexOf(' ') + 1)]),
+      );
       for (const [fam, [name]] of Object.entries(refused)) {
         expect(seen.get(`socket ${fam}`), `socket(${name})`).toBe('-97');
         expect(seen.get(`socketpair ${fam}`), `socketpair(${name})`).toBe('-97');

@@ -27,7 +27,11 @@ describe('putFile and getFile do not follow links the sandbox planted', () => {
     const sb = await manager.acquire({ runtime: 'bwrap', limits: { memoryMb: 64, diskMb: 16 } });
     try {
       // host paths: the host side is what would follow them
-      const plant = await sb.exec(['sh', '-c', `ln -s /etc /work/etc && ln -s ${outside} /work/out && ln -s ${outside}/file /work/f && mkdir /work/real && ln -s ${outside} /work/real/deep && ln -s /etc /tmp/t && echo planted`]);
+      const plant = await sb.exec([
+        'sh',
+        '-c',
+        `ln -s /etc /work/etc && ln -s ${outside} /work/out && ln -s ${outside}/file /work/f && mkdir /work/real && ln -s ${outside} /work/real/deep && ln -s /etc /tmp/t && echo planted`,
+      ]);
       expect(plant.stdout).toBe('planted\n');
       const attempts: [string, RegExp][] = [
         [`/work/etc/${etcName}/x`, /\/work\/etc is a symbolic link or not a directory/],

@@ -83,7 +83,7 @@ describe('a live pass over the database', () => {
     expect(still).toBe(0);
   });
 
-  it('records a preemption on the victim\'s row and its run\'s events; the preemptor starts once the victim is handed back', async () => {
+  it("records a preemption on the victim's row and its run's events; the preemptor starts once the victim is handed back", async () => {
     await database.sql`delete from jobs`;
     await database.sql`delete from workers`;
     await database.sql`insert into workers (id, kind, hostname, pid, capacity, node) values ('solo-w', 'jobs', 'h', 1, '{"cpus": 2, "memoryMb": 4096, "gpuCount": 0, "gpuMemoryMb": 0, "diskMb": 0}'::jsonb, 'solo')`;
@@ -94,7 +94,9 @@ describe('a live pass over the database', () => {
       select 'bulk', 'standard', '{"cpu": 1}'::jsonb, ${run.id}, 'running', 'solo', now() - interval '1 minute', now() - make_interval(secs => 60 - i),
         gen_random_uuid(), now() + interval '1 minute', 1
       from generate_series(1, 2) i returning id::text, lease_token`;
-    const [critical] = await database.sql<{ id: string }[]>`insert into jobs (queue, tier, request) values ('urgent', 'critical', '{"cpu": 1}'::jsonb) returning id::text`;
+    const [critical] = await database.sql<
+      { id: string }[]
+    >`insert into jobs (queue, tier, request) values ('urgent', 'critical', '{"cpu": 1}'::jsonb) returning id::text`;
     assert(critical !== undefined, 'no row found');
     const report = await livePass(database.db, () => config, { evictGraceMs: 30_000 });
     expect(report.applied).toMatchObject({ admitted: 1, preempted: 1 });
@@ -107,7 +109,9 @@ describe('a live pass over the database', () => {
     expect(victim.preempted_by).toBe(critical.id);
     expect(victim.reason).toMatch(new RegExp(`^priority: preempted by ${critical.id} \\(critical, priority 0\\) of higher priority`));
     expect(victim.backoff_ms).toBeGreaterThan(3_000); // base 5 s backoff before it may be admitted again
-    const events = await database.sql<{ type: string; message: string; actor: string }[]>`select type, message, actor from run_events where run_id = ${run.id} and type = 'job.preempted'`;
+    const events = await database.sql<
+      { type: string; message: string; actor: string }[]
+    >`select type, message, actor from run_events where run_id = ${run.id} and type = 'job.preempted'`;
     expect(events).toEqual([{ type: 'job.preempted', actor: 'system:scheduler', message: `job ${victim.id} ${victim.reason}` }]);
 
     // Admitted to the victim's node, but not claimable until the victim stopped.

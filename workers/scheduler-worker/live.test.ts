@@ -73,20 +73,38 @@ async function submit(tier: Tier, sleepMs: number, queue?: string): Promise<numb
 }
 
 type JobRow = {
-  id: number; state: string; admitted_node: string | null; borrowing: boolean; preemptions: number; attempts: number;
-  last_requeue_reason: string | null; workload_queue: string | null; admit_ms: number | null;
+  id: number;
+  state: string;
+  admitted_node: string | null;
+  borrowing: boolean;
+  preemptions: number;
+  attempts: number;
+  last_requeue_reason: string | null;
+  workload_queue: string | null;
+  admit_ms: number | null;
 };
 const jobRows = (ids: number[]) =>
   rows<JobRow>(sql`
     select id::int, state::text, admitted_node, borrowing, preemptions, attempts, last_requeue_reason, workload_queue,
       (extract(epoch from admitted_at - created_at) * 1000)::float8 as admit_ms
-    from jobs where id in ${sql`(${sql.join(ids.map((i) => sql`${i}`), sql`, `)})`} order by id`);
-const startsOf = (id: number) => rows<{ node: string; attempt: number; ms: number }>(sql`
+    from jobs where id in ${sql`(${sql.join(
+      ids.map((i) => sql`${i}`),
+      sql`, `,
+    )})`} order by id`);
+const startsOf = (id: number) =>
+  rows<{ node: string; attempt: number; ms: number }>(sql`
   select s.node, s.attempt, (extract(epoch from s.at - j.created_at) * 1000)::float8 as ms
   from sched_starts s join jobs j on j.id = s.job_id where s.job_id = ${id} order by s.at`);
 const resultsOf = (id: number) => rows<{ node: string }>(sql`select node from sched_results where job_id = ${id}`);
 const startedCount = async (ids: number[]) =>
-  (await rows<{ n: number }>(sql`select count(distinct job_id)::int as n from sched_starts where job_id in ${sql`(${sql.join(ids.map((i) => sql`${i}`), sql`, `)})`}`))[0]?.n;
+  (
+    await rows<{ n: number }>(
+      sql`select count(distinct job_id)::int as n from sched_starts where job_id in ${sql`(${sql.join(
+        ids.map((i) => sql`${i}`),
+        sql`, `,
+      )})`}`,
+    )
+  )[0]?.n;
 const allDone = (ids: number[], timeoutMs = 30_000) =>
   waitFor(`jobs ${ids.join(',')} to be done`, async () => (await jobRows(ids)).every((j) => j.state === 'done'), timeoutMs, 100);
 
@@ -106,10 +124,15 @@ beforeAll(async () => {
   procs.push(scheduler);
   startNode('n1');
   startNode('n2');
-  await waitFor('the scheduler to lead and both nodes to join', async () => {
-    const r = await rows<{ kind: string; node: string | null }>(sql`select kind, node from workers where status = 'running'`);
-    return r.filter((w) => w.node === 'n1' || w.node === 'n2').length === 2 && r.some((w) => w.kind === 'scheduler') && scheduler.output().includes('leader');
-  }, 40_000, 100);
+  await waitFor(
+    'the scheduler to lead and both nodes to join',
+    async () => {
+      const r = await rows<{ kind: string; node: string | null }>(sql`select kind, node from workers where status = 'running'`);
+      return r.filter((w) => w.node === 'n1' || w.node === 'n2').length === 2 && r.some((w) => w.kind === 'scheduler') && scheduler.output().includes('leader');
+    },
+    40_000,
+    100,
+  );
   // A second scheduler for availability: it stands by while the first holds the leader lock.
   standby = startTs('workers/scheduler-worker/main.ts', [], schedulerEnv);
   procs.push(standby);
@@ -130,15 +153,25 @@ describe('live scheduler (real processes as nodes)', () => {
     await new Promise((r) => setTimeout(r, 400)); // past the minimum run time (300 ms)
 
     const critical = await submit('critical', 300);
-    const [admitted] = await waitFor('the critical job to be admitted', async () => {
-      const r = await jobRows([critical]);
-      return r[0]?.admitted_node ? r : undefined;
-    }, 5_000, 20);
+    const [admitted] = await waitFor(
+      'the critical job to be admitted',
+      async () => {
+        const r = await jobRows([critical]);
+        return r[0]?.admitted_node ? r : undefined;
+      },
+      5_000,
+      20,
+    );
     assert(admitted !== undefined, 'the critical job has no row');
-    const [start] = await waitFor('the critical job to start', async () => {
-      const s = await startsOf(critical);
-      return s.length ? s : undefined;
-    }, 5_000, 20);
+    const [start] = await waitFor(
+      'the critical job to start',
+      async () => {
+        const s = await startsOf(critical);
+        return s.length ? s : undefined;
+      },
+      5_000,
+      20,
+    );
     assert(start !== undefined, 'the critical job has no start');
     console.log(`critical on a saturated cluster: admitted ${admitted.admit_ms!.toFixed(0)} ms after submission, started after ${start.ms.toFixed(0)} ms`);
     expect(admitted.admit_ms!).toBeLessThan(2_000);
@@ -173,10 +206,15 @@ describe('live scheduler (real processes as nodes)', () => {
     await new Promise((r) => setTimeout(r, 400));
 
     const lender = [await submit('standard', 300, 'team-a'), await submit('standard', 300, 'team-a')];
-    const admitted = await waitFor('team-a to get its nominal 2 CPUs back', async () => {
-      const r = await jobRows(lender);
-      return r.every((j) => j.admitted_node) ? r : undefined;
-    }, 5_000, 20);
+    const admitted = await waitFor(
+      'team-a to get its nominal 2 CPUs back',
+      async () => {
+        const r = await jobRows(lender);
+        return r.every((j) => j.admitted_node) ? r : undefined;
+      },
+      5_000,
+      20,
+    );
     const worst = Math.max(...admitted.map((j) => j.admit_ms!));
     console.log(`lender reclaim: both team-a jobs admitted within ${worst.toFixed(0)} ms`);
     expect(worst).toBeLessThan(2_000);
@@ -207,10 +245,15 @@ describe('live scheduler (real processes as nodes)', () => {
     const killedAt = Date.now();
     await n1.exited;
 
-    const requeued = await waitFor('n1\'s jobs to be re-queued', async () => {
-      const r = await jobRows(onN1);
-      return r.every((j) => j.last_requeue_reason?.startsWith('node-lost')) ? r : undefined;
-    }, 15_000, 50);
+    const requeued = await waitFor(
+      "n1's jobs to be re-queued",
+      async () => {
+        const r = await jobRows(onN1);
+        return r.every((j) => j.last_requeue_reason?.startsWith('node-lost')) ? r : undefined;
+      },
+      15_000,
+      50,
+    );
     const requeueMs = Date.now() - killedAt;
     console.log(`node kill -9: its jobs re-queued ${requeueMs} ms after the kill (node lease ${NODE_LEASE_MS} ms)`);
     expect(requeued[0]?.last_requeue_reason).toMatch(/node-lost: node n1 sent no heartbeat/);
@@ -224,7 +267,11 @@ describe('live scheduler (real processes as nodes)', () => {
   });
 
   it('a standby scheduler takes over when the leader is kill -9ed', async () => {
-    await waitFor('the standby to register', async () => (await rows(sql`select 1 from workers where kind = 'scheduler' and pid = ${standby.pid}`)).length > 0, 20_000);
+    await waitFor(
+      'the standby to register',
+      async () => (await rows(sql`select 1 from workers where kind = 'scheduler' and pid = ${standby.pid}`)).length > 0,
+      20_000,
+    );
     expect(standby.output()).not.toContain('leader');
     scheduler.child.kill('SIGKILL');
     const killedAt = Date.now();

@@ -24,7 +24,14 @@ const evictGraceMs = s.CRUCIBLE_SCHEDULER_EVICT_GRACE_MS;
 
 await runWorkerProcess(WORKER_KINDS.scheduler, (ctx) =>
   runSchedulerLoop({
-    database: ctx.database, config, tickMs, minGapMs: 20, standbyMs: 1_000, evictGraceMs, samplesEveryMs: 5_000,
-    signal: ctx.signal, log: ctx.log,
+    database: ctx.database,
+    config,
+    tickMs,
+    minGapMs: 20,
+    standbyMs: 1_000,
+    evictGraceMs,
+    samplesEveryMs: 5_000,
+    signal: ctx.signal,
+    log: ctx.log,
   }),
 );

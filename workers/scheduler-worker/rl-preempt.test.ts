@@ -29,7 +29,11 @@ beforeAll(async () => {
     startTs('workers/scheduler-worker/main.ts', [], {
       ...common,
       CRUCIBLE_SCHEDULER_CONFIG: JSON.stringify({
-        tiers: DEFAULT_TIERS, reserveFraction: 0, leaseMs: 10_000, minRunTimeMs: 0, backoff: { baseMs: 200, maxMs: 1_000 },
+        tiers: DEFAULT_TIERS,
+        reserveFraction: 0,
+        leaseMs: 10_000,
+        minRunTimeMs: 0,
+        backoff: { baseMs: 200, maxMs: 1_000 },
       }),
     }),
     startTs('workers/jobs/main.ts', ['--poll-ms', '500'], {
@@ -58,28 +62,62 @@ afterAll(async () => {
 
 describe('live scheduler × RL episodes (real processes)', () => {
   it('preempts a running episode for critical work; the episode re-runs and gets exactly one reward', async () => {
-    const run = await createRun(database.db, {
-      name: 'preempted', config: { queue: 'best-effort', seed: 3, iterations: 1, tasksPerIteration: 2, groupSize: 2, maxTurns: 2, concurrency: 2, learningRate: 1e-3, klCoef: 0 },
-    }, 'test');
-    await waitFor('two episodes running on the 1-CPU node', async () => {
-      const [r] = await rows<{ n: number }>(sql`select count(*)::int as n from jobs where queue = 'rl.episode' and state = 'running' and admitted_node = 'rl-node'`);
-      assert(r !== undefined, 'no row found');
-      return r.n === 2;
-    }, 120_000, 100);
+    const run = await createRun(
+      database.db,
+      {
+        name: 'preempted',
+        config: {
+          queue: 'best-effort',
+          seed: 3,
+          iterations: 1,
+          tasksPerIteration: 2,
+          groupSize: 2,
+          maxTurns: 2,
+          concurrency: 2,
+          learningRate: 1e-3,
+          klCoef: 0,
+        },
+      },
+      'test',
+    );
+    await waitFor(
+      'two episodes running on the 1-CPU node',
+      async () => {
+        const [r] = await rows<{ n: number }>(
+          sql`select count(*)::int as n from jobs where queue = 'rl.episode' and state = 'running' and admitted_node = 'rl-node'`,
+        );
+        assert(r !== undefined, 'no row found');
+        return r.n === 2;
+      },
+      120_000,
+      100,
+    );
 
     // Critical work nobody serves (queue test.hold): it only needs the capacity, so it evicts an episode.
     const { id: hold } = await enqueue(database.db, { queue: 'test.hold', workload: { tier: 'critical', request: { cpu: 0.5 } } });
-    const [admitted] = await waitFor('the critical workload to be admitted', async () => {
-      const r = await rows<{ ms: number }>(sql`select (extract(epoch from admitted_at - created_at) * 1000)::float8 as ms from jobs where id = ${hold} and admitted_node is not null`);
-      return r.length ? r : undefined;
-    }, 10_000, 20);
+    const [admitted] = await waitFor(
+      'the critical workload to be admitted',
+      async () => {
+        const r = await rows<{ ms: number }>(
+          sql`select (extract(epoch from admitted_at - created_at) * 1000)::float8 as ms from jobs where id = ${hold} and admitted_node is not null`,
+        );
+        return r.length ? r : undefined;
+      },
+      10_000,
+      20,
+    );
     assert(admitted !== undefined, 'the critical workload has no admitted row');
-    const victim = await waitFor('an episode to be stopped and re-queued', async () => {
-      const [r] = await rows<{ id: number; episode: string; reason: string }>(sql`
+    const victim = await waitFor(
+      'an episode to be stopped and re-queued',
+      async () => {
+        const [r] = await rows<{ id: number; episode: string; reason: string }>(sql`
         select id::int, payload->>'episodeId' as episode, last_requeue_reason as reason from jobs
         where queue = 'rl.episode' and preemptions > 0 and preempted_at is null`);
-      return r;
-    }, 30_000, 50);
+        return r;
+      },
+      30_000,
+      50,
+    );
     console.log(`critical over RL episodes: admitted in ${admitted.ms.toFixed(0)} ms; episode job ${victim.id} preempted`);
     expect(admitted.ms).toBeLessThan(2_000);
     expect(victim.reason).toMatch(new RegExp(`^priority: preempted by ${hold} \\(critical`));
@@ -88,11 +126,16 @@ describe('live scheduler × RL episodes (real processes)', () => {
 
     // The critical work is withdrawn; the run finishes, the victim included.
     await database.db.execute(sql`update jobs set state = 'cancelled' where id = ${hold}`);
-    await waitFor('the victim episode job to be done', async () => {
-      const [r] = await rows<{ state: string }>(sql`select state::text from jobs where id = ${victim.id}`);
-      assert(r !== undefined, 'no row found');
-      return r.state === 'done';
-    }, 120_000, 200);
+    await waitFor(
+      'the victim episode job to be done',
+      async () => {
+        const [r] = await rows<{ state: string }>(sql`select state::text from jobs where id = ${victim.id}`);
+        assert(r !== undefined, 'no row found');
+        return r.state === 'done';
+      },
+      120_000,
+      200,
+    );
     const [ep] = await rows<{ status: string; rewards: number }>(sql`
       select e.status, (select count(*)::int from rewards r where r.episode_id = e.id) as rewards from episodes e where e.id = ${victim.episode}`);
     expect(ep).toEqual({ status: 'scored', rewards: 1 });

@@ -27,21 +27,33 @@ const optionsSchema = z.object({
 });
 
 const res = (r: Partial<Resources>): Resources => ({ ...zero(), ...r });
-const TIER_MIX = [['critical', 0.05], ['standard', 0.35], ['best-effort', 0.6]] as const;
+const TIER_MIX = [
+  ['critical', 0.05],
+  ['standard', 0.35],
+  ['best-effort', 0.6],
+] as const;
 
 function parse(argv: string[]) {
   const { values } = parseArgs({
     args: argv,
     options: {
-      nodes: { type: 'string' }, pending: { type: 'string' }, rounds: { type: 'string' },
-      'reference-rounds': { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      nodes: { type: 'string' },
+      pending: { type: 'string' },
+      rounds: { type: 'string' },
+      'reference-rounds': { type: 'string' },
+      seed: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
   const num = (v: unknown) => (typeof v === 'string' ? Number(v) : undefined);
   const options = optionsSchema.parse({
-    nodes: num(values.nodes), pending: num(values.pending), rounds: num(values.rounds),
-    referenceRounds: num(values['reference-rounds']), seed: num(values.seed),
+    nodes: num(values.nodes),
+    pending: num(values.pending),
+    rounds: num(values.rounds),
+    referenceRounds: num(values['reference-rounds']),
+    seed: num(values.seed),
   });
   return { options, json: !!values.json, help: !!values.help };
 }
@@ -51,7 +63,9 @@ export async function main(argv: string[]): Promise<number> {
   try {
     args = parse(argv);
   } catch (e) {
-    console.error(`bench scheduler: ${(e as Error).message}\nusage: npm run bench -- scheduler [--nodes N] [--pending N] [--rounds N] [--reference-rounds N] [--seed N] [--json]`);
+    console.error(
+      `bench scheduler: ${(e as Error).message}\nusage: npm run bench -- scheduler [--nodes N] [--pending N] [--rounds N] [--reference-rounds N] [--seed N] [--json]`,
+    );
     return 2;
   }
   if (args.help) {
@@ -77,9 +91,10 @@ export async function main(argv: string[]): Promise<number> {
     const u = rnd.next();
     const tier = u < TIER_MIX[0][1] ? 'critical' : u < TIER_MIX[0][1] + TIER_MIX[1][1] ? 'standard' : 'best-effort';
     const cpu = rnd.pick([1, 1, 2, 2, 4]);
-    const request = rnd.next() < 0.15
-      ? res({ cpu: 6, memoryMb: 32_768, gpu: rnd.pick([1, 1, 2]), gpuMemoryMb: 81_920, diskMb: 20_480 })
-      : res({ cpu, memoryMb: cpu * 2048, diskMb: 10_240 });
+    const request =
+      rnd.next() < 0.15
+        ? res({ cpu: 6, memoryMb: 32_768, gpu: rnd.pick([1, 1, 2]), gpuMemoryMb: 81_920, diskMb: 20_480 })
+        : res({ cpu, memoryMb: cpu * 2048, diskMb: 10_240 });
     return { id: `w${++seq}`, runId: `${tier}-run${Math.floor(rnd.next() * 8)}`, tier, request, createdAt: now - 600_000 + seq };
   };
 
@@ -164,7 +179,10 @@ export async function main(argv: string[]): Promise<number> {
       decisionsPerCpuSecond: cpuRate(ours),
       passMsMean: ours.ms / o.rounds,
       setupMsMean: ours.setupMs / o.rounds,
-      passMsP99: percentile([...ours.passes].sort((a, b) => a - b), 99),
+      passMsP99: percentile(
+        [...ours.passes].sort((a, b) => a - b),
+        99,
+      ),
       decisionUsP50: percentile(ours.steps, 50) * 1000,
       decisionUsP99: percentile(ours.steps, 99) * 1000,
       decisionUsMax: (ours.steps.at(-1) ?? NaN) * 1000,
@@ -196,8 +214,10 @@ export async function main(argv: string[]): Promise<number> {
       `${x.decisionUsP50.toFixed(1).padStart(11)} µs ${x.decisionUsP99.toFixed(1).padStart(11)} µs ${x.admittedPerRound.toFixed(0).padStart(14)}`;
     console.log(row('core (heap, best-fit)', report.ours));
     console.log(row('reference first-fit', report.reference));
-    console.log(`ratio core/reference: ${report.ratio.toFixed(2)}× wall, ${report.cpuRatio.toFixed(2)}× CPU; pass setup ${report.ours.setupMsMean.toFixed(1)} ms; ` +
-      `core preempted ${report.ours.preemptedPerRound.toFixed(0)}/pass; target ≥ ${f(o.target)} decisions/s: ${report.meetsTarget ? 'met' : 'NOT met'}`);
+    console.log(
+      `ratio core/reference: ${report.ratio.toFixed(2)}× wall, ${report.cpuRatio.toFixed(2)}× CPU; pass setup ${report.ours.setupMsMean.toFixed(1)} ms; ` +
+        `core preempted ${report.ours.preemptedPerRound.toFixed(0)}/pass; target ≥ ${f(o.target)} decisions/s: ${report.meetsTarget ? 'met' : 'NOT met'}`,
+    );
   }
   return report.meetsTarget ? 0 : 1;
 }

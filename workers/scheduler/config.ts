@@ -7,10 +7,12 @@ import type { SchedulerConfig } from './types';
 // configuration coming from files, the CLI or the database goes through `parseSchedulerConfig`.
 
 const partialResources = z
-  .object(Object.fromEntries(RESOURCE_KEYS.map((k) => [k, z.number().nonnegative().optional()])) as Record<
-    (typeof RESOURCE_KEYS)[number],
-    z.ZodOptional<z.ZodNumber>
-  >)
+  .object(
+    Object.fromEntries(RESOURCE_KEYS.map((k) => [k, z.number().nonnegative().optional()])) as Record<
+      (typeof RESOURCE_KEYS)[number],
+      z.ZodOptional<z.ZodNumber>
+    >,
+  )
   .strict();
 
 export const tierSchema = z.object({
@@ -18,7 +20,10 @@ export const tierSchema = z.object({
   rank: z.number().int(),
   useReserve: z.boolean().default(false),
   canPreempt: z.boolean().default(true),
-  starvationBoundMs: z.number().positive().default(10 * 60_000),
+  starvationBoundMs: z
+    .number()
+    .positive()
+    .default(10 * 60_000),
 });
 
 export const queueSchema = z.object({
@@ -79,8 +84,7 @@ export const DEFAULT_TIERS = [
  */
 export function defaultConfig(total: Resources, overrides: Partial<SchedulerConfig> = {}): SchedulerConfig {
   const reserveFraction = overrides.reserveFraction ?? 0.3;
-  const part = (f: number): Partial<Resources> =>
-    Object.fromEntries(RESOURCE_KEYS.map((k) => [k, total[k] * f])) as Partial<Resources>;
+  const part = (f: number): Partial<Resources> => Object.fromEntries(RESOURCE_KEYS.map((k) => [k, total[k] * f])) as Partial<Resources>;
   const lower = 1 - reserveFraction;
   return parseSchedulerConfig({
     tiers: DEFAULT_TIERS.map((t) => ({ ...t })),

@@ -7,15 +7,29 @@ import type { NodeInfo, PendingWorkload, RunningWorkload, SchedulerConfig, Sched
 const NOW = 1_000_000_000;
 const res = (r: Partial<Resources>): Resources => ({ cpu: 0, memoryMb: 0, gpu: 0, gpuMemoryMb: 0, diskMb: 0, ...r });
 const cpuNode = (id: string, cpu = 8, over: Partial<NodeInfo> = {}): NodeInfo => ({
-  id, capacity: res({ cpu, memoryMb: cpu * 4096, diskMb: 100_000 }), heartbeatAt: NOW, ...over,
+  id,
+  capacity: res({ cpu, memoryMb: cpu * 4096, diskMb: 100_000 }),
+  heartbeatAt: NOW,
+  ...over,
 });
 let seq = 0;
 const pending = (tier: string, cpu: number, over: Partial<PendingWorkload> = {}): PendingWorkload => ({
-  id: `p${++seq}`, runId: 'run-a', tier, request: res({ cpu, memoryMb: cpu * 1024 }), createdAt: NOW - 1000 + seq, ...over,
+  id: `p${++seq}`,
+  runId: 'run-a',
+  tier,
+  request: res({ cpu, memoryMb: cpu * 1024 }),
+  createdAt: NOW - 1000 + seq,
+  ...over,
 });
 const running = (tier: string, cpu: number, nodeId: string, over: Partial<RunningWorkload> = {}): RunningWorkload => ({
-  id: `r${++seq}`, runId: 'run-b', tier, request: res({ cpu, memoryMb: cpu * 1024 }), createdAt: NOW - 3_600_000,
-  nodeId, startedAt: NOW - 600_000, ...over,
+  id: `r${++seq}`,
+  runId: 'run-b',
+  tier,
+  request: res({ cpu, memoryMb: cpu * 1024 }),
+  createdAt: NOW - 3_600_000,
+  nodeId,
+  startedAt: NOW - 600_000,
+  ...over,
 });
 /** Tiers without quotas and without a reserve: isolates ordering and placement. */
 const plain = (over: Partial<SchedulerConfig> = {}): SchedulerConfig =>
@@ -29,7 +43,12 @@ const plain = (over: Partial<SchedulerConfig> = {}): SchedulerConfig =>
     ...over,
   });
 const state = (s: Partial<SchedulerState>): SchedulerState => ({
-  now: NOW, nodes: [], pending: [], running: [], config: plain(), ...s,
+  now: NOW,
+  nodes: [],
+  pending: [],
+  running: [],
+  config: plain(),
+  ...s,
 });
 const admittedIds = (s: SchedulerState) => schedule(s).admissions.map((a) => a.workloadId);
 
@@ -47,10 +66,13 @@ describe('scheduling core', () => {
 
   it('never exceeds node capacity or queue quota (randomised)', () => {
     let x = 42;
-    const rnd = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const nodes = Array.from({ length: 20 }, (_, i) => cpuNode(`n${i}`, 4 + Math.floor(rnd() * 28)));
     const config = parseSchedulerConfig({
-      tiers: [{ name: 'standard', rank: 1 }, { name: 'best-effort', rank: 0 }],
+      tiers: [
+        { name: 'standard', rank: 1 },
+        { name: 'best-effort', rank: 0 },
+      ],
       queues: [
         { name: 'standard', tier: 'standard', nominal: { cpu: 120 } },
         { name: 'best-effort', tier: 'best-effort', nominal: { cpu: 60 } },
@@ -58,7 +80,8 @@ describe('scheduling core', () => {
       reserveFraction: 0,
     });
     const work = Array.from({ length: 400 }, () =>
-      pending(rnd() < 0.5 ? 'standard' : 'best-effort', 1 + Math.floor(rnd() * 6), { runId: `run${Math.floor(rnd() * 5)}` }));
+      pending(rnd() < 0.5 ? 'standard' : 'best-effort', 1 + Math.floor(rnd() * 6), { runId: `run${Math.floor(rnd() * 5)}` }),
+    );
     const s = state({ nodes, pending: work, config });
     const result = schedule(s);
     const byId = new Map(work.map((w) => [w.id, w]));
@@ -119,12 +142,16 @@ describe('scheduling core', () => {
   it('lends idle quota inside a cohort and takes it back when the lender needs it', () => {
     const nodes = Array.from({ length: 4 }, (_, i) => cpuNode(`n${i}`, 10)); // 40 cpu
     const config = parseSchedulerConfig({
-      tiers: [{ name: 'team-a', rank: 1 }, { name: 'team-b', rank: 1 }],
+      tiers: [
+        { name: 'team-a', rank: 1 },
+        { name: 'team-b', rank: 1 },
+      ],
       queues: [
         { name: 'team-a', tier: 'team-a', cohort: 'c', nominal: { cpu: 20 }, borrowingLimit: { cpu: 15 } },
         { name: 'team-b', tier: 'team-b', cohort: 'c', nominal: { cpu: 20 }, borrowingLimit: { cpu: 20 } },
       ],
-      reserveFraction: 0, minRunTimeMs: 1000,
+      reserveFraction: 0,
+      minRunTimeMs: 1000,
     });
     // team-b alone: borrows team-a's idle quota up to its limit (40 > 20 nominal).
     const bWork = Array.from({ length: 50 }, (_, i) => pending('team-b', 1, { createdAt: NOW - 100_000 + i }));
@@ -135,15 +162,22 @@ describe('scheduling core', () => {
 
     // team-a submits 10: it reclaims its nominal quota from the borrowed part, newest first.
     const adm = new Map(first.admissions.map((a) => [a.workloadId, a.nodeId]));
-    const run: RunningWorkload[] = bWork.filter((w) => adm.has(w.id)).map((w, i) => ({
-      ...w, nodeId: adm.get(w.id)!, startedAt: NOW - 50_000 + i, // later in the list = newer
-    }));
+    const run: RunningWorkload[] = bWork
+      .filter((w) => adm.has(w.id))
+      .map((w, i) => ({
+        ...w,
+        nodeId: adm.get(w.id)!,
+        startedAt: NOW - 50_000 + i, // later in the list = newer
+      }));
     const aWork = Array.from({ length: 10 }, () => pending('team-a', 1));
     const second = schedule(state({ nodes, pending: aWork, running: run, config }));
     expect(second.admissions).toHaveLength(10);
     expect(second.preemptions).toHaveLength(10);
     expect(second.preemptions.every((p) => p.reason === 'reclaim')).toBe(true);
-    const newest10 = run.slice(-10).map((r) => r.id).sort();
+    const newest10 = run
+      .slice(-10)
+      .map((r) => r.id)
+      .sort();
     expect(second.preemptions.map((p) => p.workloadId).sort()).toEqual(newest10);
     // team-b is never pushed below its own nominal: a huge team-a demand stops at 20.
     const more = Array.from({ length: 30 }, () => pending('team-a', 1));
@@ -212,8 +246,12 @@ describe('scheduling core', () => {
   it('shares a tier fairly between runs (dominant resource fairness)', () => {
     const nodes = Array.from({ length: 10 }, (_, i) => cpuNode(`n${i}`, 10)); // 100 cpu, 400 GiB
     // Run A came first with 500 cpu-heavy tasks; run B later with 500 memory-heavy ones.
-    const a = Array.from({ length: 500 }, (_, i) => pending('standard', 1, { runId: 'A', createdAt: NOW - 90_000 + i, request: res({ cpu: 1, memoryMb: 512 }) }));
-    const b = Array.from({ length: 500 }, (_, i) => pending('standard', 1, { runId: 'B', createdAt: NOW - 10_000 + i, request: res({ cpu: 0.25, memoryMb: 4096 }) }));
+    const a = Array.from({ length: 500 }, (_, i) =>
+      pending('standard', 1, { runId: 'A', createdAt: NOW - 90_000 + i, request: res({ cpu: 1, memoryMb: 512 }) }),
+    );
+    const b = Array.from({ length: 500 }, (_, i) =>
+      pending('standard', 1, { runId: 'B', createdAt: NOW - 10_000 + i, request: res({ cpu: 0.25, memoryMb: 4096 }) }),
+    );
     const r = schedule(state({ nodes, pending: [...a, ...b] }));
     const aIds = new Set(a.map((w) => w.id));
     const nA = r.admissions.filter((x) => aIds.has(x.workloadId)).length;

@@ -4,8 +4,17 @@ import { addInto, complete, copy, dominantShare, excess, fits, fitsUnder, reduce
 import type { Resources } from '@/core/resources';
 import { InvariantError } from '@/core/must';
 import type {
-  Admission, PendingWorkload, Preemption, Requeue, RunningWorkload, SchedulerState,
-  SchedulingResult, TierConfig, QueueConfig, WaitReason, Waiting,
+  Admission,
+  PendingWorkload,
+  Preemption,
+  Requeue,
+  RunningWorkload,
+  SchedulerState,
+  SchedulingResult,
+  TierConfig,
+  QueueConfig,
+  WaitReason,
+  Waiting,
 } from './types';
 
 // The scheduling core: a pure function of state. `schedule(state)` decides, for one instant,
@@ -18,8 +27,14 @@ import type {
 // a heap keyed that way, so each decision costs O(log groups) plus a best-fit lookup in a
 // sorted pool index; preemption is the only step that scans running workloads.
 
-interface TierState { cfg: TierConfig }
-interface CohortState { name: string; nominal: Resources; used: Resources }
+interface TierState {
+  cfg: TierConfig;
+}
+interface CohortState {
+  name: string;
+  nominal: Resources;
+  used: Resources;
+}
 interface QueueState {
   cfg: QueueConfig;
   tier: TierState;
@@ -29,7 +44,10 @@ interface QueueState {
   used: Resources;
   cohort?: CohortState;
 }
-interface RunShare { used: Resources; share: number }
+interface RunShare {
+  used: Resources;
+  share: number;
+}
 /** A running workload as seen by the preemption search. */
 interface RunSlot {
   w: RunningWorkload;
@@ -95,11 +113,15 @@ export class SchedulingPass {
   private failedPreempt = new Map<string, Resources[]>();
   private readonly holdsLeft = new Map<PoolIndex, number>();
   private readonly heap = new Heap<Group>((a, b) =>
-    a.rank !== b.rank ? a.rank > b.rank
-    : a.priority !== b.priority ? a.priority > b.priority
-    : a.aged !== b.aged ? a.aged
-    : Math.abs(a.pushedShare - b.pushedShare) > EPS ? a.pushedShare < b.pushedShare
-    : headOf(a).createdAt < headOf(b).createdAt,
+    a.rank !== b.rank
+      ? a.rank > b.rank
+      : a.priority !== b.priority
+        ? a.priority > b.priority
+        : a.aged !== b.aged
+          ? a.aged
+          : Math.abs(a.pushedShare - b.pushedShare) > EPS
+            ? a.pushedShare < b.pushedShare
+            : headOf(a).createdAt < headOf(b).createdAt,
   );
 
   private readonly admissions: Admission[] = [];
@@ -138,14 +160,19 @@ export class SchedulingPass {
       const node = this.nodes.get(r.nodeId);
       const queue = this.queues.get(r.queue ?? r.tier);
       const slot: RunSlot = {
-        w: r, queue, node, taken: false,
+        w: r,
+        queue,
+        node,
+        taken: false,
         rank: queue?.tier.cfg.rank ?? this.tiers.get(r.tier)?.cfg.rank ?? -Infinity,
         priority: r.priority ?? 0,
       };
       if (!node) {
         const known = registered.get(r.nodeId);
         this.requeues.push({
-          workloadId: r.id, nodeId: r.nodeId, reason: 'node-lost',
+          workloadId: r.id,
+          nodeId: r.nodeId,
+          reason: 'node-lost',
           message: known
             ? `node ${r.nodeId} sent no heartbeat for ${Math.round((this.now - known.heartbeatAt) / 1000)} s (lease ${config.leaseMs / 1000} s)`
             : `node ${r.nodeId} is not registered`,
@@ -349,9 +376,12 @@ export class SchedulingPass {
     const run = this.runShare(w.tier, w.runId);
     addInto(run.used, req);
     run.share = dominantShare(run.used, this.clusterTotal);
-    const borrowing = q.used.cpu > q.nominal.cpu + EPS || q.used.memoryMb > q.nominal.memoryMb + EPS
-      || q.used.gpu > q.nominal.gpu + EPS || q.used.gpuMemoryMb > q.nominal.gpuMemoryMb + EPS
-      || q.used.diskMb > q.nominal.diskMb + EPS;
+    const borrowing =
+      q.used.cpu > q.nominal.cpu + EPS ||
+      q.used.memoryMb > q.nominal.memoryMb + EPS ||
+      q.used.gpu > q.nominal.gpu + EPS ||
+      q.used.gpuMemoryMb > q.nominal.gpuMemoryMb + EPS ||
+      q.used.diskMb > q.nominal.diskMb + EPS;
     this.admissions.push({ workloadId: w.id, nodeId: node.info.id, preempts: victims.map((v) => v.w.id), borrowing });
   }
 
@@ -387,8 +417,13 @@ export class SchedulingPass {
       const u = v.queue.used;
       const n = v.queue.nominal;
       const t = took ?? ZERO;
-      return u.cpu - t.cpu > n.cpu + EPS || u.memoryMb - t.memoryMb > n.memoryMb + EPS || u.gpu - t.gpu > n.gpu + EPS
-        || u.gpuMemoryMb - t.gpuMemoryMb > n.gpuMemoryMb + EPS || u.diskMb - t.diskMb > n.diskMb + EPS;
+      return (
+        u.cpu - t.cpu > n.cpu + EPS ||
+        u.memoryMb - t.memoryMb > n.memoryMb + EPS ||
+        u.gpu - t.gpu > n.gpu + EPS ||
+        u.gpuMemoryMb - t.gpuMemoryMb > n.gpuMemoryMb + EPS ||
+        u.diskMb - t.diskMb > n.diskMb + EPS
+      );
     }
     return lower;
   }
@@ -425,7 +460,8 @@ export class SchedulingPass {
       let hi = list.length;
       while (lo < hi) {
         const mid = (lo + hi) >> 1;
-        if (list[mid]!.w.startedAt > oldEnough) lo = mid + 1; // lo <= mid < hi <= length
+        if (list[mid]!.w.startedAt > oldEnough)
+          lo = mid + 1; // lo <= mid < hi <= length
         else hi = mid;
       }
       const free1 = zero();
@@ -433,8 +469,10 @@ export class SchedulingPass {
         const v = list[i]!; // i < list.length; a plain loop on the preemption hot path
         const node = v.node!;
         if (v.taken || !node.schedulable || !pools.includes(v.pool!) || !mayUse(node, rank, priority)) continue;
-        free1.cpu = node.free.cpu + v.w.request.cpu; free1.memoryMb = node.free.memoryMb + v.w.request.memoryMb;
-        free1.gpu = node.free.gpu + v.w.request.gpu; free1.gpuMemoryMb = node.free.gpuMemoryMb + v.w.request.gpuMemoryMb;
+        free1.cpu = node.free.cpu + v.w.request.cpu;
+        free1.memoryMb = node.free.memoryMb + v.w.request.memoryMb;
+        free1.gpu = node.free.gpu + v.w.request.gpu;
+        free1.gpuMemoryMb = node.free.gpuMemoryMb + v.w.request.gpuMemoryMb;
         free1.diskMb = node.free.diskMb + v.w.request.diskMb;
         if (!fits(req, free1) || !this.eligible(w, q, withinNominal, v, freed)) continue;
         best = { pool: v.pool!, node, victims: [v], slack: 0, oldest: v.w.startedAt };
@@ -445,8 +483,11 @@ export class SchedulingPass {
     search: for (const pool of best ? [] : pools) {
       for (const node of pool.nodes) {
         if (!fits(req, node.info.capacity) || !mayUse(node, rank, priority)) continue;
-        free.cpu = node.free.cpu; free.memoryMb = node.free.memoryMb; free.gpu = node.free.gpu;
-        free.gpuMemoryMb = node.free.gpuMemoryMb; free.diskMb = node.free.diskMb;
+        free.cpu = node.free.cpu;
+        free.memoryMb = node.free.memoryMb;
+        free.gpu = node.free.gpu;
+        free.gpuMemoryMb = node.free.gpuMemoryMb;
+        free.diskMb = node.free.diskMb;
         const victims: RunSlot[] = [];
         if (!fits(req, free)) {
           freed.clear();
@@ -462,8 +503,11 @@ export class SchedulingPass {
         }
         const slack = Math.min(free.gpu - req.gpu, free.cpu - req.cpu);
         const oldest = victims.at(-1)?.w.startedAt ?? Infinity;
-        if (!best || victims.length < best.victims.length
-          || (victims.length === best.victims.length && (oldest > best.oldest || (oldest === best.oldest && slack < best.slack)))) {
+        if (
+          !best ||
+          victims.length < best.victims.length ||
+          (victims.length === best.victims.length && (oldest > best.oldest || (oldest === best.oldest && slack < best.slack)))
+        ) {
           best = { pool, node, victims, slack, oldest };
           if (victims.length === 0) break search;
         }

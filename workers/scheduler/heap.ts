@@ -35,8 +35,14 @@ export class Heap<T> {
         const r = l + 1;
         let m = i;
         let mv = last;
-        if (l < a.length && this.less(a[l]!, mv)) { m = l; mv = a[l]!; }
-        if (r < a.length && this.less(a[r]!, mv)) { m = r; mv = a[r]!; }
+        if (l < a.length && this.less(a[l]!, mv)) {
+          m = l;
+          mv = a[l]!;
+        }
+        if (r < a.length && this.less(a[r]!, mv)) {
+          m = r;
+          mv = a[r]!;
+        }
         if (m === i) break;
         a[i] = mv;
         i = m;

@@ -44,9 +44,22 @@ export async function loadState(db: Db, opts: { nodeWindowMs?: number } = {}): P
   const nodes: NodeInfo[] = nodeRows.map((r) => ({ id: r.node, capacity: capacityResources(r.capacity), heartbeatAt: ms(r.heartbeat_at) }));
 
   const rows = await db.execute<{
-    id: string; queue: string; run_id: string | null; tier: string; workload_queue: string | null; priority: number;
-    request: Resources; state: string; admitted_node: string | null; created_at: string; queued_at: string;
-    run_after: string; preemptions: number; started_at: string | null; admitted_at: string | null; preempted_at: string | null;
+    id: string;
+    queue: string;
+    run_id: string | null;
+    tier: string;
+    workload_queue: string | null;
+    priority: number;
+    request: Resources;
+    state: string;
+    admitted_node: string | null;
+    created_at: string;
+    queued_at: string;
+    run_after: string;
+    preemptions: number;
+    started_at: string | null;
+    admitted_at: string | null;
+    preempted_at: string | null;
     handed_over: boolean;
   }>(sql`
     select j.id::text, j.queue, j.run_id, j.tier, j.workload_queue, j.priority, j.request, j.state::text, j.admitted_node, j.created_at,
@@ -131,7 +144,13 @@ export async function applyResult(db: Db, state: LiveState, result: SchedulingRe
       }
       out.preempted++;
       const run = state.runOf.get(p.workloadId);
-      if (run) events.push({ runId: run, type: 'job.preempted', message: `job ${id} ${reason}`, data: { jobId: id, by: Number(p.byWorkloadId), reason: p.reason, retryAt } });
+      if (run)
+        events.push({
+          runId: run,
+          type: 'job.preempted',
+          message: `job ${id} ${reason}`,
+          data: { jobId: id, by: Number(p.byWorkloadId), reason: p.reason, retryAt },
+        });
     }
     // One statement for all admissions (a burst can admit thousands); each row is still a CAS.
     const admissions = result.admissions
@@ -164,7 +183,8 @@ export async function applyResult(db: Db, state: LiveState, result: SchedulingRe
       out.skipped += lost.length - rows.length;
       for (const r of rows) {
         const run = state.runOf.get(r.id);
-        if (run) events.push({ runId: run, type: 'job.requeued', message: `job ${r.id} re-queued: node ${r.node} lost`, data: { jobId: Number(r.id), node: r.node } });
+        if (run)
+          events.push({ runId: run, type: 'job.requeued', message: `job ${r.id} re-queued: node ${r.node} lost`, data: { jobId: Number(r.id), node: r.node } });
       }
     }
     // A victim whose worker never stopped it (hung, or its node is partitioned but heartbeats):
@@ -183,7 +203,9 @@ export async function applyResult(db: Db, state: LiveState, result: SchedulingRe
       where tier is not null and state = 'running' and admitted_node is null and lease_expires_at < now() returning id`);
     out.swept = swept.length;
     for (const e of events) {
-      await tx.execute(sql`insert into run_events (run_id, type, actor, message, data) values (${e.runId}, ${e.type}, 'system:scheduler', ${e.message}, ${JSON.stringify(e.data)}::jsonb)`);
+      await tx.execute(
+        sql`insert into run_events (run_id, type, actor, message, data) values (${e.runId}, ${e.type}, 'system:scheduler', ${e.message}, ${JSON.stringify(e.data)}::jsonb)`,
+      );
     }
     // Delivered at commit: nodes stop their victims, idle workers claim their admissions.
     for (const p of result.preemptions) if (!state.notStarted.has(p.workloadId)) await tx.execute(sql`select pg_notify(${PREEMPT_CHANNEL}, ${p.workloadId})`);

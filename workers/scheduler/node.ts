@@ -4,7 +4,6 @@ import type { Db } from '@/db/client';
 import type { NodeCapacity } from '@/core/resources';
 import { workers } from '@/db/schema';
 
-
 // A scheduler node: the processes of one machine (or one simulated machine in tests) that
 // run scheduled jobs. Each such process records the node's name and capacity on its
 // `workers` row; the heartbeat the worker runtime already sends is the node's heartbeat.

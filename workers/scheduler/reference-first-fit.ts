@@ -10,15 +10,20 @@ import type { SchedulerState } from './types';
 export function referenceFirstFit(state: SchedulerState, onDecision?: () => void): { admitted: Map<string, string>; decisions: number } {
   const { config, now } = state;
   const tierRank = new Map(config.tiers.map((t) => [t.name, t]));
-  const queues = new Map(config.queues.map((q) => {
-    const nominal = complete(q.nominal, Infinity);
-    return [q.name, { q, nominal, limit: limitOf(q, nominal), used: zero() }];
-  }));
+  const queues = new Map(
+    config.queues.map((q) => {
+      const nominal = complete(q.nominal, Infinity);
+      return [q.name, { q, nominal, limit: limitOf(q, nominal), used: zero() }];
+    }),
+  );
   const cohortNominal = new Map<string, Resources>();
   const cohortUsed = new Map<string, Resources>();
   for (const { q, nominal } of queues.values()) {
     if (!q.cohort) continue;
-    if (!cohortNominal.has(q.cohort)) { cohortNominal.set(q.cohort, zero()); cohortUsed.set(q.cohort, zero()); }
+    if (!cohortNominal.has(q.cohort)) {
+      cohortNominal.set(q.cohort, zero());
+      cohortUsed.set(q.cohort, zero());
+    }
     addInto(cohortNominal.get(q.cohort)!, nominal);
   }
   const nodes = state.nodes
@@ -28,7 +33,10 @@ export function referenceFirstFit(state: SchedulerState, onDecision?: () => void
   const poolCap = new Map<string, Resources>();
   const poolLower = new Map<string, Resources>();
   for (const x of nodes) {
-    if (!poolCap.has(x.pool)) { poolCap.set(x.pool, zero()); poolLower.set(x.pool, zero()); }
+    if (!poolCap.has(x.pool)) {
+      poolCap.set(x.pool, zero());
+      poolLower.set(x.pool, zero());
+    }
     addInto(poolCap.get(x.pool)!, x.n.capacity);
   }
   const lowerCap = new Map([...poolCap].map(([k, v]) => [k, scale(v, 1 - config.reserveFraction)]));
@@ -44,18 +52,23 @@ export function referenceFirstFit(state: SchedulerState, onDecision?: () => void
   }
   const order = state.pending
     .filter((p) => !(p.notBefore !== undefined && p.notBefore > now))
-    .sort((a, b) =>
-      (tierRank.get(b.tier)?.rank ?? 0) - (tierRank.get(a.tier)?.rank ?? 0) || (b.priority ?? 0) - (a.priority ?? 0) || a.createdAt - b.createdAt);
+    .sort(
+      (a, b) => (tierRank.get(b.tier)?.rank ?? 0) - (tierRank.get(a.tier)?.rank ?? 0) || (b.priority ?? 0) - (a.priority ?? 0) || a.createdAt - b.createdAt,
+    );
   const admitted = new Map<string, string>();
   let decisions = 0;
   for (const p of order) {
     decisions++;
     const qs = queues.get(p.queue ?? p.tier);
     const tier = tierRank.get(p.tier);
-    if (qs && tier && fitsUnder(qs.used, p.request, qs.limit)
-      && (!qs.q.cohort || fitsUnder(cohortUsed.get(qs.q.cohort)!, p.request, cohortNominal.get(qs.q.cohort)!))) {
+    if (
+      qs &&
+      tier &&
+      fitsUnder(qs.used, p.request, qs.limit) &&
+      (!qs.q.cohort || fitsUnder(cohortUsed.get(qs.q.cohort)!, p.request, cohortNominal.get(qs.q.cohort)!))
+    ) {
       for (const x of nodes) {
-        if ((p.request.gpu > 0) !== (x.pool === 'gpu')) continue;
+        if (p.request.gpu > 0 !== (x.pool === 'gpu')) continue;
         if (!tier.useReserve && !fitsUnder(poolLower.get(x.pool)!, p.request, lowerCap.get(x.pool)!)) continue;
         if (!fits(p.request, x.free)) continue;
         addInto(x.free, p.request, -1);

@@ -34,7 +34,10 @@ export function schedulerSamples(report: PassReport, config: SchedulerConfig): P
   for (const id of evicted) if (byId.has(id)) tier(byId.get(id)!.tier).queued++;
   const points: Point[] = [];
   for (const [name, t] of tiers) {
-    points.push({ name: 'scheduler_admitted', value: t.admitted, labels: { tier: name } }, { name: 'scheduler_queued', value: t.queued, labels: { tier: name } });
+    points.push(
+      { name: 'scheduler_admitted', value: t.admitted, labels: { tier: name } },
+      { name: 'scheduler_queued', value: t.queued, labels: { tier: name } },
+    );
   }
   const reasons = new Map<string, number>();
   for (const w of result.waiting) reasons.set(w.reason, (reasons.get(w.reason) ?? 0) + 1);
@@ -46,7 +49,10 @@ export function schedulerSamples(report: PassReport, config: SchedulerConfig): P
       const labels = { queue: q.name, tier: q.tier, resource: label };
       points.push({ name: 'scheduler_quota_used', value: u[k], labels });
       if (nominal !== undefined && Number.isFinite(nominal)) {
-        points.push({ name: 'scheduler_quota_nominal', value: nominal, labels }, { name: 'scheduler_quota_borrowed', value: Math.max(0, u[k] - nominal), labels });
+        points.push(
+          { name: 'scheduler_quota_nominal', value: nominal, labels },
+          { name: 'scheduler_quota_borrowed', value: Math.max(0, u[k] - nominal), labels },
+        );
       }
     }
   }

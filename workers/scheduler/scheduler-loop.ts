@@ -9,7 +9,6 @@ import { addInto, zero } from './resources';
 import { schedulerSamples, storeSchedulerSamples } from './samples';
 import type { SchedulerConfig } from './types';
 
-
 // The scheduler worker's loop: become the leader (a session advisory lock, so any number of
 // schedulers can run for availability and exactly one decides), then pass every `tickMs`
 // and whenever a job is enqueued, finished or handed back (LISTEN), at most every `minGapMs`.
@@ -46,7 +45,14 @@ const sleep = (ms: number, signal: AbortSignal) =>
   });
 
 /** The scheduler's settings (core/settings.ts). */
-export type SchedulerSettings = Pick<Settings, 'CRUCIBLE_SCHEDULER_CONFIG' | 'CRUCIBLE_RESERVE_FRACTION' | 'CRUCIBLE_SCHEDULER_NODE_LEASE_MS' | 'CRUCIBLE_SCHEDULER_NODE_SUSPECT_MS' | 'CRUCIBLE_SCHEDULER_MIN_RUN_MS'>;
+export type SchedulerSettings = Pick<
+  Settings,
+  | 'CRUCIBLE_SCHEDULER_CONFIG'
+  | 'CRUCIBLE_RESERVE_FRACTION'
+  | 'CRUCIBLE_SCHEDULER_NODE_LEASE_MS'
+  | 'CRUCIBLE_SCHEDULER_NODE_SUSPECT_MS'
+  | 'CRUCIBLE_SCHEDULER_MIN_RUN_MS'
+>;
 
 /**
  * The configuration: CRUCIBLE_SCHEDULER_CONFIG (inline JSON or a JSON file) through
@@ -117,7 +123,8 @@ export async function runSchedulerLoop(o: SchedulerLoopOptions): Promise<void> {
           if (a.admitted || a.preempted || a.requeued || a.forced || a.swept) {
             o.log(
               `pass: admitted ${a.admitted}, preempted ${a.preempted}, requeued ${a.requeued}` +
-                (a.forced ? `, taken back ${a.forced}` : '') + (a.swept ? `, swept ${a.swept}` : '') +
+                (a.forced ? `, taken back ${a.forced}` : '') +
+                (a.swept ? `, swept ${a.swept}` : '') +
                 ` (${report.state.pending.length} pending, ${report.state.running.length} running on ${report.state.nodes.length} nodes;` +
                 ` load ${report.ms.load.toFixed(1)} ms, decide ${report.ms.decide.toFixed(1)} ms, apply ${report.ms.apply.toFixed(1)} ms)`,
             );

@@ -12,16 +12,28 @@ Simulates the scheduling core on a virtual cluster and reports utilisation, wait
 preemptions, fairness and starvation. --tasks is the outstanding closed-loop tasks (backlog).`;
 
 const NUMERIC: Record<string, keyof typeof simOptionsSchema.shape> = {
-  seed: 'seed', nodes: 'nodes', 'gpu-fraction': 'gpuNodeFraction', tasks: 'tasks', duration: 'durationS',
-  warmup: 'warmupS', 'tick-ms': 'tickMs', reserve: 'reserveFraction', mtbf: 'nodeMtbfS', 'burst-every': 'burstEveryS',
-  'burst-max': 'burstMax', 'min-run': 'minRunTimeS', buckets: 'buckets',
+  seed: 'seed',
+  nodes: 'nodes',
+  'gpu-fraction': 'gpuNodeFraction',
+  tasks: 'tasks',
+  duration: 'durationS',
+  warmup: 'warmupS',
+  'tick-ms': 'tickMs',
+  reserve: 'reserveFraction',
+  mtbf: 'nodeMtbfS',
+  'burst-every': 'burstEveryS',
+  'burst-max': 'burstMax',
+  'min-run': 'minRunTimeS',
+  buckets: 'buckets',
 };
 
 export function parseSimArgs(argv: string[]) {
   const { values } = parseArgs({
     args: argv,
     options: {
-      json: { type: 'boolean' }, svg: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      json: { type: 'boolean' },
+      svg: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
       ...Object.fromEntries(Object.keys(NUMERIC).map((k) => [k, { type: 'string' as const }])),
     },
     strict: true,
@@ -78,25 +90,44 @@ export function writeCharts(r: SimReport, dir: string): string[] {
   const tiers = SIM_TIERS;
   const charts: Record<string, string> = {
     'sim-utilisation.svg': lineChart({
-      title: 'Utilisation of non-reserved capacity (while backlogged)', x: s.t, xLabel: 'virtual time (s)', yLabel: 'utilisation',
-      yMax: 1, yFormat: (v) => `${Math.round(v * 100)}%`,
-      lines: [{ name: 'CPU pool', values: s.utilCpu, color: '#1f77b4' }, { name: 'GPU pool', values: s.utilGpu, color: '#ff7f0e' }],
+      title: 'Utilisation of non-reserved capacity (while backlogged)',
+      x: s.t,
+      xLabel: 'virtual time (s)',
+      yLabel: 'utilisation',
+      yMax: 1,
+      yFormat: (v) => `${Math.round(v * 100)}%`,
+      lines: [
+        { name: 'CPU pool', values: s.utilCpu, color: '#1f77b4' },
+        { name: 'GPU pool', values: s.utilGpu, color: '#ff7f0e' },
+      ],
     }),
     'sim-running.svg': lineChart({
-      title: 'Running workloads per tier', x: s.t, xLabel: 'virtual time (s)', yLabel: 'workloads',
+      title: 'Running workloads per tier',
+      x: s.t,
+      xLabel: 'virtual time (s)',
+      yLabel: 'workloads',
       lines: tiers.map((t) => ({ name: t, values: s.running[t], color: COLORS[t] })),
     }),
     'sim-waiting.svg': lineChart({
-      title: 'Waiting workloads per tier', x: s.t, xLabel: 'virtual time (s)', yLabel: 'workloads',
+      title: 'Waiting workloads per tier',
+      x: s.t,
+      xLabel: 'virtual time (s)',
+      yLabel: 'workloads',
       lines: tiers.map((t) => ({ name: t, values: s.pending[t], color: COLORS[t] })),
     }),
     'sim-critical-wait.svg': lineChart({
-      title: 'Critical wait, p99 per time bucket (buckets with critical admissions)', x: s.t, xLabel: 'virtual time (s)',
-      yLabel: 'seconds', yMax: 1,
+      title: 'Critical wait, p99 per time bucket (buckets with critical admissions)',
+      x: s.t,
+      xLabel: 'virtual time (s)',
+      yLabel: 'seconds',
+      yMax: 1,
       lines: [{ name: 'critical p99', values: s.criticalWaitP99, color: COLORS.critical }],
     }),
     'sim-preemptions.svg': lineChart({
-      title: 'Preemptions per time bucket', x: s.t, xLabel: 'virtual time (s)', yLabel: 'preemptions',
+      title: 'Preemptions per time bucket',
+      x: s.t,
+      xLabel: 'virtual time (s)',
+      yLabel: 'preemptions',
       lines: [{ name: 'preemptions', values: s.preemptions, color: '#7f7f7f' }],
     }),
   };

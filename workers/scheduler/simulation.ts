@@ -43,19 +43,57 @@ const res = (r: Partial<Resources>): Resources => ({ ...zero(), ...r });
 const CPU_NODE = res({ cpu: 32, memoryMb: 131_072, diskMb: 512_000 });
 const GPU_NODE = res({ cpu: 64, memoryMb: 524_288, gpu: 8, gpuMemoryMb: 655_360, diskMb: 2_048_000 });
 
-interface Kind { name: string; request: (r: Random) => Resources; medianS: number; sigma: number }
+interface Kind {
+  name: string;
+  request: (r: Random) => Resources;
+  medianS: number;
+  sigma: number;
+}
 const KINDS = {
-  sandbox: { name: 'sandbox', medianS: 45, sigma: 0.6, request: (r) => { const c = r.pick([1, 1, 1, 2, 2, 3]); return res({ cpu: c, memoryMb: c * 2048, diskMb: 10_240 }); } },
+  sandbox: {
+    name: 'sandbox',
+    medianS: 45,
+    sigma: 0.6,
+    request: (r) => {
+      const c = r.pick([1, 1, 1, 2, 2, 3]);
+      return res({ cpu: c, memoryMb: c * 2048, diskMb: 10_240 });
+    },
+  },
   rollout: { name: 'rollout', medianS: 90, sigma: 0.5, request: () => res({ cpu: 6, memoryMb: 32_768, gpu: 1, gpuMemoryMb: 81_920, diskMb: 20_480 }) },
   learner: { name: 'learner', medianS: 240, sigma: 0.3, request: () => res({ cpu: 32, memoryMb: 262_144, gpu: 8, gpuMemoryMb: 655_360, diskMb: 102_400 }) },
-  evalCpu: { name: 'eval', medianS: 20, sigma: 0.5, request: (r) => { const c = r.pick([1, 2]); return res({ cpu: c, memoryMb: c * 2048, diskMb: 4096 }); } },
+  evalCpu: {
+    name: 'eval',
+    medianS: 20,
+    sigma: 0.5,
+    request: (r) => {
+      const c = r.pick([1, 2]);
+      return res({ cpu: c, memoryMb: c * 2048, diskMb: 4096 });
+    },
+  },
   evalGpu: { name: 'eval-gpu', medianS: 20, sigma: 0.5, request: () => res({ cpu: 4, memoryMb: 16_384, gpu: 1, gpuMemoryMb: 81_920, diskMb: 4096 }) },
 } satisfies Record<string, Kind>;
 
 /** Closed-loop runs per tier: relative outstanding size and the mix of kinds. */
 const LOOPS: readonly { tier: SimTier; share: number; weights: readonly number[]; mix: readonly (readonly [Kind, number])[] }[] = [
-  { tier: 'best-effort', share: 0.6, weights: [4, 2, 1, 1, 1, 1, 1, 1], mix: [[KINDS.sandbox, 0.85], [KINDS.rollout, 0.15]] },
-  { tier: 'standard', share: 0.4, weights: [2, 1, 1, 1], mix: [[KINDS.sandbox, 0.8], [KINDS.rollout, 0.195], [KINDS.learner, 0.005]] },
+  {
+    tier: 'best-effort',
+    share: 0.6,
+    weights: [4, 2, 1, 1, 1, 1, 1, 1],
+    mix: [
+      [KINDS.sandbox, 0.85],
+      [KINDS.rollout, 0.15],
+    ],
+  },
+  {
+    tier: 'standard',
+    share: 0.4,
+    weights: [2, 1, 1, 1],
+    mix: [
+      [KINDS.sandbox, 0.8],
+      [KINDS.rollout, 0.195],
+      [KINDS.learner, 0.005],
+    ],
+  },
 ];
 export const SIM_TIERS = ['critical', 'standard', 'best-effort'] as const;
 export type SimTier = (typeof SIM_TIERS)[number];
@@ -66,14 +104,29 @@ function perTier<T>(f: (tier: SimTier) => T): Record<SimTier, T> {
 }
 
 interface SimTask {
-  id: string; runId: string; tier: SimTier; priority: number; request: Resources; createdAt: number;
-  kind: Kind; durationMs: number; queuedAt: number; closedLoop: boolean;
-  notBefore?: number; preemptions: number;
-  nodeId: string; startedAt: number; evicting: boolean;
+  id: string;
+  runId: string;
+  tier: SimTier;
+  priority: number;
+  request: Resources;
+  createdAt: number;
+  kind: Kind;
+  durationMs: number;
+  queuedAt: number;
+  closedLoop: boolean;
+  notBefore?: number;
+  preemptions: number;
+  nodeId: string;
+  startedAt: number;
+  evicting: boolean;
   /** Bumped whenever the task stops, so stale completion events are ignored. */
-  epoch: number; lost: boolean;
+  epoch: number;
+  lost: boolean;
 }
-interface SimNode extends NodeInfo { alive: boolean; gpuPool: boolean }
+interface SimNode extends NodeInfo {
+  alive: boolean;
+  gpuPool: boolean;
+}
 type Event =
   | { at: number; type: 'complete' | 'evicted'; task: SimTask; epoch: number }
   | { at: number; type: 'fail' | 'recover'; node: SimNode }
@@ -150,9 +203,22 @@ export function runSimulation(input: Partial<SimOptions> = {}): SimReport {
   let seq = 0;
   const submit = (at: number, tier: SimTier, runId: string, kind: Kind, closedLoop: boolean) => {
     const t: SimTask = {
-      id: `t${++seq}`, runId, tier, priority: 0, request: kind.request(rnd), createdAt: at, kind,
+      id: `t${++seq}`,
+      runId,
+      tier,
+      priority: 0,
+      request: kind.request(rnd),
+      createdAt: at,
+      kind,
       durationMs: Math.max(1000, rnd.lognormal(kind.medianS * 1000, kind.sigma)),
-      queuedAt: at, closedLoop, preemptions: 0, nodeId: '', startedAt: 0, evicting: false, epoch: 0, lost: false,
+      queuedAt: at,
+      closedLoop,
+      preemptions: 0,
+      nodeId: '',
+      startedAt: 0,
+      evicting: false,
+      epoch: 0,
+      lost: false,
     };
     pending.add(t);
   };
@@ -185,15 +251,30 @@ export function runSimulation(input: Partial<SimOptions> = {}): SimReport {
   const runningSum = zero3();
   const shareSum = new Map<string, number>();
   const backloggedTicks = new Map<string, number>();
-  let utilCpuSum = 0, utilGpuSum = 0, utilMemSum = 0, cpuSamples = 0, gpuSamples = 0, samples = 0;
-  let runSum = 0, peak = 0, pendSum = 0;
+  let utilCpuSum = 0,
+    utilGpuSum = 0,
+    utilMemSum = 0,
+    cpuSamples = 0,
+    gpuSamples = 0,
+    samples = 0;
+  let runSum = 0,
+    peak = 0,
+    pendSum = 0;
   const pre = { priority: 0, reclaim: 0, wastedCpuMs: 0 };
-  let nodeFailures = 0, requeued = 0, completed = 0, decisions = 0;
+  let nodeFailures = 0,
+    requeued = 0,
+    completed = 0,
+    decisions = 0;
   const callMs: number[] = [];
   const bucketMs = (endMs - warm) / o.buckets;
   const series: SimSeries = {
-    t: [], utilCpu: [], utilGpu: [], preemptions: [], criticalWaitP99: [],
-    running: perTier(() => []), pending: perTier(() => []),
+    t: [],
+    utilCpu: [],
+    utilGpu: [],
+    preemptions: [],
+    criticalWaitP99: [],
+    running: perTier(() => []),
+    pending: perTier(() => []),
   };
   let bucket = { n: 0, cpu: 0, cpuN: 0, gpu: 0, gpuN: 0, pre: 0, waits: [] as number[], run: zero3(), pend: zero3() };
 
@@ -323,29 +404,48 @@ export function runSimulation(input: Partial<SimOptions> = {}): SimReport {
       runByTier[t.tier]++;
       const crit = t.tier === 'critical';
       if (n.gpuPool) {
-        if (crit) used.gpuCrit += t.request.gpu; else used.gpuLower += t.request.gpu;
+        if (crit) used.gpuCrit += t.request.gpu;
+        else used.gpuLower += t.request.gpu;
       } else if (crit) {
-        used.cpuCrit += t.request.cpu; used.memCrit += t.request.memoryMb;
+        used.cpuCrit += t.request.cpu;
+        used.memCrit += t.request.memoryMb;
       } else {
-        used.cpuLower += t.request.cpu; used.memLower += t.request.memoryMb;
+        used.cpuLower += t.request.cpu;
+        used.memLower += t.request.memoryMb;
       }
       let r = perRun.get(t.runId);
       if (!r) perRun.set(t.runId, (r = zero()));
       addInto(r, t.request);
     }
-    let aliveCpu = 0, aliveGpu = 0, aliveMem = 0;
+    let aliveCpu = 0,
+      aliveGpu = 0,
+      aliveMem = 0;
     for (const n of nodes) {
       if (!n.alive) continue;
       if (n.gpuPool) aliveGpu += n.capacity.gpu;
-      else { aliveCpu += n.capacity.cpu; aliveMem += n.capacity.memoryMb; }
+      else {
+        aliveCpu += n.capacity.cpu;
+        aliveMem += n.capacity.memoryMb;
+      }
     }
     // Critical work counts against the reserve first; what it takes beyond is non-reserved use.
     const nonReserved = (lower: number, crit: number, cap: number) =>
       cap > 0 ? Math.min(1, (lower + Math.max(0, crit - o.reserveFraction * cap)) / ((1 - o.reserveFraction) * cap)) : 0;
     const uCpu = nonReserved(used.cpuLower, used.cpuCrit, aliveCpu);
     const uGpu = nonReserved(used.gpuLower, used.gpuCrit, aliveGpu);
-    if (backlogCpu.v) { utilCpuSum += uCpu; cpuSamples++; bucket.cpu += uCpu; bucket.cpuN++; utilMemSum += nonReserved(used.memLower, used.memCrit, aliveMem); }
-    if (backlogGpu.v) { utilGpuSum += uGpu; gpuSamples++; bucket.gpu += uGpu; bucket.gpuN++; }
+    if (backlogCpu.v) {
+      utilCpuSum += uCpu;
+      cpuSamples++;
+      bucket.cpu += uCpu;
+      bucket.cpuN++;
+      utilMemSum += nonReserved(used.memLower, used.memCrit, aliveMem);
+    }
+    if (backlogGpu.v) {
+      utilGpuSum += uGpu;
+      gpuSamples++;
+      bucket.gpu += uGpu;
+      bucket.gpuN++;
+    }
     samples++;
     runSum += running.size;
     peak = Math.max(peak, running.size);

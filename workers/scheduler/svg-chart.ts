@@ -1,6 +1,10 @@
 // Minimal dependency-free SVG line charts for the simulator's report (docs/ embeds them).
 
-export interface Line { name: string; values: number[]; color: string }
+export interface Line {
+  name: string;
+  values: number[];
+  color: string;
+}
 export interface ChartSpec {
   title: string;
   x: number[];

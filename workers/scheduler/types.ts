@@ -101,14 +101,7 @@ export interface SchedulerState {
   config: SchedulerConfig;
 }
 
-export type WaitReason =
-  | 'backoff'
-  | 'quota'
-  | 'cohort'
-  | 'reserve'
-  | 'capacity'
-  | 'unknown-queue'
-  | 'no-pool';
+export type WaitReason = 'backoff' | 'quota' | 'cohort' | 'reserve' | 'capacity' | 'unknown-queue' | 'no-pool';
 
 export interface Admission {
   workloadId: string;

@@ -43,9 +43,19 @@ function CreateToken() {
           <label htmlFor="token-name" className="mb-1 block text-xs font-medium text-slate-600">
             Name (what will use it?)
           </label>
-          <input id="token-name" className={inputClass} value={name} placeholder="e.g. ci-nightly" onChange={(e) => setName(e.target.value)}
-            aria-invalid={errs.name ? true : undefined} />
-          {errs.name && <p role="alert" className="mt-1 text-xs text-red-700">{errs.name}</p>}
+          <input
+            id="token-name"
+            className={inputClass}
+            value={name}
+            placeholder="e.g. ci-nightly"
+            onChange={(e) => setName(e.target.value)}
+            aria-invalid={errs.name ? true : undefined}
+          />
+          {errs.name && (
+            <p role="alert" className="mt-1 text-xs text-red-700">
+              {errs.name}
+            </p>
+          )}
         </div>
         <div className="w-56">
           <label htmlFor="token-user" className="mb-1 block text-xs font-medium text-slate-600">
@@ -103,9 +113,7 @@ function TokenTable() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const tokens = useQuery(trpc.tokens.list.queryOptions());
-  const revoke = useMutation(
-    trpc.tokens.revoke.mutationOptions({ onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.tokens.list.queryKey() }) }),
-  );
+  const revoke = useMutation(trpc.tokens.revoke.mutationOptions({ onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.tokens.list.queryKey() }) }));
   if (tokens.isPending) return <Loading label="Loading tokens…" />;
   if (tokens.isError) return <ErrorNotice title="Could not load tokens" error={tokens.error} onRetry={() => tokens.refetch()} />;
   if (tokens.data.length === 0) return <EmptyState title="No API tokens">Create one above for scripts and CI.</EmptyState>;
@@ -132,7 +140,9 @@ function TokenTable() {
               <td className={tdClass}>{t.username}</td>
               <td className={`${tdClass} text-slate-600`}>{formatDateTime(t.createdAt)}</td>
               <td className={`${tdClass} text-slate-600`}>{t.lastUsedAt ? timeAgo(t.lastUsedAt) : 'never'}</td>
-              <td className={tdClass}>{t.revokedAt ? <span className="text-slate-500">revoked {timeAgo(t.revokedAt)}</span> : <span className="text-emerald-700">active</span>}</td>
+              <td className={tdClass}>
+                {t.revokedAt ? <span className="text-slate-500">revoked {timeAgo(t.revokedAt)}</span> : <span className="text-emerald-700">active</span>}
+              </td>
               <td className={`${tdClass} text-right`}>
                 {!t.revokedAt && (
                   <Button variant="danger" className="py-0.5" disabled={revoke.isPending} onClick={() => revoke.mutate({ id: t.id })}>

@@ -21,11 +21,21 @@ function UsersTable() {
   const [oneTime, setOneTime] = useState<{ username: string; password: string } | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.users.list.queryKey() });
   const setRole = useMutation(trpc.users.setRole.mutationOptions({ onSettled: refresh }));
-  const disable = useMutation(trpc.users.disable.mutationOptions({ onSettled: () => { setConfirming(null); return refresh(); } }));
+  const disable = useMutation(
+    trpc.users.disable.mutationOptions({
+      onSettled: () => {
+        setConfirming(null);
+        return refresh();
+      },
+    }),
+  );
   const reset = useMutation(
     trpc.users.resetPassword.mutationOptions({
       onSuccess: (r) => setOneTime({ username: r.username, password: r.password }),
-      onSettled: () => { setConfirmingReset(null); return refresh(); },
+      onSettled: () => {
+        setConfirmingReset(null);
+        return refresh();
+      },
     }),
   );
   if (users.isPending) return <Loading label="Loading users…" />;
@@ -38,7 +48,10 @@ function UsersTable() {
       {oneTime && (
         <div role="status" className="mb-3 rounded border border-amber-300 bg-amber-50 px-3 py-2 text-amber-900">
           One-time password for <strong>{oneTime.username}</strong> (shown once; give it to them through a safe channel):{' '}
-          <code data-testid="one-time-password" className="select-all rounded bg-white px-1.5 py-0.5 font-mono">{oneTime.password}</code>. They must choose a new one when they sign in.{' '}
+          <code data-testid="one-time-password" className="select-all rounded bg-white px-1.5 py-0.5 font-mono">
+            {oneTime.password}
+          </code>
+          . They must choose a new one when they sign in.{' '}
           <Button variant="ghost" className="py-0.5" onClick={() => setOneTime(null)}>
             Done
           </Button>
@@ -80,10 +93,17 @@ function UsersTable() {
                 </td>
                 <td className={`${tdClass} text-slate-600`}>{formatDateTime(u.createdAt)}</td>
                 <td className={tdClass}>
-                  {u.disabledAt ? <span className="text-red-700">disabled</span> : u.mustChangePassword ? <span className="text-amber-700">must change password</span> : <span className="text-emerald-700">active</span>}
+                  {u.disabledAt ? (
+                    <span className="text-red-700">disabled</span>
+                  ) : u.mustChangePassword ? (
+                    <span className="text-amber-700">must change password</span>
+                  ) : (
+                    <span className="text-emerald-700">active</span>
+                  )}
                 </td>
                 <td className={`${tdClass} whitespace-nowrap text-right`}>
-                  {!u.disabledAt && !self &&
+                  {!u.disabledAt &&
+                    !self &&
                     (confirmingReset === u.username ? (
                       <span className="mr-2 inline-flex items-center gap-1">
                         <span className="text-xs text-amber-800">Signs them out; they pick a new password.</span>
@@ -95,11 +115,18 @@ function UsersTable() {
                         </Button>
                       </span>
                     ) : (
-                      <Button className="mr-2 py-0.5" onClick={() => { setOneTime(null); setConfirmingReset(u.username); }}>
+                      <Button
+                        className="mr-2 py-0.5"
+                        onClick={() => {
+                          setOneTime(null);
+                          setConfirmingReset(u.username);
+                        }}
+                      >
                         Reset password
                       </Button>
                     ))}
-                  {!u.disabledAt && !self &&
+                  {!u.disabledAt &&
+                    !self &&
                     (confirming === u.username ? (
                       <span className="inline-flex items-center gap-1">
                         <span className="text-xs text-red-700">Signs them out everywhere.</span>
@@ -129,7 +156,10 @@ export default function UsersPage() {
   return (
     <>
       <title>Users · Crucible</title>
-      <PageHeader title="Users" subtitle="Who can sign in, and what their role allows. Disabling signs a user out everywhere; a password reset signs them out and makes them choose a new password." />
+      <PageHeader
+        title="Users"
+        subtitle="Who can sign in, and what their role allows. Disabling signs a user out everywhere; a password reset signs them out and makes them choose a new password."
+      />
       <AdminOnly>
         <Section title="Create user">
           <CreateUserForm />

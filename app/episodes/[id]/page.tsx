@@ -83,7 +83,12 @@ export default function EpisodePage() {
           <div className="space-y-3">
             <Facts
               items={[
-                ['Reward', <span key="v" data-testid="reward-value">{formatNumber(reward.value, 4)}</span>],
+                [
+                  'Reward',
+                  <span key="v" data-testid="reward-value">
+                    {formatNumber(reward.value, 4)}
+                  </span>,
+                ],
                 ['Corrected', formatNumber(reward.correctedValue, 4)],
                 ['Disputed', reward.disputed ?? 'no'],
                 ['Harness', reward.harnessVersion],
@@ -114,10 +119,12 @@ export default function EpisodePage() {
               </tbody>
             </table>
           </div>
+        ) : q.data.rewardWithheld ? (
+          <EmptyState title="Reward withheld">This episode is in a blind review queue: its reward is shown to reviewers once its review is done.</EmptyState>
         ) : (
-          q.data.rewardWithheld
-            ? <EmptyState title="Reward withheld">This episode is in a blind review queue: its reward is shown to reviewers once its review is done.</EmptyState>
-            : <EmptyState title="Not scored yet">{inProgress(e.status) ? 'The reward appears when the episode finishes.' : 'This episode ended without a reward.'}</EmptyState>
+          <EmptyState title="Not scored yet">
+            {inProgress(e.status) ? 'The reward appears when the episode finishes.' : 'This episode ended without a reward.'}
+          </EmptyState>
         )}
       </Section>
       {task && (
@@ -130,7 +137,9 @@ export default function EpisodePage() {
       )}
       <Section title={`Trajectory (${sortedTurns.length} turn${sortedTurns.length === 1 ? '' : 's'})`}>
         {sortedTurns.length === 0 ? (
-          <EmptyState title="No turns recorded">{inProgress(e.status) ? 'Turns appear as the policy acts.' : 'The episode ended before its first action.'}</EmptyState>
+          <EmptyState title="No turns recorded">
+            {inProgress(e.status) ? 'Turns appear as the policy acts.' : 'The episode ended before its first action.'}
+          </EmptyState>
         ) : (
           <div className="space-y-3">
             {sortedTurns.map((t) => (

@@ -35,7 +35,11 @@ export default function RunPage() {
   const other = arms ? (arms.main.id === id ? arms.control : arms.main) : null;
   const live = !!run.data && (isActive(run.data.status) || (!!other && isActive(other.status)));
   const events = useQuery({ ...trpc.runs.events.queryOptions({ id }), enabled: run.isSuccess, refetchInterval: live ? LIVE_MS : false });
-  const metrics = useQuery({ ...trpc.runs.compare.queryOptions({ ids: other ? [id, other.id] : [id] }), enabled: run.isSuccess, refetchInterval: live ? LIVE_MS * 2 : false });
+  const metrics = useQuery({
+    ...trpc.runs.compare.queryOptions({ ids: other ? [id, other.id] : [id] }),
+    enabled: run.isSuccess,
+    refetchInterval: live ? LIVE_MS * 2 : false,
+  });
   // The last iteration's metrics and events (e.g. "completed") commit with the run's
   // completion, after which polling stops: fetch both once more whenever the iteration or
   // status moves.
@@ -131,10 +135,14 @@ export default function RunPage() {
         ) : (
           <MetricCharts
             samples={metrics.data.samples.filter((s) => s.runId === r.id)}
-            arm={other ? {
-              samples: metrics.data.samples.filter((s) => s.runId === other.id),
-              labels: other.id === arms!.control.id ? { self: 'RL', other: 'control (lr 0)' } : { self: 'control (lr 0)', other: 'RL' },
-            } : undefined}
+            arm={
+              other
+                ? {
+                    samples: metrics.data.samples.filter((s) => s.runId === other.id),
+                    labels: other.id === arms!.control.id ? { self: 'RL', other: 'control (lr 0)' } : { self: 'control (lr 0)', other: 'RL' },
+                  }
+                : undefined
+            }
           />
         )}
       </Section>

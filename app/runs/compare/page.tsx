@@ -16,7 +16,14 @@ const LIVE_MS = 6_000;
 /** /runs/compare?ids=a,b — one chart per metric, one line per run. */
 function Compare() {
   const params = useSearchParams();
-  const ids = [...new Set((params.get('ids') ?? '').split(',').map((s) => s.trim()).filter(Boolean))];
+  const ids = [
+    ...new Set(
+      (params.get('ids') ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   const trpc = useTRPC();
   const data = useQuery({
     ...trpc.runs.compare.queryOptions({ ids }),
@@ -30,14 +37,29 @@ function Compare() {
       <>
         {header}
         <EmptyState title="Pick at least two runs">
-          Tick two or more runs on <Link className="text-accent underline" href="/runs">Runs</Link> and press Compare, or open
-          /runs/compare?ids=RUN_ID,RUN_ID.
+          Tick two or more runs on{' '}
+          <Link className="text-accent underline" href="/runs">
+            Runs
+          </Link>{' '}
+          and press Compare, or open /runs/compare?ids=RUN_ID,RUN_ID.
         </EmptyState>
       </>
     );
   }
-  if (data.isPending) return <>{header}<Loading label="Loading metrics…" /></>;
-  if (data.isError) return <>{header}<ErrorNotice title="Could not compare these runs" error={data.error} onRetry={() => data.refetch()} /></>;
+  if (data.isPending)
+    return (
+      <>
+        {header}
+        <Loading label="Loading metrics…" />
+      </>
+    );
+  if (data.isError)
+    return (
+      <>
+        {header}
+        <ErrorNotice title="Could not compare these runs" error={data.error} onRetry={() => data.refetch()} />
+      </>
+    );
   const { runs, samples } = data.data;
   const sections = compareCharts(runs, samples);
   return (

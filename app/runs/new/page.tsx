@@ -34,7 +34,10 @@ export default function NewRunPage() {
       ) : (
         <div role="alert" className="rounded border border-amber-200 bg-amber-50 px-3 py-2 text-amber-900">
           Your role ({user.role}) cannot launch runs. Ask an admin for the operator role, or go back to{' '}
-          <Link className="underline" href="/runs">runs</Link>.
+          <Link className="underline" href="/runs">
+            runs
+          </Link>
+          .
         </div>
       )}
     </>

@@ -38,7 +38,14 @@ const cases: Case[] = [
   { name: 'Transpose', inputs: { x: x234 }, build: (v) => o.mul(o.transpose(v.x!, [2, 0, 1]), 1.5) },
   { name: 'Slice', inputs: { x: { shape: [3, 6] } }, build: (v) => o.slice(v.x!, [1, -4], [3, 5], [0, 1]) },
   { name: 'Concat', inputs: { a: x23, b: { shape: [2, 2] } }, build: (v) => o.mul(o.concat([v.a!, v.b!], 1), o.concat([v.b!, v.a!], 1)) },
-  { name: 'Split', inputs: { x: { shape: [2, 6] } }, build: (v) => { const [a, , c] = o.split(v.x!, [2, 1, 3], 1); return o.mul(o.reduceSum(a!, [1], true), c!); } },
+  {
+    name: 'Split',
+    inputs: { x: { shape: [2, 6] } },
+    build: (v) => {
+      const [a, , c] = o.split(v.x!, [2, 1, 3], 1);
+      return o.mul(o.reduceSum(a!, [1], true), c!);
+    },
+  },
   { name: 'Unsqueeze/Squeeze', inputs: { x: x23 }, build: (v) => o.squeeze(o.mul(o.unsqueeze(v.x!, [1]), o.unsqueeze(v.x!, [1])), [1]) },
   { name: 'Expand', inputs: { x: { shape: [3, 1] } }, build: (v) => o.mul(o.expand(v.x!, [2, 3, 4]), 2) },
   { name: 'Softmax', inputs: { x: x234 }, build: (v) => o.softmax(v.x!, -1) },

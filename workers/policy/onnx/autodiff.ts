@@ -45,8 +45,20 @@ function dependents(g: Graph, wrt: Value[]): Set<string> {
 }
 
 const NON_DIFFERENTIABLE = new Set([
-  'Equal', 'Less', 'Greater', 'LessOrEqual', 'GreaterOrEqual', 'And', 'Or', 'Not',
-  'Shape', 'ConstantOfShape', 'Range', 'OneHot', 'ArgMax', 'Trilu',
+  'Equal',
+  'Less',
+  'Greater',
+  'LessOrEqual',
+  'GreaterOrEqual',
+  'And',
+  'Or',
+  'Not',
+  'Shape',
+  'ConstantOfShape',
+  'Range',
+  'OneHot',
+  'ArgMax',
+  'Trilu',
 ]);
 
 type Rule = (node: Node, dOuts: (Value | null)[], need: Set<string>) => (Value | null)[];
@@ -82,24 +94,15 @@ const inv = (perm: number[]) => {
 const RULES: Record<string, Rule> = {
   Identity: (_n, [d = null]) => [d],
   Add: (n, [d]) => [unbroadcast(d!, n.inputs[0]!), unbroadcast(d!, n.inputs[1]!)],
-  Sub: (n, [d], need) => [
-    unbroadcast(d!, n.inputs[0]!),
-    need.has(n.inputs[1]!.name) ? unbroadcast(o.neg(d!), n.inputs[1]!) : null,
-  ],
+  Sub: (n, [d], need) => [unbroadcast(d!, n.inputs[0]!), need.has(n.inputs[1]!.name) ? unbroadcast(o.neg(d!), n.inputs[1]!) : null],
   Mul: (n, [d], need) => {
     const [a, b] = n.inputs as Value[];
-    return [
-      need.has(a!.name) ? unbroadcast(o.mul(d!, b!), a!) : null,
-      need.has(b!.name) ? unbroadcast(o.mul(d!, a!), b!) : null,
-    ];
+    return [need.has(a!.name) ? unbroadcast(o.mul(d!, b!), a!) : null, need.has(b!.name) ? unbroadcast(o.mul(d!, a!), b!) : null];
   },
   Div: (n, [d], need) => {
     const [a, b] = n.inputs as Value[];
     const y = n.outputs[0]!;
-    return [
-      need.has(a!.name) ? unbroadcast(o.div(d!, b!), a!) : null,
-      need.has(b!.name) ? unbroadcast(o.neg(o.div(o.mul(d!, y), b!)), b!) : null,
-    ];
+    return [need.has(a!.name) ? unbroadcast(o.div(d!, b!), a!) : null, need.has(b!.name) ? unbroadcast(o.neg(o.div(o.mul(d!, y), b!)), b!) : null];
   },
   Neg: (_n, [d]) => [o.neg(d!)],
   Cast: (n, [d]) => [o.cast(d!, n.inputs[0]!.dtype)],
@@ -162,7 +165,11 @@ const RULES: Record<string, Rule> = {
   Concat: (n, [d]) => {
     const axis = n.attrs.axis as number;
     const a = axis < 0 ? axis + d!.rank : axis;
-    return o.split(d!, n.inputs.map((i) => i!.staticShape()[a]!), a);
+    return o.split(
+      d!,
+      n.inputs.map((i) => i!.staticShape()[a]!),
+      a,
+    );
   },
   Split: (n, dOuts) => {
     const filled = dOuts.map((d, i) => d ?? o.zerosLike(n.outputs[i]!));
@@ -202,7 +209,10 @@ const RULES: Record<string, Rule> = {
     const [x, scale, bias] = n.inputs as Value[];
     const [, mean, invStd] = n.outputs;
     const xhat = o.mul(o.sub(x!, mean!), invStd!);
-    const lead = x!.staticShape().slice(0, -1).map((_, i) => i);
+    const lead = x!
+      .staticShape()
+      .slice(0, -1)
+      .map((_, i) => i);
     const dScale = need.has(scale!.name) ? o.reduceSum(o.mul(d!, xhat), lead) : null;
     const dBias = need.has(bias!.name) ? o.reduceSum(d!, lead) : null;
     let dx: Value | null = null;
@@ -268,11 +278,7 @@ const RULES: Record<string, Rule> = {
   },
   Where: (n, [d], need) => {
     const [c, a, b] = n.inputs as Value[];
-    return [
-      null,
-      need.has(a!.name) ? unbroadcast(o.where(c!, d!, 0), a!) : null,
-      need.has(b!.name) ? unbroadcast(o.where(c!, 0, d!), b!) : null,
-    ];
+    return [null, need.has(a!.name) ? unbroadcast(o.where(c!, d!, 0), a!) : null, need.has(b!.name) ? unbroadcast(o.where(c!, 0, d!), b!) : null];
   },
   Clip: (n, [d]) => {
     const [x, lo, hi] = n.inputs as Value[];
@@ -290,10 +296,7 @@ const RULES: Record<string, Rule> = {
 function minMax(n: Node, d: Value, need: Set<string>, kind: 'min' | 'max'): (Value | null)[] {
   const [a, b] = n.inputs as Value[];
   const pickA = kind === 'min' ? o.lessOrEqual(a!, b!) : o.greaterOrEqual(a!, b!);
-  return [
-    need.has(a!.name) ? unbroadcast(o.where(pickA, d, 0), a!) : null,
-    need.has(b!.name) ? unbroadcast(o.where(pickA, 0, d), b!) : null,
-  ];
+  return [need.has(a!.name) ? unbroadcast(o.where(pickA, d, 0), a!) : null, need.has(b!.name) ? unbroadcast(o.where(pickA, 0, d), b!) : null];
 }
 
 function axesOf(n: Node): number[] {
@@ -308,7 +311,10 @@ function keepDimsOf(n: Node, v: Value): Value {
   if (n.attrs.keepdims === 1) return v;
   const xs = n.inputs[0]!.staticShape();
   const axes = axesOf(n).map((a) => (a < 0 ? a + xs.length : a));
-  return o.reshape(v, xs.map((s, i) => (axes.includes(i) ? 1 : s)));
+  return o.reshape(
+    v,
+    xs.map((s, i) => (axes.includes(i) ? 1 : s)),
+  );
 }
 
 function spreadReduced(n: Node, d: Value): Value {

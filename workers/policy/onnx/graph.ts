@@ -138,13 +138,7 @@ export class Graph {
     return this.constant({ dtype: 'int64', shape: [xs.length], data: typedArray('int64', xs) }, 'ints');
   }
 
-  node(
-    op: string,
-    inputs: (Value | null)[],
-    outs: OutSpec[],
-    attrs: Record<string, Attr> = {},
-    meta?: Record<string, unknown>,
-  ): Value[] {
+  node(op: string, inputs: (Value | null)[], outs: OutSpec[], attrs: Record<string, Attr> = {}, meta?: Record<string, unknown>): Value[] {
     for (const i of inputs) if (i && i.graph !== this) throw new Error(`${op}: input ${i.name} is from another graph`);
     const base = op.toLowerCase();
     const outputs = outs.map((o) => new Value(this, this.fresh(o.name ?? base), o.dtype, o.shape));
@@ -196,15 +190,17 @@ export class Graph {
       opsetImport: [{ domain: '', version: OPSET }],
       graph: onnx.GraphProto.create({
         name: this.name,
-        node: this.nodes.filter((n) => !dropped.has(n)).map((n) =>
-          onnx.NodeProto.create({
-            opType: n.op,
-            name: n.name,
-            input: n.inputs.map((i) => (i ? ref(i) : '')),
-            output: n.outputs.map(ref),
-            attribute: Object.entries(n.attrs).map(([k, a]) => attributeProto(k, a)),
-          }),
-        ),
+        node: this.nodes
+          .filter((n) => !dropped.has(n))
+          .map((n) =>
+            onnx.NodeProto.create({
+              opType: n.op,
+              name: n.name,
+              input: n.inputs.map((i) => (i ? ref(i) : '')),
+              output: n.outputs.map(ref),
+              attribute: Object.entries(n.attrs).map(([k, a]) => attributeProto(k, a)),
+            }),
+          ),
         input: this.inputs.map(valueInfo),
         output: this.outputs.map(valueInfo),
         initializer: [...this.initializers.values()].map(({ value, tensor }) => tensorProto(value.name, tensor)),
@@ -235,9 +231,7 @@ function valueInfo(v: Value) {
     type: {
       tensorType: {
         elemType: ONNX_TYPE[v.dtype],
-        shape: v.shape
-          ? { dim: v.shape.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })) }
-          : undefined,
+        shape: v.shape ? { dim: v.shape.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })) } : undefined,
       },
     },
   });

@@ -205,7 +205,11 @@ export const reduceMax = (x: Value, axes: number[], keepdims = false) => reduce(
 
 /** Sum of every element, as a scalar. */
 export function sumAll(x: Value): Value {
-  return reduceSum(x, x.shape!.map((_, i) => i), false);
+  return reduceSum(
+    x,
+    x.shape!.map((_, i) => i),
+    false,
+  );
 }
 
 export function gather(data: Value, indices: Value, axis = 0): Value {

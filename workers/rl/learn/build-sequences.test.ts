@@ -4,11 +4,22 @@ import { buildSequences, generatedTokens, inSlotOrder, type StoredTurn } from '.
 
 // Two groups with signal (rewards differ inside each), so GRPO keeps every episode's turns.
 const episodes = [
-  { id: 'a', reward: 1, group: 0 }, { id: 'b', reward: 0, group: 0 },
-  { id: 'c', reward: 1, group: 1 }, { id: 'd', reward: 0, group: 1 },
+  { id: 'a', reward: 1, group: 0 },
+  { id: 'b', reward: 0, group: 0 },
+  { id: 'c', reward: 1, group: 1 },
+  { id: 'd', reward: 0, group: 1 },
 ];
-const turn = (episodeId: string, index: number, tokenIds: number[] | null, lossMask: number[] | null = tokenIds?.map((_, i) => (i ? 1 : 0)) ?? null): StoredTurn => ({
-  episodeId, index, tokenIds, lossMask, logprobs: tokenIds?.map(() => -1) ?? null,
+const turn = (
+  episodeId: string,
+  index: number,
+  tokenIds: number[] | null,
+  lossMask: number[] | null = tokenIds?.map((_, i) => (i ? 1 : 0)) ?? null,
+): StoredTurn => ({
+  episodeId,
+  index,
+  tokenIds,
+  lossMask,
+  logprobs: tokenIds?.map(() => -1) ?? null,
 });
 const config = (c: Partial<typeof defaultRunConfig> = {}) => ({ ...defaultRunConfig, klCoef: 0, ...c });
 // "truncated" here: the response ends in token 9 (the shell asks the tokenizer instead)
@@ -31,12 +42,22 @@ describe('buildSequences: the turns the learner scores', () => {
   });
 
   it('drops turns without a response: no tokens, fewer than two, or none of them the policy’s', () => {
-    const { sequences } = buildSequences(config(), episodes, [turn('a', 0, null), turn('b', 0, [1]), turn('c', 0, [1, 2], [0, 0]), turn('d', 0, [1, 2])], endsIn9);
+    const { sequences } = buildSequences(
+      config(),
+      episodes,
+      [turn('a', 0, null), turn('b', 0, [1]), turn('c', 0, [1, 2], [0, 0]), turn('d', 0, [1, 2])],
+      endsIn9,
+    );
     expect(sequences.map((q) => q.episodeId)).toEqual(['d']);
   });
 
   it('GRPO without KL in the reward drops turns of zero-advantage episodes (a group without signal)', () => {
-    const flat = [{ id: 'a', reward: 1, group: 0 }, { id: 'b', reward: 1, group: 0 }, { id: 'c', reward: 1, group: 1 }, { id: 'd', reward: 0, group: 1 }];
+    const flat = [
+      { id: 'a', reward: 1, group: 0 },
+      { id: 'b', reward: 1, group: 0 },
+      { id: 'c', reward: 1, group: 1 },
+      { id: 'd', reward: 0, group: 1 },
+    ];
     const { sequences } = buildSequences(config(), flat, turns, () => false);
     expect(sequences.map((q) => q.episodeId)).toEqual(['c', 'd']);
   });

@@ -7,7 +7,11 @@ export type IterationEpisode = { e: { id: string; status: string; startedAt: Dat
 /** A turn's timing and token counts. */
 export type IterationTurn = { episodeId: string; policyMs: number | null; sandboxMs: number | null; lossMask: number[] | null };
 /** What the learner's steps reported (null when no step ran). */
-export type UpdateReport = (Pick<StepsSummary, 'kl' | 'entropy' | 'clipFraction' | 'loss' | 'gradNorm' | 'dualClipFraction' | 'logprobMismatch' | 'skipped' | 'steps'> & { sequences: number }) | null;
+export type UpdateReport =
+  | (Pick<StepsSummary, 'kl' | 'entropy' | 'clipFraction' | 'loss' | 'gradNorm' | 'dualClipFraction' | 'logprobMismatch' | 'skipped' | 'steps'> & {
+      sequences: number;
+    })
+  | null;
 
 /** Episode statuses that are infrastructure failures (masked, never scored). */
 export const INFRA_STATUSES = ['sandbox_error', 'env_mismatch', 'preempted'] as const;
@@ -31,7 +35,12 @@ export const finishedEpisodes = <T extends IterationEpisode>(eps: T[]): T[] => e
 export function iterationMetrics(i: {
   episodes: IterationEpisode[];
   /** the batch selectBatch chose (its rewards' components feed pass_rate, style, efficiency) */
-  batch: { valid: { r: { components: Record<string, number | undefined> } | null }[]; rewards: number[]; groups: Map<number, number[]>; zeroVarianceGroups: number };
+  batch: {
+    valid: { r: { components: Record<string, number | undefined> } | null }[];
+    rewards: number[];
+    groups: Map<number, number[]>;
+    zeroVarianceGroups: number;
+  };
   turns: IterationTurn[];
   report: UpdateReport;
   heldout: Pick<HeldoutEval, 'passAt1'>;
@@ -51,15 +60,23 @@ export function iterationMetrics(i: {
   const epTimes = all.map(({ e }) => (e.finishedAt?.getTime() ?? 0) - (e.startedAt?.getTime() ?? 0));
   const component = (k: string) => mean(batch.valid.map(({ r }) => r!.components[k] ?? 0));
   const metrics: RlIterationMetrics = {
-    reward_mean: mean(rs), reward_std: std(rs), reward_min: rs.length ? Math.min(...rs) : 0, reward_max: rs.length ? Math.max(...rs) : 0,
+    reward_mean: mean(rs),
+    reward_std: std(rs),
+    reward_min: rs.length ? Math.min(...rs) : 0,
+    reward_max: rs.length ? Math.max(...rs) : 0,
     heldout_pass_at_1: i.heldout.passAt1,
-    kl: report?.kl ?? 0, entropy: report?.entropy ?? 0, clip_fraction: report?.clipFraction ?? 0, loss: report?.loss ?? 0, grad_norm: report?.gradNorm ?? 0,
+    kl: report?.kl ?? 0,
+    entropy: report?.entropy ?? 0,
+    clip_fraction: report?.clipFraction ?? 0,
+    loss: report?.loss ?? 0,
+    grad_norm: report?.gradNorm ?? 0,
     response_length: turns.length ? genTokens / turns.length : 0,
     turns_per_episode: all.length ? turns.length / all.length : 0,
     episode_time_ms: mean(epTimes),
     sandbox_time_share: policyMs + sandboxMs > 0 ? sandboxMs / (policyMs + sandboxMs) : 0,
     tokens_per_s: policyMs > 0 ? genTokens / (policyMs / 1000) : 0,
-    iteration_time_s: (i.now - Math.min(...starts, i.now)) / 1000, update_time_s: i.updateS,
+    iteration_time_s: (i.now - Math.min(...starts, i.now)) / 1000,
+    update_time_s: i.updateS,
     infra_failed_rate: all.length ? infra.length / all.length : 0,
     zero_variance_group_share: batch.groups.size ? batch.zeroVarianceGroups / batch.groups.size : 0,
     pass_rate: component('passRate'),

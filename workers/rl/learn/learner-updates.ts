@@ -16,7 +16,10 @@ export async function learnerUpdates(policy: Policy, batch: Record<string, unkno
   const loss = lossConfigFor(config, { normTokens: o.normTokens });
   const reports: Awaited<ReturnType<Policy['trainStep']>>[] = [];
   for (let epoch = 0; epoch < config.updateEpochs; epoch++) {
-    const order = shuffle(batch.map((_, i) => i), rand);
+    const order = shuffle(
+      batch.map((_, i) => i),
+      rand,
+    );
     const parts = Math.min(config.miniBatches, order.length);
     for (let m = 0; m < parts; m++) {
       const part = order.filter((_, i) => i % parts === m).map((i) => batch[i]!);

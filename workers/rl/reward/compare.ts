@@ -43,9 +43,15 @@ export function matches(got: Typed, expected: unknown): boolean {
 export function render(v: Typed): string {
   if (v === null) return 'None/null';
   switch (v.t) {
-    case 'list': return `[${v.v.map(render).join(', ')}]`;
-    case 'obj': return `{${Object.entries(v.v).map(([k, x]) => `${JSON.stringify(k)}: ${render(x)}`).join(', ')}}`;
-    case 'str': return JSON.stringify(v.v);
-    default: return String(v.v);
+    case 'list':
+      return `[${v.v.map(render).join(', ')}]`;
+    case 'obj':
+      return `{${Object.entries(v.v)
+        .map(([k, x]) => `${JSON.stringify(k)}: ${render(x)}`)
+        .join(', ')}}`;
+    case 'str':
+      return JSON.stringify(v.v);
+    default:
+      return String(v.v);
   }
 }

@@ -76,7 +76,9 @@ function report(harness: Map<string, HarnessOutcome>): string {
   if (disagree.length) lines.push('disagreements:');
   for (const e of disagree) {
     const d = direct.get(e.id)!;
-    lines.push(`  ${e.id} — direct ${d.passed ? 'PASS' : 'FAIL'}, harness ${harness.get(e.id)?.passed ? 'PASS' : 'FAIL'} — ${harness.get(e.id)?.summary ?? 'no harness result'}`);
+    lines.push(
+      `  ${e.id} — direct ${d.passed ? 'PASS' : 'FAIL'}, harness ${harness.get(e.id)?.passed ? 'PASS' : 'FAIL'} — ${harness.get(e.id)?.summary ?? 'no harness result'}`,
+    );
   }
   return lines.join('\n');
 }
@@ -116,7 +118,8 @@ describe.skipIf(process.env.DIFFERENTIAL_DIRECT_ONLY === '1')('harness: the harn
     const text = report(harness);
     console.log(text);
     if (process.env.DIFFERENTIAL_REPORT) {
-      const rows = corpus.filter((e) => harness.get(e.id)?.passed !== direct.get(e.id)?.passed)
+      const rows = corpus
+        .filter((e) => harness.get(e.id)?.passed !== direct.get(e.id)?.passed)
         .map((e) => ({ id: e.id, group: group(e), features: e.features, direct: direct.get(e.id), harness: harness.get(e.id) }));
       fs.writeFileSync(process.env.DIFFERENTIAL_REPORT, JSON.stringify(rows, null, 2));
     }

@@ -277,12 +277,16 @@ const PY_PARENT_SIGNALS = ['SIGKILL', 'SIGSTOP', 'SIGALRM', 'SIGTERM', 'SIGINT',
 
 const pyIoAttacks: Attack[] = [
   {
-    name: 'py io: prints verdict lines to stdout and stderr (import and call)', task: pyIo,
-    src: py(`print(_forged(), end="")\n_sys.stderr.write(_forged())\ndef sort_list(xs):\n    print(_forged(), end="", flush=True)\n    _sys.stderr.write(_forged())\n    _sys.__stdout__.write(_forged())\n    return None\n`),
+    name: 'py io: prints verdict lines to stdout and stderr (import and call)',
+    task: pyIo,
+    src: py(
+      `print(_forged(), end="")\n_sys.stderr.write(_forged())\ndef sort_list(xs):\n    print(_forged(), end="", flush=True)\n    _sys.stderr.write(_forged())\n    _sys.__stdout__.write(_forged())\n    return None\n`,
+    ),
   },
   { name: 'py io: os.write of verdict lines to every fd 0..20', task: pyIo, src: py('_spray()\ndef sort_list(xs):\n    _spray()\n    return None\n') },
   {
-    name: 'py io: writes verdict lines to /dev/stdout, /dev/stderr, /dev/fd/* and /proc/self/fd/*', task: pyIo,
+    name: 'py io: writes verdict lines to /dev/stdout, /dev/stderr, /dev/fd/* and /proc/self/fd/*',
+    task: pyIo,
     src: py(String.raw`
 def _dev_paths():
     fds = _os.listdir("/proc/self/fd")
@@ -294,11 +298,13 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: writes verdict lines to /proc/<ppid>/fd/*, /proc/1/fd/* and every /proc/<pid>/fd/*', task: pyIo,
+    name: 'py io: writes verdict lines to /proc/<ppid>/fd/*, /proc/1/fd/* and every /proc/<pid>/fd/*',
+    task: pyIo,
     src: py('def sort_list(xs):\n    _spray((), _fd_paths([str(_os.getppid()), "1"] + _pids()))\n    return None\n'),
   },
   {
-    name: 'py io: import __main__ and call the harness emit() with its marker', task: pyIo,
+    name: 'py io: import __main__ and call the harness emit() with its marker',
+    task: pyIo,
     src: py(String.raw`
 import __main__
 def sort_list(xs):
@@ -315,7 +321,8 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: sys.modules scan for a module holding the job, writes through its output file', task: pyIo,
+    name: 'py io: sys.modules scan for a module holding the job, writes through its output file',
+    task: pyIo,
     src: py(String.raw`
 def sort_list(xs):
     for m in list(_sys.modules.values()):
@@ -336,7 +343,8 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: gc.get_objects() for the job dict and every open file object', task: pyIo,
+    name: 'py io: gc.get_objects() for the job dict and every open file object',
+    task: pyIo,
     src: py(String.raw`
 import io
 def sort_list(xs):
@@ -355,7 +363,8 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: sys._getframe(1) walk to the caller globals (emit, marker)', task: pyIo,
+    name: 'py io: sys._getframe(1) walk to the caller globals (emit, marker)',
+    task: pyIo,
     src: py(String.raw`
 def sort_list(xs):
     f = _sys._getframe(1)
@@ -372,7 +381,8 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: inspect.stack() and traceback.walk_stack into the harness frames', task: pyIo,
+    name: 'py io: inspect.stack() and traceback.walk_stack into the harness frames',
+    task: pyIo,
     src: py(String.raw`
 import inspect, traceback
 def sort_list(xs):
@@ -398,7 +408,9 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: reads the marker from /proc/<ppid>/fd/0, environ, cmdline and mem (and /proc/1, /proc/self)', task: pyIo, testTimeoutMs: 3000,
+    name: 'py io: reads the marker from /proc/<ppid>/fd/0, environ, cmdline and mem (and /proc/1, /proc/self)',
+    task: pyIo,
+    testTimeoutMs: 3000,
     src: py(String.raw`
 def sort_list(xs):
     found = set()
@@ -412,7 +424,9 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: searches every file under /tmp, /work, /run, /dev/shm and /proc/self/fd for the job', task: pyIo, testTimeoutMs: 3000,
+    name: 'py io: searches every file under /tmp, /work, /run, /dev/shm and /proc/self/fd for the job',
+    task: pyIo,
+    testTimeoutMs: 3000,
     src: py(String.raw`
 def sort_list(xs):
     found = set()
@@ -424,7 +438,9 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: looks for the expected values on disk and in other processes', task: pyIo, testTimeoutMs: 3000,
+    name: 'py io: looks for the expected values on disk and in other processes',
+    task: pyIo,
+    testTimeoutMs: 3000,
     src: py(String.raw`
 def sort_list(xs):
     paths = _files(["/tmp", "/work", "/var/tmp", "/dev/shm", "/run", "/home", "/root", "/srv", "/opt"])
@@ -436,7 +452,8 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: monkeypatches json.dumps so every record says passed', task: pyIo,
+    name: 'py io: monkeypatches json.dumps so every record says passed',
+    task: pyIo,
     src: py(String.raw`
 _orig_dumps = _json.dumps
 def _dumps(obj, *a, **k):
@@ -449,7 +466,8 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: replaces sys.stdout, sys.stderr, print and os.write with forgers', task: pyIo,
+    name: 'py io: replaces sys.stdout, sys.stderr, print and os.write with forgers',
+    task: pyIo,
     src: py(String.raw`
 import builtins
 _raw_write = _os.write
@@ -468,7 +486,8 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: builtins.__import__ and sys.modules["json"] hand out a forging json module', task: pyIo,
+    name: 'py io: builtins.__import__ and sys.modules["json"] hand out a forging json module',
+    task: pyIo,
     src: py(String.raw`
 import builtins, types
 _fake = types.ModuleType("json")
@@ -483,7 +502,8 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: sys.setprofile hook rewrites the records the harness emits', task: pyIo,
+    name: 'py io: sys.setprofile hook rewrites the records the harness emits',
+    task: pyIo,
     src: py(String.raw`
 import threading
 def _hook(frame, event, arg):
@@ -501,11 +521,15 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: list subclass whose __eq__ is always true (and __ne__ false, __hash__ set)', task: pyIo,
-    src: py('class _Any(list):\n    def __eq__(self, o):\n        return True\n    def __ne__(self, o):\n        return False\n    def __hash__(self):\n        return 0\ndef sort_list(xs):\n    return _Any()\n'),
+    name: 'py io: list subclass whose __eq__ is always true (and __ne__ false, __hash__ set)',
+    task: pyIo,
+    src: py(
+      'class _Any(list):\n    def __eq__(self, o):\n        return True\n    def __ne__(self, o):\n        return False\n    def __hash__(self):\n        return 0\ndef sort_list(xs):\n    return _Any()\n',
+    ),
   },
   {
-    name: 'py io: list subclass holding a wrong value that lies through __iter__, __len__, __getitem__, __repr__, __reduce__', task: pyIo,
+    name: 'py io: list subclass holding a wrong value that lies through __iter__, __len__, __getitem__, __repr__, __reduce__',
+    task: pyIo,
     src: py(String.raw`
 class _Liar(list):
     def __init__(self, shown):
@@ -531,7 +555,8 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: object that claims __class__ = list', task: pyIo,
+    name: 'py io: object that claims __class__ = list',
+    task: pyIo,
     src: py(String.raw`
 class _Fake:
     __class__ = list
@@ -550,7 +575,8 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: numpy-like array (tolist, __array__, elementwise __eq__ with .all())', task: pyIo,
+    name: 'py io: numpy-like array (tolist, __array__, elementwise __eq__ with .all())',
+    task: pyIo,
     src: py(String.raw`
 class _All:
     def __bool__(self):
@@ -577,46 +603,64 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: list of int subclasses (value 0) that equal anything', task: pyIo,
-    src: py('class _I(int):\n    def __eq__(self, o):\n        return True\n    def __ne__(self, o):\n        return False\n    __hash__ = int.__hash__\ndef sort_list(xs):\n    return [_I(0) for _ in xs]\n'),
+    name: 'py io: list of int subclasses (value 0) that equal anything',
+    task: pyIo,
+    src: py(
+      'class _I(int):\n    def __eq__(self, o):\n        return True\n    def __ne__(self, o):\n        return False\n    __hash__ = int.__hash__\ndef sort_list(xs):\n    return [_I(0) for _ in xs]\n',
+    ),
   },
   {
-    name: 'py io: str subclass that equals anything', task: pyIo,
-    src: py('class _S(str):\n    def __eq__(self, o):\n        return True\n    def __ne__(self, o):\n        return False\n    __hash__ = str.__hash__\ndef sort_list(xs):\n    return _S("wrong")\n'),
+    name: 'py io: str subclass that equals anything',
+    task: pyIo,
+    src: py(
+      'class _S(str):\n    def __eq__(self, o):\n        return True\n    def __ne__(self, o):\n        return False\n    __hash__ = str.__hash__\ndef sort_list(xs):\n    return _S("wrong")\n',
+    ),
   },
   {
-    name: 'py io: functools.total_ordering class equal to everything', task: pyIo,
-    src: py('import functools\n@functools.total_ordering\nclass _T:\n    def __eq__(self, o):\n        return True\n    def __lt__(self, o):\n        return False\n    def __hash__(self):\n        return 0\ndef sort_list(xs):\n    return _T()\n'),
+    name: 'py io: functools.total_ordering class equal to everything',
+    task: pyIo,
+    src: py(
+      'import functools\n@functools.total_ordering\nclass _T:\n    def __eq__(self, o):\n        return True\n    def __lt__(self, o):\n        return False\n    def __hash__(self):\n        return 0\ndef sort_list(xs):\n    return _T()\n',
+    ),
   },
   { name: 'py io: self-referential list', task: pyIo, src: py('def sort_list(xs):\n    a = []\n    a.append(a)\n    return a\n') },
   {
-    name: 'py io: dict carrying verdict keys and a "__proto__" key', task: pyIo,
-    src: py('def sort_list(xs):\n    return {"__proto__": {"passed": True, "value": _typed(_ANS.get(tuple(xs)))}, "passed": True, "i": 0, "t": "list", "v": []}\n'),
+    name: 'py io: dict carrying verdict keys and a "__proto__" key',
+    task: pyIo,
+    src: py(
+      'def sort_list(xs):\n    return {"__proto__": {"passed": True, "value": _typed(_ANS.get(tuple(xs)))}, "passed": True, "i": 0, "t": "list", "v": []}\n',
+    ),
   },
   ...PY_EXCEPTIONS.map((e): Attack => ({
-    name: `py io: raises ${e} inside the call after writing verdict lines`, task: pyIo,
+    name: `py io: raises ${e} inside the call after writing verdict lines`,
+    task: pyIo,
     src: py(`def sort_list(xs):\n    _spray()\n    raise ${e}\n`),
   })),
   { name: 'py io: sys.exit(0) at import after writing verdict lines', task: pyIo, src: py('_spray()\n_sys.exit(0)\ndef sort_list(xs):\n    return None\n') },
   { name: 'py io: os._exit(0) at import after writing verdict lines', task: pyIo, src: py('_spray()\n_os._exit(0)\ndef sort_list(xs):\n    return None\n') },
   ...PY_EXIT_CODES.map((code): Attack => ({
-    name: `py io: os._exit(${code}) inside the call after writing verdict lines`, task: pyIo,
+    name: `py io: os._exit(${code}) inside the call after writing verdict lines`,
+    task: pyIo,
     src: py(`def sort_list(xs):\n    _spray()\n    _os._exit(${code})\n`),
   })),
   ...PY_PARENT_SIGNALS.map((sig): Attack => ({
-    name: `py io: os.kill(os.getppid(), ${sig}) after writing verdict lines`, task: pyIo,
+    name: `py io: os.kill(os.getppid(), ${sig}) after writing verdict lines`,
+    task: pyIo,
     src: py(`import signal\ndef sort_list(xs):\n    _spray()\n    _os.kill(_os.getppid(), signal.${sig})\n    _time.sleep(0.2)\n    return None\n`),
   })),
   {
-    name: 'py io: os.kill(-1, SIGKILL) after writing verdict lines', task: pyIo,
+    name: 'py io: os.kill(-1, SIGKILL) after writing verdict lines',
+    task: pyIo,
     src: py('import signal\ndef sort_list(xs):\n    _spray()\n    _os.kill(-1, signal.SIGKILL)\n    _time.sleep(0.2)\n    return None\n'),
   },
   {
-    name: 'py io: os.kill(-1, SIGSTOP) after writing verdict lines', task: pyIo,
+    name: 'py io: os.kill(-1, SIGSTOP) after writing verdict lines',
+    task: pyIo,
     src: py('import signal\ndef sort_list(xs):\n    _spray()\n    _os.kill(-1, signal.SIGSTOP)\n    _time.sleep(0.2)\n    return None\n'),
   },
   {
-    name: 'py io: os.killpg of the parent\'s and its own process group', task: pyIo,
+    name: "py io: os.killpg of the parent's and its own process group",
+    task: pyIo,
     src: py(String.raw`
 import signal
 def sort_list(xs):
@@ -630,7 +674,8 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: signals pid 1 (SIGKILL, SIGTERM, SIGSTOP, SIGINT)', task: pyIo,
+    name: 'py io: signals pid 1 (SIGKILL, SIGTERM, SIGSTOP, SIGINT)',
+    task: pyIo,
     src: py(String.raw`
 import signal
 def sort_list(xs):
@@ -644,9 +689,15 @@ def sort_list(xs):
 `),
   },
   { name: 'py io: sleeps past the deadline inside the call', task: pyIo, src: py('def sort_list(xs):\n    _spray()\n    _time.sleep(60)\n    return None\n') },
-  { name: 'py io: sleeps past the deadline at import', task: pyIo, hangsAtLoad: true, src: py('_spray()\n_time.sleep(60)\ndef sort_list(xs):\n    return None\n') },
   {
-    name: 'py io: ignores and blocks SIGALRM/SIGTERM/SIGINT, then sleeps', task: pyIo,
+    name: 'py io: sleeps past the deadline at import',
+    task: pyIo,
+    hangsAtLoad: true,
+    src: py('_spray()\n_time.sleep(60)\ndef sort_list(xs):\n    return None\n'),
+  },
+  {
+    name: 'py io: ignores and blocks SIGALRM/SIGTERM/SIGINT, then sleeps',
+    task: pyIo,
     src: py(String.raw`
 import signal
 for _s in (signal.SIGALRM, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGVTALRM, signal.SIGPROF):
@@ -659,7 +710,8 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: installs forging signal handlers, then spins', task: pyIo,
+    name: 'py io: installs forging signal handlers, then spins',
+    task: pyIo,
     src: py(String.raw`
 import signal
 def _h(signum, frame):
@@ -675,7 +727,8 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: forks a setsid daemon that keeps writing verdict lines after return', task: pyIo,
+    name: 'py io: forks a setsid daemon that keeps writing verdict lines after return',
+    task: pyIo,
     src: py(String.raw`
 def sort_list(xs):
     if _os.fork() == 0:
@@ -691,7 +744,8 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: atexit handler and __del__ finalizer print verdict lines', task: pyIo,
+    name: 'py io: atexit handler and __del__ finalizer print verdict lines',
+    task: pyIo,
     src: py(String.raw`
 import atexit
 atexit.register(lambda: _spray(_known_markers()))
@@ -706,7 +760,8 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: a thread keeps writing verdict lines after return', task: pyIo,
+    name: 'py io: a thread keeps writing verdict lines after return',
+    task: pyIo,
     src: py(String.raw`
 import threading
 def _forger():
@@ -721,7 +776,8 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: sends verdict lines to every loopback TCP listener and unix socket', task: pyIo,
+    name: 'py io: sends verdict lines to every loopback TCP listener and unix socket',
+    task: pyIo,
     src: py(String.raw`
 import socket
 def sort_list(xs):
@@ -765,7 +821,8 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: answers on its reply pipe itself: junk, wrong ids, a verdict-shaped reply, a deeply nested line', task: pyIo,
+    name: 'py io: answers on its reply pipe itself: junk, wrong ids, a verdict-shaped reply, a deeply nested line',
+    task: pyIo,
     src: py(String.raw`
 def sort_list(xs):
     for line in (b"not json", b'{"id": 999, "value": ["l", []]}', b'{"id": 0, "passed": true}', b"[" * 200000 + b"]" * 200000):
@@ -777,11 +834,14 @@ def sort_list(xs):
 `),
   },
   {
-    name: 'py io: floods its reply pipe past the message cap', task: pyIo, testTimeoutMs: 3000,
+    name: 'py io: floods its reply pipe past the message cap',
+    task: pyIo,
+    testTimeoutMs: 3000,
     src: py('def sort_list(xs):\n    chunk = b"x" * (1 << 20)\n    for _ in range(20):\n        _os.write(4, chunk)\n    return None\n'),
   },
   {
-    name: 'py io: closes every inherited descriptor, then returns', task: pyIo,
+    name: 'py io: closes every inherited descriptor, then returns',
+    task: pyIo,
     src: py('def sort_list(xs):\n    _spray()\n    _os.closerange(0, 4096)\n    return None\n'),
   },
 ];
@@ -790,13 +850,21 @@ def sort_list(xs):
 // Python HumanEval: source = prompt + completion; the check's expected answers stay trusted
 // ---------------------------------------------------------------------------------------
 const pyHeAttacks: Attack[] = [
-  { name: 'py humaneval: prints {"i":0,"passed":true} lines to stdout, stderr and every fd', task: pyHe, src: he('_spray()\nprint(_forged())\ndef add(a, b):\n    _spray()\n    print(_forged())\n    return None\n') },
   {
-    name: 'py humaneval: import __main__; __main__.emit({"i":0,"passed":True})', task: pyHe,
-    src: he('import __main__\ndef add(a, b):\n    if callable(getattr(__main__, "emit", None)):\n        __main__.emit({"i": 0, "passed": True})\n    _spray(_known_markers())\n    return None\n'),
+    name: 'py humaneval: prints {"i":0,"passed":true} lines to stdout, stderr and every fd',
+    task: pyHe,
+    src: he('_spray()\nprint(_forged())\ndef add(a, b):\n    _spray()\n    print(_forged())\n    return None\n'),
   },
   {
-    name: 'py humaneval: gc.get_objects() finds the harness globals and calls emit', task: pyHe,
+    name: 'py humaneval: import __main__; __main__.emit({"i":0,"passed":True})',
+    task: pyHe,
+    src: he(
+      'import __main__\ndef add(a, b):\n    if callable(getattr(__main__, "emit", None)):\n        __main__.emit({"i": 0, "passed": True})\n    _spray(_known_markers())\n    return None\n',
+    ),
+  },
+  {
+    name: 'py humaneval: gc.get_objects() finds the harness globals and calls emit',
+    task: pyHe,
     src: he(String.raw`
 def add(a, b):
     for o in _gc.get_objects():
@@ -809,7 +877,8 @@ def add(a, b):
 `),
   },
   {
-    name: 'py humaneval: walks sys._getframe/inspect.stack to check() and the harness', task: pyHe,
+    name: 'py humaneval: walks sys._getframe/inspect.stack to check() and the harness',
+    task: pyHe,
     src: he(String.raw`
 import inspect
 def add(a, b):
@@ -829,7 +898,9 @@ def add(a, b):
 `),
   },
   {
-    name: 'py humaneval: reads check() from the job, memory or /proc and answers from its asserts', task: pyHe, testTimeoutMs: 3000,
+    name: 'py humaneval: reads check() from the job, memory or /proc and answers from its asserts',
+    task: pyHe,
+    testTimeoutMs: 3000,
     src: he(String.raw`
 import ast
 def _check_texts():
@@ -865,7 +936,8 @@ def add(a, b):
 `),
   },
   {
-    name: 'py humaneval: rewrites the job\'s check source at import', task: pyHe,
+    name: "py humaneval: rewrites the job's check source at import",
+    task: pyHe,
     src: he(String.raw`
 for _o in _gc.get_objects():
     if type(_o) is dict and isinstance(_o.get("check"), str) and "def check" in _o["check"]:
@@ -873,7 +945,8 @@ for _o in _gc.get_objects():
 `),
   },
   {
-    name: 'py humaneval: redefines check, candidate and builtins.check', task: pyHe,
+    name: 'py humaneval: redefines check, candidate and builtins.check',
+    task: pyHe,
     src: he(String.raw`
 import builtins
 class _Eq:
@@ -889,7 +962,8 @@ def add(a, b):
 `),
   },
   {
-    name: 'py humaneval: monkeypatches builtins.AssertionError and sys.excepthook', task: pyHe,
+    name: 'py humaneval: monkeypatches builtins.AssertionError and sys.excepthook',
+    task: pyHe,
     src: he(String.raw`
 import builtins
 class _Quiet(Exception):
@@ -901,7 +975,8 @@ def add(a, b):
 `),
   },
   {
-    name: 'py humaneval: patches builtins.type and isinstance so an __eq__-always object looks like an int', task: pyHe,
+    name: 'py humaneval: patches builtins.type and isinstance so an __eq__-always object looks like an int',
+    task: pyHe,
     src: he(String.raw`
 import builtins
 class _Eq:
@@ -919,31 +994,53 @@ def add(a, b):
 `),
   },
   {
-    name: 'py humaneval: int subclass (value 7) lying through __eq__, __ne__, __hash__, __repr__', task: pyHe,
-    src: he('class _I(int):\n    def __eq__(self, o):\n        return True\n    def __ne__(self, o):\n        return False\n    def __hash__(self):\n        return hash(3)\n    def __repr__(self):\n        return "3"\ndef add(a, b):\n    return _I(7)\n'),
+    name: 'py humaneval: int subclass (value 7) lying through __eq__, __ne__, __hash__, __repr__',
+    task: pyHe,
+    src: he(
+      'class _I(int):\n    def __eq__(self, o):\n        return True\n    def __ne__(self, o):\n        return False\n    def __hash__(self):\n        return hash(3)\n    def __repr__(self):\n        return "3"\ndef add(a, b):\n    return _I(7)\n',
+    ),
   },
   {
-    name: 'py humaneval: plain object whose __hash__ and __eq__ collide with the answer', task: pyHe,
+    name: 'py humaneval: plain object whose __hash__ and __eq__ collide with the answer',
+    task: pyHe,
     src: he('class _H:\n    def __eq__(self, o):\n        return True\n    def __hash__(self):\n        return hash(3)\ndef add(a, b):\n    return _H()\n'),
   },
   {
-    name: 'py humaneval: functools.total_ordering object equal to everything', task: pyHe,
-    src: he('import functools\n@functools.total_ordering\nclass _T:\n    def __eq__(self, o):\n        return True\n    def __lt__(self, o):\n        return False\n    def __hash__(self):\n        return 0\ndef add(a, b):\n    return _T()\n'),
+    name: 'py humaneval: functools.total_ordering object equal to everything',
+    task: pyHe,
+    src: he(
+      'import functools\n@functools.total_ordering\nclass _T:\n    def __eq__(self, o):\n        return True\n    def __lt__(self, o):\n        return False\n    def __hash__(self):\n        return 0\ndef add(a, b):\n    return _T()\n',
+    ),
   },
   ...['SystemExit(0)', 'KeyboardInterrupt()', 'type("Out", (BaseException,), {})()'].map((e): Attack => ({
-    name: `py humaneval: raises ${e} inside the call after writing verdict lines`, task: pyHe,
+    name: `py humaneval: raises ${e} inside the call after writing verdict lines`,
+    task: pyHe,
     src: he(`def add(a, b):\n    _spray()\n    raise ${e}\n`),
   })),
-  { name: 'py humaneval: completion forges with any marker it finds, then os._exit(0) at import', task: pyHe, src: he('_spray(_known_markers())\n_os._exit(0)\n') },
+  {
+    name: 'py humaneval: completion forges with any marker it finds, then os._exit(0) at import',
+    task: pyHe,
+    src: he('_spray(_known_markers())\n_os._exit(0)\n'),
+  },
   { name: 'py humaneval: sys.exit(0) at import after writing verdict lines', task: pyHe, src: he('_spray()\n_sys.exit(0)\n') },
-  { name: 'py humaneval: os._exit(0) inside the call after writing verdict lines', task: pyHe, src: he('def add(a, b):\n    _spray(_known_markers())\n    _os._exit(0)\n') },
+  {
+    name: 'py humaneval: os._exit(0) inside the call after writing verdict lines',
+    task: pyHe,
+    src: he('def add(a, b):\n    _spray(_known_markers())\n    _os._exit(0)\n'),
+  },
   ...['SIGKILL', 'SIGSTOP', 'SIGTERM'].map((sig): Attack => ({
-    name: `py humaneval: os.kill(os.getppid(), ${sig}) after writing verdict lines`, task: pyHe,
+    name: `py humaneval: os.kill(os.getppid(), ${sig}) after writing verdict lines`,
+    task: pyHe,
     src: he(`import signal\ndef add(a, b):\n    _spray()\n    _os.kill(_os.getppid(), signal.${sig})\n    _time.sleep(0.2)\n    return None\n`),
   })),
-  { name: 'py humaneval: os.kill(-1, SIGKILL) after writing verdict lines', task: pyHe, src: he('import signal\ndef add(a, b):\n    _spray()\n    _os.kill(-1, signal.SIGKILL)\n    return None\n') },
   {
-    name: 'py humaneval: monkeypatches json.dumps so the verdict says passed', task: pyHe,
+    name: 'py humaneval: os.kill(-1, SIGKILL) after writing verdict lines',
+    task: pyHe,
+    src: he('import signal\ndef add(a, b):\n    _spray()\n    _os.kill(-1, signal.SIGKILL)\n    return None\n'),
+  },
+  {
+    name: 'py humaneval: monkeypatches json.dumps so the verdict says passed',
+    task: pyHe,
     src: he(String.raw`
 _orig_dumps = _json.dumps
 def _dumps(obj, *a, **k):
@@ -954,7 +1051,8 @@ _json.dumps = _dumps
 `),
   },
   {
-    name: 'py humaneval: sys.setprofile hook rewrites the verdict record', task: pyHe,
+    name: 'py humaneval: sys.setprofile hook rewrites the verdict record',
+    task: pyHe,
     src: he(String.raw`
 def _hook(frame, event, arg):
     if event == "call" and frame.f_code.co_name == "emit":
@@ -966,7 +1064,8 @@ _sys.setprofile(_hook)
 `),
   },
   {
-    name: 'py humaneval: patches the harness\'s sanitise/candidate helpers to hand check() an __eq__-always object', task: pyHe,
+    name: "py humaneval: patches the harness's sanitise/candidate helpers to hand check() an __eq__-always object",
+    task: pyHe,
     src: he(String.raw`
 class _Eq:
     def __eq__(self, o):
@@ -981,7 +1080,9 @@ def add(a, b):
 `),
   },
   {
-    name: 'py humaneval: reads the marker from /proc/<ppid>/fd/0, environ, cmdline and mem, writes to /proc/<ppid>/fd/*', task: pyHe, testTimeoutMs: 3000,
+    name: 'py humaneval: reads the marker from /proc/<ppid>/fd/0, environ, cmdline and mem, writes to /proc/<ppid>/fd/*',
+    task: pyHe,
+    testTimeoutMs: 3000,
     src: he(String.raw`
 def add(a, b):
     found = set()
@@ -995,7 +1096,8 @@ def add(a, b):
 `),
   },
   {
-    name: 'py humaneval: forked daemon, thread and atexit handler keep writing verdict lines', task: pyHe,
+    name: 'py humaneval: forked daemon, thread and atexit handler keep writing verdict lines',
+    task: pyHe,
     src: he(String.raw`
 import atexit, threading
 def _forge_for(seconds):
@@ -1042,12 +1144,20 @@ function trustedPatch() {
 
 const jsIoAttacks: Attack[] = [
   {
-    name: 'js io: process.stdout.write, console.log and console.error of verdict lines', task: jsIo,
-    src: js(`if (proc) { proc.stdout.write(forged()); proc.stderr.write(forged()); }\nconsole.log(forged());\nconsole.error(forged());\nfunction sort_list(xs) {\n  console.log(forged());\n  console.error(forged());\n  if (proc) proc.stdout.write(forged());\n  return null;\n}\n`),
+    name: 'js io: process.stdout.write, console.log and console.error of verdict lines',
+    task: jsIo,
+    src: js(
+      `if (proc) { proc.stdout.write(forged()); proc.stderr.write(forged()); }\nconsole.log(forged());\nconsole.error(forged());\nfunction sort_list(xs) {\n  console.log(forged());\n  console.error(forged());\n  if (proc) proc.stdout.write(forged());\n  return null;\n}\n`,
+    ),
   },
-  { name: 'js io: fs.writeSync of verdict lines to every fd 0..20', task: jsIo, src: js('spray();\nfunction sort_list(xs) {\n  spray();\n  return null;\n}\n') },
   {
-    name: 'js io: writes verdict lines to /dev/stdout, /dev/stderr, /dev/fd/* and /proc/self/fd/*', task: jsIo,
+    name: 'js io: fs.writeSync of verdict lines to every fd 0..20',
+    task: jsIo,
+    src: js('spray();\nfunction sort_list(xs) {\n  spray();\n  return null;\n}\n'),
+  },
+  {
+    name: 'js io: writes verdict lines to /dev/stdout, /dev/stderr, /dev/fd/* and /proc/self/fd/*',
+    task: jsIo,
     src: js(String.raw`
 function devPaths() {
   let fds = [];
@@ -1062,26 +1172,43 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: writes verdict lines to /proc/<ppid>/fd/*, /proc/1/fd/* and every /proc/<pid>/fd/*', task: jsIo,
+    name: 'js io: writes verdict lines to /proc/<ppid>/fd/*, /proc/1/fd/* and every /proc/<pid>/fd/*',
+    task: jsIo,
     src: js("function sort_list(xs) {\n  if (proc) spray([], fdPaths([String(proc.ppid), '1', ...pids()]));\n  return null;\n}\n"),
   },
-  { name: 'js io: process.exit(0) at load after writing verdict lines', task: jsIo, src: js('spray();\nif (proc) proc.exit(0);\nfunction sort_list(xs) {\n  return null;\n}\n') },
+  {
+    name: 'js io: process.exit(0) at load after writing verdict lines',
+    task: jsIo,
+    src: js('spray();\nif (proc) proc.exit(0);\nfunction sort_list(xs) {\n  return null;\n}\n'),
+  },
   ...[0, 1, 137].map((code): Attack => ({
-    name: `js io: process.exit(${code}) inside the call after writing verdict lines`, task: jsIo,
+    name: `js io: process.exit(${code}) inside the call after writing verdict lines`,
+    task: jsIo,
     src: js(`function sort_list(xs) {\n  spray();\n  if (proc) proc.exit(${code});\n  return null;\n}\n`),
   })),
-  { name: 'js io: process.reallyExit(0) after writing verdict lines', task: jsIo, src: js('function sort_list(xs) {\n  spray();\n  if (proc) proc.reallyExit(0);\n  return null;\n}\n') },
-  { name: 'js io: process.abort() after writing verdict lines', task: jsIo, src: js('function sort_list(xs) {\n  spray();\n  if (proc) proc.abort();\n  return null;\n}\n') },
+  {
+    name: 'js io: process.reallyExit(0) after writing verdict lines',
+    task: jsIo,
+    src: js('function sort_list(xs) {\n  spray();\n  if (proc) proc.reallyExit(0);\n  return null;\n}\n'),
+  },
+  {
+    name: 'js io: process.abort() after writing verdict lines',
+    task: jsIo,
+    src: js('function sort_list(xs) {\n  spray();\n  if (proc) proc.abort();\n  return null;\n}\n'),
+  },
   ...JS_PARENT_SIGNALS.map((sig): Attack => ({
-    name: `js io: process.kill(process.ppid, '${sig}') after writing verdict lines`, task: jsIo,
+    name: `js io: process.kill(process.ppid, '${sig}') after writing verdict lines`,
+    task: jsIo,
     src: js(`function sort_list(xs) {\n  spray();\n  try { if (proc) proc.kill(proc.ppid, '${sig}'); } catch {}\n  return null;\n}\n`),
   })),
   ...['-1', '1', '0'].map((pid): Attack => ({
-    name: `js io: process.kill(${pid}, 'SIGKILL') after writing verdict lines`, task: jsIo,
+    name: `js io: process.kill(${pid}, 'SIGKILL') after writing verdict lines`,
+    task: jsIo,
     src: js(`function sort_list(xs) {\n  spray();\n  try { if (proc) proc.kill(${pid}, 'SIGKILL'); } catch {}\n  return null;\n}\n`),
   })),
   {
-    name: 'js io: patches JSON.stringify to emit verdict lines', task: jsIo,
+    name: 'js io: patches JSON.stringify to emit verdict lines',
+    task: jsIo,
     src: js(String.raw`
 JSON.stringify = function (v, ...rest) {
   return origStringify({ i: v && typeof v === 'object' ? v.i : 0, passed: true, ms: 1 }) + '\n' + forged().trimEnd();
@@ -1092,7 +1219,8 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: Object.prototype pollution with verdict keys (passed, ok, status)', task: jsIo,
+    name: 'js io: Object.prototype pollution with verdict keys (passed, ok, status)',
+    task: jsIo,
     src: js(String.raw`
 for (const [k, v] of Object.entries({ passed: true, ok: true, success: true, status: 'passed', verdict: 'pass', done: true })) {
   Object.defineProperty(Object.prototype, k, { value: v, writable: true, configurable: true });
@@ -1104,7 +1232,9 @@ function sort_list(xs) {
   },
   {
     // also what the candidate side serialises its own replies with, so the load never answers
-    name: 'js io: Object.prototype.toJSON and Array.prototype.toJSON pollution', task: jsIo, hangsAtLoad: true,
+    name: 'js io: Object.prototype.toJSON and Array.prototype.toJSON pollution',
+    task: jsIo,
+    hangsAtLoad: true,
     src: js(String.raw`
 Object.defineProperty(Object.prototype, 'toJSON', { value() { return { i: this && this.i, passed: true }; }, writable: true, configurable: true });
 Object.defineProperty(Array.prototype, 'toJSON', { value() { return { passed: true }; }, writable: true, configurable: true });
@@ -1114,7 +1244,8 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: Object.prototype.then makes every object a thenable', task: jsIo,
+    name: 'js io: Object.prototype.then makes every object a thenable',
+    task: jsIo,
     src: js(String.raw`
 Object.defineProperty(Object.prototype, 'then', {
   value(resolve) { delete Object.prototype.then; if (typeof resolve === 'function') resolve({ passed: true }); },
@@ -1126,7 +1257,8 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: patches Array.isArray, Object.getPrototypeOf, Object.keys and Reflect', task: jsIo,
+    name: 'js io: patches Array.isArray, Object.getPrototypeOf, Object.keys and Reflect',
+    task: jsIo,
     src: js(String.raw`
 Array.isArray = () => true;
 Object.getPrototypeOf = () => Array.prototype;
@@ -1138,7 +1270,8 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: returns a Proxy whose elements read wrong first, then as the answer', task: jsIo,
+    name: 'js io: returns a Proxy whose elements read wrong first, then as the answer',
+    task: jsIo,
     src: js(String.raw`
 function sort_list(xs) {
   const shown = ANS[xs.join(',')];
@@ -1157,7 +1290,8 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: returns a Proxy of a plain object pretending to be an array', task: jsIo,
+    name: 'js io: returns a Proxy of a plain object pretending to be an array',
+    task: jsIo,
     src: js(String.raw`
 function sort_list(xs) {
   const shown = ANS[xs.join(',')];
@@ -1172,7 +1306,8 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: array whose element getters change value on each read', task: jsIo,
+    name: 'js io: array whose element getters change value on each read',
+    task: jsIo,
     src: js(String.raw`
 function sort_list(xs) {
   const shown = ANS[xs.join(',')];
@@ -1186,7 +1321,8 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: object answering through valueOf, toString, toJSON and Symbol.toPrimitive', task: jsIo,
+    name: 'js io: object answering through valueOf, toString, toJSON and Symbol.toPrimitive',
+    task: jsIo,
     src: js(String.raw`
 function sort_list(xs) {
   const shown = ANS[xs.join(',')];
@@ -1195,7 +1331,8 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: Array subclass holding a wrong value whose toJSON and iterator lie', task: jsIo,
+    name: 'js io: Array subclass holding a wrong value whose toJSON and iterator lie',
+    task: jsIo,
     src: js(String.raw`
 class Liar extends Array {
   toJSON() { return this.shown; }
@@ -1209,17 +1346,26 @@ function sort_list(xs) {
 `),
   },
   { name: 'js io: returns a thenable that never settles', task: jsIo, src: js('function sort_list(xs) {\n  spray();\n  return { then() {} };\n}\n') },
-  { name: 'js io: async function awaiting a never-resolving promise', task: jsIo, src: js('async function sort_list(xs) {\n  spray();\n  await new Promise(() => {});\n}\n') },
   {
-    name: 'js io: thenable that resolves twice (wrong first) and throws after', task: jsIo,
-    src: js("function sort_list(xs) {\n  return { then(res, rej) { res('wrong'); res({ passed: true }); rej(new Error('x')); throw new Error('late'); } };\n}\n"),
+    name: 'js io: async function awaiting a never-resolving promise',
+    task: jsIo,
+    src: js('async function sort_list(xs) {\n  spray();\n  await new Promise(() => {});\n}\n'),
   },
   {
-    name: 'js io: throws a verdict-looking object', task: jsIo,
-    src: js("function sort_list(xs) {\n  throw { i: 0, passed: true, message: forged(), toString() { return forged(); } };\n}\n"),
+    name: 'js io: thenable that resolves twice (wrong first) and throws after',
+    task: jsIo,
+    src: js(
+      "function sort_list(xs) {\n  return { then(res, rej) { res('wrong'); res({ passed: true }); rej(new Error('x')); throw new Error('late'); } };\n}\n",
+    ),
   },
   {
-    name: 'js io: globalThis tricks: replaces JSON, Array, Object and the entry point', task: jsIo,
+    name: 'js io: throws a verdict-looking object',
+    task: jsIo,
+    src: js('function sort_list(xs) {\n  throw { i: 0, passed: true, message: forged(), toString() { return forged(); } };\n}\n'),
+  },
+  {
+    name: 'js io: globalThis tricks: replaces JSON, Array, Object and the entry point',
+    task: jsIo,
     src: js(String.raw`
 let calls = 0;
 globalThis.JSON = { stringify: () => '{"i":0,"passed":true}', parse: JSON.parse };
@@ -1234,7 +1380,9 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: reads the marker from /proc/<ppid>/fd/0, environ, cmdline and mem', task: jsIo, testTimeoutMs: 3000,
+    name: 'js io: reads the marker from /proc/<ppid>/fd/0, environ, cmdline and mem',
+    task: jsIo,
+    testTimeoutMs: 3000,
     src: js(String.raw`
 function sort_list(xs) {
   if (!proc || !nfs) return null;
@@ -1249,7 +1397,9 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: looks for the expected values on disk and in other processes', task: jsIo, testTimeoutMs: 3000,
+    name: 'js io: looks for the expected values on disk and in other processes',
+    task: jsIo,
+    testTimeoutMs: 3000,
     src: js(String.raw`
 function walk(dir, out) {
   if (out.length > 3000) return;
@@ -1269,7 +1419,8 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: child_process spawns detached writers (node and sh)', task: jsIo,
+    name: 'js io: child_process spawns detached writers (node and sh)',
+    task: jsIo,
     src: js(String.raw`
 function sort_list(xs) {
   if (!req || !proc) return null;
@@ -1288,7 +1439,8 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: setTimeout/setInterval writers keep going after return', task: jsIo,
+    name: 'js io: setTimeout/setInterval writers keep going after return',
+    task: jsIo,
     src: js(String.raw`
 function sort_list(xs) {
   const t = setInterval(() => spray(), 5);
@@ -1299,7 +1451,8 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: patches require("node:assert") (strictEqual and friends become no-ops)', task: jsIo,
+    name: 'js io: patches require("node:assert") (strictEqual and friends become no-ops)',
+    task: jsIo,
     src: js(String.raw`
 if (req) {
   for (const name of ['node:assert', 'node:assert/strict', 'assert']) {
@@ -1314,7 +1467,8 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: patches process.stdout.write, fs.writeSync and process.binding("fs") writers', task: jsIo,
+    name: 'js io: patches process.stdout.write, fs.writeSync and process.binding("fs") writers',
+    task: jsIo,
     src: js(String.raw`
 if (proc) {
   const w = proc.stdout.write.bind(proc.stdout);
@@ -1336,7 +1490,8 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: Error.prepareStackTrace callsites to reach the caller (getThis/getFunction)', task: jsIo,
+    name: 'js io: Error.prepareStackTrace callsites to reach the caller (getThis/getFunction)',
+    task: jsIo,
     src: js(String.raw`
 function sort_list(xs) {
   const prev = Error.prepareStackTrace;
@@ -1364,7 +1519,8 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: process.on("exit"/"beforeExit"/signals) handlers write verdict lines', task: jsIo,
+    name: 'js io: process.on("exit"/"beforeExit"/signals) handlers write verdict lines',
+    task: jsIo,
     src: js(String.raw`
 if (proc) {
   for (const ev of ['exit', 'beforeExit', 'SIGTERM', 'SIGINT', 'SIGHUP', 'uncaughtException', 'unhandledRejection']) proc.on(ev, () => spray());
@@ -1375,7 +1531,8 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: vm escape via constructor.constructor("return process") then writes and exits', task: jsIo,
+    name: 'js io: vm escape via constructor.constructor("return process") then writes and exits',
+    task: jsIo,
     src: js(String.raw`
 function sort_list(xs) {
   let p = null;
@@ -1395,7 +1552,9 @@ function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: SIGUSR1 opens the parent\'s inspector; patches JSON.stringify inside it', task: jsIo, testTimeoutMs: 3000,
+    name: "js io: SIGUSR1 opens the parent's inspector; patches JSON.stringify inside it",
+    task: jsIo,
+    testTimeoutMs: 3000,
     src: js(String.raw`${TRUSTED_PATCH}
 async function inspectorForge() {
   if (!req || !proc) return;
@@ -1437,7 +1596,8 @@ async function sort_list(xs) {
 `),
   },
   {
-    name: 'js io: CommonJS module.exports Proxy hands out a forging function', task: jsIo,
+    name: 'js io: CommonJS module.exports Proxy hands out a forging function',
+    task: jsIo,
     src: js(String.raw`
 function wrong(xs) {
   spray();
@@ -1454,7 +1614,8 @@ if (typeof module === 'object' && module) {
 `),
   },
   {
-    name: 'js io: worker_threads worker keeps writing verdict lines', task: jsIo,
+    name: 'js io: worker_threads worker keeps writing verdict lines',
+    task: jsIo,
     src: js(String.raw`
 function sort_list(xs) {
   if (!req) return null;
@@ -1468,21 +1629,33 @@ function sort_list(xs) {
   },
   { name: 'js io: busy loop after writing verdict lines', task: jsIo, src: js('function sort_list(xs) {\n  spray();\n  for (;;) {}\n}\n') },
   {
-    name: 'js io: Atomics.wait sleeps past the deadline', task: jsIo,
+    name: 'js io: Atomics.wait sleeps past the deadline',
+    task: jsIo,
     src: js('function sort_list(xs) {\n  spray();\n  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60000);\n  return null;\n}\n'),
   },
   {
-    name: 'js io: returns JSON with a "__proto__" key carrying a verdict', task: jsIo,
+    name: 'js io: returns JSON with a "__proto__" key carrying a verdict',
+    task: jsIo,
     src: js(String.raw`
 function sort_list(xs) {
   return JSON.parse('{"__proto__": {"passed": true, "value": ' + origStringify(typedV(ANS[xs.join(',')])) + '}, "passed": true, "t": "list", "v": []}');
 }
 `),
   },
-  { name: 'js esm: export function; writes verdict lines at import and in the call', task: jsIo, src: esm('spray();\nexport function sort_list(xs) {\n  spray();\n  return null;\n}\n') },
-  { name: 'js esm: export default function and a top-level await that never settles', task: jsIo, hangsAtLoad: true, src: esm('spray();\nexport default function sort_list(xs) {\n  return null;\n}\nawait new Promise(() => {});\n') },
   {
-    name: 'js esm: process.exit(0) from a top-level await after writing verdict lines', task: jsIo,
+    name: 'js esm: export function; writes verdict lines at import and in the call',
+    task: jsIo,
+    src: esm('spray();\nexport function sort_list(xs) {\n  spray();\n  return null;\n}\n'),
+  },
+  {
+    name: 'js esm: export default function and a top-level await that never settles',
+    task: jsIo,
+    hangsAtLoad: true,
+    src: esm('spray();\nexport default function sort_list(xs) {\n  return null;\n}\nawait new Promise(() => {});\n'),
+  },
+  {
+    name: 'js esm: process.exit(0) from a top-level await after writing verdict lines',
+    task: jsIo,
     src: esm('export function sort_list(xs) {\n  return null;\n}\nawait new Promise((r) => setTimeout(r, 50));\nspray();\nprocess.exit(0);\n'),
   },
 ];
@@ -1492,24 +1665,44 @@ function sort_list(xs) {
 // HumanEval and MBPP checks do): the trusted side runs check(), so a name or an exception the
 // candidate defines must not change what check() itself computes.
 // ---------------------------------------------------------------------------------------
-const MAD_PROMPT = 'from typing import List\n\n\ndef mean_absolute_deviation(numbers: List[float]) -> float:\n    """Mean absolute deviation around the mean of the numbers."""\n';
+const MAD_PROMPT =
+  'from typing import List\n\n\ndef mean_absolute_deviation(numbers: List[float]) -> float:\n    """Mean absolute deviation around the mean of the numbers."""\n';
 const pyHeAbs: HarnessTask = {
-  language: 'python', entryPoint: 'mean_absolute_deviation', prompt: MAD_PROMPT,
-  tests: { kind: 'humaneval', check: 'def check(candidate):\n    assert abs(candidate([1.0, 2.0, 3.0]) - 2.0/3.0) < 1e-6\n    assert abs(candidate([1.0, 2.0, 3.0, 4.0]) - 1.0) < 1e-6\n' },
+  language: 'python',
+  entryPoint: 'mean_absolute_deviation',
+  prompt: MAD_PROMPT,
+  tests: {
+    kind: 'humaneval',
+    check: 'def check(candidate):\n    assert abs(candidate([1.0, 2.0, 3.0]) - 2.0/3.0) < 1e-6\n    assert abs(candidate([1.0, 2.0, 3.0, 4.0]) - 1.0) < 1e-6\n',
+  },
 };
 const DOUBLE_PROMPT = 'def double(x: int) -> int:\n    """Return 2 * x."""\n';
 const pyHeRange: HarnessTask = {
-  language: 'python', entryPoint: 'double', prompt: DOUBLE_PROMPT,
-  tests: { kind: 'humaneval', check: 'def check(candidate):\n    import random\n    rng = random.Random(42)\n    for _ in range(100):\n        x = rng.randint(-1000, 1000)\n        assert candidate(x) == 2 * x\n' },
+  language: 'python',
+  entryPoint: 'double',
+  prompt: DOUBLE_PROMPT,
+  tests: {
+    kind: 'humaneval',
+    check:
+      'def check(candidate):\n    import random\n    rng = random.Random(42)\n    for _ in range(100):\n        x = rng.randint(-1000, 1000)\n        assert candidate(x) == 2 * x\n',
+  },
 };
 const COMMON_PROMPT = 'def common(a: tuple, b: tuple) -> list:\n    """The elements a and b share, in any order."""\n';
 const pyHeSet: HarnessTask = {
-  language: 'python', entryPoint: 'common', prompt: COMMON_PROMPT,
-  tests: { kind: 'humaneval', check: 'def check(candidate):\n    assert set(candidate((3, 4, 5, 6), (5, 7, 4, 10))) == set((4, 5))\n    assert set(candidate((1, 2, 3, 4), (5, 4, 3, 7))) == set((3, 4))\n' },
+  language: 'python',
+  entryPoint: 'common',
+  prompt: COMMON_PROMPT,
+  tests: {
+    kind: 'humaneval',
+    check:
+      'def check(candidate):\n    assert set(candidate((3, 4, 5, 6), (5, 7, 4, 10))) == set((4, 5))\n    assert set(candidate((1, 2, 3, 4), (5, 4, 3, 7))) == set((3, 4))\n',
+  },
 };
 const EVEN_PROMPT = 'def is_even(n: int) -> bool:\n    """Whether n is even."""\n';
 const pyHeMap: HarnessTask = {
-  language: 'python', entryPoint: 'is_even', prompt: EVEN_PROMPT,
+  language: 'python',
+  entryPoint: 'is_even',
+  prompt: EVEN_PROMPT,
   tests: { kind: 'humaneval', check: 'def check(candidate):\n    assert all(map(candidate, [0, 2, 4, 10]))\n    assert not any(map(candidate, [1, 3, 7]))\n' },
 };
 
@@ -1529,11 +1722,24 @@ _th.Thread(target=_storm, daemon=True).start()
 `;
 
 const pyHeExtraAttacks: Attack[] = [
-  { name: 'py humaneval (abs check): defines abs() so check\'s abs(candidate(x) - e) < 1e-6 holds', task: pyHeAbs, src: `${MAD_PROMPT}    return 0.0\n\n\ndef abs(x):\n    return 0\n` },
-  { name: 'py humaneval (range loop check): defines range() so the check\'s loop never runs', task: pyHeRange, src: `${DOUBLE_PROMPT}    return None\n\n\ndef range(*a):\n    return []\n` },
-  { name: 'py humaneval (set check): defines set() so both sides of check\'s comparison are equal', task: pyHeSet, src: `${COMMON_PROMPT}    return []\n\n\ndef set(*a):\n    return 0\n` },
   {
-    name: 'py humaneval (map check): raises StopIteration so all(map(candidate, ...)) is vacuously true', task: pyHeMap,
+    name: "py humaneval (abs check): defines abs() so check's abs(candidate(x) - e) < 1e-6 holds",
+    task: pyHeAbs,
+    src: `${MAD_PROMPT}    return 0.0\n\n\ndef abs(x):\n    return 0\n`,
+  },
+  {
+    name: "py humaneval (range loop check): defines range() so the check's loop never runs",
+    task: pyHeRange,
+    src: `${DOUBLE_PROMPT}    return None\n\n\ndef range(*a):\n    return []\n`,
+  },
+  {
+    name: "py humaneval (set check): defines set() so both sides of check's comparison are equal",
+    task: pyHeSet,
+    src: `${COMMON_PROMPT}    return []\n\n\ndef set(*a):\n    return 0\n`,
+  },
+  {
+    name: 'py humaneval (map check): raises StopIteration so all(map(candidate, ...)) is vacuously true',
+    task: pyHeMap,
     src: `${EVEN_PROMPT}    raise StopIteration\n`,
   },
 ];
@@ -1548,7 +1754,11 @@ describe('positive controls: a right answer still scores', () => {
     { name: 'py io correct', task: pyIo, src: 'def sort_list(xs):\n    return sorted(xs)\n' },
     { name: 'py humaneval correct', task: pyHe, src: `${PROMPT}    return a + b\n` },
     { name: 'js io correct', task: jsIo, src: 'function sort_list(xs) {\n  return [...xs].sort((a, b) => a - b);\n}\n' },
-    { name: 'py humaneval (abs check) correct', task: pyHeAbs, src: `${MAD_PROMPT}    m = sum(numbers) / len(numbers)\n    return sum(abs(x - m) for x in numbers) / len(numbers)\n` },
+    {
+      name: 'py humaneval (abs check) correct',
+      task: pyHeAbs,
+      src: `${MAD_PROMPT}    m = sum(numbers) / len(numbers)\n    return sum(abs(x - m) for x in numbers) / len(numbers)\n`,
+    },
     { name: 'py humaneval (range loop check) correct', task: pyHeRange, src: `${DOUBLE_PROMPT}    return 2 * x\n` },
     { name: 'py humaneval (set check) correct', task: pyHeSet, src: `${COMMON_PROMPT}    return list(set(a) & set(b))\n` },
     { name: 'py humaneval (map check) correct', task: pyHeMap, src: `${EVEN_PROMPT}    return n % 2 == 0\n` },
@@ -1566,8 +1776,16 @@ describe('positive controls: a right answer still scores', () => {
 describe('attack sources parse (a typo would make an attack score 0 for the wrong reason)', () => {
   it('python', async () => {
     const srcs = attacks.filter((a) => a.task.language === 'python').map((a) => a.src);
-    const r = await manager.exec(SANDBOX, ['python3', '-I', '-c', 'import ast, json, sys\nfor i, s in enumerate(json.load(sys.stdin)):\n    try:\n        ast.parse(s)\n    except SyntaxError as e:\n        print(i, e)\n'],
-      { stdin: JSON.stringify(srcs), timeoutMs: 20_000 });
+    const r = await manager.exec(
+      SANDBOX,
+      [
+        'python3',
+        '-I',
+        '-c',
+        'import ast, json, sys\nfor i, s in enumerate(json.load(sys.stdin)):\n    try:\n        ast.parse(s)\n    except SyntaxError as e:\n        print(i, e)\n',
+      ],
+      { stdin: JSON.stringify(srcs), timeoutMs: 20_000 },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
   });
@@ -1629,11 +1847,11 @@ const expectZeroClean = (r: ScoreResult) => {
 };
 
 describe('the trusted side survives what a candidate sends', () => {
-  it('py io: a reply nested past the JSON decoder\'s recursion limit, at load', async () => {
+  it("py io: a reply nested past the JSON decoder's recursion limit, at load", async () => {
     const src = py('_os.write(4, b"[" * 200000 + b"\\n")\ndef sort_list(xs):\n    return None\n');
     expectZeroClean(await scoreSolution(manager, SANDBOX, pyIo, src, { testTimeoutMs: 1500 }));
   });
-  it('py humaneval: a reply nested past the JSON decoder\'s recursion limit, at load', async () => {
+  it("py humaneval: a reply nested past the JSON decoder's recursion limit, at load", async () => {
     const src = he('_os.write(4, b"[" * 200000 + b"\\n")\n');
     expectZeroClean(await scoreSolution(manager, SANDBOX, pyHe, src, { testTimeoutMs: 1500 }));
   });
@@ -1648,7 +1866,9 @@ describe('the trusted side survives what a candidate sends', () => {
     expect(r.harness.style.syntaxOk).toBe(false);
   });
   it('py io: a flood of short lines on a 1 MiB reply pipe does not hold the trusted side past its deadlines', async () => {
-    const src = py('import fcntl\ntry:\n    fcntl.fcntl(4, 1031, 1 << 20)  # F_SETPIPE_SZ\nexcept OSError:\n    pass\ndef sort_list(xs):\n    chunk = b"0\\n" * (1 << 19)\n    for _ in range(4):\n        _os.write(4, chunk)\n    return None\n');
+    const src = py(
+      'import fcntl\ntry:\n    fcntl.fcntl(4, 1031, 1 << 20)  # F_SETPIPE_SZ\nexcept OSError:\n    pass\ndef sort_list(xs):\n    chunk = b"0\\n" * (1 << 19)\n    for _ in range(4):\n        _os.write(4, chunk)\n    return None\n',
+    );
     expectZeroClean(await scoreSolution(manager, SANDBOX, pyIo, src, { testTimeoutMs: 700 }));
   });
 });
@@ -1668,19 +1888,35 @@ describe('correct programs the first pass failed', () => {
   });
   it('js io: an integer input beyond 2^53 arrives as a Number, as JSON.parse gives it', async () => {
     // JSON.parse reads 12345678901234567890 as the Number 12345678901234567000; so does the task
-    const task: HarnessTask = { language: 'javascript', entryPoint: 'inc', tests: { kind: 'io', cases: [{ input: [12345678901234567890], expected: 12345678901234567000 }] } };
+    const task: HarnessTask = {
+      language: 'javascript',
+      entryPoint: 'inc',
+      tests: { kind: 'io', cases: [{ input: [12345678901234567890], expected: 12345678901234567000 }] },
+    };
     expectFull(await scoreSolution(manager, SANDBOX, task, 'function inc(x) {\n  return x + 1;\n}\n', { testTimeoutMs: 3000 }));
   });
-  it('py humaneval: a completion raising its own ValueError subclass, caught by the check\'s except ValueError', async () => {
+  it("py humaneval: a completion raising its own ValueError subclass, caught by the check's except ValueError", async () => {
     const prompt = 'def safe_sqrt(x: float) -> float:\n    """The square root of x; raise ValueError for a negative x."""\n';
-    const check = 'def check(candidate):\n    assert candidate(4.0) == 2.0\n    try:\n        candidate(-1.0)\n    except ValueError:\n        pass\n    else:\n        assert False, "no ValueError"\n';
+    const check =
+      'def check(candidate):\n    assert candidate(4.0) == 2.0\n    try:\n        candidate(-1.0)\n    except ValueError:\n        pass\n    else:\n        assert False, "no ValueError"\n';
     const task: HarnessTask = { language: 'python', entryPoint: 'safe_sqrt', prompt, tests: { kind: 'humaneval', check } };
     const src = `${prompt}    if x < 0:\n        raise NegativeInputError(x)\n    return x ** 0.5\n\n\nclass NegativeInputError(ValueError):\n    pass\n`;
     expectFull(await scoreSolution(manager, SANDBOX, task, src, { testTimeoutMs: 3000 }));
   });
   it('py io: large return values (60k items over two tests) all reach the host', async () => {
     const big = Array.from({ length: 30_000 }, (_, i) => i);
-    const task: HarnessTask = { language: 'python', entryPoint: 'rng', tests: { kind: 'io', cases: [{ input: [30_000], expected: big }, { input: [30_000], expected: big }, { input: [3], expected: [0, 1, 2] }] } };
+    const task: HarnessTask = {
+      language: 'python',
+      entryPoint: 'rng',
+      tests: {
+        kind: 'io',
+        cases: [
+          { input: [30_000], expected: big },
+          { input: [30_000], expected: big },
+          { input: [3], expected: [0, 1, 2] },
+        ],
+      },
+    };
     expectFull(await scoreSolution(manager, SANDBOX, task, 'def rng(n):\n    return list(range(n))\n', { testTimeoutMs: 3000 }));
   });
 });

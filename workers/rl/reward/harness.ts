@@ -65,9 +65,16 @@ export async function runTests(
   const io = task.tests.kind === 'io' ? task.tests.cases : null;
   const total = io ? io.length : 1;
   const job = {
-    marker, source, language: task.language, entryPoint: task.entryPoint, testTimeoutMs, mode: io ? 'io' : 'check',
-    inputs: io ? io.map((c) => c.input) : [], check: task.tests.kind === 'humaneval' ? task.tests.check : undefined,
-    prompt: task.prompt ?? '', runners: { python: PATHS.python, javascript: PATHS.javascript },
+    marker,
+    source,
+    language: task.language,
+    entryPoint: task.entryPoint,
+    testTimeoutMs,
+    mode: io ? 'io' : 'check',
+    inputs: io ? io.map((c) => c.input) : [],
+    check: task.tests.kind === 'humaneval' ? task.tests.check : undefined,
+    prompt: task.prompt ?? '',
+    runners: { python: PATHS.python, javascript: PATHS.javascript },
   };
   // Room for every test to use its full time (a child restarted after each timeout), plus interpreter starts.
   const timeoutMs = opts.timeoutMs ?? testTimeoutMs * (2 * total + 1) + 4000;
@@ -106,15 +113,22 @@ export async function runTests(
   if (harnessError) {
     return { ...base, status: 'sandbox_error', tests: [], testsPassed: 0, loadError, output, harnessError };
   }
-  const style: StyleReport = task.language === 'python'
-    ? ((find('style') as StyleReport | undefined) ?? { syntaxOk: false, issues: ['harness produced no style report'] })
-    : jsStyle(source, find('syntaxOk') === true);
+  const style: StyleReport =
+    task.language === 'python'
+      ? ((find('style') as StyleReport | undefined) ?? { syntaxOk: false, issues: ['harness produced no style report'] })
+      : jsStyle(source, find('syntaxOk') === true);
   const tests: TestOutcome[] = [];
   for (let i = 0; i < total; i++) {
     const rec = records.find((r) => r.i === i);
     const ms = typeof rec?.ms === 'number' ? rec.ms : 0;
     if (!rec) {
-      const why = loadError ? `not run: ${loadError}` : exec.status === 'timeout' ? 'timeout (the program did not finish)' : exec.status === 'memory_limit' ? 'memory limit exceeded' : 'no result (the program exited or crashed before returning)';
+      const why = loadError
+        ? `not run: ${loadError}`
+        : exec.status === 'timeout'
+          ? 'timeout (the program did not finish)'
+          : exec.status === 'memory_limit'
+            ? 'memory limit exceeded'
+            : 'no result (the program exited or crashed before returning)';
       tests.push({ index: i, passed: false, ms, detail: why });
     } else if (typeof rec.error === 'string') {
       tests.push({ index: i, passed: false, ms, detail: rec.error });

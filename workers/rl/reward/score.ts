@@ -19,7 +19,10 @@ export function styleScore(s: HarnessResult['style'], testsPassed: number): numb
  * 1 within the budget, 0.5 within three times it, else 0. Solutions differ in reward only
  * when they differ by far more than measurement noise. Only earned when some test passes.
  */
-export const EFFICIENCY_BUCKETS = [{ upTo: 1, score: 1 }, { upTo: 3, score: 0.5 }] as const;
+export const EFFICIENCY_BUCKETS = [
+  { upTo: 1, score: 1 },
+  { upTo: 3, score: 0.5 },
+] as const;
 
 export function efficiencyScore(h: Pick<HarnessResult, 'testsPassed' | 'exec'>, cpuBudgetMs: number): number {
   if (h.testsPassed === 0) return 0;

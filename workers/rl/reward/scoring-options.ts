@@ -34,7 +34,11 @@ export function scoringOptions(
   override: { runtime?: string | null; env?: string } = {},
 ): ScoringOptions {
   return {
-    sandbox: { runtime: override.runtime ?? run.config.isolation[task.risk], env: override.env ?? task.environmentName ?? 'default', limits: episodeSandboxLimits },
+    sandbox: {
+      runtime: override.runtime ?? run.config.isolation[task.risk],
+      env: override.env ?? task.environmentName ?? 'default',
+      limits: episodeSandboxLimits,
+    },
     weights: run.config.rewardWeights,
     testTimeoutMs: settings.testTimeoutMs,
     cpuBudgetMs: cpuBudgetMs(task.tests),

@@ -17,7 +17,11 @@ export class EnvironmentGate {
   private readonly cache = new Map<string, Entry>();
   private readonly inflight = new Map<string, Promise<Entry>>();
 
-  constructor(private readonly registry: EnvironmentRegistry, private readonly quarantine: QuarantineCheck, private readonly ttlMs = 1500) {}
+  constructor(
+    private readonly registry: EnvironmentRegistry,
+    private readonly quarantine: QuarantineCheck,
+    private readonly ttlMs = 1500,
+  ) {}
 
   async assertUsable(env: Environment): Promise<void> {
     const key = `${env.name}\0${env.hash}`;
@@ -42,11 +46,15 @@ export class EnvironmentGate {
     }
     await reg;
     const problem = await this.quarantine.quarantined({ name: env.name, hash: env.hash });
-    const entry: Entry = problem === undefined ? { at: performance.now() } : {
-      at: performance.now(),
-      error: `cannot start a sandbox: ${problem}. Once the environment is fixed (e.g. rebuilt with \`crucible env build\`), ` +
-        `an admin clears it with the environments.clear API (POST /api/trpc/environments.clear {"name":"${env.name}"}).`,
-    };
+    const entry: Entry =
+      problem === undefined
+        ? { at: performance.now() }
+        : {
+            at: performance.now(),
+            error:
+              `cannot start a sandbox: ${problem}. Once the environment is fixed (e.g. rebuilt with \`crucible env build\`), ` +
+              `an admin clears it with the environments.clear API (POST /api/trpc/environments.clear {"name":"${env.name}"}).`,
+          };
     this.cache.set(key, entry);
     return entry;
   }

@@ -28,8 +28,23 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const CRAFTED_NAMES = ['..', '../..', '/', 'a/../../', 'a/b', 'a\0b', 'a'.repeat(64), 'x'.repeat(10_000), 'Default', 'PY311', '', ' default', '.hidden', '-x',
-  '../../planted/x'];
+const CRAFTED_NAMES = [
+  '..',
+  '../..',
+  '/',
+  'a/../../',
+  'a/b',
+  'a\0b',
+  'a'.repeat(64),
+  'x'.repeat(10_000),
+  'Default',
+  'PY311',
+  '',
+  ' default',
+  '.hidden',
+  '-x',
+  '../../planted/x',
+];
 
 describe('environment names and hashes in the env store', () => {
   it('a valid name still resolves', () => {
@@ -56,8 +71,19 @@ describe('environment names and hashes in the env store', () => {
   });
 
   const hex = 'ab'.repeat(32);
-  const CRAFTED_HASHES: unknown[] = [`sha256:${hex.slice(1)}`, `sha256:${hex}0`, `sha256:${'g'.repeat(64)}`, `sha256:${hex.toUpperCase()}`, hex,
-    `md5:${hex}`, 'sha256:../planted/fake', 'sha256:../../../..', '', 42, null];
+  const CRAFTED_HASHES: unknown[] = [
+    `sha256:${hex.slice(1)}`,
+    `sha256:${hex}0`,
+    `sha256:${'g'.repeat(64)}`,
+    `sha256:${hex.toUpperCase()}`,
+    hex,
+    `md5:${hex}`,
+    'sha256:../planted/fake',
+    'sha256:../../../..',
+    '',
+    42,
+    null,
+  ];
   for (const hash of CRAFTED_HASHES) {
     it(`refuses a ref whose hash is ${JSON.stringify(hash)}`, () => {
       writeFileSync(path.join(store, 'refs', 'badhash.json'), JSON.stringify({ name: 'badhash', hash }));
@@ -132,11 +158,18 @@ describe('environment names at the sandbox.exec job payload', () => {
 
 describe('environment names at the CLI', () => {
   const repo = path.resolve(import.meta.dirname, '../../..');
-  const crucible = (args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [path.join(repo, 'scripts/crucible.mjs'), ...args], {
-      cwd: repo, env: childEnv({ CRUCIBLE_DATA_DIR: root, CRUCIBLE_ENV_STORE: store, DATABASE_URL: '' }),
-    }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
-  });
+  const crucible = (args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [path.join(repo, 'scripts/crucible.mjs'), ...args],
+        {
+          cwd: repo,
+          env: childEnv({ CRUCIBLE_DATA_DIR: root, CRUCIBLE_ENV_STORE: store, DATABASE_URL: '' }),
+        },
+        (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+      );
+    });
 
   it('sandbox exec --env, env verify NAME and env build --name refuse crafted names with the rule (exit 2)', async () => {
     const runs = await Promise.all([

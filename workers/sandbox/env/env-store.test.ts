@@ -44,12 +44,15 @@ describe('environment store', () => {
 
   const tamperings: [string, (rootfs: string) => void][] = [
     ['modified file', (r) => appendFileSync(path.join(r, 'etc/motd'), 'x')],
-    ['modified file with restored mtime', (r) => {
-      const f = path.join(r, 'etc/motd');
-      const st = statSync(f);
-      writeFileSync(f, 'hellO\n');
-      utimesSync(f, st.atime, st.mtime);
-    }],
+    [
+      'modified file with restored mtime',
+      (r) => {
+        const f = path.join(r, 'etc/motd');
+        const st = statSync(f);
+        writeFileSync(f, 'hellO\n');
+        utimesSync(f, st.atime, st.mtime);
+      },
+    ],
     ['added file', (r) => writeFileSync(path.join(r, 'usr/bin/evil'), '#!/bin/sh\n')],
     ['removed file', (r) => unlinkSync(path.join(r, 'usr/bin/cat'))],
     ['chmod', (r) => chmodSync(path.join(r, 'usr/bin/dash'), 0o4755)],

@@ -1,8 +1,23 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import {
-  chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync,
-  realpathSync, renameSync, rmSync, symlinkSync, writeFileSync, openSync, readSync, closeSync, utimesSync,
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  openSync,
+  readSync,
+  closeSync,
+  utimesSync,
 } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -135,7 +150,10 @@ function isElf(file: string): boolean {
 class Stager {
   readonly elves: string[] = [];
   private readonly seen = new Set<string>();
-  constructor(readonly rootfs: string, readonly exclude: string[]) {}
+  constructor(
+    readonly rootfs: string,
+    readonly exclude: string[],
+  ) {}
 
   private excluded(p: string): boolean {
     return this.exclude.some((x) => (x.startsWith('/') ? p === x || p.startsWith(`${x}/`) : p.split('/').includes(x)));
@@ -243,7 +261,10 @@ function insideStore(storeDir: string, p: string, what: string): string {
     throw new SandboxError(`${what} ${p} is missing from the environment store; rebuild it with \`crucible env build\``, 'config');
   }
   if (real !== root && !real.startsWith(`${root}${path.sep}`)) {
-    throw new SandboxError(`${what} ${p} resolves to ${real}, outside the environment store ${root}; refusing it (remove the link and rebuild with \`crucible env build\`)`, 'config');
+    throw new SandboxError(
+      `${what} ${p} resolves to ${real}, outside the environment store ${root}; refusing it (remove the link and rebuild with \`crucible env build\`)`,
+      'config',
+    );
   }
   return real;
 }
@@ -344,8 +365,13 @@ export function loadEnvironment(name: string, storeDir = defaultStoreDir()): Env
   const problem = contentHashProblem(hash);
   if (problem) throw new SandboxError(`${ref}: ${problem}; rebuild the environment with \`crucible env build\``, 'config');
   const dir = path.join(storeDir, hashHex(hash as string));
-  for (const [p, what] of [[dir, 'environment directory'], [path.join(dir, 'rootfs'), 'rootfs'], [path.join(dir, 'meta.json'), 'meta.json'],
-    [path.join(dir, 'manifest.json'), 'manifest.json']] as const) insideStore(storeDir, p, what);
+  for (const [p, what] of [
+    [dir, 'environment directory'],
+    [path.join(dir, 'rootfs'), 'rootfs'],
+    [path.join(dir, 'meta.json'), 'meta.json'],
+    [path.join(dir, 'manifest.json'), 'manifest.json'],
+  ] as const)
+    insideStore(storeDir, p, what);
   const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as Omit<Environment, 'name' | 'dir' | 'rootfs' | 'manifestPath'>;
   return { ...meta, name, hash: hash as string, dir, rootfs: path.join(dir, 'rootfs'), manifestPath: path.join(dir, 'manifest.json') };
 }
@@ -354,7 +380,9 @@ export function listEnvironments(storeDir = defaultStoreDir()): Environment[] {
   const refs = path.join(storeDir, 'refs');
   if (!existsSync(refs)) return [];
   // a file whose name is not a valid environment name is no ref of ours (loading it would refuse)
-  return readdirSync(refs).filter((f) => f.endsWith('.json') && !environmentNameProblem(f.slice(0, -5))).map((f) => loadEnvironment(f.slice(0, -5), storeDir));
+  return readdirSync(refs)
+    .filter((f) => f.endsWith('.json') && !environmentNameProblem(f.slice(0, -5)))
+    .map((f) => loadEnvironment(f.slice(0, -5), storeDir));
 }
 
 function readManifest(env: Pick<Environment, 'manifestPath'>): { hash: string; entries: ManifestEntry[] } {
@@ -445,10 +473,62 @@ export function defaultEnvSpec(): EnvSpecInput {
   }
   const pyLib = `/usr/lib/${py}`;
   const include = new Set<string>(['/usr/bin/sh', '/usr/bin/dash', '/usr/bin/python3', `/usr/bin/${py}`, pyLib, '/usr/bin/node']);
-  const coreutils = ['[', 'basename', 'cat', 'chmod', 'cp', 'cut', 'date', 'dd', 'df', 'dirname', 'du', 'echo', 'env', 'expr', 'false',
-    'head', 'id', 'kill', 'ln', 'ls', 'mkdir', 'mktemp', 'mv', 'nohup', 'nproc', 'printf', 'pwd', 'readlink', 'realpath', 'rm', 'rmdir',
-    'seq', 'sha256sum', 'sleep', 'sort', 'stat', 'tail', 'tee', 'test', 'timeout', 'touch', 'tr', 'true', 'uname', 'uniq', 'wc', 'whoami',
-    'yes', 'grep', 'sed', 'setsid', 'find', 'xargs', 'ps'];
+  const coreutils = [
+    '[',
+    'basename',
+    'cat',
+    'chmod',
+    'cp',
+    'cut',
+    'date',
+    'dd',
+    'df',
+    'dirname',
+    'du',
+    'echo',
+    'env',
+    'expr',
+    'false',
+    'head',
+    'id',
+    'kill',
+    'ln',
+    'ls',
+    'mkdir',
+    'mktemp',
+    'mv',
+    'nohup',
+    'nproc',
+    'printf',
+    'pwd',
+    'readlink',
+    'realpath',
+    'rm',
+    'rmdir',
+    'seq',
+    'sha256sum',
+    'sleep',
+    'sort',
+    'stat',
+    'tail',
+    'tee',
+    'test',
+    'timeout',
+    'touch',
+    'tr',
+    'true',
+    'uname',
+    'uniq',
+    'wc',
+    'whoami',
+    'yes',
+    'grep',
+    'sed',
+    'setsid',
+    'find',
+    'xargs',
+    'ps',
+  ];
   for (const c of coreutils) if (existsSync(`/usr/bin/${c}`)) include.add(`/usr/bin/${c}`);
   return {
     name: 'default',

@@ -117,10 +117,12 @@ class VerifyThread {
       return p;
     };
     if (!s.running) return launch();
-    s.queued ??= s.running.catch(() => undefined).then(() => {
-      s.queued = undefined;
-      return launch();
-    });
+    s.queued ??= s.running
+      .catch(() => undefined)
+      .then(() => {
+        s.queued = undefined;
+        return launch();
+      });
     return s.queued;
   }
 

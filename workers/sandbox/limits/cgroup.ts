@@ -11,10 +11,7 @@ import { ownerAlive, parseOwnerTag } from '../pool/owner';
 export type CgroupMode = 'v2' | 'v1' | 'none';
 type Controller = 'memory' | 'cpu' | 'cpuacct' | 'pids';
 
-export type CgroupLayout =
-  | { mode: 'v2'; base: string }
-  | { mode: 'v1'; bases: Record<Controller, string> }
-  | { mode: 'none'; reason: string };
+export type CgroupLayout = { mode: 'v2'; base: string } | { mode: 'v1'; bases: Record<Controller, string> } | { mode: 'none'; reason: string };
 
 const CG = '/sys/fs/cgroup';
 const GROUP_DIR = 'crucible';
@@ -122,7 +119,10 @@ export type CgroupLimits = { memoryMb: number; cpus: number; pids: number };
 /** One sandbox's cgroup(s). All methods are synchronous and cheap (a few small file I/Os). */
 export class SandboxCgroup {
   readonly dirs: string[];
-  private constructor(readonly layout: CgroupLayout, private readonly d: Partial<Record<Controller, string>>) {
+  private constructor(
+    readonly layout: CgroupLayout,
+    private readonly d: Partial<Record<Controller, string>>,
+  ) {
     this.dirs = [...new Set(Object.values(d))];
   }
 
@@ -299,7 +299,9 @@ export function sweepDeadCgroups(): string[] {
   for (const base of bases) {
     let names: string[] = [];
     try {
-      names = readdirSync(base, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+      names = readdirSync(base, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name);
     } catch {
       continue;
     }

@@ -24,7 +24,10 @@ export function detectHostCapacity(dataDir: string): HostCapacity {
 export class QuotaLedger {
   private used = { cpus: 0, memoryMb: 0, diskMb: 0 };
   readonly admissible: HostCapacity;
-  constructor(readonly capacity: HostCapacity, readonly reserve = 0.3) {
+  constructor(
+    readonly capacity: HostCapacity,
+    readonly reserve = 0.3,
+  ) {
     const f = 1 - reserve;
     this.admissible = { cpus: capacity.cpus * f, memoryMb: capacity.memoryMb * f, diskMb: capacity.diskMb * f };
   }

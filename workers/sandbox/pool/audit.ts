@@ -15,19 +15,33 @@ import type { SandboxRecords } from '../ports';
 export class SandboxAudit {
   private readonly db: Db | undefined;
 
-  constructor(private readonly records: SandboxRecords | undefined, private readonly actor: string, private readonly workerId?: string) {
+  constructor(
+    private readonly records: SandboxRecords | undefined,
+    private readonly actor: string,
+    private readonly workerId?: string,
+  ) {
     this.db = records?.db;
   }
 
   private async append(action: string, sb: Sandbox, details: Record<string, unknown>): Promise<void> {
     if (!this.records) return;
-    await this.records.audit.append({ actor: this.actor, action, targetType: 'sandbox', targetId: sb.id, details: { runtime: sb.runtimeName, envHash: sb.envHash, ...details } });
+    await this.records.audit.append({
+      actor: this.actor,
+      action,
+      targetType: 'sandbox',
+      targetId: sb.id,
+      details: { runtime: sb.runtimeName, envHash: sb.envHash, ...details },
+    });
   }
 
   async created(sb: Sandbox, env: Environment): Promise<void> {
     if (!this.db) return;
     await this.db.insert(sandboxes).values({
-      id: sb.id, workerId: this.workerId ?? null, runtime: sb.runtimeName, envHash: env.hash, state: 'busy',
+      id: sb.id,
+      workerId: this.workerId ?? null,
+      runtime: sb.runtimeName,
+      envHash: env.hash,
+      state: 'busy',
       limits: sb.spec.limits as unknown as Record<string, number>,
     });
     await this.append('sandbox.create', sb, { env: env.name, limits: sb.spec.limits });
@@ -35,10 +49,17 @@ export class SandboxAudit {
 
   async exec(sb: Sandbox, cmd: string[], r: ExecResult, ctx: { runId?: string; episodeId?: string }): Promise<void> {
     await this.append('sandbox.exec', sb, {
-      runId: ctx.runId ?? null, episodeId: ctx.episodeId ?? null,
+      runId: ctx.runId ?? null,
+      episodeId: ctx.episodeId ?? null,
       commandSha256: createHash('sha256').update(JSON.stringify(cmd)).digest('hex'),
-      limits: sb.spec.limits, status: r.status, exitCode: r.exitCode, signal: r.signal, durationMs: r.durationMs, usage: r.usage,
-      stdoutTruncated: r.stdoutTruncated, stderrTruncated: r.stderrTruncated,
+      limits: sb.spec.limits,
+      status: r.status,
+      exitCode: r.exitCode,
+      signal: r.signal,
+      durationMs: r.durationMs,
+      usage: r.usage,
+      stdoutTruncated: r.stdoutTruncated,
+      stderrTruncated: r.stderrTruncated,
       ...(r.egress ? { egress: r.egress.map((e) => ({ host: e.host, port: e.port, allowed: e.allowed, bytesOut: e.bytesOut, bytesIn: e.bytesIn })) } : {}),
     });
   }
@@ -53,10 +74,20 @@ export class SandboxAudit {
     const db = this.db;
     const prev = this.stateWrites.get(sb.id) ?? Promise.resolve();
     const next = prev
-      .then(() => db.update(sandboxes).set({ state, updatedAt: new Date() }).where(and(eq(sandboxes.id, sb.id), isNull(sandboxes.destroyedAt))))
-      .then(() => undefined, () => undefined);
+      .then(() =>
+        db
+          .update(sandboxes)
+          .set({ state, updatedAt: new Date() })
+          .where(and(eq(sandboxes.id, sb.id), isNull(sandboxes.destroyedAt))),
+      )
+      .then(
+        () => undefined,
+        () => undefined,
+      );
     this.stateWrites.set(sb.id, next);
-    void next.then(() => { if (this.stateWrites.get(sb.id) === next) this.stateWrites.delete(sb.id); });
+    void next.then(() => {
+      if (this.stateWrites.get(sb.id) === next) this.stateWrites.delete(sb.id);
+    });
   }
 
   private readonly stateWrites = new Map<string, Promise<void>>();

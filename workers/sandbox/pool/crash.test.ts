@@ -8,13 +8,16 @@ import { mountedScratches } from '../runtimes/scratch';
 import { TEST_STORE, installedRuntimes, testDataDir, ensureTestEnvironment } from '../test-support';
 
 function processesWith(marker: string): number[] {
-  return readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-    try {
-      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker);
-    } catch {
-      return false;
-    }
-  }).map(Number);
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 const dirs: string[] = [];
@@ -27,9 +30,13 @@ for (const rt of installedRuntimes(['bwrap', 'oci:runc', 'oci:crun'])) {
       const dataDir = testDataDir('crash');
       dirs.push(dataDir);
       const marker = `${200 + (process.pid % 500)}.${Date.now() % 100000}`;
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures/crash-worker.ts'), dataDir, TEST_STORE, marker, rt.name], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures/crash-worker.ts'), dataDir, TEST_STORE, marker, rt.name],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
       const killChild = () => child.kill('SIGKILL');
       process.once('exit', killChild);
       const info = await new Promise<{ dir: string; cgroups: string[]; pids: number[] }>((resolve, reject) => {

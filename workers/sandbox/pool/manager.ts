@@ -212,7 +212,12 @@ export class SandboxManager {
   }
 
   /** Acquire, copy files in, run, audit, release: one call per command. */
-  async exec(spec: AcquireSpec & { files?: { dest: string; data: Buffer | string; mode?: number }[] }, cmd: string[], opts: ExecOptions = {}, ctx: ExecContext = {}): Promise<ExecResult> {
+  async exec(
+    spec: AcquireSpec & { files?: { dest: string; data: Buffer | string; mode?: number }[] },
+    cmd: string[],
+    opts: ExecOptions = {},
+    ctx: ExecContext = {},
+  ): Promise<ExecResult> {
     let sb: Sandbox;
     try {
       sb = await this.acquire(spec);
@@ -238,9 +243,19 @@ export class SandboxManager {
 
   private refused(spec: AcquireSpec, error: string): ExecResult {
     return {
-      status: 'env_mismatch', exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, durationMs: 0,
-      envHash: this.environment(spec.env ?? 'default').hash, runtime: this.runtime(spec.runtime ?? 'bwrap').name, sandboxId: '',
-      usage: { cpuMs: 0, maxRssMb: 0 }, error,
+      status: 'env_mismatch',
+      exitCode: null,
+      signal: null,
+      stdout: '',
+      stderr: '',
+      stdoutTruncated: false,
+      stderrTruncated: false,
+      durationMs: 0,
+      envHash: this.environment(spec.env ?? 'default').hash,
+      runtime: this.runtime(spec.runtime ?? 'bwrap').name,
+      sandboxId: '',
+      usage: { cpuMs: 0, maxRssMb: 0 },
+      error,
     };
   }
 

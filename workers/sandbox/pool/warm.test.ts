@@ -166,12 +166,11 @@ describe('warm bwrap sandboxes (supervisor as PID 1)', () => {
   });
 
   it('POSIX message queues (state that would outlive a reset) are refused', async () => {
-    const r = await t.manager.exec({ limits: small }, ['python3', '-c', [
-      'import ctypes',
-      'rt = ctypes.CDLL(None, use_errno=True)',
-      'fd = rt.mq_open(b"/q", 0o100 | 2, 0o600, None)',
-      'print(fd, ctypes.get_errno())',
-    ].join('\n')]);
+    const r = await t.manager.exec({ limits: small }, [
+      'python3',
+      '-c',
+      ['import ctypes', 'rt = ctypes.CDLL(None, use_errno=True)', 'fd = rt.mq_open(b"/q", 0o100 | 2, 0o600, None)', 'print(fd, ctypes.get_errno())'].join('\n'),
+    ]);
     expect(r.stdout).toBe('-1 1\n'); // EPERM
   });
 });
@@ -183,7 +182,10 @@ describe('warm sandboxes and environment tampering', () => {
 
   it('a pooled sandbox whose environment was tampered with is refused at its next start (env_mismatch)', async () => {
     mkdirSync(store, { recursive: true, mode: 0o755 });
-    const env = buildEnvironment({ name: 'tinywarm', include: ['/usr/bin/sh', '/usr/bin/dash', '/usr/bin/cat'], files: { '/etc/motd': 'hello\n' }, toolchain: ['sh'] }, store);
+    const env = buildEnvironment(
+      { name: 'tinywarm', include: ['/usr/bin/sh', '/usr/bin/dash', '/usr/bin/cat'], files: { '/etc/motd': 'hello\n' }, toolchain: ['sh'] },
+      store,
+    );
     const manager = new SandboxManager({ dataDir: root, storeDir: store, maxIdlePerKey: 1 });
     try {
       const spec = { env: 'tinywarm', limits: { memoryMb: 64, diskMb: 8, timeoutMs: 5000 } };

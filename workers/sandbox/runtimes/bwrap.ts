@@ -119,7 +119,10 @@ export class BwrapSandbox extends Sandbox {
   private supervisorPid?: number;
   private pendingCheck?: Promise<VerifyResult>;
 
-  constructor(readonly runtime: BwrapRuntime, spec: SandboxSpec) {
+  constructor(
+    readonly runtime: BwrapRuntime,
+    spec: SandboxSpec,
+  ) {
     super('bwrap', spec, runtime.options);
     this.seccompFile = path.join(this.dir, 'seccomp.bpf');
     writeFileSync(this.seccompFile, compileSeccompFilter());
@@ -156,7 +159,9 @@ export class BwrapSandbox extends Sandbox {
   /** A pooled sandbox handed out again is a new start: check the environment (off-thread) before its next exec. */
   override arm(): void {
     if (!this.supervisor || this.destroyed) return;
-    this.pendingCheck = verifyThread.verify(this.spec.env, this.options).catch((e: Error) => ({ ok: false, mode: 'fast' as const, problems: [e.message], durationMs: 0 }));
+    this.pendingCheck = verifyThread
+      .verify(this.spec.env, this.options)
+      .catch((e: Error) => ({ ok: false, mode: 'fast' as const, problems: [e.message], durationMs: 0 }));
   }
 
   /**
@@ -165,7 +170,9 @@ export class BwrapSandbox extends Sandbox {
    * launcher or the verify thread), and only then does the supervisor start.
    */
   private startSupervisor(): Promise<Started> {
-    const checking = verifyThread.verify(this.spec.env, this.options).catch((e: Error): VerifyResult => ({ ok: false, mode: 'fast', problems: [e.message], durationMs: 0 }));
+    const checking = verifyThread
+      .verify(this.spec.env, this.options)
+      .catch((e: Error): VerifyResult => ({ ok: false, mode: 'fast', problems: [e.message], durationMs: 0 }));
     const launcher = sharedLauncher(path.dirname(this.spec.env.dir), this.options);
     return (async (): Promise<Started> => {
       // no wait for the scratch mount: the launcher handles it before this spawn, and
@@ -232,14 +239,35 @@ export class BwrapSandbox extends Sandbox {
     if (process.getuid?.() !== 0 || this.cgroup.dirs.length === 0) return spawn(this.runtime.binary, args, { cwd: '/', env, stdio });
     const procs = this.cgroup.dirs.map((d) => path.join(d, 'cgroup.procs')).join('\n');
     const join = 'printf %s "$1" | while IFS= read -r p || [ -n "$p" ]; do echo $$ > "$p" || exit 125; done || exit 125; shift; exec "$@"';
-    return spawn('/bin/sh', ['-c', join, 'crucible-bwrap', procs, 'setpriv', `--reuid=${this.hostUid}`, `--regid=${this.hostGid}`, '--clear-groups', '--', this.runtime.binary, ...args], { cwd: '/', env, stdio });
+    return spawn(
+      '/bin/sh',
+      [
+        '-c',
+        join,
+        'crucible-bwrap',
+        procs,
+        'setpriv',
+        `--reuid=${this.hostUid}`,
+        `--regid=${this.hostGid}`,
+        '--clear-groups',
+        '--',
+        this.runtime.binary,
+        ...args,
+      ],
+      { cwd: '/', env, stdio },
+    );
   }
 
   /** bwrap forked by the launcher (a fork of a tiny process, not of this one). */
   private async holdViaLauncher(launcher: Launcher): Promise<Held> {
     const r = await launcher.spawnBwrap({
-      argv: [this.runtime.binary, ...this.supervisorArgs()], uid: this.hostUid, gid: this.hostGid,
-      seccompFile: this.seccompFile, exe: this.supervisor!, stderrFile: path.join(this.dir, 'supervisor.stderr'), cgroupDirs: this.cgroup.dirs,
+      argv: [this.runtime.binary, ...this.supervisorArgs()],
+      uid: this.hostUid,
+      gid: this.hostGid,
+      seccompFile: this.seccompFile,
+      exe: this.supervisor!,
+      stderrFile: path.join(this.dir, 'supervisor.stderr'),
+      cgroupDirs: this.cgroup.dirs,
     });
     if ('error' in r) return { error: `cannot start bwrap: ${r.error}`, host: r.proc };
     const { proc } = r;
@@ -352,7 +380,13 @@ export class BwrapSandbox extends Sandbox {
     err.total = Math.max(err.total, x.errTotal);
     if (x.execError) return { ...this.failed('sandbox_error', `cannot run the command: ${x.execError}`, t0), stderr: err.text() };
     return this.classify({
-      code: x.code, sig: x.signal ? (SIGNAL_NAMES.get(x.signal) ?? `SIG${x.signal}`) : null, timedOut, out, err, t0, c0,
+      code: x.code,
+      sig: x.signal ? (SIGNAL_NAMES.get(x.signal) ?? `SIG${x.signal}`) : null,
+      timedOut,
+      out,
+      err,
+      t0,
+      c0,
       fallbackUsage: { cpuMs: Math.round((x.userUs + x.sysUs) / 1000), maxRssMb: Math.round((x.maxRssKb / 1024) * 10) / 10 },
     });
   }
@@ -416,13 +450,40 @@ export class BwrapSandbox extends Sandbox {
   /** Namespaces, mounts and identity: the same for a per-exec bwrap and a warm one. */
   private namespaceArgs(cwd: string): string[] {
     return [
-      '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
-      '--disable-userns', '--die-with-parent', '--new-session',
-      '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID), '--hostname', 'sandbox',
-      '--ro-bind', this.scratch.view, '/', // the rootfs, seen through a view that hides its host path (scratch.ts)
-      '--proc', '/proc', '--dev', '/dev',
-      '--bind', this.scratch.work, '/work', '--bind', this.scratch.tmp, '/tmp',
-      '--chdir', cwd, '--clearenv', '--setenv', 'PATH', sandboxEnv().PATH!,
+      '--unshare-user',
+      '--unshare-pid',
+      '--unshare-net',
+      '--unshare-ipc',
+      '--unshare-uts',
+      '--unshare-cgroup-try',
+      '--disable-userns',
+      '--die-with-parent',
+      '--new-session',
+      '--uid',
+      String(SANDBOX_UID),
+      '--gid',
+      String(SANDBOX_UID),
+      '--hostname',
+      'sandbox',
+      '--ro-bind',
+      this.scratch.view,
+      '/', // the rootfs, seen through a view that hides its host path (scratch.ts)
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      '--bind',
+      this.scratch.work,
+      '/work',
+      '--bind',
+      this.scratch.tmp,
+      '/tmp',
+      '--chdir',
+      cwd,
+      '--clearenv',
+      '--setenv',
+      'PATH',
+      sandboxEnv().PATH!,
     ];
   }
 
@@ -497,8 +558,23 @@ export class BwrapSandbox extends Sandbox {
    */
   private async startForwarder(childPid: number): Promise<ChildProcess> {
     await this.egressReady;
-    const fwd = spawn('nsenter', [`--net=/proc/${childPid}/ns/net`, '--', 'setpriv', `--reuid=${this.hostUid}`, `--regid=${this.hostGid}`, '--clear-groups',
-      'python3', '-c', FORWARDER, this.egress!.socketPath, String(PROXY_PORT)], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv });
+    const fwd = spawn(
+      'nsenter',
+      [
+        `--net=/proc/${childPid}/ns/net`,
+        '--',
+        'setpriv',
+        `--reuid=${this.hostUid}`,
+        `--regid=${this.hostGid}`,
+        '--clear-groups',
+        'python3',
+        '-c',
+        FORWARDER,
+        this.egress!.socketPath,
+        String(PROXY_PORT),
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv },
+    );
     if (fwd.pid) this.cgroup.addPid(fwd.pid);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('egress forwarder did not start within 5 s')), 5000);
@@ -524,4 +600,3 @@ export class BwrapSandbox extends Sandbox {
     return undefined;
   }
 }
-

@@ -47,10 +47,11 @@ describe('network allow-list through the logging egress proxy (bwrap)', () => {
     const ok = await listener('HELLO-ALLOWED');
     const no = await listener('SHOULD-NOT-SEE');
     try {
-      const r = await t.manager.exec(
-        { limits: { memoryMb: 128, diskMb: 16, timeoutMs: 15_000 }, allow: [`127.0.0.1:${ok.port}`] },
-        ['python3', '-c', client(ok.port, ok.port, no.port)],
-      );
+      const r = await t.manager.exec({ limits: { memoryMb: 128, diskMb: 16, timeoutMs: 15_000 }, allow: [`127.0.0.1:${ok.port}`] }, [
+        'python3',
+        '-c',
+        client(ok.port, ok.port, no.port),
+      ]);
       expect(r.status, r.stderr).toBe('ok');
       expect(r.stdout).toContain('proxy env http://127.0.0.1:3128');
       expect(r.stdout).toMatch(/allowed: HTTP\/1\.1 200 Connection established\|\|HELLO-ALLOWED/);
@@ -59,12 +60,23 @@ describe('network allow-list through the logging egress proxy (bwrap)', () => {
       expect(ok.count()).toBe(1);
       expect(no.count()).toBe(0);
       expect(r.egress).toHaveLength(2);
-      expect(r.egress).toEqual(expect.arrayContaining([
-        expect.objectContaining({ host: '127.0.0.1', port: no.port, allowed: false, bytesOut: `CONNECT 127.0.0.1:${no.port} HTTP/1.1\r\nHost: x\r\n\r\n`.length }),
-        expect.objectContaining({
-          host: '127.0.0.1', port: ok.port, allowed: true, bytesIn: 'HELLO-ALLOWED'.length, bytesOut: `CONNECT 127.0.0.1:${ok.port} HTTP/1.1\r\nHost: x\r\n\r\n`.length,
-        }),
-      ]));
+      expect(r.egress).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            host: '127.0.0.1',
+            port: no.port,
+            allowed: false,
+            bytesOut: `CONNECT 127.0.0.1:${no.port} HTTP/1.1\r\nHost: x\r\n\r\n`.length,
+          }),
+          expect.objectContaining({
+            host: '127.0.0.1',
+            port: ok.port,
+            allowed: true,
+            bytesIn: 'HELLO-ALLOWED'.length,
+            bytesOut: `CONNECT 127.0.0.1:${ok.port} HTTP/1.1\r\nHost: x\r\n\r\n`.length,
+          }),
+        ]),
+      );
     } finally {
       ok.close();
       no.close();
@@ -72,7 +84,11 @@ describe('network allow-list through the logging egress proxy (bwrap)', () => {
   });
 
   it('without an allow-list there is no proxy and no route', async () => {
-    const r = await t.manager.exec({ limits: { memoryMb: 128, diskMb: 16 } }, ['python3', '-c', 'import socket\ntry:\n  socket.create_connection(("127.0.0.1", 3128), timeout=1); print("CONNECTED")\nexcept OSError as e: print("refused")']);
+    const r = await t.manager.exec({ limits: { memoryMb: 128, diskMb: 16 } }, [
+      'python3',
+      '-c',
+      'import socket\ntry:\n  socket.create_connection(("127.0.0.1", 3128), timeout=1); print("CONNECTED")\nexcept OSError as e: print("refused")',
+    ]);
     expect(r.stdout).toBe('refused\n');
     expect(r.egress).toBeUndefined();
   });
@@ -145,7 +161,13 @@ describe('egress byte accounting (the proxy itself, on its unix socket)', () => 
         expect(got).toBe(`HTTP/1.1 200 Connection established\r\n\r\n${reply.toString('latin1')}`);
         expect(dest.received()).toBe(payload.length + later.length); // the tunnel carried the payload, not the CONNECT head
         const [e] = await entries(p, 1);
-        expect(e).toMatchObject({ host: '127.0.0.1', port: dest.port, allowed: true, bytesOut: head.length + payload.length + later.length, bytesIn: reply.length });
+        expect(e).toMatchObject({
+          host: '127.0.0.1',
+          port: dest.port,
+          allowed: true,
+          bytesOut: head.length + payload.length + later.length,
+          bytesIn: reply.length,
+        });
       });
     } finally {
       dest.close();
@@ -158,7 +180,8 @@ describe('egress byte accounting (the proxy itself, on its unix socket)', () => 
     const dest = await destination('END', reply);
     try {
       await withProxy([`127.0.0.1:${dest.port}`], async (p) => {
-        const head = `POST http://127.0.0.1:${dest.port}/upload HTTP/1.1\r\nHost: 127.0.0.1:${dest.port}\r\nX-Pad: ${'h'.repeat(12_000)}\r\n` +
+        const head =
+          `POST http://127.0.0.1:${dest.port}/upload HTTP/1.1\r\nHost: 127.0.0.1:${dest.port}\r\nX-Pad: ${'h'.repeat(12_000)}\r\n` +
           `Content-Length: ${body.length}\r\n\r\n`;
         const request = Buffer.concat([Buffer.from(head), body]);
         const got = await proxyClient(p.socketPath, request);

@@ -28,7 +28,11 @@ export class EgressProxy {
   private readonly allow: Set<string>;
   private readonly sockets = new Set<net.Socket>();
 
-  constructor(readonly socketPath: string, allow: string[], private readonly onLog?: (e: EgressLogEntry) => void) {
+  constructor(
+    readonly socketPath: string,
+    allow: string[],
+    private readonly onLog?: (e: EgressLogEntry) => void,
+  ) {
     this.allow = new Set(allow.map((a) => a.toLowerCase()));
     this.server = net.createServer((c) => this.handle(c));
   }
@@ -87,7 +91,12 @@ export class EgressProxy {
     const host = m[1]!.toLowerCase();
     const port = Number(m[2] ?? 80);
     const entry: EgressLogEntry = {
-      at: new Date().toISOString(), host, port, allowed: this.allow.has(`${host}:${port}`), bytesOut: head.length, bytesIn: 0,
+      at: new Date().toISOString(),
+      host,
+      port,
+      allowed: this.allow.has(`${host}:${port}`),
+      bytesOut: head.length,
+      bytesIn: 0,
     };
     if (!entry.allowed) {
       this.record(entry);

@@ -26,7 +26,9 @@ const modes: { name: string; runtime: string; options?: Partial<RuntimeOptions> 
   { name: 'bwrap (warm, launcher)', runtime: 'bwrap' },
   { name: 'bwrap (per exec)', runtime: 'bwrap', options: { supervisor: false } },
   { name: 'bwrap (no launcher)', runtime: 'bwrap', options: { launcher: false } },
-  ...installedRuntimes(['oci:runc', 'oci:crun']).filter((r) => r.available).map((r) => ({ name: r.name, runtime: r.name })),
+  ...installedRuntimes(['oci:runc', 'oci:crun'])
+    .filter((r) => r.available)
+    .map((r) => ({ name: r.name, runtime: r.name })),
 ];
 
 describe.skipIf(!asRoot)('host paths are hidden from /proc/self/mountinfo and /proc/self/cgroup', () => {

@@ -16,7 +16,9 @@ describe('isolation policy by risk tier', () => {
   });
 
   it('refuses, never downgrades, when a configured runtime is missing', () => {
-    expect(() => checkIsolationPolicy({ routine: 'oci:runsc', high: 'oci:kata-runtime' })).toThrow(/routine risk → oci:runsc[\s\S]*gVisor[\s\S]*high risk → oci:kata-runtime[\s\S]*Kata/);
+    expect(() => checkIsolationPolicy({ routine: 'oci:runsc', high: 'oci:kata-runtime' })).toThrow(
+      /routine risk → oci:runsc[\s\S]*gVisor[\s\S]*high risk → oci:kata-runtime[\s\S]*Kata/,
+    );
     expect(() => checkIsolationPolicy({ routine: 'Bad Name!', high: 'bwrap' })).toThrow(/not a runtime name/);
   });
 

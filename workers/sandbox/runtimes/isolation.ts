@@ -37,7 +37,7 @@ export function checkIsolationPolicy(input: IsolationPolicy | { isolation: Isola
     throw new SandboxError(
       `the run cannot start: its isolation policy (routine → ${policy.routine}, high → ${policy.high}) names a runtime this host cannot serve, ` +
         `and runtimes are never downgraded:\n${problems.join('\n')}\n` +
-        'Install the missing runtime on every sandbox host, or change the run\'s isolation settings (e.g. --set isolation.high=bwrap).',
+        "Install the missing runtime on every sandbox host, or change the run's isolation settings (e.g. --set isolation.high=bwrap).",
       'missing_runtime',
     );
   }

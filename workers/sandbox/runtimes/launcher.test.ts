@@ -1,5 +1,18 @@
 import { spawn, execFileSync } from 'node:child_process';
-import { appendFileSync, chmodSync, cpSync, existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  cpSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { baselineFor, buildEnvironment, type EnvSpecInput } from '../env/env-store';
@@ -27,27 +40,36 @@ function freshEnv() {
 describe('launcher: fast environment check', () => {
   const tamperings: [string, (rootfs: string, store: string) => void][] = [
     ['an appended file', (r) => appendFileSync(path.join(r, 'etc/motd'), 'x')],
-    ['a same-size rewrite with the mtime restored', (r) => {
-      const f = path.join(r, 'etc/motd');
-      const st = statSync(f);
-      writeFileSync(f, 'hellO\n');
-      utimesSync(f, st.atime, st.mtime);
-    }],
+    [
+      'a same-size rewrite with the mtime restored',
+      (r) => {
+        const f = path.join(r, 'etc/motd');
+        const st = statSync(f);
+        writeFileSync(f, 'hellO\n');
+        utimesSync(f, st.atime, st.mtime);
+      },
+    ],
     ['an added file', (r) => writeFileSync(path.join(r, 'usr/bin/evil'), '#!/bin/sh\n')],
     ['a removed file', (r) => unlinkSync(path.join(r, 'usr/bin/cat'))],
     ['a renamed file', (r) => renameSync(path.join(r, 'usr/bin/cat'), path.join(r, 'usr/bin/tac'))],
     ['a chmod', (r) => chmodSync(path.join(r, 'usr/bin/dash'), 0o4755)],
-    ['a write through a hard link outside the environment', (r, store) => {
-      const outside = path.join(store, 'motd-link');
-      linkSync(path.join(r, 'etc/motd'), outside);
-      const st = statSync(outside);
-      writeFileSync(outside, 'hellO\n');
-      utimesSync(outside, st.atime, st.mtime);
-    }],
-    ['a rootfs replaced by an identical-looking copy', (r) => {
-      renameSync(r, `${r}.orig`);
-      cpSync(`${r}.orig`, r, { recursive: true, preserveTimestamps: true });
-    }],
+    [
+      'a write through a hard link outside the environment',
+      (r, store) => {
+        const outside = path.join(store, 'motd-link');
+        linkSync(path.join(r, 'etc/motd'), outside);
+        const st = statSync(outside);
+        writeFileSync(outside, 'hellO\n');
+        utimesSync(outside, st.atime, st.mtime);
+      },
+    ],
+    [
+      'a rootfs replaced by an identical-looking copy',
+      (r) => {
+        renameSync(r, `${r}.orig`);
+        cpSync(`${r}.orig`, r, { recursive: true, preserveTimestamps: true });
+      },
+    ],
   ];
   for (const [what, tamper] of tamperings) {
     it(`catches ${what} on the very next check`, async () => {
@@ -86,15 +108,22 @@ describe('launcher: fast environment check', () => {
     expect(await check()).toMatchObject({ ok: true });
     const f = path.join(env.rootfs, 'etc/motd');
     // python holds the writable mapping (and its fd) open, so not even IN_CLOSE_WRITE fires
-    const py = spawn('python3', ['-c', [
-      'import mmap, sys, time',
-      `f = open(${JSON.stringify(f)}, "r+b")`,
-      'm = mmap.mmap(f.fileno(), 0)',
-      'm[0:1] = b"J"',
-      'm.flush()',
-      'print("written", flush=True)',
-      'time.sleep(30)',
-    ].join('\n')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const py = spawn(
+      'python3',
+      [
+        '-c',
+        [
+          'import mmap, sys, time',
+          `f = open(${JSON.stringify(f)}, "r+b")`,
+          'm = mmap.mmap(f.fileno(), 0)',
+          'm[0:1] = b"J"',
+          'm.flush()',
+          'print("written", flush=True)',
+          'time.sleep(30)',
+        ].join('\n'),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     try {
       await new Promise<void>((resolve, reject) => {
         py.stdout.on('data', (d: Buffer) => d.toString().includes('written') && resolve());
@@ -142,7 +171,11 @@ describe('launcher: sandboxes', () => {
   it('without the launcher (CRUCIBLE_SANDBOX_LAUNCHER=0) sandboxes start, check and confine the same way', async () => {
     const t = testManager('launcher-off', { runtime: { ...runtimeOptions(), launcher: false } });
     try {
-      const r = await t.manager.exec({ limits: { memoryMb: 128, diskMb: 16, timeoutMs: 10_000 } }, ['sh', '-c', 'cat /proc/1/cmdline; echo; df -m /work | tail -1']);
+      const r = await t.manager.exec({ limits: { memoryMb: 128, diskMb: 16, timeoutMs: 10_000 } }, [
+        'sh',
+        '-c',
+        'cat /proc/1/cmdline; echo; df -m /work | tail -1',
+      ]);
       expect(r.status).toBe('ok');
       expect(r.stdout).toMatch(/^\/proc\/self\/fd\/6\0\n/);
       if (asRoot) expect(r.stdout).toMatch(/crucible-scratch\s+16 /); // the size-capped scratch, mounted by mount(8)

@@ -51,7 +51,11 @@ export class LaunchedBwrap implements SupervisorHost {
   private how = '';
   private readonly waiters: ((how: string) => void)[] = [];
 
-  constructor(private readonly launcher: Launcher, readonly id: number, private readonly stderrFile: string) {}
+  constructor(
+    private readonly launcher: Launcher,
+    readonly id: number,
+    private readonly stderrFile: string,
+  ) {}
 
   onExit(cb: (how: string) => void): void {
     if (this.exited) queueMicrotask(() => cb(this.how));
@@ -76,10 +80,11 @@ export class LaunchedBwrap implements SupervisorHost {
   }
 
   async stderr(): Promise<string> {
-    if (!this.exited) await new Promise((r) => {
-      this.onExit(r);
-      setTimeout(r, 1000).unref();
-    });
+    if (!this.exited)
+      await new Promise((r) => {
+        this.onExit(r);
+        setTimeout(r, 1000).unref();
+      });
     try {
       const fd = openSync(this.stderrFile, 'r');
       try {
@@ -272,7 +277,21 @@ export class Launcher {
         resolve(undefined);
       });
     });
-    const r = await this.request('S', [this.sockPath, req.stderrFile, req.seccompFile, req.exe, String(req.uid), String(req.gid), String(req.cgroupDirs.length), ...req.cgroupDirs, ...req.argv], id);
+    const r = await this.request(
+      'S',
+      [
+        this.sockPath,
+        req.stderrFile,
+        req.seccompFile,
+        req.exe,
+        String(req.uid),
+        String(req.gid),
+        String(req.cgroupDirs.length),
+        ...req.cgroupDirs,
+        ...req.argv,
+      ],
+      id,
+    );
     const m = /^(\d+) (\d+)$/.exec(r);
     if (!m) {
       this.connected.delete(id);

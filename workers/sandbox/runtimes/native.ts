@@ -23,7 +23,13 @@ export function nativeBinary(source: 'supervisor.c' | 'launcher.c', dir: string,
   const file = path.join(HERE, source);
   try {
     // the header both programs include and the flags are part of what the binary is built from
-    const tag = createHash('sha256').update(readFileSync(file)).update(readFileSync(path.join(HERE, 'fdio.h'))).update(CFLAGS.join(' ')).update(process.arch).digest('hex').slice(0, 16);
+    const tag = createHash('sha256')
+      .update(readFileSync(file))
+      .update(readFileSync(path.join(HERE, 'fdio.h')))
+      .update(CFLAGS.join(' '))
+      .update(process.arch)
+      .digest('hex')
+      .slice(0, 16);
     const binDir = path.join(dir, 'bin');
     const binary = path.join(binDir, `crucible-${source.replace(/\.c$/, '')}-${tag}`);
     result = { binary };
@@ -33,7 +39,9 @@ export function nativeBinary(source: 'supervisor.c' | 'launcher.c', dir: string,
       const r = spawnSync(cc, [...CFLAGS, '-o', tmp, file], { encoding: 'utf8' });
       if (r.error || r.status !== 0) {
         rmSync(tmp, { force: true });
-        result = { reason: `cannot compile ${file} with ${cc} ${CFLAGS.join(' ')} (${r.error?.message ?? r.stderr.trim().split('\n').slice(-3).join(' ')}); install gcc and libc6-dev, and fix any warning the compiler reports (warnings are errors)` };
+        result = {
+          reason: `cannot compile ${file} with ${cc} ${CFLAGS.join(' ')} (${r.error?.message ?? r.stderr.trim().split('\n').slice(-3).join(' ')}); install gcc and libc6-dev, and fix any warning the compiler reports (warnings are errors)`,
+        };
       } else {
         chmodSync(tmp, 0o755); // bwrap runs the supervisor as the sandbox's host uid
         renameSync(tmp, binary); // concurrent builders converge on the same content

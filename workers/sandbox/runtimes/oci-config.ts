@@ -29,7 +29,12 @@ function ociSeccomp() {
   const allowed = [...ALLOWED_SOCKET_FAMILIES];
   const top = Math.max(...allowed);
   const refusedBelow = Array.from({ length: top }, (_, f) => f).filter((f) => !allowed.includes(f as never));
-  const family = (args: Record<string, unknown>) => ({ names: ['socket', 'socketpair'], action: 'SCMP_ACT_ERRNO', errnoRet: 97, args: [{ index: 0, ...args }] });
+  const family = (args: Record<string, unknown>) => ({
+    names: ['socket', 'socketpair'],
+    action: 'SCMP_ACT_ERRNO',
+    errnoRet: 97,
+    args: [{ index: 0, ...args }],
+  });
   return {
     defaultAction: 'SCMP_ACT_ALLOW',
     architectures: [arch === 'x86_64' ? 'SCMP_ARCH_X86_64' : 'SCMP_ARCH_AARCH64'],
@@ -37,7 +42,12 @@ function ociSeccomp() {
       { names, action: 'SCMP_ACT_ERRNO', errnoRet: 1 },
       { names: ['clone3'], action: 'SCMP_ACT_ERRNO', errnoRet: 38 },
       // libseccomp ORs rules for the same syscall: any namespace flag set → EPERM
-      ...nsFlags.map((f) => ({ names: ['clone'], action: 'SCMP_ACT_ERRNO', errnoRet: 1, args: [{ index: 0, value: f, valueTwo: f, op: 'SCMP_CMP_MASKED_EQ' }] })),
+      ...nsFlags.map((f) => ({
+        names: ['clone'],
+        action: 'SCMP_ACT_ERRNO',
+        errnoRet: 1,
+        args: [{ index: 0, value: f, valueTwo: f, op: 'SCMP_CMP_MASKED_EQ' }],
+      })),
       ...refusedBelow.map((f) => family({ value: f, op: 'SCMP_CMP_EQ' })),
       family({ value: top, op: 'SCMP_CMP_GT' }),
     ],
@@ -87,7 +97,17 @@ export function ociConfig(i: OciConfigInput): Record<string, unknown> {
         pids: { limit: i.limits.pids },
       },
       seccomp: ociSeccomp(),
-      maskedPaths: ['/proc/acpi', '/proc/kcore', '/proc/keys', '/proc/latency_stats', '/proc/timer_list', '/proc/timer_stats', '/proc/sched_debug', '/proc/scsi', '/sys/firmware'],
+      maskedPaths: [
+        '/proc/acpi',
+        '/proc/kcore',
+        '/proc/keys',
+        '/proc/latency_stats',
+        '/proc/timer_list',
+        '/proc/timer_stats',
+        '/proc/sched_debug',
+        '/proc/scsi',
+        '/sys/firmware',
+      ],
       readonlyPaths: ['/proc/asound', '/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'],
     },
   };

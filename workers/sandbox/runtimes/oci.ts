@@ -32,7 +32,18 @@ function hybridCgroupControllers(): string | undefined {
  */
 function ociCommand(binary: string, args: string[]): string[] {
   if (binary !== 'crun' || !hybridCgroupControllers() || cgroupLayout().mode !== 'v1') return [binary, ...args];
-  return ['unshare', '--mount', '--propagation', 'private', '/bin/sh', '-c', 'mount -t tmpfs -o size=64k crucible-hide /sys/fs/cgroup/unified && exec "$@"', 'crucible-crun', binary, ...args];
+  return [
+    'unshare',
+    '--mount',
+    '--propagation',
+    'private',
+    '/bin/sh',
+    '-c',
+    'mount -t tmpfs -o size=64k crucible-hide /sys/fs/cgroup/unified && exec "$@"',
+    'crucible-crun',
+    binary,
+    ...args,
+  ];
 }
 
 const RUNTIME_LOG = 'runtime.log';
@@ -55,7 +66,10 @@ const CONTAINER_PREFIX = 'crucible-';
  */
 export class OciRuntime implements SandboxRuntime {
   readonly name: string;
-  constructor(readonly binary: string, readonly options: RuntimeOptions = runtimeOptions()) {
+  constructor(
+    readonly binary: string,
+    readonly options: RuntimeOptions = runtimeOptions(),
+  ) {
     this.name = `oci:${binary}`;
   }
 
@@ -68,7 +82,8 @@ export class OciRuntime implements SandboxRuntime {
         'missing_runtime',
       );
     }
-    if (process.getuid?.() !== 0) throw new SandboxError(`${this.name} sandboxes need root (rootless OCI is not supported yet); use --runtime bwrap`, 'missing_runtime');
+    if (process.getuid?.() !== 0)
+      throw new SandboxError(`${this.name} sandboxes need root (rootless OCI is not supported yet); use --runtime bwrap`, 'missing_runtime');
     if (ociCommand(this.binary, [])[0] === 'unshare' && spawnSync('unshare', ['--version']).status !== 0) {
       throw new SandboxError(
         `crun refuses this host's hybrid cgroup layout (cgroup v1 plus /sys/fs/cgroup/unified with controllers: ${hybridCgroupControllers()}), ` +
@@ -83,16 +98,29 @@ export class OciRuntime implements SandboxRuntime {
     const mode = cg.mode === 'v2' ? 'cgroup-v2' : cg.mode === 'v1' ? 'cgroup-v1' : 'none';
     return {
       namespaces: ['user', 'pid', 'net', 'mount', 'ipc', 'uts', 'cgroup'],
-      readOnlyRoot: true, seccomp: true, network: 'loopback', memory: mode, cpu: mode, pids: mode,
-      disk: 'tmpfs-size', hostUid: OCI_HOST_ID_BASE + OCI_SANDBOX_UID,
+      readOnlyRoot: true,
+      seccomp: true,
+      network: 'loopback',
+      memory: mode,
+      cpu: mode,
+      pids: mode,
+      disk: 'tmpfs-size',
+      hostUid: OCI_HOST_ID_BASE + OCI_SANDBOX_UID,
     };
   }
 
   create(spec: SandboxSpec): Sandbox {
     if (spec.allow?.length) {
-      throw new SandboxError(`--allow (egress allow-list) is implemented for the bwrap runtime only; ${this.name} sandboxes have no network but loopback`, 'config');
+      throw new SandboxError(
+        `--allow (egress allow-list) is implemented for the bwrap runtime only; ${this.name} sandboxes have no network but loopback`,
+        'config',
+      );
     }
-    return new OciSandbox(this, { ...spec, hostUid: spec.hostUid ?? OCI_HOST_ID_BASE + OCI_SANDBOX_UID, hostGid: spec.hostGid ?? OCI_HOST_ID_BASE + OCI_SANDBOX_UID });
+    return new OciSandbox(this, {
+      ...spec,
+      hostUid: spec.hostUid ?? OCI_HOST_ID_BASE + OCI_SANDBOX_UID,
+      hostGid: spec.hostGid ?? OCI_HOST_ID_BASE + OCI_SANDBOX_UID,
+    });
   }
 }
 
@@ -100,7 +128,10 @@ export class OciSandbox extends Sandbox {
   /** the runtime's own error for the last exec (crun's --log), if it failed before the command ran */
   private runtimeError?: string;
 
-  constructor(readonly runtime: OciRuntime, spec: SandboxSpec) {
+  constructor(
+    readonly runtime: OciRuntime,
+    spec: SandboxSpec,
+  ) {
     super(runtime.name, spec, runtime.options);
   }
 
@@ -109,8 +140,14 @@ export class OciSandbox extends Sandbox {
     const bundle = path.join(this.dir, `bundle-${ctx.execId}`);
     mkdirSync(bundle, { mode: 0o755 });
     const config = ociConfig({
-      rootfs: this.scratch.view, work: this.scratch.work, tmp: this.scratch.tmp, cmd: ctx.cmd,
-      env: sandboxEnv(ctx.opts.env), cwd: ctx.opts.cwd ?? '/work', limits: this.spec.limits, cgroupsPath: `c-${ctx.execId}`,
+      rootfs: this.scratch.view,
+      work: this.scratch.work,
+      tmp: this.scratch.tmp,
+      cmd: ctx.cmd,
+      env: sandboxEnv(ctx.opts.env),
+      cwd: ctx.opts.cwd ?? '/work',
+      limits: this.spec.limits,
+      cgroupsPath: `c-${ctx.execId}`,
     });
     writeFileSync(path.join(bundle, 'config.json'), JSON.stringify(config, null, 2));
     const procs = this.cgroup.dirs.map((d) => path.join(d, 'cgroup.procs')).join(' ');
@@ -121,12 +158,20 @@ export class OciSandbox extends Sandbox {
     // outside the sandbox's group; disabled, the container stays in the group the runtime
     // process joined below, whose limits and counters we own, as with bwrap.
     const crunOpts = this.runtime.binary === 'crun' ? [`--log=file:${path.join(bundle, RUNTIME_LOG)}`, '--cgroup-manager=disabled'] : [];
-    const child = spawn('/bin/sh', ['-c', 'for p in $CRUCIBLE_CGROUP_PROCS; do echo $$ > "$p" || exit 125; done; exec "$@"', 'crucible-oci',
-      ...ociCommand(this.runtime.binary, [...crunOpts, 'run', '--bundle', bundle, containerId])], {
-      cwd: '/',
-      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', CRUCIBLE_CGROUP_PROCS: procs } as unknown as NodeJS.ProcessEnv,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      '/bin/sh',
+      [
+        '-c',
+        'for p in $CRUCIBLE_CGROUP_PROCS; do echo $$ > "$p" || exit 125; done; exec "$@"',
+        'crucible-oci',
+        ...ociCommand(this.runtime.binary, [...crunOpts, 'run', '--bundle', bundle, containerId]),
+      ],
+      {
+        cwd: '/',
+        env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', CRUCIBLE_CGROUP_PROCS: procs } as unknown as NodeJS.ProcessEnv,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     return {
       child,
       ready: Promise.resolve(),

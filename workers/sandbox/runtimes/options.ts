@@ -20,5 +20,11 @@ export type RuntimeOptions = {
 
 /** The runtime options from settings (this process's unless given). */
 export function runtimeOptions(s: Settings = settings()): RuntimeOptions {
-  return { bwrap: s.CRUCIBLE_BWRAP, launcher: s.CRUCIBLE_SANDBOX_LAUNCHER, supervisor: s.CRUCIBLE_SANDBOX_SUPERVISOR, ociRuntime: s.CRUCIBLE_OCI_RUNTIME, cc: s.CC };
+  return {
+    bwrap: s.CRUCIBLE_BWRAP,
+    launcher: s.CRUCIBLE_SANDBOX_LAUNCHER,
+    supervisor: s.CRUCIBLE_SANDBOX_SUPERVISOR,
+    ociRuntime: s.CRUCIBLE_OCI_RUNTIME,
+    cc: s.CC,
+  };
 }

@@ -50,7 +50,10 @@ describe('sandbox runtime names come from a fixed list', () => {
     const { manager, cleanup } = testManager('rtnames');
     try {
       for (const runtime of ['oci:echo', 'oci:true']) {
-        const r = await manager.exec({ runtime, limits: { memoryMb: 64 } }, ['true']).then((x) => x, (e: unknown) => e);
+        const r = await manager.exec({ runtime, limits: { memoryMb: 64 } }, ['true']).then(
+          (x) => x,
+          (e: unknown) => e,
+        );
         expect(r, runtime).toBeInstanceOf(SandboxError);
         expect((r as Error).message).toMatch(listsValidNames);
       }
@@ -80,9 +83,15 @@ describe('runtime names at the CLI and API entry points', () => {
   it('crucible sandbox exec --runtime oci:echo exits 2 with the valid names, running nothing', async () => {
     const root = path.resolve(import.meta.dirname, '../../..');
     const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [path.join(root, 'scripts/crucible.mjs'), 'sandbox', 'exec', '--runtime', 'oci:echo', '--json', '--', 'true'], {
-        cwd: root, env: childEnv({ CRUCIBLE_DATA_DIR: dataDir, CRUCIBLE_ENV_STORE: TEST_STORE, DATABASE_URL: '' }),
-      }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
+      execFile(
+        process.execPath,
+        [path.join(root, 'scripts/crucible.mjs'), 'sandbox', 'exec', '--runtime', 'oci:echo', '--json', '--', 'true'],
+        {
+          cwd: root,
+          env: childEnv({ CRUCIBLE_DATA_DIR: dataDir, CRUCIBLE_ENV_STORE: TEST_STORE, DATABASE_URL: '' }),
+        },
+        (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+      );
     });
     expect(r.code, r.stdout).toBe(2);
     expect(r.stdout).toBe('');
@@ -91,11 +100,15 @@ describe('runtime names at the CLI and API entry points', () => {
 
   it('runs.create refuses an isolation runtime outside the list (BAD_REQUEST naming the field and the list)', async () => {
     const admin = await callerAs(database.db, 'admin');
-    const err = await admin.runs.create({ name: 'evil-runtime', config: { isolation: { routine: 'bwrap', high: 'oci:echo' as 'bwrap' } } }).catch((e: unknown) => e);
+    const err = await admin.runs
+      .create({ name: 'evil-runtime', config: { isolation: { routine: 'bwrap', high: 'oci:echo' as 'bwrap' } } })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TRPCError);
     expect((err as TRPCError).code).toBe('BAD_REQUEST');
     const issues = ((err as TRPCError).cause as unknown as { issues: { path: (string | number)[]; message: string }[] }).issues;
-    expect(issues.map((i) => [i.path.join('.'), i.message])).toEqual([['config.isolation.high', expect.stringMatching(/^unknown sandbox runtime "oci:echo": use one of bwrap, oci, oci:crun/)]]);
+    expect(issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['config.isolation.high', expect.stringMatching(/^unknown sandbox runtime "oci:echo": use one of bwrap, oci, oci:crun/)],
+    ]);
     const ok = await admin.runs.create({ name: 'gvisor-run', config: { isolation: { routine: 'bwrap', high: 'oci:runsc' } } });
     expect(ok).toBeTruthy();
   });

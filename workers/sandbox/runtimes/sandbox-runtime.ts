@@ -81,7 +81,11 @@ export abstract class Sandbox {
   private mountSettled = false;
   execCount = 0;
 
-  constructor(readonly runtimeName: string, readonly spec: SandboxSpec, readonly options: RuntimeOptions) {
+  constructor(
+    readonly runtimeName: string,
+    readonly spec: SandboxSpec,
+    readonly options: RuntimeOptions,
+  ) {
     this.id = `sb-${randomBytes(6).toString('hex')}`;
     const asRoot = process.getuid?.() === 0;
     this.hostUid = spec.hostUid ?? (asRoot ? NOBODY : process.getuid!());
@@ -163,8 +167,17 @@ export abstract class Sandbox {
 
   protected failed(status: 'env_mismatch' | 'sandbox_error', error: string, t0: number): ExecResult {
     return {
-      status, exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false,
-      durationMs: Math.round(performance.now() - t0), ...this.base(), usage: { cpuMs: 0, maxRssMb: 0 }, error,
+      status,
+      exitCode: null,
+      signal: null,
+      stdout: '',
+      stderr: '',
+      stdoutTruncated: false,
+      stderrTruncated: false,
+      durationMs: Math.round(performance.now() - t0),
+      ...this.base(),
+      usage: { cpuMs: 0, maxRssMb: 0 },
+      error,
     };
   }
 
@@ -190,9 +203,9 @@ export abstract class Sandbox {
     // gated runtimes: the check starts on its thread now and the command waits for it
     const checking = this.gatedStart
       ? verifyThread.verify(this.spec.env, this.options).then(
-        (v) => (verify = v),
-        (e: Error) => (verify = { ok: false, mode: 'fast', problems: [e.message], durationMs: 0 }),
-      )
+          (v) => (verify = v),
+          (e: Error) => (verify = { ok: false, mode: 'fast', problems: [e.message], durationMs: 0 }),
+        )
       : undefined;
     try {
       launched = this.launch({ cmd, opts, execId: randomBytes(4).toString('hex'), gate: async () => ((await checking) ?? verify)?.ok === true });
@@ -262,16 +275,25 @@ export abstract class Sandbox {
 
   /** The exec result from how the command ended and what the cgroup saw meanwhile. */
   protected classify(p: {
-    code: number | null; sig: string | null; timedOut: boolean; out: CappedCapture; err: CappedCapture; t0: number; c0: Counters;
+    code: number | null;
+    sig: string | null;
+    timedOut: boolean;
+    out: CappedCapture;
+    err: CappedCapture;
+    t0: number;
+    c0: Counters;
     /** used where no cgroup counts (e.g. rusage from the supervisor) */
     fallbackUsage?: { cpuMs: number; maxRssMb: number };
   }): ExecResult {
     const limits = this.spec.limits;
     const durationMs = Math.round(performance.now() - p.t0);
-    const usage = this.cgroup.mode === 'none' && p.fallbackUsage ? p.fallbackUsage : {
-      cpuMs: Math.round((this.cgroup.cpuUsageNs() - p.c0.cpuNs) / 1e6),
-      maxRssMb: Math.round((this.cgroup.memoryPeakBytes() / (1024 * 1024)) * 10) / 10,
-    };
+    const usage =
+      this.cgroup.mode === 'none' && p.fallbackUsage
+        ? p.fallbackUsage
+        : {
+            cpuMs: Math.round((this.cgroup.cpuUsageNs() - p.c0.cpuNs) / 1e6),
+            maxRssMb: Math.round((this.cgroup.memoryPeakBytes() / (1024 * 1024)) * 10) / 10,
+          };
     const { exitCode, signal } = splitExit(p.code, p.sig as NodeJS.Signals | null);
     // v1 counts OOM kills only in the victim's own group, which an OCI runtime has removed
     // by now; a SIGKILL with the limit hit or the peak at the limit is the same event.
@@ -279,9 +301,16 @@ export abstract class Sandbox {
     const oom = this.cgroup.oomKills() > p.c0.oom || (signal === 'SIGKILL' && (this.cgroup.memoryLimitHits() > p.c0.hits || atLimit));
     const status = p.timedOut ? 'timeout' : oom ? 'memory_limit' : signal ? 'killed' : exitCode === 0 ? 'ok' : 'nonzero_exit';
     return {
-      status, exitCode: p.timedOut ? null : exitCode, signal: p.timedOut ? 'SIGKILL' : signal,
-      stdout: p.out.text(), stderr: p.err.text(), stdoutTruncated: p.out.truncated, stderrTruncated: p.err.truncated,
-      durationMs, ...this.base(), usage,
+      status,
+      exitCode: p.timedOut ? null : exitCode,
+      signal: p.timedOut ? 'SIGKILL' : signal,
+      stdout: p.out.text(),
+      stderr: p.err.text(),
+      stdoutTruncated: p.out.truncated,
+      stderrTruncated: p.err.truncated,
+      durationMs,
+      ...this.base(),
+      usage,
     };
   }
 

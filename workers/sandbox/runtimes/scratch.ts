@@ -20,7 +20,10 @@ const ROOT_VIEW_FSNAME = 'crucible-root';
 export type RootPin = { dev: bigint; ino: bigint };
 
 export type Scratch = {
-  root: string; work: string; tmp: string; capped: boolean;
+  root: string;
+  work: string;
+  tmp: string;
+  capped: boolean;
   /** what the runtime mounts as / : root/ (the view) as root, else the rootfs itself */
   view: string;
   /** set once the view is mounted */
@@ -32,7 +35,11 @@ export type Scratch = {
  * scratch is then ready when `ready` settles. Without it, mount(8) runs synchronously.
  */
 export function createScratch(
-  dir: string, diskMb: number, hostUid: number, hostGid: number, rootfs: string,
+  dir: string,
+  diskMb: number,
+  hostUid: number,
+  hostGid: number,
+  rootfs: string,
   mountWith?: (root: string, sizeMb: number, uid: number, gid: number, rootfs: string) => Promise<RootPin>,
 ): { scratch: Scratch; ready: Promise<void> } {
   const root = path.join(dir, 'scratch');

@@ -40,8 +40,16 @@ export type SeccompArch = 'x86_64' | 'aarch64';
 type ArchTable = { audit: number; x32Bit?: number; clone: number; clone3: number; socket: number; socketpair: number; denied: Record<string, number> };
 
 const common = {
-  fsopen: 430, fsconfig: 431, fsmount: 432, fspick: 433, move_mount: 429, open_tree: 428, mount_setattr: 442,
-  io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427,
+  fsopen: 430,
+  fsconfig: 431,
+  fsmount: 432,
+  fspick: 433,
+  move_mount: 429,
+  open_tree: 428,
+  mount_setattr: 442,
+  io_uring_setup: 425,
+  io_uring_enter: 426,
+  io_uring_register: 427,
 };
 
 const tables: Record<SeccompArch, ArchTable> = {
@@ -53,13 +61,48 @@ const tables: Record<SeccompArch, ArchTable> = {
     socket: 41,
     socketpair: 53,
     denied: {
-      mount: 165, umount2: 166, pivot_root: 155, chroot: 161, ptrace: 101, process_vm_readv: 310, process_vm_writev: 311,
-      kexec_load: 246, kexec_file_load: 320, bpf: 321, perf_event_open: 298, userfaultfd: 323,
-      keyctl: 250, add_key: 248, request_key: 249, init_module: 175, finit_module: 313, delete_module: 176,
-      unshare: 272, setns: 308, swapon: 167, swapoff: 168, reboot: 169, sethostname: 170, setdomainname: 171,
-      acct: 163, quotactl: 179, syslog: 103, settimeofday: 164, clock_settime: 227, clock_adjtime: 305, adjtimex: 159,
-      iopl: 172, ioperm: 173, open_by_handle_at: 304, name_to_handle_at: 303, vhangup: 153, uselib: 134,
-      lookup_dcookie: 212, _sysctl: 156, mq_open: 240, ...common,
+      mount: 165,
+      umount2: 166,
+      pivot_root: 155,
+      chroot: 161,
+      ptrace: 101,
+      process_vm_readv: 310,
+      process_vm_writev: 311,
+      kexec_load: 246,
+      kexec_file_load: 320,
+      bpf: 321,
+      perf_event_open: 298,
+      userfaultfd: 323,
+      keyctl: 250,
+      add_key: 248,
+      request_key: 249,
+      init_module: 175,
+      finit_module: 313,
+      delete_module: 176,
+      unshare: 272,
+      setns: 308,
+      swapon: 167,
+      swapoff: 168,
+      reboot: 169,
+      sethostname: 170,
+      setdomainname: 171,
+      acct: 163,
+      quotactl: 179,
+      syslog: 103,
+      settimeofday: 164,
+      clock_settime: 227,
+      clock_adjtime: 305,
+      adjtimex: 159,
+      iopl: 172,
+      ioperm: 173,
+      open_by_handle_at: 304,
+      name_to_handle_at: 303,
+      vhangup: 153,
+      uselib: 134,
+      lookup_dcookie: 212,
+      _sysctl: 156,
+      mq_open: 240,
+      ...common,
     },
   },
   aarch64: {
@@ -69,12 +112,44 @@ const tables: Record<SeccompArch, ArchTable> = {
     socket: 198,
     socketpair: 199,
     denied: {
-      mount: 40, umount2: 39, pivot_root: 41, chroot: 51, ptrace: 117, process_vm_readv: 270, process_vm_writev: 271,
-      kexec_load: 104, kexec_file_load: 294, bpf: 280, perf_event_open: 241, userfaultfd: 282,
-      keyctl: 219, add_key: 217, request_key: 218, init_module: 105, finit_module: 273, delete_module: 106,
-      unshare: 97, setns: 268, swapon: 224, swapoff: 225, reboot: 142, sethostname: 161, setdomainname: 162,
-      acct: 89, quotactl: 60, syslog: 116, settimeofday: 170, clock_settime: 112, clock_adjtime: 266, adjtimex: 171,
-      open_by_handle_at: 265, name_to_handle_at: 264, vhangup: 58, lookup_dcookie: 18, mq_open: 180, ...common,
+      mount: 40,
+      umount2: 39,
+      pivot_root: 41,
+      chroot: 51,
+      ptrace: 117,
+      process_vm_readv: 270,
+      process_vm_writev: 271,
+      kexec_load: 104,
+      kexec_file_load: 294,
+      bpf: 280,
+      perf_event_open: 241,
+      userfaultfd: 282,
+      keyctl: 219,
+      add_key: 217,
+      request_key: 218,
+      init_module: 105,
+      finit_module: 273,
+      delete_module: 106,
+      unshare: 97,
+      setns: 268,
+      swapon: 224,
+      swapoff: 225,
+      reboot: 142,
+      sethostname: 161,
+      setdomainname: 162,
+      acct: 89,
+      quotactl: 60,
+      syslog: 116,
+      settimeofday: 170,
+      clock_settime: 112,
+      clock_adjtime: 266,
+      adjtimex: 171,
+      open_by_handle_at: 265,
+      name_to_handle_at: 264,
+      vhangup: 58,
+      lookup_dcookie: 18,
+      mq_open: 180,
+      ...common,
     },
   },
 };
@@ -87,7 +162,12 @@ export function hostSeccompArch(): SeccompArch {
 
 /** Names of the syscalls the filter refuses (for docs, audits and `enforces`). */
 export function deniedSyscalls(arch: SeccompArch = hostSeccompArch()): string[] {
-  return [...Object.keys(tables[arch].denied), 'clone(namespace flags)', 'clone3 (ENOSYS)', 'socket/socketpair(families other than unix, inet, inet6: EAFNOSUPPORT)'];
+  return [
+    ...Object.keys(tables[arch].denied),
+    'clone(namespace flags)',
+    'clone3 (ENOSYS)',
+    'socket/socketpair(families other than unix, inet, inet6: EAFNOSUPPORT)',
+  ];
 }
 
 type Insn = { code: number; k: number; jt?: string | number; jf?: string | number; label?: string };
@@ -155,7 +235,11 @@ export function evaluateSeccompFilter(prog: Buffer, data: { nr: number; arch: nu
     const jt = prog.readUInt8(pc * 8 + 2);
     const jf = prog.readUInt8(pc * 8 + 3);
     const k = prog.readUInt32LE(pc * 8 + 4);
-    if (code === LD_W_ABS) { acc = word(k); pc++; continue; }
+    if (code === LD_W_ABS) {
+      acc = word(k);
+      pc++;
+      continue;
+    }
     if (code === RET_K) return k;
     const taken = code === JEQ_K ? acc === k : code === JGE_K ? acc >= k : code === JSET_K ? (acc & k) !== 0 : undefined;
     if (taken === undefined) throw new Error(`unsupported opcode ${code}`);

@@ -30,7 +30,17 @@ export function supervisorUnavailable(): string | undefined {
 
 export type SupervisorRequest = { cmd: string[]; env: Record<string, string>; cwd: string; stdin: Buffer; outputCap: number };
 export type SupervisorExit =
-  | { kind: 'exit'; code: number | null; signal: number; userUs: number; sysUs: number; maxRssKb: number; outTotal: number; errTotal: number; execError?: string }
+  | {
+      kind: 'exit';
+      code: number | null;
+      signal: number;
+      userUs: number;
+      sysUs: number;
+      maxRssKb: number;
+      outTotal: number;
+      errTotal: number;
+      execError?: string;
+    }
   | { kind: 'lost'; error: string };
 
 const u32 = (n: number) => {
@@ -98,7 +108,11 @@ export class SupervisorChannel {
   /** why it stopped, for the execs that find it gone */
   private lostReason?: string;
 
-  constructor(readonly host: SupervisorHost, private readonly input: Writable, output: Readable) {
+  constructor(
+    readonly host: SupervisorHost,
+    private readonly input: Writable,
+    output: Readable,
+  ) {
     input.on('error', () => undefined);
     output.on('data', (d: Buffer) => this.onData(d));
     host.onExit((how) => {
@@ -136,7 +150,17 @@ export class SupervisorChannel {
     else if (type === 'X' && c) {
       const [code, signal, userUs, sysUs, maxRssKb, outTotal, errTotal] = p.toString().split(' ').map(Number) as number[];
       this.current = undefined;
-      c.resolve({ kind: 'exit', code: code! < 0 ? null : code!, signal: signal!, userUs: userUs!, sysUs: sysUs!, maxRssKb: maxRssKb!, outTotal: outTotal!, errTotal: errTotal!, execError: c.execError });
+      c.resolve({
+        kind: 'exit',
+        code: code! < 0 ? null : code!,
+        signal: signal!,
+        userUs: userUs!,
+        sysUs: sysUs!,
+        maxRssKb: maxRssKb!,
+        outTotal: outTotal!,
+        errTotal: errTotal!,
+        execError: c.execError,
+      });
     } else if (type === 'W') {
       const w = this.wipeWaiter;
       this.wipeWaiter = undefined;

@@ -21,7 +21,15 @@ const common = {
 const humanEval = z.object({ ...common, language: z.literal('python'), format: z.literal('humaneval'), test: z.string().min(1), entry_point: name }).strict();
 const ioPython = z.object({ ...common, language: z.literal('python'), format: z.literal('io'), entryPoint: name, tests: z.array(ioCase).min(1) }).strict();
 const ioJavaScript = z
-  .object({ ...common, language: z.literal('javascript'), format: z.literal('io'), style: z.enum(JS_STYLES), async: z.boolean(), entryPoint: name, tests: z.array(ioCase).min(1) })
+  .object({
+    ...common,
+    language: z.literal('javascript'),
+    format: z.literal('io'),
+    style: z.enum(JS_STYLES),
+    async: z.boolean(),
+    entryPoint: name,
+    tests: z.array(ioCase).min(1),
+  })
   .strict();
 
 export const corpusEntry = z.union([humanEval, ioPython, ioJavaScript]);
@@ -34,16 +42,21 @@ export const CORPUS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url))
 /** Every entry of every corpus/*.jsonl file; a malformed line fails loudly with its place. */
 export function loadCorpus(dir = CORPUS_DIR): CorpusEntry[] {
   const entries: CorpusEntry[] = [];
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort()) {
-    fs.readFileSync(path.join(dir, file), 'utf8').split('\n').forEach((line, i) => {
-      if (!line.trim()) return;
-      const parsed = corpusEntry.safeParse(JSON.parse(line));
-      if (!parsed.success) throw new Error(`${file}:${i + 1}: ${parsed.error.message}`);
-      const e = parsed.data;
-      // HumanEval candidates are prompt + completion, as the policy's whole-file source is.
-      if (e.format === 'humaneval' && !e.solution.startsWith(e.prompt)) throw new Error(`${file}:${i + 1}: ${e.id}: solution does not start with the prompt`);
-      entries.push(e);
-    });
+  for (const file of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()) {
+    fs.readFileSync(path.join(dir, file), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (!line.trim()) return;
+        const parsed = corpusEntry.safeParse(JSON.parse(line));
+        if (!parsed.success) throw new Error(`${file}:${i + 1}: ${parsed.error.message}`);
+        const e = parsed.data;
+        // HumanEval candidates are prompt + completion, as the policy's whole-file source is.
+        if (e.format === 'humaneval' && !e.solution.startsWith(e.prompt)) throw new Error(`${file}:${i + 1}: ${e.id}: solution does not start with the prompt`);
+        entries.push(e);
+      });
   }
   const seen = new Set<string>();
   for (const e of entries) {

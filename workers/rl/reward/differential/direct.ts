@@ -21,16 +21,33 @@ type Exit = { code: number | null; timedOut: boolean; stderr: string };
 function run(cmd: string, args: string[], cwd: string, timeoutMs: number): Promise<Exit> {
   return new Promise((resolve, reject) => {
     // A minimal environment: the test runner's NODE_OPTIONS and the like must not leak in.
-    const child = spawn(cmd, args, { cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, PYTHONDONTWRITEBYTECODE: '1' } as unknown as NodeJS.ProcessEnv });
+    const child = spawn(cmd, args, {
+      cwd,
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, PYTHONDONTWRITEBYTECODE: '1' } as unknown as NodeJS.ProcessEnv,
+    });
     let stderr = '';
     let timedOut = false;
-    child.stderr.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-4000); });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-4000);
+    });
     const timer = setTimeout(() => {
       timedOut = true;
-      try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ }
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
     }, timeoutMs);
-    child.on('error', (e) => { clearTimeout(timer); reject(e); });
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, timedOut, stderr }); });
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, timedOut, stderr });
+    });
   });
 }
 

@@ -54,10 +54,17 @@ export function sameValue(got: Observed, expected: unknown): boolean {
 export function show(v: Observed): string {
   if (v === null) return 'null';
   switch (v.t) {
-    case 'list': return `[${v.v.map(show).join(', ')}]`;
-    case 'obj': return `{${Object.entries(v.v).map(([k, x]) => `${JSON.stringify(k)}: ${show(x)}`).join(', ')}}`;
-    case 'str': return JSON.stringify(v.v);
-    case 'other': return `<${v.v}>`;
-    default: return String(v.v);
+    case 'list':
+      return `[${v.v.map(show).join(', ')}]`;
+    case 'obj':
+      return `{${Object.entries(v.v)
+        .map(([k, x]) => `${JSON.stringify(k)}: ${show(x)}`)
+        .join(', ')}}`;
+    case 'str':
+      return JSON.stringify(v.v);
+    case 'other':
+      return `<${v.v}>`;
+    default:
+      return String(v.v);
   }
 }
