@@ -152,21 +152,6 @@ const config = [
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
     },
   },
-  {
-    files: [
-      // the benchmarks are command-line programs that point their own process at a throwaway
-      // data dir (like a shell would) before openDatabase() and the handlers parse settings
-      'workers/rl/bench.ts',
-      'workers/rl/learning-bench.ts',
-      // test-only knobs, not Crucible settings: a learning-rate override for the learning
-      // test and the differential test's report path / direct-only switch
-      'workers/rl/learning.test.ts',
-      'workers/rl/reward/differential.test.ts',
-      // the reference runner gives its child a minimal environment (PATH only) on purpose
-      'workers/rl/reward/differential/direct.ts',
-    ],
-    rules: { 'no-restricted-properties': 'off' },
-  },
 ];
 
 export default config;

@@ -117,6 +117,13 @@ export const settingsSchema = z.object({
     .default(1_500)
     .describe('tests only: lease of the job handlers in `workers/*/fixtures` (set by the tests that start real workers)'),
   E2E_VERBOSE: flag.default(false).describe("`npm run test:e2e`: `1` relays the app's output to the terminal (it is always in `<data>/app.log`)"),
+  CRUCIBLE_LEARNING_TEST_LR: positiveNumber
+    .optional()
+    .describe(
+      'test knob: the learning rate `workers/rl/learning.test.ts` trains with (unset: its configured rate; set it to show the test fails without learning)',
+    ),
+  DIFFERENTIAL_DIRECT_ONLY: flag.default(false).describe('test knob: `1` runs only the direct half of `workers/rl/reward/differential.test.ts`'),
+  DIFFERENTIAL_REPORT: z.string().optional().describe('test knob: write `workers/rl/reward/differential.test.ts` verdicts as JSON to this file'),
   E2E_KEEP: flag.default(false).describe("`npm run test:e2e`: `1` keeps the run's data dir and app log even when the specs pass"),
   // RL loop knobs a run's config does not carry (workers/rl; docs/rl.md)
   CRUCIBLE_RL_SFT_STEPS: count.default(250).describe("SFT warm-start steps on the suite's train demonstrations before iteration 0 (0 = off)"),

@@ -59,14 +59,23 @@ export type DatabaseUrls = { appUrl: string; ownerUrl?: string };
  * advertises in <data>/runtime.json; else (when allowed) start the embedded server under
  * <data>/pg ourselves. Migrations are applied; the app never connects as a superuser.
  */
-export async function openDatabase(opts: { appName: string; startEmbedded?: boolean; max?: number; log?: (s: string) => void }): Promise<OpenedDatabase> {
+export async function openDatabase(opts: {
+  appName: string;
+  startEmbedded?: boolean;
+  max?: number;
+  log?: (s: string) => void;
+  /** another data directory than CRUCIBLE_DATA_DIR (benchmarks' throwaway instances) */
+  dataDir?: string;
+  /** false: ignore DATABASE_URL and use the data directory's embedded server */
+  useDatabaseUrl?: boolean;
+}): Promise<OpenedDatabase> {
   const max = opts.max ?? 10;
   const { DATABASE_URL, DATABASE_OWNER_URL } = settings();
-  if (DATABASE_URL) {
+  if (DATABASE_URL && opts.useDatabaseUrl !== false) {
     const database = await connectPrepared({ appUrl: DATABASE_URL, ownerUrl: DATABASE_OWNER_URL }, { max, appName: opts.appName });
     return { database, close: () => database.close() };
   }
-  const dir = dataDir();
+  const dir = opts.dataDir ? path.resolve(opts.dataDir) : dataDir();
   const rf = runtimeFile(dir);
   if (fs.existsSync(rf)) {
     const { databaseUrl } = JSON.parse(fs.readFileSync(rf, 'utf8')) as RuntimeFile;

@@ -127,14 +127,12 @@ export async function main(argv: string[]): Promise<number> {
   // Everything in a throwaway data dir: its own embedded Postgres, policy checkpoints, sandboxes.
   const dir = mkdtempSync(path.join(os.tmpdir(), 'crucible-bench-loop-'));
   chmodSync(dir, 0o755); // embedded Postgres (as root) and sandboxes (as nobody) must traverse it
-  process.env.CRUCIBLE_DATA_DIR = dir;
-  delete process.env.DATABASE_URL;
   const rlEnv = { CRUCIBLE_RL_SFT_STEPS: String(int('sft-steps')), CRUCIBLE_RL_HELDOUT_LIMIT: String(int('heldout')) };
-  const opened = await openDatabase({ appName: 'bench-loop', startEmbedded: true, max: 10 });
+  const opened = await openDatabase({ appName: 'bench-loop', startEmbedded: true, max: 10, dataDir: dir, useDatabaseUrl: false });
   const { db, sql } = opened.database;
   const { createRlHandlers } = await import('./handlers');
-  const { parseSettings } = await import('@/core/settings');
-  const rlHandlers = createRlHandlers(parseSettings({ ...process.env, ...rlEnv }), { dataDir: dir });
+  const { childEnv, parseSettings } = await import('@/core/settings');
+  const rlHandlers = createRlHandlers(parseSettings(childEnv(rlEnv)), { dataDir: dir });
   const { runJobLoop } = await import('@/workers/jobs/job-loop');
   const { createRun } = await import('@/server/runs/service');
   const ac = new AbortController();

@@ -1,3 +1,4 @@
+import { settings } from '@/core/settings';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { policyVersions, runs } from '@/db/schema';
@@ -15,7 +16,7 @@ import { inProcessRl, untilRun } from './test-support';
  * Setup and why: docs/rl.md, "Learning". Self-check: CRUCIBLE_LEARNING_TEST_LR=1e-12 runs the
  * main arm with a learning rate that moves nothing; the test must then fail.
  */
-const lr = Number(process.env.CRUCIBLE_LEARNING_TEST_LR ?? LEARNING_CONFIG.learningRate);
+const lr = settings().CRUCIBLE_LEARNING_TEST_LR ?? LEARNING_CONFIG.learningRate;
 // held-out is reported by the bench, not asserted here: evaluate just one task per iteration
 const rl = await inProcessRl('learning', { CRUCIBLE_RL_SFT_STEPS: '400', CRUCIBLE_RL_HELDOUT_LIMIT: '1', CRUCIBLE_RL_PASS_K: '0' });
 const { db } = rl;

@@ -1,3 +1,4 @@
+import { settings } from '@/core/settings';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testManager } from '@/workers/sandbox/test-support';
@@ -83,7 +84,7 @@ function report(harness: Map<string, HarnessOutcome>): string {
   return lines.join('\n');
 }
 
-describe.skipIf(process.env.DIFFERENTIAL_DIRECT_ONLY === '1')('harness: the harness verdict is the direct verdict', () => {
+describe.skipIf(settings().DIFFERENTIAL_DIRECT_ONLY)('harness: the harness verdict is the direct verdict', () => {
   let sandbox: ReturnType<typeof testManager>;
   const harness = new Map<string, HarnessOutcome>();
 
@@ -117,11 +118,12 @@ describe.skipIf(process.env.DIFFERENTIAL_DIRECT_ONLY === '1')('harness: the harn
   it('totals and disagreements (printed)', () => {
     const text = report(harness);
     console.log(text);
-    if (process.env.DIFFERENTIAL_REPORT) {
+    const reportFile = settings().DIFFERENTIAL_REPORT;
+    if (reportFile) {
       const rows = corpus
         .filter((e) => harness.get(e.id)?.passed !== direct.get(e.id)?.passed)
         .map((e) => ({ id: e.id, group: group(e), features: e.features, direct: direct.get(e.id), harness: harness.get(e.id) }));
-      fs.writeFileSync(process.env.DIFFERENTIAL_REPORT, JSON.stringify(rows, null, 2));
+      fs.writeFileSync(reportFile, JSON.stringify(rows, null, 2));
     }
     expect(text).toContain('harness = direct');
   });

@@ -1,3 +1,4 @@
+import { childEnv } from '@/core/settings';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,7 +26,7 @@ function run(cmd: string, args: string[], cwd: string, timeoutMs: number): Promi
       cwd,
       detached: true,
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, PYTHONDONTWRITEBYTECODE: '1' } as unknown as NodeJS.ProcessEnv,
+      env: { PATH: childEnv().PATH ?? '/usr/bin:/bin', HOME: cwd, PYTHONDONTWRITEBYTECODE: '1' } as unknown as NodeJS.ProcessEnv,
     });
     let stderr = '';
     let timedOut = false;
