@@ -51,15 +51,13 @@ export async function seedEpisode(
       runtime: 'bwrap',
     })
     .returning();
-  await db
-    .insert(rewards)
-    .values({
-      episodeId: ep!.id,
-      value: reward,
-      components: { passRate: o.passRate ?? reward, testsPassed: 0, testsTotal: 1, style: 1, efficiency: 1 },
-      envHash: o.envHash ?? 'sha256:base',
-      harnessVersion: 'test',
-    });
+  await db.insert(rewards).values({
+    episodeId: ep!.id,
+    value: reward,
+    components: { passRate: o.passRate ?? reward, testsPassed: 0, testsTotal: 1, style: 1, efficiency: 1 },
+    envHash: o.envHash ?? 'sha256:base',
+    harnessVersion: 'test',
+  });
   const actions = o.actions ?? ['return x + 1'];
   await db.insert(turns).values(actions.map((action, index) => ({ episodeId: ep!.id, index, action, observation: 'ok', exitCode: 0 })));
   return ep!;

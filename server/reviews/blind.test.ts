@@ -237,15 +237,13 @@ describe('blind review is blind', () => {
       { runId: s.run.id, source: 'rl', name: 'reward_max', step: 1, value: 0.3141 },
     ]);
     await database.db.update(runs).set({ lastRewardMean: 0.3141 }).where(eq(runs.id, s.run.id));
-    await database.db
-      .insert(runEvents)
-      .values({
-        runId: s.run.id,
-        type: 'iteration',
-        actor: 'system:rl',
-        message: 'iteration 1 trained: reward 0.314, held-out pass@1 0.250, policy v2',
-        data: { iteration: 1, version: 2 },
-      });
+    await database.db.insert(runEvents).values({
+      runId: s.run.id,
+      type: 'iteration',
+      actor: 'system:rl',
+      message: 'iteration 1 trained: reward 0.314, held-out pass@1 0.250, policy v2',
+      data: { iteration: 1, version: 2 },
+    });
     const secrets = ['0.3141', '0.314'];
     const reads = async (c: Awaited<ReturnType<typeof callerAs>>) => ({
       list: (await c.runs.list({ pageSize: 200 })).items.find((r) => r.id === s.run.id),
