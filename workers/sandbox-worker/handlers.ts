@@ -23,11 +23,10 @@ export function sandboxHandlers(options: Partial<ManagerOptions> & { recordsFor?
   const handler: JobHandler = {
     queue: JOB_QUEUES.sandboxExec,
     leaseMs: 60_000,
+    payload: sandboxExecPayload,
     run: async (job, ctx) => {
-      const parsed = sandboxExecPayload.safeParse(job.payload);
-      if (!parsed.success)
-        throw new PermanentJobError(`bad sandbox.exec payload: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-      const p = parsed.data;
+      // the job loop has checked the payload against `payload` (a bad one is dead-lettered); parsed again for its type
+      const p = sandboxExecPayload.parse(job.payload);
       const { recordsFor, ...managerOptions } = options;
       manager ??= new SandboxManager({
         dataDir: dataDir(),
