@@ -20,10 +20,15 @@ const aboveLibraries = [
   './workers/rl',
   './workers/process',
   './workers/sandbox-worker',
+  './workers/scheduler-worker',
   './workers/reviews',
   './workers/maintenance',
   './workers/metrics',
   './workers/supervisor.ts',
+  './db/open-database.ts',
+  './db/roles.ts',
+  './db/migrate.ts',
+  './db/embedded.ts',
 ];
 const layerMessage =
   'breaks the layers (docs/architecture.md): declare what the library needs as an interface in the library (see workers/sandbox/ports.ts) and implement it in server/';

@@ -70,7 +70,11 @@ export const settingsSchema = z.object({
     .default(15_000)
     .describe('how long after its last heartbeat a scheduler still counts as running (without one, scheduled jobs are claimed without admission)'),
   CRUCIBLE_METRICS_INTERVAL_MS: positiveInt.default(5_000).describe('how often the metrics worker samples node and cluster figures'),
-  CRUCIBLE_RESERVE_FRACTION: fraction.default(0.3).describe('share of capacity held back for the critical tier (0 to 0.95)'),
+  CRUCIBLE_RESERVE_FRACTION: z
+    .preprocess(unsetIfEmpty, fraction.optional())
+    .describe(
+      "share of capacity held back for the critical tier, 0 to 0.95; overrides a scheduler config file's `reserveFraction` (unset: the file's value, else 0.3)",
+    ),
   // Scheduler (workers/scheduler) and its nodes
   CRUCIBLE_SCHEDULER_CONFIG: z
     .string()

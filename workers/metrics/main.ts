@@ -7,7 +7,9 @@ import { WORKER_KINDS } from '@/core/queues';
 import { rollup } from './rollup';
 import { sampleCluster, sampleNode, storeSamples } from './sampler';
 
-const { CRUCIBLE_METRICS_INTERVAL_MS: intervalMs, CRUCIBLE_RESERVE_FRACTION: reserveFraction } = settings();
+const { CRUCIBLE_METRICS_INTERVAL_MS: intervalMs, CRUCIBLE_RESERVE_FRACTION } = settings();
+// the scheduler's default reserve when none is set (workers/scheduler/config.ts defaultConfig)
+const reserveFraction = CRUCIBLE_RESERVE_FRACTION ?? 0.3;
 const rollupMs = 60_000;
 
 await runWorkerProcess(WORKER_KINDS.metrics, async (ctx) => {

@@ -1,3 +1,4 @@
+import { childEnv, parseSettings, settings } from '@/core/settings';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { episodes, metricSamples, runs, tasks, turns } from '@/db/schema';
 import type { TaskTests } from '@/core/tasks';
 import type { JobHandler } from '@/workers/jobs/job-handler';
 import { sandboxEnv } from '@/workers/sandbox/runtimes/bwrap';
-import { defaultStoreDir, ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
+import { ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
 import { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { components } from './reward/score';
 import { cpuBudgetMs } from './reward/scoring-options';
@@ -131,7 +132,6 @@ export async function main(argv: string[]): Promise<number> {
   const opened = await openDatabase({ appName: 'bench-loop', startEmbedded: true, max: 10, dataDir: dir, useDatabaseUrl: false });
   const { db, sql } = opened.database;
   const { createRlHandlers } = await import('./handlers');
-  const { childEnv, parseSettings } = await import('@/core/settings');
   const rlHandlers = createRlHandlers(parseSettings(childEnv(rlEnv)), { dataDir: dir });
   const { runJobLoop } = await import('@/workers/jobs/job-loop');
   const { createRun } = await import('@/server/runs/service');
@@ -141,7 +141,7 @@ export async function main(argv: string[]): Promise<number> {
   let loop: Promise<void> | undefined;
   const refManager = new SandboxManager({ dataDir: dir, capacity: { cpus: 64, memoryMb: 1 << 20, diskMb: 1 << 20 } });
   try {
-    ensureDefaultEnvironment(defaultStoreDir());
+    ensureDefaultEnvironment(settings().CRUCIBLE_ENV_STORE ?? path.join(dir, 'envs')); // where this instance's pool looks (SandboxManager's rule)
     loop = runJobLoop({
       db,
       sql,

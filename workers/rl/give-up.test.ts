@@ -4,7 +4,8 @@ import type { Database } from '@/db/client';
 import { auditLog, jobs, runEvents, runs } from '@/db/schema';
 import { verifyAudit } from '@/server/audit/service';
 import { createRun, transitionRun } from '@/server/runs/service';
-import { PermanentJobError, type JobContext, type JobHandler } from '@/workers/jobs/job-handler';
+import { z } from 'zod';
+import { PermanentJobError, validatedPayload, type JobContext, type JobHandler } from '@/workers/jobs/job-handler';
 import { freshDatabase } from '@/test/database';
 import { failRunOnGiveUp } from './give-up';
 
@@ -67,5 +68,20 @@ describe('an RL job that gives up fails its run through the lifecycle', () => {
     expect([after!.status, after!.error]).toEqual(['paused', null]);
     const audit = await database.db.select().from(auditLog).where(eq(auditLog.targetId, run.id));
     expect(audit.map((a) => a.action)).toEqual(['run.create', 'run.pause']);
+  });
+
+  it("a payload that does not fit the handler's schema fails the run too, not only the job", async () => {
+    const strict: JobHandler = { queue: 'rl.advance', payload: z.object({ runId: z.string(), phase: z.literal('never-sent') }), run: async () => {} };
+    const run = await createRun(database.db, { name: 'bad payload', config: {} }, 'user:op');
+    const job = await claimedAdvance(run.id);
+    const wrapped = failRunOnGiveUp(strict);
+    // as the job loop does: check the payload against the handler's schema, then run it
+    const effect = await wrapped.run({ ...job, payload: validatedPayload(wrapped, job) }, ctx());
+    await database.db.transaction(async (tx) => {
+      await effect!(tx, job);
+    });
+    const [after] = await database.db.select().from(runs).where(eq(runs.id, run.id));
+    expect(after!.status).toBe('failed');
+    expect(after!.error).toMatch(/bad rl\.advance payload .*phase/);
   });
 });

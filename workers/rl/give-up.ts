@@ -1,6 +1,6 @@
 import type { ClaimedJob } from '@/server/queue';
 import { tryRunTransition } from '@/server/runs/lifecycle';
-import { PermanentJobError, type JobHandler } from '@/workers/jobs/job-handler';
+import { PermanentJobError, validatedPayload, type JobHandler } from '@/workers/jobs/job-handler';
 
 /**
  * A run whose RL job cannot succeed (a refused checkpoint, a missing runtime, the last
@@ -10,9 +10,12 @@ import { PermanentJobError, type JobHandler } from '@/workers/jobs/job-handler';
 export function failRunOnGiveUp(handler: JobHandler): JobHandler {
   return {
     ...handler,
+    // The payload is checked here, not by the job loop: a bad payload is a give-up like any
+    // other, so the run fails with the reason instead of running on with its job dead.
+    payload: undefined,
     run: async (job: ClaimedJob, ctx) => {
       try {
-        return await handler.run(job, ctx);
+        return await handler.run({ ...job, payload: validatedPayload(handler, job) }, ctx);
       } catch (err) {
         const lastTry = err instanceof PermanentJobError || job.attempts >= job.maxAttempts;
         const runId = typeof job.payload.runId === 'string' ? job.payload.runId : undefined;

@@ -1,3 +1,4 @@
+import { childEnv, parseSettings, settings } from '@/core/settings';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,7 +7,7 @@ import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { openDatabase } from '@/db/open-database';
 import { episodes, runs } from '@/db/schema';
-import { defaultStoreDir, ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
+import { ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
 import { EDGE_TASKS, LEARNING_CONFIG, formatReport } from './learning-setup';
 import { comparePairs, curves, pairedOutcomes } from './paired';
 
@@ -90,14 +91,13 @@ export async function main(argv: string[]): Promise<number> {
   const opened = await openDatabase({ appName: 'bench-learning', startEmbedded: true, max: 10, dataDir: dir, useDatabaseUrl: false });
   const { db, sql: pg } = opened.database;
   const { createRlHandlers } = await import('./handlers');
-  const { childEnv, parseSettings } = await import('@/core/settings');
   const rlHandlers = createRlHandlers(parseSettings(childEnv(rlEnv)), { dataDir: dir });
   const { runJobLoop } = await import('@/workers/jobs/job-loop');
   const { createRun, transitionRun } = await import('@/server/runs/service');
   const ac = new AbortController();
   let loop: Promise<void> | undefined;
   try {
-    ensureDefaultEnvironment(defaultStoreDir());
+    ensureDefaultEnvironment(settings().CRUCIBLE_ENV_STORE ?? path.join(dir, 'envs')); // where this instance's pool looks (SandboxManager's rule)
     loop = runJobLoop({
       db,
       sql: pg,

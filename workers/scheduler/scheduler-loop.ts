@@ -57,9 +57,8 @@ export type SchedulerSettings = Pick<
 /**
  * The configuration: CRUCIBLE_SCHEDULER_CONFIG (inline JSON or a JSON file) through
  * `parseSchedulerConfig`, or else `defaultConfig` over the live nodes' total capacity (three
- * tiers, one cohort), with CRUCIBLE_RESERVE_FRACTION and the timing overrides applied. The
- * reserve setting always has a value (default 0.3), so a config file's own `reserveFraction`
- * is kept over it.
+ * tiers, one cohort), with CRUCIBLE_RESERVE_FRACTION and the timing overrides applied over
+ * either when they are set.
  */
 export function schedulerConfigFrom(env: SchedulerSettings): (state: LiveState) => SchedulerConfig {
   const overrides: Partial<SchedulerConfig> = {};
@@ -77,8 +76,7 @@ export function schedulerConfigFrom(env: SchedulerSettings): (state: LiveState) 
     } catch (e) {
       throw new Error(`CRUCIBLE_SCHEDULER_CONFIG is not valid JSON (${(e as Error).message}); give inline JSON or a path to a JSON file`);
     }
-    const own = json as { reserveFraction?: number };
-    const fixed = parseSchedulerConfig({ ...own, ...overrides, reserveFraction: own.reserveFraction ?? overrides.reserveFraction });
+    const fixed = parseSchedulerConfig({ ...(json as object), ...overrides });
     return () => fixed;
   }
   let cached: { key: string; config: SchedulerConfig } | undefined;

@@ -25,14 +25,10 @@ function toWire(v, depth = 0) {
   if (depth > 100) throw new TypeError('value nested too deeply');
   if (v === null || v === undefined) return ['n'];
   switch (typeof v) {
-    case 'boolean':
-      return ['b', v];
-    case 'number':
-      return Number.isSafeInteger(v) ? ['i', String(v)] : ['f', Number.isFinite(v) ? v : String(v).replace('Infinity', 'inf').replace('NaN', 'nan')];
-    case 'bigint':
-      return ['i', v.toString()];
-    case 'string':
-      return ['s', v];
+    case 'boolean': return ['b', v];
+    case 'number': return Number.isSafeInteger(v) ? ['i', String(v)] : ['f', Number.isFinite(v) ? v : String(v).replace('Infinity', 'inf').replace('NaN', 'nan')];
+    case 'bigint': return ['i', v.toString()];
+    case 'string': return ['s', v];
     case 'object': {
       if (isArray(v)) {
         const n = v.length;
@@ -44,36 +40,24 @@ function toWire(v, depth = 0) {
       if (proto !== OBJECT_PROTO && proto !== null) throw new TypeError(`returned a ${v.constructor?.name ?? 'object'}, not a plain object`);
       return ['d', keys(v).map((k) => [['s', k], toWire(v[k], depth + 1)])];
     }
-    default:
-      throw new TypeError(`returned a ${typeof v}, not a plain value`);
+    default: throw new TypeError(`returned a ${typeof v}, not a plain value`);
   }
 }
 
 function fromWire(w) {
   const [tag, v] = w;
   switch (tag) {
-    case 'n':
-      return null;
-    case 'b':
-      return v;
+    case 'n': return null;
+    case 'b': return v;
     // Arguments come from the task's JSON, which Node reads as Numbers (JSON.parse): a big
     // integral literal stays a Number here too, never a BigInt that `x + 1` would throw on.
-    case 'i':
-      return Number(v);
-    case 'f':
-      return typeof v === 'number' ? v : v === 'nan' ? NaN : v === 'inf' ? Infinity : -Infinity;
-    case 's':
-      return v;
-    case 'l':
-    case 't':
-      return v.map(fromWire);
-    case 'S':
-    case 'F':
-      return new Set(v.map(fromWire));
-    case 'd':
-      return Object.fromEntries(v.map(([k, x]) => [String(fromWire(k)), fromWire(x)]));
-    default:
-      throw new TypeError(`unknown value tag ${tag}`);
+    case 'i': return Number(v);
+    case 'f': return typeof v === 'number' ? v : v === 'nan' ? NaN : v === 'inf' ? Infinity : -Infinity;
+    case 's': return v;
+    case 'l': case 't': return v.map(fromWire);
+    case 'S': case 'F': return new Set(v.map(fromWire));
+    case 'd': return Object.fromEntries(v.map(([k, x]) => [String(fromWire(k)), fromWire(x)]));
+    default: throw new TypeError(`unknown value tag ${tag}`);
   }
 }
 
@@ -81,12 +65,7 @@ const describe = (e) => {
   if (e !== null && (typeof e === 'object' || typeof e === 'function')) {
     let name = 'Error';
     let message = '';
-    try {
-      name = String(e.name ?? 'Error');
-      message = String(e.message ?? '');
-    } catch {
-      /* a hostile getter */
-    }
+    try { name = String(e.name ?? 'Error'); message = String(e.message ?? ''); } catch { /* a hostile getter */ }
     return { type: name, message: message.slice(0, 400) };
   }
   return { type: 'Error', message: `threw ${typeof e === 'string' ? e : String(e)}`.slice(0, 400) };
@@ -103,12 +82,7 @@ function isModuleSyntax(source) {
   } catch (e) {
     // Node also retries as ESM when a top-level declaration of a CommonJS-only name
     // (`const __filename = fileURLToPath(import.meta.url)`) is what fails to parse as CommonJS.
-    return (
-      e instanceof SyntaxError &&
-      /import statement outside a module|Unexpected token 'export'|import\.meta|await is only valid|Cannot use import|Identifier '(?:module|exports|require|__filename|__dirname)' has already been declared/.test(
-        e.message,
-      )
-    );
+    return e instanceof SyntaxError && /import statement outside a module|Unexpected token 'export'|import\.meta|await is only valid|Cannot use import|Identifier '(?:module|exports|require|__filename|__dirname)' has already been declared/.test(e.message);
   }
 }
 
@@ -139,11 +113,7 @@ async function load() {
 const rl = readline.createInterface({ input: new net.Socket({ fd: 3, readable: true, writable: false }), crlfDelay: Infinity });
 for await (const line of rl) {
   let msg;
-  try {
-    msg = JSON.parse(line);
-  } catch {
-    continue;
-  }
+  try { msg = JSON.parse(line); } catch { continue; }
   const id = msg.id;
   if (msg.op === 'load') {
     try {
@@ -162,11 +132,7 @@ for await (const line of rl) {
       continue;
     }
     let wire;
-    try {
-      wire = toWire(value);
-    } catch (e) {
-      wire = ['u', describe(e).message];
-    }
+    try { wire = toWire(value); } catch (e) { wire = ['u', describe(e).message]; }
     send({ id, value: wire });
   }
 }

@@ -14,14 +14,10 @@ const job = JSON.parse(fs.readFileSync(jobPath, 'utf8'));
 function observe(v) {
   if (v === null || v === undefined) return null;
   switch (typeof v) {
-    case 'boolean':
-      return { t: 'bool', v };
-    case 'number':
-      return Number.isFinite(v) ? { t: 'num', v } : { t: 'nonfinite', v: String(v) };
-    case 'bigint':
-      return { t: 'bigint', v: v.toString() };
-    case 'string':
-      return { t: 'str', v };
+    case 'boolean': return { t: 'bool', v };
+    case 'number': return Number.isFinite(v) ? { t: 'num', v } : { t: 'nonfinite', v: String(v) };
+    case 'bigint': return { t: 'bigint', v: v.toString() };
+    case 'string': return { t: 'str', v };
     case 'object': {
       if (Array.isArray(v)) return { t: 'list', v: Array.from(v, observe) };
       const proto = Object.getPrototypeOf(v);
@@ -31,8 +27,7 @@ function observe(v) {
       }
       return { t: 'other', v: Object.prototype.toString.call(v) };
     }
-    default:
-      return { t: 'other', v: typeof v };
+    default: return { t: 'other', v: typeof v };
   }
 }
 
