@@ -66,6 +66,11 @@ export function RunReviewPanel({ runId }: { runId: string }) {
           'No coverage figures'
         )}
       </div>
+      {canReview && rel.data?.withheld && (
+        <p className="text-sm text-slate-600" data-testid="review-reliability-withheld">
+          Verdict rates are withheld while this run has blind review items open.
+        </p>
+      )}
       {canReview && rel.data?.overall && (
         <div className="space-y-3" data-testid="review-reliability">
           <p className="text-sm">

@@ -283,6 +283,20 @@ describe('blind review is blind', () => {
     expect(after.events.find((e) => e.type === 'iteration')?.message).toContain('reward 0.314');
   });
 
+  it("(e) per-task verdicts (reviews.reliability) of a run with an open blind item are withheld from reviewers: a first reviewer's false_negative says the reward was low", async () => {
+    const s = await blindEpisode({ doubleReviewShare: 1 });
+    const first = await callerAs(database.db, 'reviewer');
+    const { id } = await first.reviews.claim({ runId: s.run.id });
+    await first.reviews.submit({ id: id!, verdict: 'false_negative', note: 'correct code scored low' });
+    const second = await callerAs(database.db, 'reviewer');
+    const got = await second.reviews.reliability({ runId: s.run.id });
+    expect(got).toMatchObject({ overall: null, byTask: [], byEnvHash: [], withheld: true });
+    expect(JSON.stringify(got)).not.toContain('false');
+    // admins see the verdicts as before
+    const admin = await callerAs(database.db, 'admin');
+    expect(await admin.reviews.reliability({ runId: s.run.id })).toMatchObject({ withheld: false, overall: { reviewed: 1, falseNegative: 1 } });
+  });
+
   it("(c) release, then the run's other episodes: no reward of that run is shown to reviewers while its blind item is open", async () => {
     const { run, tasks } = await seedRun(database.db, {
       name: `secret-run-${Math.random().toString(36).slice(2, 7)}`,

@@ -2,11 +2,11 @@ import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { actorOf, type CurrentUser } from '@/server/auth/identity';
 import { adminProcedure, reviewerProcedure, router, viewerProcedure } from '@/server/trpc';
-import { limitedByBlindReview } from '@/server/reviews/blind';
 import { getGuidelines, setGuidelines } from '@/server/reviews/guidelines';
 import { VERDICTS } from '@/server/reviews/kappa';
 import { claimNext, listQueue, releaseClaim, reviewItem } from '@/server/reviews/queue';
 import { agreement, coverage, reliability, reviewerStats } from '@/server/reviews/stats';
+import { limitedByBlindReview, runsBlindToReviewers } from '@/server/reviews/blind';
 import { latestDiagnosis, submitVerdict } from '@/server/reviews/verdicts';
 
 const reviewId = z.object({ id: z.uuid('id must be a review item id (uuid)') });
@@ -77,9 +77,13 @@ export const reviewsRouter = router({
     ),
   agreement: reviewerProcedure.input(z.object({ runId: z.uuid().optional() }).strict()).query(({ ctx, input }) => agreement(ctx.db, input.runId)),
   reviewers: reviewerProcedure.query(({ ctx }) => reviewerStats(ctx.db)),
-  reliability: reviewerProcedure
-    .input(z.object({ runId: z.uuid('runId must be a run id (uuid)') }))
-    .query(({ ctx, input }) => reliability(ctx.db, input.runId)),
+  reliability: reviewerProcedure.input(z.object({ runId: z.uuid('runId must be a run id (uuid)') })).query(async ({ ctx, input }) => {
+    // Verdicts by task say which way a reward erred (false negative: scored too low), so a
+    // run with open blind items keeps them from reviewers like its reward figures.
+    if (limitedByBlindReview(ctx.user) && (await runsBlindToReviewers(ctx.db, [input.runId])).has(input.runId))
+      return { overall: null, byEnvHash: [], byTask: [], withheld: true };
+    return { ...(await reliability(ctx.db, input.runId)), withheld: false };
+  }),
   /** Coverage is shown on run pages to everyone who can read runs. */
   coverage: viewerProcedure
     .input(z.object({ runIds: z.array(z.uuid()).max(200).optional() }).strict())
