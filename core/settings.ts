@@ -91,6 +91,24 @@ export const settingsSchema = z.object({
   CRUCIBLE_NODE_GPUS: z.string().optional().describe('GPUs this node offers the scheduler (unset: nvidia-smi)'),
   CRUCIBLE_NODE_GPU_MEMORY_MB: z.string().optional().describe('GPU memory (MB) per GPU this node offers the scheduler (unset: nvidia-smi)'),
   CRUCIBLE_NODE_DISK_MB: z.string().optional().describe('scratch disk (MB) this node offers the scheduler (unset: measured free space)'),
+  // Artifacts (workers/artifacts; docs/scale-out.md)
+  CRUCIBLE_ARTIFACT_BACKEND: z
+    .enum(['local', 'database', 's3'])
+    .optional()
+    .describe(
+      'where checkpoints and other artifacts live, by sha256: `local` (a directory on this host), `database` (chunked in PostgreSQL) or `s3` (unset: `database` with `DATABASE_URL`, else `local`)',
+    ),
+  CRUCIBLE_ARTIFACT_DIR: z.string().optional().describe("the `local` backend's directory (unset: `<CRUCIBLE_DATA_DIR>/artifacts/store`)"),
+  CRUCIBLE_ARTIFACT_CACHE_MB: positiveInt
+    .default(4096)
+    .describe("this host's cache of fetched artifacts (`<CRUCIBLE_DATA_DIR>/artifacts/cache`), least recently used evicted past this size"),
+  CRUCIBLE_S3_ENDPOINT: z.string().url().optional().describe('`s3` backend: the S3-compatible endpoint, e.g. `http://minio:9000` (unset: AWS)'),
+  CRUCIBLE_S3_BUCKET: z.string().optional().describe('`s3` backend: the bucket (required with `CRUCIBLE_ARTIFACT_BACKEND=s3`)'),
+  CRUCIBLE_S3_PREFIX: z.string().default('crucible/artifacts/').describe('`s3` backend: key prefix of artifacts in the bucket'),
+  CRUCIBLE_S3_REGION: z.string().default('us-east-1').describe('`s3` backend: region'),
+  CRUCIBLE_S3_ACCESS_KEY_ID: z.string().optional().describe("`s3` backend: access key (unset: the AWS SDK's default credential chain)"),
+  CRUCIBLE_S3_SECRET_ACCESS_KEY: z.string().optional().describe('`s3` backend: secret key'),
+  CRUCIBLE_S3_FORCE_PATH_STYLE: flag.default(true).describe('`s3` backend: path-style URLs (`endpoint/bucket/key`), as most self-hosted servers need'),
   // Sandboxes (workers/sandbox) and the policy (workers/policy)
   CRUCIBLE_ENV_STORE: z.string().optional().describe('where built environments live (unset: `<CRUCIBLE_DATA_DIR>/envs`)'),
   CRUCIBLE_BWRAP: z.string().default('bwrap').describe('the bubblewrap binary the `bwrap` runtime runs'),

@@ -31,6 +31,9 @@ export const episodes = pgTable(
     /** the sandbox runtime that actually served the episode (never silently downgraded) */
     runtime: text('runtime'),
     envHash: text('env_hash'),
+    /** the worker host that ran it (CRUCIBLE_NODE or the hostname) and the worker process */
+    host: text('host'),
+    workerId: text('worker_id'),
     turnsCount: integer('turns_count').notNull().default(0),
     endReason: text('end_reason'),
     error: text('error'),

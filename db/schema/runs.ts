@@ -1,5 +1,6 @@
 import {
   type AnyPgColumn,
+  bigint,
   bigserial,
   boolean,
   doublePrecision,
@@ -122,7 +123,7 @@ export const runEvents = pgTable(
   (t) => [index('run_events_run_idx').on(t.runId, t.at)],
 );
 
-/** A saved policy checkpoint; `sha256` covers weights, optimizer state, tokenizer and config. */
+/** A saved policy checkpoint, an artifact named by its `sha256` that every worker host can fetch. */
 export const policyVersions = pgTable(
   'policy_versions',
   {
@@ -130,8 +131,12 @@ export const policyVersions = pgTable(
     runId: uuid('run_id').references(() => runs.id, { onDelete: 'cascade' }),
     version: integer('version').notNull(),
     parentId: uuid('parent_id'),
-    checkpointPath: text('checkpoint_path').notNull(),
+    /** where an older checkpoint lived on its host's disk (before issue 19); new versions are found by `sha256` in the artifact store */
+    checkpointPath: text('checkpoint_path'),
+    /** the checkpoint's artifact (workers/artifacts): the sha256 of its bytes, covering weights, optimizer state, tokenizer and config */
     sha256: text('sha256').notNull(),
+    /** its size in bytes */
+    bytes: bigint('bytes', { mode: 'number' }),
     executionProvider: text('execution_provider'),
     metrics: jsonb('metrics').$type<Record<string, number>>().notNull().default({}),
     isReference: boolean('is_reference').notNull().default(false),
