@@ -1,5 +1,3 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { episodes, metricSamples, policyVersions, rewards, runs, tasks, turns } from '@/db/schema';
@@ -13,7 +11,10 @@ import { checkIsolationPolicy } from '@/workers/sandbox/runtimes/isolation';
 import { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { runEpisode, wasTruncated } from './episode';
 import { heldoutEval, recordedHeldout } from './evaluate';
-import { latestVersion, loadRunPolicy, loadRunPolicyForTraining, policyDir, releasePolicies, versionRow } from './policy-store';
+import { latestVersion, loadRunPolicy, loadRunPolicyForTraining, publishCheckpoint, releasePolicies, versionRow, type CheckpointSource } from './policy-store';
+import type { ArtifactStore } from '@/workers/artifacts/artifact-store';
+import { openArtifactStore } from '@/workers/artifacts/open-artifact-store';
+import { nodeName } from '@/workers/scheduler/node';
 import { episodeSeed, runEvent, topUp } from './schedule';
 import { scoringOptions } from './reward/scoring-options';
 import { rlSample, type RlIterationMetric } from '@/core/metrics';
@@ -58,7 +59,10 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
   let manager: SandboxManager | undefined;
   const sandboxes = (db: Db) =>
     (manager ??= new SandboxManager({ dataDir: deps.dataDir, storeDir: deps.envStore, records: sandboxRecords(db), actor: 'system:rl' }));
-  const versionPath = (runId: string, v: number) => path.join(policyDir(runId, deps.dataDir), `v${String(v).padStart(6, '0')}.ckpt`);
+  let store: ArtifactStore | undefined;
+  /** checkpoints by hash: the artifact store the settings choose, and this host's cache of it */
+  const checkpoints = (db: Db): CheckpointSource => ({ store: (store ??= openArtifactStore(settings, { dataDir: deps.dataDir, db })), dataDir: deps.dataDir });
+  const host = nodeName(settings);
 
   /** Start a queued run (policy version 0, optional SFT warm start, baseline held-out eval), or top up a running one. */
   const advanceHandler: JobHandler = {
@@ -89,7 +93,17 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
       }
       let v0 = await latestVersion(ctx.db, runId);
       let created:
-        | { sha256: string; provider: string; sft: unknown; initPassAt1: number | null; passAt1: number; heldout: number; passAtK: number | null; k: number }
+        | {
+            sha256: string;
+            bytes: number;
+            provider: string;
+            sft: unknown;
+            initPassAt1: number | null;
+            passAt1: number;
+            heldout: number;
+            passAtK: number | null;
+            k: number;
+          }
         | undefined;
       if (!v0) {
         let policy = Policy.create({
@@ -104,11 +118,11 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
         // (A control arm, learning rate 0, never steps: it keeps the warm start's optimizer.)
         if (run.config.learningRate > 0)
           policy = await withOptimizer(policy, { lr: run.config.learningRate, warmupSteps: 0, totalSteps: Math.max(1, run.config.iterations), minLrRatio: 1 });
-        await fs.mkdir(policyDir(runId, deps.dataDir), { recursive: true });
-        const saved = await policy.save(versionPath(runId, 0));
+        const saved = await publishCheckpoint(checkpoints(ctx.db).store, policy, runId, 0, deps.dataDir);
         const ev = await heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, s, { k: s.passAtK });
         created = {
           sha256: saved.sha256,
+          bytes: saved.size,
           provider: policy.provider,
           sft,
           initPassAt1: init?.passAt1 ?? null,
@@ -128,8 +142,8 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
             .values({
               runId,
               version: 0,
-              checkpointPath: versionPath(runId, 0),
               sha256: created.sha256,
+              bytes: created.bytes,
               executionProvider: created.provider,
               isReference: true,
               metrics: { heldout_pass_at_1: created.passAt1 },
@@ -180,7 +194,7 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
       if (!version) throw new Error('run has no policy version yet');
       // A quarantined environment is refused by the sandbox manager (status env_mismatch): the
       // episode is then an infrastructure failure, masked, never scored 0.
-      const policy = await loadRunPolicy(run, version, deps.dataDir);
+      const policy = await loadRunPolicy(run, version, checkpoints(ctx.db));
       const startedAt = new Date();
       const out = await runEpisode({
         policy,
@@ -225,6 +239,8 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
           policyVersionId: version.id,
           runtime: out.score.runtime,
           envHash: out.score.envHash,
+          host,
+          workerId: ctx.workerId,
           turnsCount: out.turns.length,
           startedAt,
           finishedAt: new Date(),
@@ -322,7 +338,7 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
           .where(inArray(episodes.id, trainIds));
         for (const l of langs) languageOf.set(l.id, l.language);
       }
-      const policy = await loadRunPolicyForTraining(run, current, deps.dataDir);
+      const policy = await loadRunPolicyForTraining(run, current, checkpoints(ctx.db));
       // sequences: overlong masking asks the tokenizer whether a response was cut off at the budget
       const { sequences, maskedOverlong } = buildSequences(config, batch.trainEpisodes, turnRows, (t) =>
         wasTruncated(policy, languageOf.get(t.episodeId)!, generatedTokens(t)),
@@ -335,7 +351,7 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
         if (needsReference(config)) {
           const v0 = await versionRow(ctx.db, runId, 0);
           if (!v0) throw new PermanentJobError(`run ${runId} has no reference policy (version 0)`);
-          const ref = await loadRunPolicyForTraining(run, v0, deps.dataDir);
+          const ref = await loadRunPolicyForTraining(run, v0, checkpoints(ctx.db));
           // at the sampling temperature, like the stored logprobs and the training graph
           refLogprobs = (
             await policy.score(
@@ -352,8 +368,7 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
       }
       const updateS = (performance.now() - t0) / 1000;
       const next = iteration + 1;
-      await fs.mkdir(policyDir(runId, deps.dataDir), { recursive: true });
-      const saved = await policy.save(versionPath(runId, next));
+      const saved = await publishCheckpoint(checkpoints(ctx.db).store, policy, runId, next, deps.dataDir);
       const withK = s.passAtK > 0 && (next >= run.config.iterations || (s.passAtKEvery > 0 && next % s.passAtKEvery === 0));
       // No update → v0's weights, and the evaluation is greedy / fixed-seed: v0's numbers stand.
       const ev =
@@ -391,8 +406,8 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
             runId,
             version: next,
             parentId: current.id,
-            checkpointPath: saved.path,
             sha256: saved.sha256,
+            bytes: saved.size,
             executionProvider: report?.provider ?? policy.provider,
             metrics,
           })
@@ -418,6 +433,8 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
     close: async () => {
       await releasePolicies();
       await manager?.close();
+      await store?.close();
+      store = undefined;
       manager = undefined;
     },
   };

@@ -29,7 +29,7 @@ const weights = async (runId: string, version: number) => {
     .from(policyVersions)
     .where(and(eq(policyVersions.runId, runId), eq(policyVersions.version, version)));
   if (!v) throw new Error(`run ${runId} has no policy version ${version}`);
-  const { state } = await readCheckpoint(v.checkpointPath);
+  const { state } = await readCheckpoint(await rl.artifacts.fetch(v.sha256));
   // parameters only: the optimizer moments and header differ by design (a control arm never steps)
   return [...state.tensors].filter(([name]) => !/^(m|v)\./.test(name));
 };

@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
@@ -7,30 +8,53 @@ import type { Executor } from '@/server/queue';
 import type { RunConfig } from '@/core/run-config';
 import { PermanentJobError } from '@/workers/jobs/job-handler';
 import { Policy } from '@/workers/policy/policy';
+import { ArtifactCorruptError, ArtifactMissingError, type ArtifactRef, type ArtifactStore } from '@/workers/artifacts/artifact-store';
 
-/** Where a run's policy versions live on disk (under the worker's data directory). */
+/** A run's local working directory for checkpoints being written (under the worker's data directory), before they are published. */
 export const policyDir = (runId: string, root: string = dataDir()) => path.join(root, 'policies', runId);
 
-// One loaded policy per checkpoint file per process: sessions are expensive to build.
+// One loaded policy per checkpoint (by hash) per process: sessions are expensive to build.
 const cache = new Map<string, Promise<Policy>>();
 
 export type VersionRow = typeof policyVersions.$inferSelect;
 
+/** Where checkpoints come from: the artifact store, and this host's data directory (for versions older than the store). */
+export type CheckpointSource = { store: ArtifactStore; dataDir: string };
+
 /**
- * Load a run's policy version, refusing a checkpoint that is not the one recorded for
- * this run (edited, swapped, or copied from another run) or that was trained under a
- * different learning rate than the run's config: resuming from it would silently
- * train something else.
+ * Save a policy as a run's version `version`: written locally, published to the artifact
+ * store (any worker host can then fetch it by its sha256), and the local file removed.
  */
-export async function loadRunPolicy(run: { id: string; config: RunConfig }, v: VersionRow, root?: string): Promise<Policy> {
-  const where = checkpointOf(run, v, root);
-  const policy = await loadPolicy(where).catch(refuse(run, v));
-  return checked(run, v, policy, cachedSha.get(where));
+export async function publishCheckpoint(store: ArtifactStore, policy: Policy, runId: string, version: number, root: string): Promise<ArtifactRef> {
+  const dir = policyDir(runId, root);
+  await fs.mkdir(dir, { recursive: true });
+  const file = path.join(dir, `v${String(version).padStart(6, '0')}.${process.pid}.ckpt`);
+  try {
+    const saved = await policy.save(file);
+    const ref = await store.publishFile(file);
+    if (ref.sha256 !== saved.sha256) throw new Error(`checkpoint ${file} changed while it was published (${saved.sha256} then ${ref.sha256})`);
+    return ref;
+  } finally {
+    await fs.rm(file, { force: true });
+    await fs.rm(`${file}.sha256`, { force: true });
+  }
+}
+
+/**
+ * Load a run's policy version from the artifact store, refusing a checkpoint that is not the
+ * one recorded for this run (its bytes do not hash to the version's sha256: edited, swapped or
+ * corrupted) or that was trained under a different learning rate than the run's config:
+ * resuming from it would silently train something else.
+ */
+export async function loadRunPolicy(run: { id: string; config: RunConfig }, v: VersionRow, from: CheckpointSource): Promise<Policy> {
+  const where = await checkpointOf(run, v, from);
+  const policy = await loadPolicy(where, v.sha256).catch(refuse(run, v));
+  return checked(run, v, policy, cachedSha.get(v.sha256));
 }
 
 /** A private, mutable copy for the learner (the cached ones are shared by rollouts). */
-export async function loadRunPolicyForTraining(run: { id: string; config: RunConfig }, v: VersionRow, root?: string): Promise<Policy> {
-  const r = await Policy.load(checkpointOf(run, v, root)).catch(refuse(run, v));
+export async function loadRunPolicyForTraining(run: { id: string; config: RunConfig }, v: VersionRow, from: CheckpointSource): Promise<Policy> {
+  const r = await Policy.load(await checkpointOf(run, v, from)).catch(refuse(run, v));
   return checked(run, v, r.policy, r.sha256);
 }
 
@@ -44,20 +68,40 @@ const refuse =
     throw err;
   };
 
-function checkpointOf(run: { id: string }, v: VersionRow, root?: string): string {
+/**
+ * A verified local file holding version `v`'s checkpoint, fetched by hash. A version written
+ * before checkpoints were artifacts (a `checkpoint_path`, nothing in the store) is read from
+ * that path on this host, only inside this run's own policy directory, and published.
+ */
+async function checkpointOf(run: { id: string }, v: VersionRow, { store, dataDir: root }: CheckpointSource): Promise<string> {
+  try {
+    return await store.fetch(v.sha256);
+  } catch (err) {
+    if (err instanceof ArtifactCorruptError) {
+      throw new PermanentJobError(
+        `policy version v${v.version} of run ${run.id}: its checkpoint does not match the recorded sha256 (${err.message}); restore the artifact or clone the run to start over`,
+      );
+    }
+    if (!(err instanceof ArtifactMissingError) || !v.checkpointPath) throw err;
+  }
   const where = path.resolve(v.checkpointPath);
   if (path.dirname(where) !== path.resolve(policyDir(run.id, root))) {
     throw new PermanentJobError(
-      `policy version v${v.version} points at ${where}, outside this run's policy directory ${policyDir(run.id, root)}: refusing to resume from another run's checkpoint; clone the run instead`,
+      `policy version v${v.version} is neither in the artifact store (${store.backend.describe()}) nor in this run's policy directory on this host (it points at ${where}): refusing to resume from another run's checkpoint; clone the run instead`,
     );
   }
-  return where;
+  const ref = await store.publishFile(where).catch(() => undefined);
+  if (!ref || ref.sha256 !== v.sha256)
+    throw new PermanentJobError(
+      `checkpoint ${where} does not match policy version v${v.version} of run ${run.id} (sha256 ${ref?.sha256.slice(0, 12)} ≠ recorded ${v.sha256.slice(0, 12)}): it was modified or replaced; restore the original file or clone the run to start over`,
+    );
+  return store.fetch(v.sha256);
 }
 
 function checked(run: { id: string; config: RunConfig }, v: VersionRow, policy: Policy, sha: string | undefined): Policy {
   if (sha !== v.sha256) {
     throw new PermanentJobError(
-      `checkpoint ${v.checkpointPath} does not match policy version v${v.version} of run ${run.id} (sha256 ${sha?.slice(0, 12)} ≠ recorded ${v.sha256.slice(0, 12)}): it was modified or replaced; restore the original file or clone the run to start over`,
+      `the checkpoint loaded for policy version v${v.version} of run ${run.id} does not match it (sha256 ${sha?.slice(0, 12)} ≠ recorded ${v.sha256.slice(0, 12)}): it was modified or replaced; restore the original or clone the run to start over`,
     );
   }
   // a no-update run (learning rate 0, a control arm) never steps, so its optimizer's rate is moot
@@ -71,15 +115,16 @@ function checked(run: { id: string; config: RunConfig }, v: VersionRow, policy: 
 
 const cachedSha = new Map<string, string>();
 
-export function loadPolicy(file: string): Promise<Policy> {
-  let p = cache.get(file);
+/** The shared, loaded policy of a checkpoint file whose bytes are `sha256` (the cache key: the file may move, the bytes do not). */
+export function loadPolicy(file: string, sha256: string): Promise<Policy> {
+  let p = cache.get(sha256);
   if (!p) {
     p = Policy.load(file).then((r) => {
-      cachedSha.set(file, r.sha256);
+      cachedSha.set(sha256, r.sha256);
       return r.policy;
     });
-    cache.set(file, p);
-    p.catch(() => cache.delete(file));
+    cache.set(sha256, p);
+    p.catch(() => cache.delete(sha256));
     // Keep the cache small: a learner and a few rollout versions.
     while (cache.size > 3) {
       const [oldest] = cache.keys();

@@ -48,9 +48,11 @@ describe('RL runs refuse what would make rewards untrustworthy', () => {
       .select()
       .from(policyVersions)
       .where(and(eq(policyVersions.runId, run.id), eq(policyVersions.version, 1)));
-    const bytes = fs.readFileSync(v1!.checkpointPath);
+    // the stored artifact itself (the local backend's file): every host would fetch these bytes
+    const stored = must(rl.artifacts.backend.localPath?.(v1!.sha256), 'v1 in the local artifact store');
+    const bytes = fs.readFileSync(stored);
     bytes[bytes.length - 10] = must(bytes.at(-10), 'a byte in the checkpoint to corrupt') ^ 0xff;
-    fs.writeFileSync(v1!.checkpointPath, bytes);
+    fs.writeFileSync(stored, bytes);
     // a fresh process would load it from disk: drop this process's cached policies
     await rl.closeHandlers();
     const [current] = await db

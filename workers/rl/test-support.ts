@@ -48,12 +48,13 @@ export async function untilRun(
  * unset ones take their defaults) and a fresh data directory. process.env is not touched.
  */
 export async function inProcessRl(tag: string, settings: Record<string, string>, o: { log?: (m: string) => void } = {}) {
-  const [{ createRlHandlers }, { parseSettings }, { freshDatabase }, { runJobLoop }, { ensureTestEnvironment }] = await Promise.all([
+  const [{ createRlHandlers }, { parseSettings }, { freshDatabase }, { runJobLoop }, { ensureTestEnvironment }, { openArtifactStore }] = await Promise.all([
     import('./handlers'),
     import('@/core/settings'),
     import('@/test/database'),
     import('@/workers/jobs/job-loop'),
     import('@/workers/sandbox/test-support'),
+    import('@/workers/artifacts/open-artifact-store'),
   ]);
   const dirs = rlTestDirs(tag);
   const rlHandlers = createRlHandlers(parseSettings(settings), { dataDir: dirs.CRUCIBLE_DATA_DIR, envStore: dirs.CRUCIBLE_ENV_STORE });
@@ -65,6 +66,8 @@ export async function inProcessRl(tag: string, settings: Record<string, string>,
     db: database.db,
     dataDir: dirs.CRUCIBLE_DATA_DIR,
     handlers: rlHandlers,
+    /** the artifact store the handlers publish checkpoints to (the same settings and data directory) */
+    artifacts: openArtifactStore(parseSettings(settings), { dataDir: dirs.CRUCIBLE_DATA_DIR, db: database.db }),
     start() {
       ensureTestEnvironment();
       loop = runJobLoop({
