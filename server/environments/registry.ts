@@ -44,6 +44,12 @@ export async function registerEnvironment(db: Db, env: Environment): Promise<voi
     .onConflictDoNothing({ target: environments.name });
 }
 
+/** The baseline content hash recorded under an environment's name. */
+export async function baselineHash(db: Db, name: string): Promise<string | undefined> {
+  const [row] = await db.select({ hash: environments.contentHash }).from(environments).where(eq(environments.name, name));
+  return row?.hash;
+}
+
 /** Mark a verification: a pass stamps lastVerifiedAt, a failure quarantines the environment. */
 export async function recordVerification(db: Db, env: Environment, v: VerifyResult): Promise<void> {
   const set = v.ok ? { lastVerifiedAt: new Date() } : { quarantinedAt: new Date(), quarantineReason: v.problems.slice(0, 10).join('; ').slice(0, 2000) };

@@ -118,6 +118,27 @@ describe('sandbox records: the sandbox library over the database', () => {
     }
   });
 
+  it("a host whose build of an environment differs from the baseline another host registered is refused before its first start (scale-out)", async () => {
+    const env = t.manager.environment('default');
+    // another host registered "default" first, from a build with other bytes
+    const other = 'f'.repeat(64);
+    await database.db.update(environments).set({ contentHash: other }).where(eq(environments.name, 'default'));
+    const m = new SandboxManager({ dataDir: t.dataDir, storeDir: TEST_STORE, records: sandboxRecords(database.db), quarantineCacheMs: 50 });
+    try {
+      const r = await m.exec({ limits: small }, ['sh', '-c', 'echo should-not-run']);
+      expect(r).toMatchObject({ status: 'env_mismatch', stdout: '', envHash: env.hash });
+      expect(r.error).toContain(`on this host has content hash ${env.hash}, but its baseline`);
+      expect(r.error).toContain(other);
+      expect(r.error).toMatch(/crucible env build/);
+      // once the baseline is this build's again (the host rebuilt, or fetched it), it starts
+      await database.db.update(environments).set({ contentHash: env.hash }).where(eq(environments.name, 'default'));
+      await new Promise((res) => setTimeout(res, 100)); // past the lookup cache
+      expect(await m.exec({ limits: small }, ['sh', '-c', 'echo runs'])).toMatchObject({ status: 'ok', stdout: 'runs\n' });
+    } finally {
+      await m.close();
+    }
+  });
+
   it('records environments and their verification in the environments table', async () => {
     const env = t.manager.environment('default');
     await recordEnvironment(database.db, env);

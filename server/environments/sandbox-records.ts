@@ -2,7 +2,7 @@ import type { Db } from '@/db/client';
 import { appendAudit } from '@/server/audit/service';
 import type { SandboxRecords } from '@/workers/sandbox/ports';
 import { quarantineProblem } from './quarantine';
-import { registerEnvironment } from './registry';
+import { baselineHash, registerEnvironment } from './registry';
 
 /**
  * The sandbox library's ports (workers/sandbox/ports.ts) over this database: audit rows in
@@ -13,7 +13,7 @@ export function sandboxRecords(db: Db): SandboxRecords {
   return {
     db,
     audit: { append: async (entry) => void (await appendAudit(db, entry)) },
-    environments: { register: (env) => registerEnvironment(db, env) },
+    environments: { register: (env) => registerEnvironment(db, env), baseline: (name) => baselineHash(db, name) },
     quarantine: { quarantined: (env) => quarantineProblem(db, env) },
   };
 }

@@ -19,6 +19,8 @@ export interface AuditSink {
 export interface EnvironmentRegistry {
   /** Add the environment's row if its name has none yet; an existing row is left alone. */
   register(env: Environment): Promise<void>;
+  /** The baseline content hash recorded under `name` (what every host's build must match), if any. */
+  baseline(name: string): Promise<string | undefined>;
 }
 
 /** Asks whether new sandboxes may start on an environment. */

@@ -8,7 +8,7 @@ type Entry = { at: number; error?: string };
  * Before a sandbox starts on an environment (created or taken warm from the pool): make
  * sure its `environments` row exists (the baseline hash the review view compares with;
  * an existing row is never overwritten here), once per manager, and refuse it while
- * quarantined. The quarantine lookup is cached for
+ * quarantined or while this host's build differs from that baseline hash. The quarantine lookup is cached for
  * `ttlMs` so a busy worker does not pay a query per exec; a quarantine therefore stops
  * new starts within that long.
  */
@@ -45,15 +45,24 @@ export class EnvironmentGate {
       reg.catch(() => this.registered.delete(key)); // retried on the next start
     }
     await reg;
-    const problem = await this.quarantine.quarantined({ name: env.name, hash: env.hash });
+    const [baseline, quarantined] = await Promise.all([this.registry.baseline(env.name), this.quarantine.quarantined({ name: env.name, hash: env.hash })]);
+    // Another host's build of the same name is another environment: a reward on it would not
+    // be comparable (scale-out, docs/scale-out.md). Refused until this host's build matches.
+    const problem =
+      quarantined ??
+      (baseline !== undefined && baseline !== env.hash
+        ? `environment "${env.name}" on this host has content hash ${env.hash}, but its baseline (the environments table, registered by the first host that used it) is ${baseline}: this host's build differs (other packages or toolchain versions). Install the same system packages (scripts/system-deps.sh) and rebuild it with \`crucible env build\`, or fetch the published one with \`crucible env fetch ${env.name}\``
+        : undefined);
     const entry: Entry =
       problem === undefined
         ? { at: performance.now() }
         : {
             at: performance.now(),
             error:
-              `cannot start a sandbox: ${problem}. Once the environment is fixed (e.g. rebuilt with \`crucible env build\`), ` +
-              `an admin clears it with the environments.clear API (POST /api/trpc/environments.clear {"name":"${env.name}"}).`,
+              quarantined === undefined
+                ? `cannot start a sandbox: ${problem}`
+                : `cannot start a sandbox: ${problem}. Once the environment is fixed (e.g. rebuilt with \`crucible env build\`), ` +
+                  `an admin clears it with the environments.clear API (POST /api/trpc/environments.clear {"name":"${env.name}"}).`,
           };
     this.cache.set(key, entry);
     return entry;
