@@ -14,6 +14,7 @@ CREATE TABLE "artifacts" (
 );
 --> statement-breakpoint
 ALTER TABLE "policy_versions" ALTER COLUMN "checkpoint_path" DROP NOT NULL;--> statement-breakpoint
+ALTER TABLE "environments" ADD COLUMN "image_sha256" text;--> statement-breakpoint
 ALTER TABLE "policy_versions" ADD COLUMN "bytes" bigint;--> statement-breakpoint
 ALTER TABLE "episodes" ADD COLUMN "host" text;--> statement-breakpoint
 ALTER TABLE "episodes" ADD COLUMN "worker_id" text;

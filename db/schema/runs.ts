@@ -63,6 +63,8 @@ export const environments = pgTable('environments', {
   id: uuid('id').primaryKey().defaultRandom(),
   name: text('name').notNull().unique(),
   contentHash: text('content_hash').notNull(),
+  /** the environment's image (a tarball of its rootfs and manifest) in the artifact store, once `crucible env publish` put it there */
+  imageSha256: text('image_sha256'),
   /** exact versions, e.g. {"python3": "3.11.2", "node": "v20.20.2"} */
   toolchainLock: jsonb('toolchain_lock').$type<Record<string, string>>().notNull().default({}),
   manifestPath: text('manifest_path'),

@@ -2,7 +2,10 @@ import path from 'node:path';
 import type { Settings } from '@/core/settings';
 import type { Db } from '@/db/client';
 import { ArtifactStore, type ArtifactBackend } from './artifact-store';
+import { DatabaseArtifactBackend } from './backends/database';
 import { LocalArtifactBackend } from './backends/local';
+import { S3ArtifactBackend, s3OptionsFromSettings } from './backends/s3';
+import { nodeName } from '@/workers/scheduler/node';
 
 /** Which backend the settings choose: explicit, else the database when it is shared (`DATABASE_URL`), else this host's directory. */
 export function artifactBackendName(s: Settings): 'local' | 'database' | 's3' {
@@ -11,9 +14,10 @@ export function artifactBackendName(s: Settings): 'local' | 'database' | 's3' {
 
 /**
  * The artifact store a process uses, from settings: its backend and this host's cache under
- * `<dataDir>/artifacts/cache`. `db` is the process's database (the `database` backend's home).
+ * `<dataDir>/artifacts/cache`. `db` is the process's database (the `database` backend's home);
+ * `log` hears the store's notable events (a corrupt cached copy dropped and fetched again).
  */
-export function openArtifactStore(s: Settings, deps: { dataDir: string; db: Db }): ArtifactStore {
+export function openArtifactStore(s: Settings, deps: { dataDir: string; db: Db; log?: (line: string) => void }): ArtifactStore {
   const name = artifactBackendName(s);
   let backend: ArtifactBackend;
   switch (name) {
@@ -21,9 +25,16 @@ export function openArtifactStore(s: Settings, deps: { dataDir: string; db: Db }
       backend = new LocalArtifactBackend(path.resolve(s.CRUCIBLE_ARTIFACT_DIR ?? path.join(deps.dataDir, 'artifacts', 'store')));
       break;
     case 'database':
-      throw new Error('the database artifact backend is not built yet'); // helper: DatabaseArtifactBackend
+      backend = new DatabaseArtifactBackend(deps.db, { host: nodeName(s) });
+      break;
     case 's3':
-      throw new Error('the s3 artifact backend is not built yet'); // helper: S3ArtifactBackend
+      backend = new S3ArtifactBackend(s3OptionsFromSettings(s));
+      break;
   }
-  return new ArtifactStore({ backend, cacheDir: path.join(deps.dataDir, 'artifacts', 'cache'), cacheBytes: s.CRUCIBLE_ARTIFACT_CACHE_MB * 1024 * 1024 });
+  return new ArtifactStore({
+    backend,
+    cacheDir: path.join(deps.dataDir, 'artifacts', 'cache'),
+    cacheBytes: s.CRUCIBLE_ARTIFACT_CACHE_MB * 1024 * 1024,
+    log: deps.log,
+  });
 }

@@ -1,11 +1,12 @@
-import { createReadStream } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createWriteStream } from 'node:fs';
-import { ArtifactMissingError, type ArtifactBackend, type ArtifactRef } from '../artifact-store';
+import { ArtifactMissingError, type ArtifactBackend, type ArtifactRef, type PutOptions } from '../artifact-store';
+
+const isMissing = (e: unknown) => (e as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
 
 /** A directory on this host (`<data>/artifacts/store`): the embedded single-host default. */
 export class LocalArtifactBackend implements ArtifactBackend {
@@ -16,14 +17,21 @@ export class LocalArtifactBackend implements ArtifactBackend {
     return path.join(this.root, sha256.slice(0, 2), sha256);
   }
 
-  async put(ref: ArtifactRef, body: () => Readable): Promise<void> {
+  /** Written to a unique temp name, synced, then renamed in: a reader sees the whole artifact or none, also after a crash. */
+  async put(ref: ArtifactRef, body: () => Readable, opts: PutOptions = {}): Promise<void> {
     const file = this.file(ref.sha256);
-    if (existsSync(file)) return;
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+    if (!opts.replace && (await this.has(ref.sha256))) return;
+    const dir = path.dirname(file);
+    await fs.mkdir(dir, { recursive: true });
+    const tmp = path.join(dir, `.${ref.sha256}.${process.pid}.${randomUUID()}.tmp`);
     try {
-      await pipeline(body(), createWriteStream(tmp, { mode: 0o640 }));
+      // `flush`: fsync before close, so a recorded hash never names an empty file after a power loss
+      await pipeline(body(), createWriteStream(tmp, { mode: 0o640, flush: true }));
+      const st = await fs.stat(tmp);
+      if (st.size !== ref.size) throw new Error(`artifact ${ref.sha256}: wrote ${st.size} bytes, expected ${ref.size}`);
       await fs.rename(tmp, file);
+      const d = await fs.open(dir, 'r');
+      await d.sync().finally(() => d.close());
     } finally {
       await fs.rm(tmp, { force: true });
     }
@@ -31,12 +39,16 @@ export class LocalArtifactBackend implements ArtifactBackend {
 
   async get(sha256: string): Promise<Readable> {
     const file = this.file(sha256);
-    if (!existsSync(file)) throw new ArtifactMissingError(sha256, this.describe());
-    return createReadStream(file);
+    // open first: a missing file is ArtifactMissingError here, not a stream error later
+    const fh = await fs.open(file, 'r').catch((e: unknown) => Promise.reject(isMissing(e) ? new ArtifactMissingError(sha256, this.describe()) : e));
+    return fh.createReadStream({ highWaterMark: 1024 * 1024 });
   }
 
   async has(sha256: string): Promise<boolean> {
-    return existsSync(this.file(sha256));
+    return fs.access(this.file(sha256)).then(
+      () => true,
+      (e: unknown) => (isMissing(e) ? false : Promise.reject(e)),
+    );
   }
 
   localPath(sha256: string): string | undefined {
