@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Crucible uses: bubblewrap/crun/runc for sandboxes and
+# Installs the Debian packages Crucible uses: bubblewrap/crun/runc/runsc for sandboxes and
 # chromium for the browser tests. As root it installs what is missing; otherwise it
 # prints the exact command to run.
 set -euo pipefail
@@ -7,8 +7,15 @@ need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v crun >/dev/null 2>&1 || need+=(crun)
 command -v runc >/dev/null 2>&1 || need+=(runc)
+# gVisor's runsc serves the `gvisor` runtime (a user-space kernel between code and host)
+command -v runsc >/dev/null 2>&1 || need+=(runsc)
 if [ "${CRUCIBLE_SKIP_BROWSER:-}" != "1" ]; then
   [ -x /usr/bin/chromium ] || need+=(chromium)
+  # test-only too: Ceph's radosgw with a monitor and an OSD, the real S3 server that the S3
+  # artifact backend's tests and benchmark start (scripts/s3-test-server.sh)
+  command -v radosgw >/dev/null 2>&1 || need+=(radosgw)
+  command -v ceph-mon >/dev/null 2>&1 || need+=(ceph-mon)
+  command -v ceph-osd >/dev/null 2>&1 || need+=(ceph-osd)
 fi
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 # gcc + libc headers build the sandbox's static PID-1 supervisor (warm bwrap sandboxes);
