@@ -79,7 +79,8 @@ describe('crucible sandbox exec (CLI contract)', () => {
 
   it('missing runtime and bad arguments exit non-zero with what to install or change', async () => {
     const [missing, bad, none, allow] = await Promise.all([
-      crucible(['sandbox', 'exec', '--runtime', 'oci:runsc', '--json', '--', 'true']),
+      // a host without gVisor, whatever this one has: runsc at a path that does not exist
+      crucible(['sandbox', 'exec', '--runtime', 'oci:runsc', '--json', '--', 'true'], { CRUCIBLE_RUNSC: '/nonexistent/crucible-test/runsc' }),
       crucible(['sandbox', 'exec', '--memory-mb', 'lots', '--json', '--', 'true']),
       crucible(['sandbox', 'exec', '--json']),
       crucible(['sandbox', 'exec', '--allow', 'not a host', '--json', '--', 'true']),
@@ -92,6 +93,36 @@ describe('crucible sandbox exec (CLI contract)', () => {
     expect(none.stderr).toMatch(/no command given/);
     expect(allow.code).toBe(2);
     expect(allow.stderr).toMatch(/HOST:PORT/);
+  });
+
+  it('sandbox runtimes --json says which tiers work here, with versions, and why not; gvisor names its platform', async () => {
+    const [here, without] = await Promise.all([
+      crucible(['sandbox', 'runtimes', '--json']),
+      crucible(['sandbox', 'runtimes', '--json'], { CRUCIBLE_RUNSC: '/nonexistent/crucible-test/runsc' }),
+    ]);
+    expect(here.code, here.stderr).toBe(0);
+    type Row = {
+      name: string;
+      available: boolean;
+      version?: string;
+      platform?: string;
+      platforms?: { platform: string; works: boolean; reason?: string }[];
+      reason?: string;
+    };
+    const rows = JSON.parse(here.stdout) as Row[];
+    expect(rows.map((r) => r.name)).toEqual(['bwrap', 'oci:crun', 'oci:runc', 'gvisor', 'oci:kata-runtime']);
+    for (const r of rows) expect(r.available ? r.version : r.reason, r.name).toBeTruthy();
+    const gvisor = rows.find((r) => r.name === 'gvisor')!;
+    if (gvisor.available) {
+      expect(gvisor.platform).toMatch(/^(kvm|systrap|ptrace)$/);
+      expect(gvisor.platforms!.find((p) => p.works)?.platform).toBe(gvisor.platform);
+      for (const p of gvisor.platforms!.filter((x) => !x.works)) expect(p.reason, p.platform).toBeTruthy();
+      const r = await crucible(['sandbox', 'exec', '--runtime', 'gvisor', '--json', '--', 'python3', '-c', 'print(6*7)']);
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: 'ok', stdout: '42\n', runtime: 'gvisor', platform: gvisor.platform });
+    }
+    const missing = (JSON.parse(without.stdout) as Row[]).find((r) => r.name === 'gvisor')!;
+    expect(missing.available).toBe(false);
+    expect(missing.reason).toMatch(/apt-get install runsc/);
   });
 
   it('env build / verify / list, and a tampered environment is refused (env_mismatch)', async () => {

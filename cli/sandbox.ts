@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { settings } from '@/core/settings';
@@ -19,7 +20,11 @@ import {
   type EnvSpecInput,
 } from '@/workers/sandbox/env/env-store';
 import { SandboxManager } from '@/workers/sandbox/pool/manager';
+import { BwrapRuntime } from '@/workers/sandbox/runtimes/bwrap';
+import { GvisorRuntime } from '@/workers/sandbox/runtimes/gvisor';
+import { OciRuntime } from '@/workers/sandbox/runtimes/oci';
 import { runtimeByName } from '@/workers/sandbox/runtimes/runtime-by-name';
+import type { SandboxRuntime } from '@/workers/sandbox/runtimes/sandbox-runtime';
 import { sweepDeadSandboxes } from '@/workers/sandbox/pool/sweep';
 import { SandboxError, allowEntry, limitsSchema, type LimitsInput } from '@/workers/sandbox/types';
 import { CliError, intOption, output, type Command } from './args';
@@ -152,25 +157,49 @@ const exec: Command = {
     }),
 };
 
+/** First line of `BINARY --version` for bwrap and OCI runtimes; gVisor reports its own. */
+function runtimeVersion(rt: SandboxRuntime): string | undefined {
+  if (rt instanceof GvisorRuntime) return rt.details().version;
+  const binary = rt instanceof BwrapRuntime || rt instanceof OciRuntime ? rt.binary : undefined;
+  if (!binary) return undefined;
+  const r = spawnSync(binary, ['--version'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim().split('\n')[0] : undefined;
+}
+
+function gvisorDetails(rt: GvisorRuntime): { version?: string; platform?: string; platforms?: ReturnType<GvisorRuntime['details']>['platforms'] } {
+  try {
+    return rt.details();
+  } catch {
+    return {}; // runsc itself is missing: check() says what to install
+  }
+}
+
 const runtimes: Command = {
   name: 'sandbox runtimes',
-  summary: 'which runtimes are installed here and what each enforces',
+  summary: 'which runtimes work here (versions; for gVisor the platform that runs) and what each enforces, or why not',
   usage: 'crucible sandbox runtimes [--json]',
   options: { json: { type: 'boolean' } },
   run: async ({ values }) => {
-    const rows = ['bwrap', 'oci:crun', 'oci:runc', 'oci:runsc', 'oci:kata-runtime'].map((name) => {
+    const rows = ['bwrap', 'oci:crun', 'oci:runc', 'gvisor', 'oci:kata-runtime'].map((name) => {
       const rt = runtimeByName(name);
+      // gVisor: its version and which platform (ptrace, systrap, kvm) works here, each with why not
+      const gvisor = rt instanceof GvisorRuntime ? gvisorDetails(rt) : {};
       try {
         rt.check();
-        return { name, available: true, enforces: rt.enforces() };
+        return { name, available: true, version: runtimeVersion(rt), ...gvisor, enforces: rt.enforces() };
       } catch (e) {
-        return { name, available: false, reason: (e as Error).message };
+        return { name, available: false, ...gvisor, reason: (e as Error).message };
       }
     });
     output(!!values.json, rows, () =>
       table(
-        rows.map((r) => ({ ...r, detail: r.available ? JSON.stringify(r.enforces) : r.reason })),
-        ['name', 'available', 'detail'],
+        rows.map((r) => ({
+          ...r,
+          version: r.version ?? '',
+          platform: r.platform ?? '',
+          detail: 'enforces' in r ? JSON.stringify(r.enforces) : r.reason,
+        })),
+        ['name', 'available', 'version', 'platform', 'detail'],
       ),
     );
     return 0;

@@ -5,8 +5,10 @@ import { z } from 'zod';
  * `oci:BINARY`, so `oci:echo` ran the host's echo as root and reported `status: ok`; now
  * every entry point (API run config, CLI, job payloads, the runtime factory) checks names
  * against this list. Each name maps to what serves it: bwrap, the configured default OCI
- * runtime (`oci`), or a fixed OCI runtime binary. Imports nothing from the project, so the
- * server, workers and CLI share it.
+ * runtime (`oci`), or a fixed OCI runtime binary. Every runsc name (`gvisor`, `oci:runsc`,
+ * `runsc`, `oci:gvisor`) is served by the sandbox library's gVisor runtime, which results
+ * and audit rows name `gvisor`. Imports nothing from the project, so the server, workers
+ * and CLI share it.
  */
 export const OCI_RUNTIME_BINARIES = ['crun', 'runc', 'runsc', 'kata-runtime', 'youki'] as const;
 export type OciRuntimeBinary = (typeof OCI_RUNTIME_BINARIES)[number];

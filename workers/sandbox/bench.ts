@@ -8,12 +8,14 @@ import { SandboxCgroup } from './limits/cgroup';
 import { ownerTag } from './pool/owner';
 import { SandboxManager } from './pool/manager';
 import { launcherUnavailable, sharedLauncher } from './runtimes/launcher';
+import { GvisorRuntime } from './runtimes/gvisor';
 import { runtimeOptions } from './runtimes/options';
 import type { Sandbox } from './runtimes/sandbox-runtime';
 
 /**
- * `npm run bench -- sandbox [--runs N] [--leak-execs N] [--concurrency 1,2,4,8] [--runtime bwrap] [--json]`
- * Sandboxed runs side by side with the same programs started by plain `spawn` (the floor).
+ * `npm run bench -- sandbox [--runs N] [--leak-execs N] [--concurrency 1,2,4,8] [--runtime bwrap|gvisor|NAME] [--json]`
+ * Sandboxed runs side by side with the same programs started by plain `spawn` (the floor);
+ * another runtime's cold start and warm execs also side by side with bwrap's, in the same run.
  */
 const PY_TEST = `
 def add(a, b): return a + b
@@ -146,6 +148,9 @@ export async function main(argv: string[]): Promise<number> {
   const leakExecs = Number(values['leak-execs']);
   const levels = values.concurrency!.split(',').map(Number);
   const runtime = values.runtime!;
+  // any other runtime is also measured against bwrap, interleaved in the same run
+  const baseline = runtime === 'bwrap' ? undefined : 'bwrap';
+  const targets = runtime === 'gvisor' ? { coldP50: 150, warmVsBwrap: 1.5 } : { coldP50: 15, warmVsBwrap: undefined };
   const dataDir = mkdtempSync('/tmp/crucible-bench-');
   chmodSync(dataDir, 0o755);
   const hostDir = mkdtempSync('/tmp/crucible-bench-host-');
@@ -158,7 +163,14 @@ export async function main(argv: string[]): Promise<number> {
   const limits = { cpus: 2, memoryMb: 512, diskMb: 256, timeoutMs: 30_000 };
   floorGroup(limits.cpus);
   const os = await import('node:os');
-  const warmMode = runtime === 'bwrap' && runtimeOptions().supervisor ? 'supervisor (one bwrap per sandbox)' : 'one runtime start per exec';
+  const warmMode =
+    runtime === 'bwrap' && runtimeOptions().supervisor
+      ? 'supervisor (one bwrap per sandbox)'
+      : runtime === 'gvisor' && runtimeOptions().supervisor
+        ? 'supervisor (one runsc container per sandbox)'
+        : 'one runtime start per exec';
+  const rt = manager.runtime(runtime);
+  const gvisor = rt instanceof GvisorRuntime ? rt.details() : undefined;
   // the launcher does the cold start's mount, environment check and bwrap fork (launcher.c)
   const launcher = sharedLauncher(defaultStoreDir(), runtimeOptions())
     ? 'launcher (mount, env check, fork in launcher.c)'
@@ -167,6 +179,7 @@ export async function main(argv: string[]): Promise<number> {
     runtime,
     runs,
     execMode: warmMode,
+    ...(gvisor ? { gvisor: { version: gvisor.version, platform: gvisor.platform } } : {}),
     coldPath: launcher,
     host: { cpus: os.availableParallelism(), loadavgAtStart: os.loadavg() },
   };
@@ -174,6 +187,7 @@ export async function main(argv: string[]): Promise<number> {
   // the ratios compare wall times, so a host busy with other work skews them: say how busy it was
   log(`plain runs: ${floorCpuDir ? `in a CPU-only cgroup of the sandbox's weight (${floorCpuDir})` : 'no cgroup (none available)'}`);
   log(`${runtime}, exec mode: ${warmMode}; cold path: ${launcher}`);
+  if (gvisor) log(`gVisor: runsc ${gvisor.version}, platform ${gvisor.platform}`);
   log(
     `host load average ${os
       .loadavg()
@@ -184,12 +198,15 @@ export async function main(argv: string[]): Promise<number> {
     // cold start: a brand-new sandbox (dirs, scratch mount, cgroup, env check) running `true`
     const cold: number[] = [];
     const coldFloor: number[] = [];
+    const coldBase: number[] = [];
     // warm-up not counted: the first start in a process also loads the manifest baseline,
     // compiles the seccomp filter and probes the cgroup layout (about 1 s here)
-    for (let i = 0; i < 3; i++) {
-      const s = await manager.acquire({ runtime, limits });
-      await timed(s, ['true']);
-      await manager.destroy(s);
+    for (const r of baseline ? [runtime, baseline] : [runtime]) {
+      for (let i = 0; i < 3; i++) {
+        const s = await manager.acquire({ runtime: r, limits });
+        await timed(s, ['true']);
+        await manager.destroy(s);
+      }
     }
     const launcherBefore = launcherCounters();
     for (let i = 0; i < runs; i++) {
@@ -199,10 +216,24 @@ export async function main(argv: string[]): Promise<number> {
       cold.push(performance.now() - t0);
       await manager.destroy(sb);
       coldFloor.push(await plain('/usr/bin/true', [], hostDir));
+      if (baseline) {
+        const b0 = performance.now();
+        const b = await manager.acquire({ runtime: baseline, limits: { ...limits, memoryMb: 512 + (i % 2) } });
+        await timed(b, ['true']);
+        coldBase.push(performance.now() - b0);
+        await manager.destroy(b);
+      }
     }
-    out.coldStartTrue = { p50: pct(cold, 50), p99: pct(cold, 99), spawnP50: pct(coldFloor, 50), spawnP99: pct(coldFloor, 99) };
+    out.coldStartTrue = {
+      p50: pct(cold, 50),
+      p99: pct(cold, 99),
+      spawnP50: pct(coldFloor, 50),
+      spawnP99: pct(coldFloor, 99),
+      ...(baseline ? { [`${baseline}P50`]: pct(coldBase, 50), [`${baseline}P99`]: pct(coldBase, 99) } : {}),
+    };
     log(
-      `cold start of \`true\`        p50 ${fmt(pct(cold, 50))} ms  p99 ${fmt(pct(cold, 99))} ms   (plain spawn p50 ${fmt(pct(coldFloor, 50))} ms, p99 ${fmt(pct(coldFloor, 99))} ms)  target p50 ≤ 15 ms`,
+      `cold start of \`true\`        p50 ${fmt(pct(cold, 50))} ms  p99 ${fmt(pct(cold, 99))} ms   (plain spawn p50 ${fmt(pct(coldFloor, 50))} ms, p99 ${fmt(pct(coldFloor, 99))} ms` +
+        `${baseline ? `; ${baseline} p50 ${fmt(pct(coldBase, 50))} ms, p99 ${fmt(pct(coldBase, 99))} ms` : ''})  target p50 ≤ ${targets.coldP50} ms`,
     );
     const launcherAfter = launcherCounters();
     if (launcherBefore && launcherAfter) {
@@ -232,24 +263,40 @@ export async function main(argv: string[]): Promise<number> {
       ['node test', ['node', '/work/test.js'], ['/usr/bin/node', path.join(hostDir, 'test.js')]],
     ];
     const sb = await manager.acquire({ runtime, limits });
-    sb.putFile('/work/test.py', PY_TEST);
-    sb.putFile('/work/test.js', NODE_TEST);
+    const base = baseline ? await manager.acquire({ runtime: baseline, limits }) : undefined;
+    for (const s of base ? [sb, base] : [sb]) {
+      s.putFile('/work/test.py', PY_TEST);
+      s.putFile('/work/test.js', NODE_TEST);
+    }
     const warm: Record<string, unknown> = {};
     for (const [name, inBox, onHost] of programs) {
       const a: number[] = [];
       const b: number[] = [];
+      const c: number[] = [];
       for (let i = 0; i < runs; i++) {
         a.push(await timed(sb, inBox));
         b.push(await plain(onHost[0]!, onHost.slice(1), hostDir));
+        if (base) c.push(await timed(base, inBox));
       }
       const ratio = pct(a, 50) / pct(b, 50);
-      warm[name] = { p50: pct(a, 50), p99: pct(a, 99), spawnP50: pct(b, 50), spawnP99: pct(b, 99), ratio };
+      const vsBase = base ? pct(a, 50) / pct(c, 50) : undefined;
+      warm[name] = {
+        p50: pct(a, 50),
+        p99: pct(a, 99),
+        spawnP50: pct(b, 50),
+        spawnP99: pct(b, 99),
+        ratio,
+        ...(base ? { [`${baseline}P50`]: pct(c, 50), [`${baseline}P99`]: pct(c, 99), [`vs${baseline}`]: vsBase } : {}),
+      };
+      const target = vsBase !== undefined && targets.warmVsBwrap ? `  target ≤ ${targets.warmVsBwrap}× ${baseline}` : name === 'true' ? '' : '  target ≤ 1.10×';
       log(
-        `warm exec ${name.padEnd(12)}        p50 ${fmt(pct(a, 50))} ms  p99 ${fmt(pct(a, 99))} ms   (plain p50 ${fmt(pct(b, 50))} ms)  ratio ${ratio.toFixed(2)}×${name === 'true' ? '' : '  target ≤ 1.10×'}`,
+        `warm exec ${name.padEnd(12)}        p50 ${fmt(pct(a, 50))} ms  p99 ${fmt(pct(a, 99))} ms   (plain p50 ${fmt(pct(b, 50))} ms)  ratio ${ratio.toFixed(2)}×` +
+          `${base ? `; ${baseline} p50 ${fmt(pct(c, 50))} ms, ${vsBase!.toFixed(2)}× ${baseline}'s` : ''}${target}`,
       );
     }
     out.warmExec = warm;
     await manager.release(sb);
+    if (base) await manager.release(base);
 
     // the same programs as one episode start each: acquire (warm; its environment check) →
     // put the file → exec → release (reset), against the same plain spawn

@@ -62,6 +62,8 @@ export type ExecResult = {
   durationMs: number;
   envHash: string;
   runtime: string;
+  /** gVisor only: the platform its kernel ran on (ptrace, systrap or kvm; see gvisor-platform.ts) */
+  platform?: string;
   sandboxId: string;
   usage: { cpuMs: number; maxRssMb: number };
   /** set for env_mismatch / sandbox_error: what went wrong */
@@ -91,6 +93,8 @@ export type Enforcement = {
   pids: 'cgroup-v2' | 'cgroup-v1' | 'rlimit' | 'none';
   disk: 'tmpfs-size' | 'none';
   hostUid: number;
+  /** whose kernel serves the sandbox's syscalls: the host's (bwrap, runc, crun) or gVisor's own (unset: the host's) */
+  kernel?: 'host' | 'gvisor';
 };
 
 /** Raised when the sandbox layer cannot do what was asked; the message says what to change. */

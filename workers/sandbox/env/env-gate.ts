@@ -51,7 +51,7 @@ export class EnvironmentGate {
     const problem =
       quarantined ??
       (baseline !== undefined && baseline !== env.hash
-        ? `environment "${env.name}" on this host has content hash ${env.hash}, but its baseline (the environments table, registered by the first host that used it) is ${baseline}: this host's build differs (other packages or toolchain versions). Install the same system packages (scripts/system-deps.sh) and rebuild it with \`crucible env build\`, or fetch the published one with \`crucible env fetch ${env.name}\``
+        ? `environment "${env.name}" on this host has content hash ${env.hash}, but its baseline (the environments table, registered by the first host that used it) is ${baseline}: this host's build differs (other packages or toolchain versions). Install the same system packages (scripts/system-deps.sh) and rebuild it with \`crucible env build\``
         : undefined);
     const entry: Entry =
       problem === undefined

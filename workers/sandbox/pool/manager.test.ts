@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QuotaLedger } from '../limits/quota';
+import { runtimeOptions } from '../runtimes/options';
 import { testManager } from '../test-support';
 import { limitsSchema } from '../types';
 
@@ -108,7 +109,13 @@ describe('sandbox manager: warm pool, quotas', () => {
   });
 
   it('refuses a runtime that is not installed, saying what to install', async () => {
-    await expect(t.manager.acquire({ runtime: 'oci:runsc' })).rejects.toThrow(/gVisor|runsc/);
+    // a host without gVisor, whatever this one has: runsc at a path that does not exist
+    const noGvisor = testManager('no-gvisor', { runtime: { ...runtimeOptions(), runsc: '/nonexistent/crucible-test/runsc' } });
+    try {
+      await expect(noGvisor.manager.acquire({ runtime: 'oci:runsc' })).rejects.toThrow(/gVisor|runsc/);
+    } finally {
+      await noGvisor.cleanup();
+    }
     await expect(t.manager.acquire({ runtime: 'kata' })).rejects.toThrow(/Kata/);
     await expect(t.manager.acquire({ runtime: 'nonsense' })).rejects.toThrow(/unknown sandbox runtime/);
   });

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { defaultRunConfig, runConfigSchema } from '@/core/run-config';
 import { checkIsolationPolicy, runtimeForTier } from './isolation';
+import { runtimeOptions } from './options';
 import { SandboxError } from '../types';
+
+/** A host without gVisor, whatever this one has installed: runsc at a path that does not exist. */
+const noGvisor = { ...runtimeOptions(), runsc: '/nonexistent/crucible-test/runsc' };
 
 describe('isolation policy by risk tier', () => {
   it('the default policy (bwrap for both tiers) is served here', () => {
@@ -16,7 +20,7 @@ describe('isolation policy by risk tier', () => {
   });
 
   it('refuses, never downgrades, when a configured runtime is missing', () => {
-    expect(() => checkIsolationPolicy({ routine: 'oci:runsc', high: 'oci:kata-runtime' })).toThrow(
+    expect(() => checkIsolationPolicy({ routine: 'oci:runsc', high: 'oci:kata-runtime' }, noGvisor)).toThrow(
       /routine risk → oci:runsc[\s\S]*gVisor[\s\S]*high risk → oci:kata-runtime[\s\S]*Kata/,
     );
     expect(() => checkIsolationPolicy({ routine: 'Bad Name!', high: 'bwrap' })).toThrow(/not a runtime name/);
@@ -26,7 +30,7 @@ describe('isolation policy by risk tier', () => {
     const run = runConfigSchema.parse({ isolation: { routine: 'bwrap', high: 'gvisor' } });
     let err: unknown;
     try {
-      checkIsolationPolicy(run);
+      checkIsolationPolicy(run, noGvisor);
     } catch (e) {
       err = e;
     }
@@ -34,8 +38,8 @@ describe('isolation policy by risk tier', () => {
     expect((err as SandboxError).kind).toBe('missing_runtime');
     const msg = (err as Error).message;
     expect(msg).toMatch(/the run cannot start/);
-    expect(msg).toMatch(/high risk → gvisor: the oci:runsc runtime needs `runsc`/);
-    expect(msg).toMatch(/https:\/\/gvisor\.dev/); // what to install
+    expect(msg).toMatch(/high risk → gvisor: the gvisor runtime \(oci:runsc\) needs gVisor's `runsc`/);
+    expect(msg).toMatch(/apt-get install runsc/); // what to install
     expect(msg).toMatch(/isolation\.high=bwrap/); // or what to change
     expect(msg).not.toMatch(/routine risk/); // the installed tier is not blamed
   });

@@ -1,5 +1,6 @@
 import { SANDBOX_RUNTIME_NAMES, sandboxRuntimeName } from '@/core/sandbox-runtimes';
 import { RISK_TIERS, type RiskTier } from '@/core/tasks';
+import { runtimeOptions, type RuntimeOptions } from './options';
 import { runtimeByName } from './runtime-by-name';
 import { SandboxError } from '../types';
 
@@ -10,9 +11,10 @@ export type IsolationPolicy = Record<RiskTier, string>;
  * known name and installed here. Nothing is downgraded; the error names the missing
  * runtime and what to install (or which runtime to configure instead). Accepts the
  * policy itself or a whole run config (`{ isolation }`). Returns the runtime name per
- * tier, which is what episodes record as served by.
+ * tier, which is what episodes record as served by. `options`: this host's runtime
+ * binaries (default: from settings; tests name a runsc that does not exist).
  */
-export function checkIsolationPolicy(input: IsolationPolicy | { isolation: IsolationPolicy }): IsolationPolicy {
+export function checkIsolationPolicy(input: IsolationPolicy | { isolation: IsolationPolicy }, options: RuntimeOptions = runtimeOptions()): IsolationPolicy {
   const policy = 'isolation' in input ? input.isolation : input;
   const problems: string[] = [];
   const checked = new Map<string, string | undefined>(); // one check per runtime, even when both tiers name it
@@ -24,7 +26,7 @@ export function checkIsolationPolicy(input: IsolationPolicy | { isolation: Isola
     }
     if (!checked.has(name)) {
       try {
-        runtimeByName(name).check();
+        runtimeByName(name, options).check();
         checked.set(name, undefined);
       } catch (e) {
         checked.set(name, (e as Error).message);
@@ -41,10 +43,10 @@ export function checkIsolationPolicy(input: IsolationPolicy | { isolation: Isola
       'missing_runtime',
     );
   }
-  return { routine: runtimeByName(policy.routine).name, high: runtimeByName(policy.high).name };
+  return { routine: runtimeByName(policy.routine, options).name, high: runtimeByName(policy.high, options).name };
 }
 
 /** The runtime an episode of the given risk tier runs under. */
-export function runtimeForTier(policy: IsolationPolicy, tier: RiskTier): string {
-  return runtimeByName(policy[tier]).name;
+export function runtimeForTier(policy: IsolationPolicy, tier: RiskTier, options: RuntimeOptions = runtimeOptions()): string {
+  return runtimeByName(policy[tier], options).name;
 }

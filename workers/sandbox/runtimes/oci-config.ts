@@ -15,10 +15,27 @@ export type OciConfigInput = {
   limits: Limits;
   /** relative cgroup path: runtimes nest it under their own (i.e. our sandbox's) cgroup */
   cgroupsPath: string;
+  /**
+   * For gVisor (gvisor.ts), whose own kernel applies the seccomp policy and counts
+   * processes: no clone3 rule (it has no clone3 and answers ENOSYS itself, while its
+   * seccomp turns every errno into EPERM, which would break thread creation), and
+   * RLIMIT_NPROC as the pids limit (the host group's pids also count gVisor's own threads).
+   */
+  gvisor?: boolean;
+  /**
+   * A warm gVisor sandbox's PID 1: the host directory holding the supervisor, bound
+   * read-only at /run (every environment has that empty directory; the root is read-only,
+   * so a mount point cannot be created). The supervisor runs as container uid 0 with only
+   * CAP_KILL/SETUID/SETGID and starts each command as uid 1000 (supervisor.c, --user).
+   */
+  supervisorDir?: string;
 };
 
+/** Where a warm gVisor sandbox's supervisor directory is mounted. */
+export const OCI_SUPERVISOR_MOUNT = '/run';
+
 /** The seccomp policy of seccomp.ts in the OCI (libseccomp) form. */
-function ociSeccomp() {
+function ociSeccomp(gvisor: boolean) {
   const arch = hostSeccompArch();
   const names = deniedSyscalls(arch).filter((n) => /^[a-z_0-9]+$/.test(n));
   const nsFlags: number[] = [];
@@ -40,7 +57,7 @@ function ociSeccomp() {
     architectures: [arch === 'x86_64' ? 'SCMP_ARCH_X86_64' : 'SCMP_ARCH_AARCH64'],
     syscalls: [
       { names, action: 'SCMP_ACT_ERRNO', errnoRet: 1 },
-      { names: ['clone3'], action: 'SCMP_ACT_ERRNO', errnoRet: 38 },
+      ...(gvisor ? [] : [{ names: ['clone3'], action: 'SCMP_ACT_ERRNO', errnoRet: 38 }]),
       // libseccomp ORs rules for the same syscall: any namespace flag set → EPERM
       ...nsFlags.map((f) => ({
         names: ['clone'],
@@ -58,19 +75,22 @@ function ociSeccomp() {
 export function ociConfig(i: OciConfigInput): Record<string, unknown> {
   const mem = i.limits.memoryMb * 1024 * 1024;
   const noCaps = { bounding: [], effective: [], inheritable: [], permitted: [], ambient: [] };
+  const supervisorCaps = ['CAP_KILL', 'CAP_SETUID', 'CAP_SETGID'];
+  const sup = i.supervisorDir !== undefined;
   return {
     ociVersion: '1.0.2',
     process: {
       terminal: false,
-      user: { uid: OCI_SANDBOX_UID, gid: OCI_SANDBOX_UID },
+      user: sup ? { uid: 0, gid: 0 } : { uid: OCI_SANDBOX_UID, gid: OCI_SANDBOX_UID },
       args: i.cmd,
       env: Object.entries(i.env).map(([k, v]) => `${k}=${v}`),
       cwd: i.cwd,
-      capabilities: noCaps,
+      capabilities: sup ? { ...noCaps, bounding: supervisorCaps, effective: supervisorCaps, permitted: supervisorCaps } : noCaps,
       rlimits: [
         { type: 'RLIMIT_NOFILE', hard: 4096, soft: 4096 },
         { type: 'RLIMIT_CORE', hard: 0, soft: 0 },
         { type: 'RLIMIT_FSIZE', hard: i.limits.diskMb * 1024 * 1024, soft: i.limits.diskMb * 1024 * 1024 },
+        ...(i.gvisor ? [{ type: 'RLIMIT_NPROC', hard: i.limits.pids, soft: i.limits.pids }] : []),
       ],
       noNewPrivileges: true,
     },
@@ -83,6 +103,7 @@ export function ociConfig(i: OciConfigInput): Record<string, unknown> {
       { destination: '/dev/shm', type: 'tmpfs', source: 'shm', options: ['nosuid', 'noexec', 'nodev', 'mode=1777', 'size=65536k'] },
       { destination: '/work', type: 'bind', source: i.work, options: ['rbind', 'rw', 'nosuid', 'nodev'] },
       { destination: '/tmp', type: 'bind', source: i.tmp, options: ['rbind', 'rw', 'nosuid', 'nodev'] },
+      ...(sup ? [{ destination: OCI_SUPERVISOR_MOUNT, type: 'bind', source: i.supervisorDir, options: ['rbind', 'ro', 'nosuid', 'nodev'] }] : []),
     ],
     linux: {
       namespaces: ['pid', 'network', 'ipc', 'uts', 'mount', 'user', 'cgroup'].map((type) => ({ type })),
@@ -96,7 +117,7 @@ export function ociConfig(i: OciConfigInput): Record<string, unknown> {
         cpu: { quota: Math.round(i.limits.cpus * 100_000), period: 100_000 },
         pids: { limit: i.limits.pids },
       },
-      seccomp: ociSeccomp(),
+      seccomp: ociSeccomp(i.gvisor === true),
       maskedPaths: [
         '/proc/acpi',
         '/proc/kcore',

@@ -12,7 +12,6 @@ import { SandboxError, type Enforcement } from '../types';
 const install: Record<string, string> = {
   crun: '`apt-get install crun` (or `bash scripts/system-deps.sh`)',
   runc: '`apt-get install runc` (or `bash scripts/system-deps.sh`)',
-  runsc: 'gVisor: https://gvisor.dev/docs/user_guide/install/ (puts `runsc` on PATH)',
   'kata-runtime': 'Kata Containers: https://katacontainers.io/ (puts `kata-runtime` on PATH; needs KVM)',
 };
 
@@ -59,7 +58,7 @@ function readRuntimeLog(bundle: string): string | undefined {
 const CONTAINER_PREFIX = 'crucible-';
 
 /**
- * Any OCI runtime (crun, runc, runsc, kata-runtime): a bundle with a generated
+ * Any OCI runtime but runsc (crun, runc, kata-runtime, youki; gVisor is gvisor.ts): a bundle with a generated
  * config.json per exec, run in the foreground with `BINARY run --bundle DIR ID`. The
  * runtime process is started inside the sandbox's cgroup and the config's relative
  * cgroupsPath nests the container under it, so our counters and kills cover it.

@@ -12,6 +12,8 @@ export type RuntimeOptions = {
   launcher: boolean;
   /** keep a PID-1 supervisor in each bwrap sandbox instead of one bwrap per exec (CRUCIBLE_SANDBOX_SUPERVISOR) */
   supervisor: boolean;
+  /** gVisor's runsc, which serves the `gvisor` runtime (CRUCIBLE_RUNSC) */
+  runsc: string;
   /** what the runtime name `oci` means; unset: crun (CRUCIBLE_OCI_RUNTIME, checked when used) */
   ociRuntime?: string;
   /** compiler for the two C programs (CC) */
@@ -24,6 +26,7 @@ export function runtimeOptions(s: Settings = settings()): RuntimeOptions {
     bwrap: s.CRUCIBLE_BWRAP,
     launcher: s.CRUCIBLE_SANDBOX_LAUNCHER,
     supervisor: s.CRUCIBLE_SANDBOX_SUPERVISOR,
+    runsc: s.CRUCIBLE_RUNSC,
     ociRuntime: s.CRUCIBLE_OCI_RUNTIME,
     cc: s.CC,
   };

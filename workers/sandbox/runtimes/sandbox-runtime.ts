@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { readFileBeneath, writeFileBeneath, type Beneath } from '../beneath';
 import { CappedCapture, splitExit } from './capture';
-import { SandboxCgroup } from '../limits/cgroup';
+import { SandboxCgroup, type CgroupLimits } from '../limits/cgroup';
 import { verifyEnvironmentFast, type Environment, type VerifyResult } from '../env/env-store';
 import { verifyThread } from '../env/verify-thread';
 import { sharedLauncher } from './launcher';
@@ -109,7 +109,7 @@ export abstract class Sandbox {
         },
       );
       this.prepared.catch(() => undefined); // awaited by the manager and by exec
-      this.cgroup = SandboxCgroup.create(name, spec.limits);
+      this.cgroup = SandboxCgroup.create(name, this.hostGroupLimits(spec.limits));
       // the groups' paths depend on this process's own cgroup; a sweeper started elsewhere finds them here
       writeFileSync(path.join(this.dir, 'owner.json'), JSON.stringify({ ...selfOwner(), id: this.id, runtime: runtimeName, cgroups: this.cgroup.dirs }));
     } catch (e) {
@@ -359,6 +359,14 @@ export abstract class Sandbox {
     } finally {
       this.teardownDirs();
     }
+  }
+
+  /**
+   * The host cgroup's limits: the sandbox's own, unless the runtime's machinery shares the
+   * group (gVisor's kernel threads count as pids there). Called from the constructor.
+   */
+  protected hostGroupLimits(limits: Limits): CgroupLimits {
+    return limits;
   }
 
   /** Runtime-specific checks before any state is created; throw a SandboxError to refuse. */

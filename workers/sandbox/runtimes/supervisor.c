@@ -23,6 +23,12 @@
  *   'X' exited: "code signal utime_us stime_us maxrss_kb outTotal errTotal";
  *   'W' wiped: "clean" or "dirty <what>".
  * Built by supervisor.ts with the host's gcc (static); no libraries needed in the sandbox.
+ *
+ * `--user UID:GID` (gVisor, see gvisor.ts): the supervisor itself runs as the container's
+ * uid 0 with only CAP_KILL, CAP_SETUID and CAP_SETGID, and every command (and the wipe's
+ * removals) runs as UID:GID. gVisor does not shield a namespace's init from SIGKILL/SIGSTOP
+ * sent from inside it, so there a different uid is what keeps commands from killing,
+ * stopping or reading the supervisor. Without the flag (bwrap) nothing changes.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -34,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
 #include <sys/prctl.h>
@@ -52,6 +59,18 @@ extern char **environ;
 
 #define MAX_REQUEST (256u * 1024 * 1024 + 1024 * 1024)
 #define CHUNK 65536
+
+/* --user UID:GID: what commands run as (drop_ids set); otherwise they keep the supervisor's */
+static int drop_ids;
+static uid_t run_uid;
+static gid_t run_gid;
+
+/* In a child: become the commands' uid/gid (no groups, every capability gone); 0 on success. */
+static int drop_privileges(void) {
+  if (!drop_ids) return 0;
+  if (setgroups(0, NULL) != 0 || setresgid(run_gid, run_gid, run_gid) != 0 || setresuid(run_uid, run_uid, run_uid) != 0) return -1;
+  return 0;
+}
 
 static void fatal(const char *what) {
   dprintf(2, "crucible-supervisor: %s: %s\n", what, strerror(errno));
@@ -156,7 +175,10 @@ static void run_exec(char *req, uint32_t len, int sfd) {
     dup2(err[1], 2);
     setsid(); /* like bwrap's --new-session: no controlling terminal to inject into */
     const char *what = "chdir", *obj = cwd;
-    if (chdir(cwd) == 0) {
+    if (drop_privileges() != 0) {
+      what = "drop privileges to";
+      obj = "--user";
+    } else if (chdir(cwd) == 0) {
       environ = envp; /* execvp searches the command's PATH, not the supervisor's */
       execvp(argv[0], argv);
       what = "execvp";
@@ -345,8 +367,23 @@ static void remove_ipc(const char *file, int kind) {
   fclose(f);
 }
 
-static void run_wipe(void) {
-  char dirty[256] = "";
+/* SysV IPC objects still there (counted by the kernel; gVisor has no /proc/sysvipc to list them) */
+static int ipc_left(void) {
+  struct shm_info si;
+  struct msginfo mi;
+  union { struct seminfo s; char pad[128]; } se; /* semctl's fourth argument, by its address */
+  memset(&si, 0, sizeof si);
+  memset(&mi, 0, sizeof mi);
+  memset(&se, 0, sizeof se);
+  int n = 0;
+  if (shmctl(0, SHM_INFO, (struct shmid_ds *)(void *)&si) >= 0) n += si.used_ids;
+  if (msgctl(0, MSG_INFO, (struct msqid_ds *)(void *)&mi) >= 0) n += mi.msgpool;
+  if (semctl(0, 0, SEM_INFO, &se.s) >= 0) n += se.s.semusz;
+  return n;
+}
+
+/* What a command may leave outside scratch, removed with the commands' own rights. */
+static void wipe_leftovers(void) {
   int devfd = open("/dev", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (devfd >= 0) {
     /* files added under /dev (a tmpfs the sandbox user owns) go; /dev/shm is emptied */
@@ -365,6 +402,27 @@ static void run_wipe(void) {
     if (shm >= 0) remove_children(shm);
     close(devfd);
   }
+  remove_ipc("/proc/sysvipc/shm", 0);
+  remove_ipc("/proc/sysvipc/msg", 1);
+  remove_ipc("/proc/sysvipc/sem", 2);
+}
+
+static void run_wipe(void) {
+  char dirty[256] = "";
+  if (!drop_ids) {
+    wipe_leftovers();
+  } else {
+    /* /dev/shm is sticky and IPC objects belong to their creator: remove them as the commands' uid */
+    pid_t pid = fork();
+    if (pid == 0) {
+      if (drop_privileges() == 0) wipe_leftovers();
+      _exit(0);
+    }
+    if (pid > 0) {
+      int st;
+      while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    }
+  }
   /* a baseline entry replaced, re-linked or re-moded cannot be restored without privileges */
   for (int i = 0; i < dev_count; i++) {
     struct stat st;
@@ -376,14 +434,28 @@ static void run_wipe(void) {
       break;
     }
   }
-  remove_ipc("/proc/sysvipc/shm", 0);
-  remove_ipc("/proc/sysvipc/msg", 1);
-  remove_ipc("/proc/sysvipc/sem", 2);
+  /* where objects could not be listed (gVisor) or removed, the sandbox is restarted instead */
+  int left = ipc_left();
+  if (!dirty[0] && left > 0) snprintf(dirty, sizeof dirty, "dirty %d SysV IPC objects left", left);
   frame_str('W', dirty[0] ? dirty : "clean");
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   prctl(PR_SET_DUMPABLE, 0);
+  if (argc == 3 && strcmp(argv[1], "--user") == 0) {
+    unsigned u, g;
+    char end;
+    if (sscanf(argv[2], "%u:%u%c", &u, &g, &end) != 2) {
+      dprintf(2, "crucible-supervisor: --user wants UID:GID, not %s\n", argv[2]);
+      return 64;
+    }
+    drop_ids = 1;
+    run_uid = (uid_t)u;
+    run_gid = (gid_t)g;
+  } else if (argc != 1) {
+    dprintf(2, "crucible-supervisor: usage: crucible-supervisor [--user UID:GID]\n");
+    return 64;
+  }
   /* only the control pipes (0, 1) and the diagnostics pipe (2) stay open */
   if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0) for (int fd = 3; fd < 4096; fd++) close(fd);
   signal(SIGPIPE, SIG_IGN);
