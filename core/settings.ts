@@ -116,6 +116,12 @@ export const settingsSchema = z.object({
     .default(true)
     .describe('`0`: no host-side launcher (launcher.c); Node mounts scratch, checks environments and spawns bwrap itself'),
   CRUCIBLE_SANDBOX_SUPERVISOR: flag.default(true).describe('`0`: no PID-1 supervisor in bwrap sandboxes, one bwrap per exec (slower warm execs)'),
+  CRUCIBLE_RUNSC: z
+    .string()
+    .default('runsc')
+    .describe(
+      "gVisor's `runsc` binary the `gvisor` runtime (`oci:runsc`) runs; tests point it at a path that does not exist to stand for a host without gVisor",
+    ),
   CRUCIBLE_OCI_RUNTIME: z.string().optional().describe('the OCI runtime the `oci` runtime name means: crun (unset), runc, runsc, kata-runtime or youki'),
   CC: z.string().default('gcc').describe('C compiler that builds the sandbox supervisor and launcher (static, once per source version)'),
   CRUCIBLE_SANDBOX_CONCURRENCY: positiveInt.default(2).describe('`sandbox.exec` jobs at once in the sandbox worker (as `--concurrency`)'),
@@ -132,7 +138,9 @@ export const settingsSchema = z.object({
   CRUCIBLE_SKIP_BROWSER: z
     .enum(['0', '1'])
     .optional()
-    .describe('`1`: `scripts/system-deps.sh` skips installing Chromium (`npm start` sets `1` unless set; only the browser tests need it)'),
+    .describe(
+      "`1`: `scripts/system-deps.sh` skips the test-only packages: Chromium (browser tests) and Ceph's radosgw, ceph-mon, ceph-osd (the S3 artifact tests' server); `npm start` sets `1` unless set",
+    ),
   // Development and tests
   TEST_DATABASE_URL: z.string().optional().describe('tests use this server instead of starting a throwaway embedded one'),
   CRUCIBLE_TEST_LEASE_MS: positiveInt

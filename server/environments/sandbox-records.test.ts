@@ -118,7 +118,7 @@ describe('sandbox records: the sandbox library over the database', () => {
     }
   });
 
-  it("a host whose build of an environment differs from the baseline another host registered is refused before its first start (scale-out)", async () => {
+  it('a host whose build of an environment differs from the baseline another host registered is refused before its first start (scale-out)', async () => {
     const env = t.manager.environment('default');
     // another host registered "default" first, from a build with other bytes
     const other = 'f'.repeat(64);

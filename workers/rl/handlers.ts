@@ -8,6 +8,7 @@ import type { TaskLanguage, TaskTests } from '@/core/tasks';
 import { PermanentJobError, type JobHandler } from '@/workers/jobs/job-handler';
 import { Policy } from '@/workers/policy/policy';
 import { checkIsolationPolicy } from '@/workers/sandbox/runtimes/isolation';
+import { runtimeOptions } from '@/workers/sandbox/runtimes/options';
 import { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { runEpisode, wasTruncated } from './episode';
 import { heldoutEval, recordedHeldout } from './evaluate';
@@ -87,7 +88,7 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
       if (run.status !== 'queued') return;
       // a runtime the policy names but this host lacks fails the run now, never downgraded
       try {
-        checkIsolationPolicy(run.config);
+        checkIsolationPolicy(run.config, runtimeOptions(settings));
       } catch (err) {
         throw new PermanentJobError((err as Error).message);
       }

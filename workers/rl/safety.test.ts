@@ -7,7 +7,8 @@ import { createRun, transitionRun } from '@/server/runs/service';
 import { inProcessRl, TINY_RL_ENV, untilRun } from './test-support';
 import { must } from '@/core/must';
 
-const rl = await inProcessRl('safety', TINY_RL_ENV);
+// runsc may be installed on this machine: point the gVisor tier at a binary that is certainly absent
+const rl = await inProcessRl('safety', { ...TINY_RL_ENV, CRUCIBLE_RUNSC: '/nonexistent/runsc' });
 const { db } = rl;
 beforeAll(() => rl.start());
 afterAll(() => rl.stop());

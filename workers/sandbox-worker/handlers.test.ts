@@ -9,6 +9,7 @@ import { freshDatabase } from '@/test/database';
 import { runJobLoop } from '@/workers/jobs/job-loop';
 import { JOB_QUEUES } from '@/core/queues';
 import { sandboxHandlers } from './handlers';
+import { runtimeOptions } from '@/workers/sandbox/runtimes/options';
 import { TEST_STORE, testDataDir, ensureTestEnvironment } from '@/workers/sandbox/test-support';
 
 describe('sandbox worker: sandbox.exec jobs through the real queue', () => {
@@ -21,7 +22,9 @@ describe('sandbox worker: sandbox.exec jobs through the real queue', () => {
     database = await freshDatabase();
     ensureTestEnvironment();
     dataDir = testDataDir('handlers');
-    h = sandboxHandlers({ dataDir, storeDir: TEST_STORE, recordsFor: sandboxRecords }); // as the worker runs them: audited
+    // as the worker runs them: audited; on a host without gVisor, whatever this one has (runsc at a path that does not exist)
+    const runtime = { ...runtimeOptions(), runsc: '/nonexistent/crucible-test/runsc' };
+    h = sandboxHandlers({ dataDir, storeDir: TEST_STORE, recordsFor: sandboxRecords, runtime });
     loop = runJobLoop({
       db: database.db,
       sql: database.sql,
