@@ -6,7 +6,7 @@ const suites: Record<string, () => Promise<{ main: (argv: string[]) => Promise<n
   scheduler: () => import('@/workers/scheduler/bench'),
   loop: () => import('@/workers/rl/bench'),
   learning: () => import('@/workers/rl/learning-bench'),
-  artifacts: () => import('@/workers/artifacts/bench'),
+  artifacts: () => import('./artifacts-bench'),
 };
 
 async function run(): Promise<number> {

@@ -9,8 +9,8 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { settings, type Settings } from '@/core/settings';
 import { openDatabase } from '@/db/open-database';
-import { ArtifactStore, sha256OfFile } from './artifact-store';
-import { openArtifactStore } from './open-artifact-store';
+import { ArtifactStore, sha256OfFile } from '@/workers/artifacts/artifact-store';
+import { openArtifactStore } from '@/workers/artifacts/open-artifact-store';
 
 // `npm run bench -- artifacts [--mb 100] [--reps 5] [--json]`
 //
