@@ -15,7 +15,10 @@ const groups: Record<string, { summary: string; load: () => Promise<Command[]> }
   tokens: { summary: 'create and revoke API tokens', load: async () => (await import('./tokens')).commands },
   audit: { summary: 'inspect and verify the audit log', load: async () => (await import('./audit')).commands },
   sandbox: { summary: 'run commands in isolated sandboxes', load: async () => (await import('./sandbox')).sandboxCommands },
-  env: { summary: 'build and verify content-hashed environments', load: async () => (await import('./sandbox')).envCommands },
+  env: {
+    summary: 'build, verify, publish and fetch content-hashed environments',
+    load: async () => [...(await import('./sandbox')).envCommands, ...(await import('./env-images')).envImageCommands],
+  },
   reward: { summary: 'score solutions from real execution', load: async () => (await import('./reward')).rewardCommands },
   policy: { summary: 'the built-in ONNX policy: init, sft, sample, inspect', load: async () => (await import('./policy')).commands },
 };

@@ -50,6 +50,31 @@ export async function baselineHash(db: Db, name: string): Promise<string | undef
   return row?.hash;
 }
 
+/** The image `crucible env publish` recorded for a name, with the baseline hash it must reproduce. */
+export async function environmentImage(db: Db, name: string): Promise<{ hash: string; imageSha256: string } | undefined> {
+  const [row] = await db
+    .select({ hash: environments.contentHash, imageSha256: environments.imageSha256 })
+    .from(environments)
+    .where(eq(environments.name, name));
+  return row?.imageSha256 ? { hash: row.hash, imageSha256: row.imageSha256 } : undefined;
+}
+
+/**
+ * Record `imageSha256` as the image of `env.name`. The image must be of the baseline: a name
+ * with no row gets one (this build becomes the baseline); a row whose baseline differs is
+ * refused, since other hosts would fetch an environment the gate then refuses.
+ */
+export async function recordEnvironmentImage(db: Db, env: Environment, imageSha256: string): Promise<void> {
+  await registerEnvironment(db, env);
+  const baseline = await baselineHash(db, env.name);
+  if (baseline !== env.hash) {
+    throw new Error(
+      `environment "${env.name}" here is ${env.hash}, but its baseline is ${baseline}: publish from a host whose build matches, or make this build the baseline first with \`crucible env build\``,
+    );
+  }
+  await db.update(environments).set({ imageSha256 }).where(eq(environments.name, env.name));
+}
+
 /** Mark a verification: a pass stamps lastVerifiedAt, a failure quarantines the environment. */
 export async function recordVerification(db: Db, env: Environment, v: VerifyResult): Promise<void> {
   const set = v.ok ? { lastVerifiedAt: new Date() } : { quarantinedAt: new Date(), quarantineReason: v.problems.slice(0, 10).join('; ').slice(0, 2000) };

@@ -17,9 +17,16 @@ import { scoringOptions } from '@/workers/rl/reward/scoring-options';
 import { rlSettings, settings } from '@/core/settings';
 import { hashHex } from '@/workers/sandbox/env/env-store';
 import { SandboxManager } from '@/workers/sandbox/pool/manager';
+import { openArtifactStore } from '@/workers/artifacts/open-artifact-store';
 
 let manager: SandboxManager | undefined;
-const sandboxes = (db: Db) => (manager ??= new SandboxManager({ dataDir: dataDir(), records: sandboxRecords(db), actor: 'system:diagnosis' }));
+// environments another host published are fetched by hash (the artifact store) rather than rebuilt here
+const sandboxes = (db: Db) =>
+  (manager ??= new SandboxManager({
+    dataDir: dataDir(),
+    records: sandboxRecords(db, { images: openArtifactStore(settings(), { dataDir: dataDir(), db }) }),
+    actor: 'system:diagnosis',
+  }));
 
 export type RerunSummary = {
   label: string;

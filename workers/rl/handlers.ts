@@ -57,12 +57,20 @@ export type RlDeps = {
 export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[] {
   const rl = rlSettings(settings);
   const s = rl;
-  let manager: SandboxManager | undefined;
-  const sandboxes = (db: Db) =>
-    (manager ??= new SandboxManager({ dataDir: deps.dataDir, storeDir: deps.envStore, records: sandboxRecords(db), actor: 'system:rl' }));
   let store: ArtifactStore | undefined;
-  /** checkpoints by hash: the artifact store the settings choose, and this host's cache of it */
-  const checkpoints = (db: Db): CheckpointSource => ({ store: (store ??= openArtifactStore(settings, { dataDir: deps.dataDir, db })), dataDir: deps.dataDir });
+  /** the artifact store the settings choose, and this host's cache of it */
+  const artifacts = (db: Db) => (store ??= openArtifactStore(settings, { dataDir: deps.dataDir, db }));
+  /** checkpoints by hash */
+  const checkpoints = (db: Db): CheckpointSource => ({ store: artifacts(db), dataDir: deps.dataDir });
+  let manager: SandboxManager | undefined;
+  // environments another host published are fetched by hash rather than rebuilt here
+  const sandboxes = (db: Db) =>
+    (manager ??= new SandboxManager({
+      dataDir: deps.dataDir,
+      storeDir: deps.envStore,
+      records: sandboxRecords(db, { images: artifacts(db) }),
+      actor: 'system:rl',
+    }));
   const host = nodeName(settings);
 
   /** Start a queued run (policy version 0, optional SFT warm start, baseline held-out eval), or top up a running one. */

@@ -12,6 +12,8 @@ import { sandboxRecords } from '@/server/environments/sandbox-records';
 import { runJobLoop } from '@/workers/jobs/job-loop';
 import { defaultStoreDir, listEnvironments, verifyEnvironmentFull } from '@/workers/sandbox/env/env-store';
 import { sandboxHandlers } from './handlers';
+import { openArtifactStore } from '@/workers/artifacts/open-artifact-store';
+import { dataDir } from '@/db/open-database';
 
 const { values } = parseArgs({ options: { concurrency: { type: 'string' }, help: { type: 'boolean' } } });
 if (values.help) {
@@ -23,7 +25,9 @@ const concurrency = Number(values.concurrency ?? s.CRUCIBLE_SANDBOX_CONCURRENCY)
 if (!Number.isInteger(concurrency) || concurrency <= 0) throw new Error(`--concurrency must be a positive integer, got ${values.concurrency}`);
 
 await runWorkerProcess(WORKER_KINDS.sandbox, async (ctx) => {
-  const { handlers, manager } = sandboxHandlers({ recordsFor: sandboxRecords });
+  // environments another host published are fetched by hash (the artifact store) rather than rebuilt here
+  const images = openArtifactStore(s, { dataDir: dataDir(), db: ctx.db });
+  const { handlers, manager } = sandboxHandlers({ recordsFor: (db) => sandboxRecords(db, { images }) });
   const verifyAll = async () => {
     for (const env of listEnvironments(defaultStoreDir())) {
       const v = verifyEnvironmentFull(env);

@@ -21,6 +21,13 @@ export interface EnvironmentRegistry {
   register(env: Environment): Promise<void>;
   /** The baseline content hash recorded under `name` (what every host's build must match), if any. */
   baseline(name: string): Promise<string | undefined>;
+  /** The published image of `name` (`crucible env publish`): its artifact and the baseline hash it must reproduce. */
+  image(name: string): Promise<{ hash: string; imageSha256: string } | undefined>;
+}
+
+/** Fetches artifacts by sha256 into verified local files (the artifact store, workers/artifacts). */
+export interface ArtifactFetcher {
+  fetch(sha256: string): Promise<string>;
 }
 
 /** Asks whether new sandboxes may start on an environment. */
@@ -35,4 +42,11 @@ export interface QuarantineCheck {
  * registry and quarantine check consulted before each start. One object, so a caller cannot
  * hand over the database but forget the audit sink.
  */
-export type SandboxRecords = { db: Db; audit: AuditSink; environments: EnvironmentRegistry; quarantine: QuarantineCheck };
+export type SandboxRecords = {
+  db: Db;
+  audit: AuditSink;
+  environments: EnvironmentRegistry;
+  quarantine: QuarantineCheck;
+  /** where published environment images are fetched from; without it a host builds from specs only */
+  images?: ArtifactFetcher;
+};

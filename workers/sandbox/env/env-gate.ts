@@ -51,7 +51,7 @@ export class EnvironmentGate {
     const problem =
       quarantined ??
       (baseline !== undefined && baseline !== env.hash
-        ? `environment "${env.name}" on this host has content hash ${env.hash}, but its baseline (the environments table, registered by the first host that used it) is ${baseline}: this host's build differs (other packages or toolchain versions). Install the same system packages (scripts/system-deps.sh) and rebuild it with \`crucible env build\``
+        ? `environment "${env.name}" on this host has content hash ${env.hash}, but its baseline (the environments table, registered by the first host that used it) is ${baseline}: this host's build differs (other packages or toolchain versions). Fetch the baseline's published image with \`crucible env fetch ${env.name}\` (after \`crucible env publish ${env.name}\` on a host that has it), or install the same system packages (scripts/system-deps.sh) and rebuild it with \`crucible env build\``
         : undefined);
     const entry: Entry =
       problem === undefined

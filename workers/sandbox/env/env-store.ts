@@ -322,28 +322,50 @@ export function buildEnvironment(specInput: EnvSpecInput, storeDir = defaultStor
     };
     writeFileSync(path.join(staging, 'manifest.json'), JSON.stringify({ hash, entries }));
     writeFileSync(path.join(staging, 'meta.json'), JSON.stringify(meta, null, 2));
-    const finalDir = path.join(storeDir, hashHex(hash));
-    if (existsSync(finalDir) && !storedCopyIntact(finalDir, hash)) {
-      // a tampered copy under the same hash is replaced by the fresh build
-      rmSync(finalDir, { recursive: true, force: true });
-    }
-    if (existsSync(finalDir)) rmSync(staging, { recursive: true, force: true });
-    else {
-      try {
-        renameSync(staging, finalDir);
-      } catch {
-        rmSync(staging, { recursive: true, force: true }); // another builder won the race with identical content
-      }
-    }
-    writeSignatures(finalDir);
-    const ref = refPath(storeDir, spec.name);
-    writeFileSync(`${ref}.tmp`, JSON.stringify({ name: spec.name, hash }));
-    renameSync(`${ref}.tmp`, ref);
-    return loadEnvironment(spec.name, storeDir);
+    return installStaged(staging, spec.name, hash, storeDir);
   } catch (e) {
     rmSync(staging, { recursive: true, force: true });
     throw e;
   }
+}
+
+/** A fresh, private staging directory inside the store (same filesystem, so installing it is a rename). */
+export function stagingDir(storeDir = defaultStoreDir()): string {
+  ensureStore(storeDir);
+  const staging = path.join(storeDir, `.staging-${process.pid}-${randomBytes(4).toString('hex')}`);
+  mkdirSync(staging, { recursive: true });
+  chmodSync(staging, 0o755);
+  return staging;
+}
+
+/**
+ * Move a staged environment (`rootfs/`, `manifest.json`, `meta.json`, already checked to be
+ * `hash`) into the store under its hash and point `name` at it. Consumes `staging`.
+ */
+export function installStaged(staging: string, name: string, hash: string, storeDir = defaultStoreDir()): Environment {
+  const finalDir = path.join(storeDir, hashHex(hash));
+  if (existsSync(finalDir) && !storedCopyIntact(finalDir, hash)) {
+    // a tampered copy under the same hash is replaced by the fresh one
+    rmSync(finalDir, { recursive: true, force: true });
+  }
+  if (existsSync(finalDir)) rmSync(staging, { recursive: true, force: true });
+  else {
+    try {
+      renameSync(staging, finalDir);
+    } catch {
+      rmSync(staging, { recursive: true, force: true }); // another builder won the race with identical content
+    }
+  }
+  writeSignatures(finalDir);
+  const ref = refPath(storeDir, name);
+  writeFileSync(`${ref}.tmp`, JSON.stringify({ name, hash }));
+  renameSync(`${ref}.tmp`, ref);
+  return loadEnvironment(name, storeDir);
+}
+
+/** Whether `name` has been built (or fetched) into this host's store. */
+export function environmentBuilt(name: string, storeDir = defaultStoreDir()): boolean {
+  return existsSync(refPath(storeDir, name));
 }
 
 function storedCopyIntact(dir: string, hash: string): boolean {

@@ -1,4 +1,5 @@
-import { resolveEnvironment, type Environment } from '../env/env-store';
+import { environmentBuilt, resolveEnvironment, type Environment } from '../env/env-store';
+import { installEnvironmentImage } from '../env/env-image';
 import { QuotaLedger, detectHostCapacity, type HostCapacity } from '../limits/quota';
 import type { Sandbox, SandboxRuntime } from '../runtimes/sandbox-runtime';
 import { checkedRuntime } from '../runtimes/runtime-by-name';
@@ -7,7 +8,7 @@ import { SandboxError, limitsSchema, type ExecOptions, type ExecResult, type Lim
 import { SandboxAudit } from './audit';
 import { verifyThread } from '../env/verify-thread';
 import { EnvironmentGate } from '../env/env-gate';
-import type { SandboxRecords } from '../ports';
+import type { ArtifactFetcher, EnvironmentRegistry, SandboxRecords } from '../ports';
 import { runtimeOptions, type RuntimeOptions } from '../runtimes/options';
 import path from 'node:path';
 import { settings } from '@/core/settings';
@@ -64,6 +65,7 @@ export class SandboxManager {
   private readonly runtimeOptions: RuntimeOptions;
   private shrinkTimer?: NodeJS.Timeout;
   private closed = false;
+  private readonly fetching = new Map<string, Promise<void>>();
 
   constructor(readonly opts: ManagerOptions) {
     this.runtimeOptions = opts.runtime ?? runtimeOptions();
@@ -84,6 +86,39 @@ export class SandboxManager {
       this.runtimes.set(name, rt);
     }
     return rt;
+  }
+
+  /**
+   * The environment `name`, fetching its published image first when this host has not built
+   * it (another host ran `crucible env publish`): installed only if it reproduces the baseline
+   * hash, so either way the first start is on the verified baseline (docs/scale-out.md).
+   */
+  async environmentFor(name: string): Promise<Environment> {
+    const records = this.opts.records;
+    if (!this.envs.has(name) && records?.images && !environmentBuilt(name, this.storeDir)) {
+      let p = this.fetching.get(name);
+      if (!p) {
+        p = this.fetchImage(name, records.environments, records.images).finally(() => this.fetching.delete(name));
+        this.fetching.set(name, p);
+      }
+      await p;
+    }
+    return this.environment(name);
+  }
+
+  private async fetchImage(name: string, registry: EnvironmentRegistry, images: ArtifactFetcher): Promise<void> {
+    const image = await registry.image(name);
+    if (!image) return; // never published: built from its spec (default) or refused with how to build it
+    let file: string;
+    try {
+      file = await images.fetch(image.imageSha256);
+    } catch (e) {
+      throw new SandboxError(
+        `cannot fetch the published image of environment "${name}" (artifact ${image.imageSha256}): ${(e as Error).message}; check this host's artifact backend settings (docs/scale-out.md) or build it here with \`crucible env build\``,
+        'env_mismatch',
+      );
+    }
+    await installEnvironmentImage(name, file, image.hash, this.storeDir);
   }
 
   environment(name: string): Environment {
@@ -108,7 +143,7 @@ export class SandboxManager {
     if (this.closed) throw new SandboxError('sandbox manager is closed', 'internal');
     const rtName = spec.runtime ?? 'bwrap';
     const rt = this.runtime(rtName);
-    const env = this.environment(spec.env ?? 'default');
+    const env = await this.environmentFor(spec.env ?? 'default');
     // registers the baseline row and refuses a quarantined environment (cached briefly)
     await this.gate?.assertUsable(env);
     const limits = this.limits(spec.limits);
@@ -251,7 +286,8 @@ export class SandboxManager {
       stdoutTruncated: false,
       stderrTruncated: false,
       durationMs: 0,
-      envHash: this.environment(spec.env ?? 'default').hash,
+      // refused before it was built or fetched here: no hash of this host's to report
+      envHash: this.envs.get(spec.env ?? 'default')?.hash ?? '',
       runtime: this.runtime(spec.runtime ?? 'bwrap').name,
       sandboxId: '',
       usage: { cpuMs: 0, maxRssMb: 0 },
