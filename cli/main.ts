@@ -20,7 +20,11 @@ const groups: Record<string, { summary: string; load: () => Promise<Command[]> }
     load: async () => [...(await import('./sandbox')).envCommands, ...(await import('./env-images')).envImageCommands],
   },
   reward: { summary: 'score solutions from real execution', load: async () => (await import('./reward')).rewardCommands },
-  policy: { summary: 'the built-in ONNX policy: init, sft, sample, inspect', load: async () => (await import('./policy')).commands },
+  models: { summary: 'Hugging Face model directories: inspect', load: async () => (await import('./models')).commands },
+  policy: {
+    summary: "the built-in ONNX policy: init, sft, sample, inspect, export; fetch a run's version",
+    load: async () => [...(await import('./policy')).commands, ...(await import('./run-policies')).runPolicyCommands],
+  },
 };
 
 function topHelp(): string {
