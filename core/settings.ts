@@ -167,6 +167,12 @@ export const settingsSchema = z.object({
   CRUCIBLE_RL_PASS_K_EVERY: count.default(5).describe('held-out pass@k runs every this many iterations (and at the start and end)'),
   CRUCIBLE_RL_TEST_TIMEOUT_MS: positiveInt.default(2000).describe('Per-test timeout of reward scoring (one call into the candidate)'),
   CRUCIBLE_RL_INFRA_RETRIES: count.default(1).describe('Infrastructure-failed episodes are re-run this many times before being masked'),
+  CRUCIBLE_RL_INFRA_FAIL_RATE: z
+    .preprocess(unsetIfEmpty, z.coerce.number().gt(0).max(1))
+    .default(0.5)
+    .describe(
+      "A run fails when more than this share of an iteration's episodes are infrastructure failures (1 = never): its sandboxes are broken, not its policy",
+    ),
   CRUCIBLE_RL_LEASE_MS: positiveInt.optional().describe("Lease of every RL queue's jobs (unset: each queue's own); tests that kill workers use a short one"),
 });
 
@@ -215,6 +221,7 @@ export function rlSettings(s: Settings) {
     passAtKEvery: s.CRUCIBLE_RL_PASS_K_EVERY,
     testTimeoutMs: s.CRUCIBLE_RL_TEST_TIMEOUT_MS,
     infraRetries: s.CRUCIBLE_RL_INFRA_RETRIES,
+    infraFailRate: s.CRUCIBLE_RL_INFRA_FAIL_RATE,
     /** a queue's lease: CRUCIBLE_RL_LEASE_MS when set, else the queue's own */
     leaseMs: (queueDefault: number) => s.CRUCIBLE_RL_LEASE_MS ?? queueDefault,
   };

@@ -27,6 +27,7 @@ import { skippedStepsEvent } from './learner-steps';
 import { sftWarmStart, withOptimizer } from './sft';
 import { buildSequences, generatedTokens, inSlotOrder } from './learn/build-sequences';
 import { finishedEpisodes, iterationMetrics } from './learn/iteration-metrics';
+import { infraFailure } from './learn/infra-gate';
 import { learnerUpdates } from './learn/learner-updates';
 import { selectBatch } from './learn/select-batch';
 import { advancePayload, episodePayload, learnPayload } from './payloads';
@@ -327,6 +328,18 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
         .leftJoin(rewards, eq(rewards.episodeId, episodes.id))
         .where(and(eq(episodes.runId, runId), eq(episodes.iteration, iteration)))
         .orderBy(asc(episodes.groupIndex), asc(episodes.sampleIndex));
+      // mostly infrastructure failures: the sandboxes are broken, so fail the run with the reason rather than train on the rest
+      const broken = infraFailure(
+        eps.map(({ e }) => e),
+        s.infraFailRate,
+        iteration,
+      );
+      if (broken) {
+        return async (tx) => {
+          await tryRunTransition(tx, runId, 'fail', `system:${RL_QUEUES.learn}`, { message: broken.message, error: broken.message, data: broken.data });
+          return { failed: broken.message };
+        };
+      }
       const current = await latestVersion(ctx.db, runId);
       if (!current) throw new Error('run has no policy version');
       const versions = await ctx.db

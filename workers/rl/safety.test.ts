@@ -78,7 +78,7 @@ describe('RL runs refuse what would make rewards untrustworthy', () => {
     expect(r.error).toMatch(/gave up after 1 attempt/); // refused at once, not retried
   }, 300_000);
 
-  it('episodes refused by a quarantined environment are masked as infrastructure failures, never scored 0', async () => {
+  it('episodes refused by a quarantined environment are masked as infrastructure failures, never scored 0; mostly refused, the run fails saying why', async () => {
     const run = await createRun(db, { name: 'quarantine', config: { ...tiny, iterations: 1, tasksPerIteration: 8, seed: 32 } }, 'test');
     await untilRun(
       db,
@@ -95,8 +95,7 @@ describe('RL runs refuse what would make rewards untrustworthy', () => {
     );
     await setQuarantine(db, 'default', true, 'test', 'suspected bad toolchain');
     try {
-      const r = await untilRun(db, run.id, 'the run to complete', finished, 120_000);
-      expect(r.status).toBe('completed');
+      const r = await untilRun(db, run.id, 'the run to end', finished, 120_000);
       const eps = await db
         .select({ e: episodes, reward: rewards.id })
         .from(episodes)
@@ -107,11 +106,24 @@ describe('RL runs refuse what would make rewards untrustworthy', () => {
       expect(refused.every(({ reward }) => reward === null)).toBe(true); // no reward row, not a 0
       expect(refused[0]!.e.error).toMatch(/env_mismatch: .*quarantined/);
       expect(eps.filter(({ e }) => e.status === 'scored').every(({ reward }) => reward !== null)).toBe(true);
-      const [rate] = await db
-        .select()
-        .from(metricSamples)
-        .where(and(eq(metricSamples.runId, run.id), eq(metricSamples.name, 'infra_failed_rate')));
-      expect(rate!.value).toBeCloseTo(refused.length / eps.length, 6);
+      // Over CRUCIBLE_RL_INFRA_FAIL_RATE (0.5) the run is measuring its sandboxes, not its
+      // policy: it fails with the reason (issue 18) instead of completing; under it, it
+      // completes and the rate is charted. With concurrency 1 nearly every later slot is refused.
+      if (refused.length / eps.length > 0.5) {
+        expect(r.status).toBe('failed');
+        expect(r.error).toMatch(
+          new RegExp(`iteration 0: ${refused.length} of ${eps.length} episodes .* were infrastructure failures \\(env_mismatch ×${refused.length}\\)`),
+        );
+        expect(r.error).toMatch(/quarantined/);
+        expect(r.error).toMatch(/crucible sandbox runtimes/);
+      } else {
+        expect(r.status).toBe('completed');
+        const [rate] = await db
+          .select()
+          .from(metricSamples)
+          .where(and(eq(metricSamples.runId, run.id), eq(metricSamples.name, 'infra_failed_rate')));
+        expect(rate!.value).toBeCloseTo(refused.length / eps.length, 6);
+      }
     } finally {
       await setQuarantine(db, 'default', false, 'test');
     }
