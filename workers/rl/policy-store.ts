@@ -82,6 +82,17 @@ async function checkpointOf(run: { id: string }, v: VersionRow, { store, dataDir
         `policy version v${v.version} of run ${run.id}: its checkpoint does not match the recorded sha256 (${err.message}); restore the artifact or clone the run to start over`,
       );
     }
+    if (err instanceof ArtifactMissingError && !v.checkpointPath) {
+      // the version row is written only after its publish succeeded: missing now means this host
+      // looks in another store than the host that trained it, which no retry fixes
+      throw new PermanentJobError(
+        `policy version v${v.version} of run ${run.id}: ${err.message}. ${
+          store.backend.name === 'local'
+            ? 'This host uses its own local artifact store; with several worker hosts every host needs the shared backend (CRUCIBLE_ARTIFACT_BACKEND=database, the default with DATABASE_URL, or s3), see docs/scale-out.md'
+            : 'Check that every worker host uses the same CRUCIBLE_ARTIFACT_BACKEND (and S3 bucket), see docs/scale-out.md'
+        }`,
+      );
+    }
     if (!(err instanceof ArtifactMissingError) || !v.checkpointPath) throw err;
   }
   const where = path.resolve(v.checkpointPath);
