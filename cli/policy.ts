@@ -157,7 +157,8 @@ const sft: Command = {
 };
 
 const sampleUsage =
-  'crucible policy sample POLICY --prompt TEXT [--prompt TEXT...] [--n 1] [--max-new-tokens 64] [--temperature 1] [--top-p 1] [--top-k 0] [--stop TEXT...] [--seed 0] [--no-cache] [--cpu] [--json]';
+  'crucible policy sample POLICY --prompt TEXT [--prompt TEXT...] [--n 1] [--max-new-tokens 64] [--temperature 1] [--top-p 1] [--top-k 0] [--stop TEXT...] [--seed 0] [--no-cache] [--cpu] [--json]\n' +
+  '       crucible policy sample --model DIR (--prompt TEXT | --prompt-ids 1,2,3) [--chat] [--max-new-tokens 64] [--temperature 1] [--seed 0] [--cpu] [--json]';
 const sample: Command = {
   name: 'policy sample',
   summary: 'sample completions (batched, seeded) with their token logprobs',
@@ -174,8 +175,13 @@ const sample: Command = {
     stop: { type: 'string', multiple: true },
     seed: { type: 'string' },
     'no-cache': { type: 'boolean' },
+    model: { type: 'string' },
+    'prompt-ids': { type: 'string' },
+    chat: { type: 'boolean' },
   },
   run: async ({ values, positionals }) => {
+    // A Hugging Face model directory instead of a built-in policy (cli/models.ts).
+    if (values.model !== undefined) return (await import('./models')).sampleHfModel(values);
     const prompts = (values.prompt as string[] | undefined) ?? [];
     if (!prompts.length) throw new CliError(`missing --prompt\nusage: ${sampleUsage}`);
     const { policy } = await load(positionals[0], sampleUsage, values);

@@ -16,6 +16,9 @@ if [ "${CRUCIBLE_SKIP_BROWSER:-}" != "1" ]; then
   command -v radosgw >/dev/null 2>&1 || need+=(radosgw)
   command -v ceph-mon >/dev/null 2>&1 || need+=(ceph-mon)
   command -v ceph-osd >/dev/null 2>&1 || need+=(ceph-osd)
+  # test-only: Debian's PyTorch, the independent reference the Hugging Face model tests
+  # (workers/policy/hf) compare logits and greedy decoding with
+  [ -e /usr/lib/python3/dist-packages/torch/__init__.py ] || need+=(python3-torch)
 fi
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 # gcc + libc headers build the sandbox's static PID-1 supervisor (warm bwrap sandboxes);

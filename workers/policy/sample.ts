@@ -40,7 +40,8 @@ export type SamplerSessions = {
   prefill: ort.InferenceSession;
   decode: ort.InferenceSession;
   params: Record<string, ort.Tensor>;
-  model: ModelConfig;
+  /** What generation needs of a model (the byte model's config, or a Hugging Face model's). */
+  model: Pick<ModelConfig, 'vocabSize' | 'nLayers' | 'maxSeqLen'>;
   pad: number;
 };
 
@@ -69,7 +70,8 @@ export async function generate(s: SamplerSessions, prompts: number[][], input: S
   let res = await runFull(s, seqs, pads);
   for (let step = 0; step < opts.maxNewTokens; step++) {
     const logprobs = res.logprobs!.data as Float32Array;
-    const values = res.value!.data as Float32Array;
+    // Models without a value head (Hugging Face checkpoints) have no `value` output: 0.
+    const values = res.value?.data as Float32Array | undefined;
     const next: number[] = [];
     for (let b = 0; b < B; b++) {
       if (done[b]) {
@@ -81,7 +83,7 @@ export async function generate(s: SamplerSessions, prompts: number[][], input: S
       const c = out[b]!;
       c.tokens.push(id);
       c.logprobs.push(temperedLogprob(row, id, opts.temperature));
-      c.values.push(values[b]!);
+      c.values.push(values?.[b] ?? 0);
       next.push(id);
       if (opts.eos !== undefined && id === opts.eos) finish(b, 'eos');
       else if (opts.stop.some((st) => st.length > 0 && endsWith(c.tokens, st))) finish(b, 'stop');

@@ -1,0 +1,123 @@
+import { createSession, f32, i64, type LoadedSession, type Provider, type ort } from '../onnx-session';
+import { generate, type Completion, type SampleOptionsInput } from '../sample';
+import { NEG_INF } from '../model';
+import type { HfModelConfig } from './config';
+import { buildHfInferenceGraph } from './inference-graph';
+import { loadHfModelDir, type HfModelDir } from './model-dir';
+import type { ChatMessage, HfTokenizer } from './tokenizer';
+import { hfParamSpecs } from './weights';
+
+export type HfPolicyOptions = {
+  providers?: Provider[];
+  /** Threads for prefill / full-sequence sessions. */
+  threads?: number;
+  /** Threads for incremental decoding (1 by default, as for the byte model: decode steps are many tiny ops). */
+  decodeThreads?: number;
+};
+
+export type HfCompletion = Completion & { text: string };
+
+/**
+ * A Hugging Face decoder loaded for sampling. The weights are onnxruntime tensors made
+ * once from the loaded float32 arrays and fed to every session as inputs: onnxruntime-node
+ * wraps a CPU tensor's buffer without copying it, so prefill, decode and logits sessions
+ * share one copy of the weights (initializers would be copied into each session).
+ */
+export class HfPolicy {
+  private sessions = new Map<string, Promise<LoadedSession>>();
+  provider: Provider = 'cpu';
+
+  private constructor(
+    readonly model: HfModelDir,
+    readonly params: Record<string, ort.Tensor>,
+    private readonly opts: HfPolicyOptions,
+  ) {}
+
+  static async load(dir: string, opts: HfPolicyOptions = {}): Promise<HfPolicy> {
+    const model = await loadHfModelDir(dir);
+    const params: Record<string, ort.Tensor> = {};
+    for (const s of hfParamSpecs(model.config)) params[s.name] = f32(model.weights.get(s.name)!, s.shape);
+    return new HfPolicy(model, params, opts);
+  }
+
+  get config(): HfModelConfig {
+    return this.model.config;
+  }
+
+  get tokenizer(): HfTokenizer {
+    return this.model.tokenizer;
+  }
+
+  private session(key: string, build: () => Uint8Array, threads = this.opts.threads): Promise<LoadedSession> {
+    let s = this.sessions.get(key);
+    if (!s) {
+      s = createSession(build(), { providers: this.opts.providers, threads });
+      this.sessions.set(key, s);
+      s.catch(() => this.sessions.delete(key));
+    }
+    return s.then((x) => {
+      this.provider = x.provider;
+      return x;
+    });
+  }
+
+  /**
+   * Batched sampling with the KV cache (left padding, per-row seeded RNG: sample.ts).
+   * String prompts are encoded as transformers would (with the tokenizer's special tokens,
+   * e.g. BOS); generation ends at any of the model's EOS ids.
+   */
+  async sample(prompts: (string | number[])[], o: Omit<SampleOptionsInput, 'eos'> = {}): Promise<HfCompletion[]> {
+    const ids = prompts.map((p) => (typeof p === 'string' ? this.tokenizer.encode(p) : p));
+    const c = this.config;
+    for (const p of ids) {
+      const bad = p.find((t) => !Number.isInteger(t) || t < 0 || t >= c.vocabSize);
+      if (bad !== undefined) throw new Error(`token id ${bad} is outside the model's vocabulary (0..${c.vocabSize - 1})`);
+    }
+    const [prefill, decode] = await Promise.all([
+      this.session('prefill', () => buildHfInferenceGraph({ config: c, withPast: false }).toBytes()),
+      this.session('decode', () => buildHfInferenceGraph({ config: c, withPast: true }).toBytes(), this.opts.decodeThreads ?? 1),
+    ]);
+    const [eos, ...otherEos] = this.model.eosTokenIds;
+    const out = await generate(
+      {
+        prefill: prefill.session,
+        decode: decode.session,
+        params: this.params,
+        model: { vocabSize: c.vocabSize, nLayers: c.nLayers, maxSeqLen: c.maxPositionEmbeddings },
+        pad: this.tokenizer.pad ?? eos ?? 0,
+      },
+      ids,
+      { ...o, eos, stop: [...(o.stop ?? []), ...otherEos.map((t) => [t])] },
+    );
+    return out.map((r) => ({ ...r, text: this.tokenizer.decode(r.tokens) }));
+  }
+
+  /** Sample a reply to a conversation rendered with the model's chat template. */
+  async sampleChat(messages: ChatMessage[], o: Omit<SampleOptionsInput, 'eos'> = {}): Promise<HfCompletion> {
+    return (await this.sample([this.tokenizer.encodeChat(messages, { addGenerationPrompt: true })], o))[0]!;
+  }
+
+  /** Logits of every position of one sequence, [S × vocab] row-major (parity checks, scoring). */
+  async logits(tokens: number[]): Promise<Float32Array> {
+    const S = tokens.length;
+    const { session } = await this.session('logits', () => buildHfInferenceGraph({ config: this.config, withPast: false, allLogits: true }).toBytes());
+    const mask = new Float32Array(S * S);
+    for (let i = 0; i < S; i++) for (let j = i + 1; j < S; j++) mask[i * S + j] = NEG_INF;
+    const res = await session.run({
+      ...this.params,
+      tokens: i64(tokens, [1, S]),
+      positions: i64(
+        tokens.map((_, i) => i),
+        [1, S],
+      ),
+      attn_mask: f32(mask, [1, 1, S, S]),
+    });
+    return res.logits!.data as Float32Array;
+  }
+
+  async release(): Promise<void> {
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    for (const s of all) await (await s.catch(() => undefined))?.session.release();
+  }
+}

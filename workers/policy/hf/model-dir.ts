@@ -1,0 +1,74 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { ConfigError, parseHfConfig, type HfModelConfig } from './config';
+import { HfTokenizer } from './tokenizer';
+import { countHfParams, loadHfWeights } from './weights';
+
+/** A Hugging Face model directory read from a local path (no network). */
+export type HfModelDir = {
+  dir: string;
+  config: HfModelConfig;
+  /** float32 weights under their checkpoint names (f16 / bf16 widened). */
+  weights: Map<string, Float32Array>;
+  /** How many tensors were stored in each dtype (F32 / F16 / BF16). */
+  storedDtypes: Record<string, number>;
+  tokenizer: HfTokenizer;
+  /** Token ids that end a generation: generation_config.json, else config.json, else the tokenizer's EOS. */
+  eosTokenIds: number[];
+  parameters: number;
+};
+
+const GenerationConfig = z.object({ eos_token_id: z.union([z.number().int(), z.array(z.number().int())]).nullish() }).loose();
+
+async function readJsonFile(file: string, what: string): Promise<unknown | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new Error(`${file}: cannot read ${what} (${(e as Error).message})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${file}: ${what} is not valid JSON (${(e as Error).message})`);
+  }
+}
+
+/** Read and validate config.json only (cheap: no weights). */
+export async function readHfConfig(dir: string): Promise<HfModelConfig> {
+  const st = await fs.stat(dir).catch(() => undefined);
+  if (!st?.isDirectory()) throw new Error(`${dir}: not a directory (expected a Hugging Face model directory with config.json)`);
+  const file = path.join(dir, 'config.json');
+  const json = await readJsonFile(file, 'the model config');
+  if (json === undefined) throw new Error(`${dir}: no config.json (expected a Hugging Face model directory)`);
+  try {
+    return parseHfConfig(json);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new Error(`${file}: ${e.message.replace(/^config\.json: /, '')}`);
+    throw e;
+  }
+}
+
+export async function loadHfModelDir(dir: string): Promise<HfModelDir> {
+  const config = await readHfConfig(dir);
+  const tokenizer = await HfTokenizer.load(dir);
+  const { weights, dtypes } = await loadHfWeights(dir, config);
+  const genFile = path.join(dir, 'generation_config.json');
+  const gen = await readJsonFile(genFile, 'the generation config');
+  const parsedGen = gen === undefined ? undefined : GenerationConfig.safeParse(gen);
+  if (parsedGen && !parsedGen.success) throw new Error(`${genFile}: eos_token_id is invalid (${parsedGen.error.issues[0]?.message})`);
+  const genEos = parsedGen?.data.eos_token_id;
+  const eosTokenIds =
+    genEos != null
+      ? Array.isArray(genEos)
+        ? genEos
+        : [genEos]
+      : config.eosTokenIds.length
+        ? config.eosTokenIds
+        : tokenizer.eos !== undefined
+          ? [tokenizer.eos]
+          : [];
+  return { dir, config, weights, storedDtypes: dtypes, tokenizer, eosTokenIds, parameters: countHfParams(config) };
+}

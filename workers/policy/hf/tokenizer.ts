@@ -1,0 +1,125 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Template } from '@huggingface/jinja';
+import { Tokenizer } from '@huggingface/tokenizers';
+import { z } from 'zod';
+
+// A model's own tokenizer (tokenizer.json through @huggingface/tokenizers) and chat template
+// (tokenizer_config.json's chat_template, or chat_template.jinja, through @huggingface/jinja).
+
+/** A special token in tokenizer_config.json: a string or an AddedToken object. */
+const SpecialToken = z.union([z.string(), z.object({ content: z.string() }).loose()]).nullish();
+const TemplateField = z.union([z.string(), z.array(z.object({ name: z.string(), template: z.string() }))]).nullish();
+
+const TokenizerConfig = z
+  .object({
+    bos_token: SpecialToken,
+    eos_token: SpecialToken,
+    unk_token: SpecialToken,
+    pad_token: SpecialToken,
+    chat_template: TemplateField,
+  })
+  .loose();
+
+export type ChatMessage = { role: string; content: string } & Record<string, unknown>;
+
+const content = (t: z.infer<typeof SpecialToken>) => (t == null ? undefined : typeof t === 'string' ? t : t.content);
+
+async function readJson(file: string, required: boolean): Promise<unknown> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (e) {
+    if (!required && (e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new Error(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${file}: invalid JSON (${(e as Error).message})`);
+  }
+}
+
+export class HfTokenizer {
+  private constructor(
+    private readonly tok: Tokenizer,
+    private readonly config: z.infer<typeof TokenizerConfig>,
+    /** The chat template source, when the model has one. */
+    readonly chatTemplate: string | undefined,
+    private readonly template: Template | undefined,
+  ) {}
+
+  static async load(dir: string): Promise<HfTokenizer> {
+    const tjFile = path.join(dir, 'tokenizer.json');
+    const tcFile = path.join(dir, 'tokenizer_config.json');
+    const tj = await readJson(tjFile, true);
+    const parsed = TokenizerConfig.safeParse((await readJson(tcFile, false)) ?? {});
+    if (!parsed.success) throw new Error(`${tcFile}: ${parsed.error.issues[0]?.path.join('.')} is invalid (${parsed.error.issues[0]?.message})`);
+    const tc = parsed.data;
+    let tok: Tokenizer;
+    try {
+      tok = new Tokenizer(tj as object, tc);
+    } catch (e) {
+      throw new Error(`${tjFile}: cannot build the tokenizer (${(e as Error).message})`);
+    }
+    let source = typeof tc.chat_template === 'string' ? tc.chat_template : tc.chat_template?.find((t) => t.name === 'default')?.template;
+    const jinjaFile = path.join(dir, 'chat_template.jinja');
+    if (source === undefined) source = await fs.readFile(jinjaFile, 'utf8').catch(() => undefined);
+    let template: Template | undefined;
+    if (source !== undefined) {
+      try {
+        template = new Template(source);
+      } catch (e) {
+        throw new Error(`${tc.chat_template ? tcFile : jinjaFile}: chat_template does not parse (${(e as Error).message})`);
+      }
+    }
+    return new HfTokenizer(tok, tc, source, template);
+  }
+
+  get vocabSize(): number {
+    return this.tok.get_vocab(true).size;
+  }
+
+  private id(token: string | undefined): number | undefined {
+    return token === undefined ? undefined : this.tok.token_to_id(token);
+  }
+
+  get bos(): number | undefined {
+    return this.id(content(this.config.bos_token));
+  }
+  get eos(): number | undefined {
+    return this.id(content(this.config.eos_token));
+  }
+  get pad(): number | undefined {
+    return this.id(content(this.config.pad_token));
+  }
+
+  /** Encode text; `specialTokens` adds what the tokenizer's post-processor adds (e.g. BOS), as transformers does by default. */
+  encode(text: string, o: { specialTokens?: boolean } = {}): number[] {
+    return this.tok.encode(text, { add_special_tokens: o.specialTokens ?? true }).ids;
+  }
+
+  decode(ids: number[], o: { skipSpecial?: boolean } = {}): string {
+    if (!ids.length) return '';
+    return this.tok.decode(ids, { skip_special_tokens: o.skipSpecial ?? true });
+  }
+
+  /** Render a conversation with the model's chat template (transformers' apply_chat_template, tokenize=False). */
+  renderChat(messages: ChatMessage[], o: { addGenerationPrompt?: boolean; extra?: Record<string, unknown> } = {}): string {
+    if (!this.template) throw new Error('this model has no chat template (no chat_template in tokenizer_config.json and no chat_template.jinja)');
+    return this.template.render({
+      ...o.extra,
+      messages,
+      add_generation_prompt: o.addGenerationPrompt ?? true,
+      bos_token: content(this.config.bos_token) ?? '',
+      eos_token: content(this.config.eos_token) ?? '',
+      unk_token: content(this.config.unk_token) ?? '',
+      pad_token: content(this.config.pad_token) ?? '',
+    });
+  }
+
+  /** Render and encode a conversation; the template writes the special tokens itself, so none are added. */
+  encodeChat(messages: ChatMessage[], o: { addGenerationPrompt?: boolean } = {}): number[] {
+    return this.encode(this.renderChat(messages, o), { specialTokens: false });
+  }
+}

@@ -1,0 +1,62 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { settings } from '@/core/settings';
+
+// Runs reference_torch.py (the independent PyTorch implementation the tests compare with).
+
+export type ReferenceRequest = {
+  make?: { dir: string; config: Record<string, unknown>; dtype: 'F32' | 'F16' | 'BF16'; shards?: number; seed: number }[];
+  runs?: { dir: string; logits?: number[][]; greedy?: { prompts: number[][]; new: number; eos?: number[] } }[];
+};
+export type ReferenceResult = { runs: { logits: number[][]; greedy?: { tokens: number[]; logprobs: number[] }[] }[] };
+
+/**
+ * The first interpreter that imports torch: CRUCIBLE_BENCH_PYTHON, then Debian's
+ * /usr/bin/python3 (python3-torch; often not the python3 first on PATH), then python3.
+ */
+export function torchPython(): string {
+  const candidates = [settings().CRUCIBLE_BENCH_PYTHON, '/usr/bin/python3', 'python3'].filter((p): p is string => !!p);
+  const found = candidates.find((p) => (p.includes('/') ? existsSync(p) : true) && spawnSync(p, ['-c', 'import torch'], { stdio: 'ignore' }).status === 0);
+  if (!found) throw new Error('no python that imports torch: run `npm run setup` as root (installs python3-torch) or set CRUCIBLE_BENCH_PYTHON');
+  return found;
+}
+
+export function runReference(req: ReferenceRequest): Promise<ReferenceResult> {
+  const script = path.join(import.meta.dirname, 'reference_torch.py');
+  return new Promise((resolve, reject) => {
+    const child = spawn(torchPython(), [script], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`reference_torch.py exited ${code}: ${Buffer.concat(err).toString()}`));
+      resolve(JSON.parse(Buffer.concat(out).toString()) as ReferenceResult);
+    });
+    child.stdin.end(JSON.stringify(req));
+  });
+}
+
+/** Largest |a - b| over two equally long arrays. */
+export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) throw new Error(`length ${a.length} vs ${b.length}`);
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]! - b[i]!));
+  return m;
+}
+
+/** Row-wise log-softmax of a [rows × V] array, in float64. */
+export function logSoftmaxRows(x: ArrayLike<number>, V: number): Float64Array {
+  const out = new Float64Array(x.length);
+  for (let r = 0; r < x.length / V; r++) {
+    let max = -Infinity;
+    for (let i = 0; i < V; i++) max = Math.max(max, x[r * V + i]!);
+    let s = 0;
+    for (let i = 0; i < V; i++) s += Math.exp(x[r * V + i]! - max);
+    const lse = max + Math.log(s);
+    for (let i = 0; i < V; i++) out[r * V + i] = x[r * V + i]! - lse;
+  }
+  return out;
+}
