@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { childEnv } from '@/core/settings';
 import { HfPolicy } from '@/workers/policy/hf/hf-policy';
 import { CliError, parseFor, type Command } from './args';
+import { STORIES260K_DIR } from '@/test/models';
 
-const STORIES = path.resolve(import.meta.dirname, '../../shared/models/stories260K-hf');
+const STORIES = STORIES260K_DIR;
 
 let dir: string;
 let chatDir: string;

@@ -6,8 +6,9 @@ import { parseHfConfig } from './config';
 import { loadHfModelDir } from './model-dir';
 import { f16ToF32, writeSafetensors } from './safetensors';
 import { hfParamSpecs } from './weights';
+import { STORIES260K_DIR } from '@/test/models';
 
-const STORIES = path.resolve(import.meta.dirname, '../../../../shared/models/stories260K-hf');
+const STORIES = STORIES260K_DIR;
 const CONFIG = {
   architectures: ['Qwen2ForCausalLM'],
   vocab_size: 512,

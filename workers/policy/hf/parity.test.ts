@@ -4,13 +4,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HfPolicy } from './hf-policy';
 import { logSoftmaxRows, maxAbsDiff, runReference, type ReferenceRequest, type ReferenceResult } from './torch-reference';
+import { STORIES260K_DIR } from '@/test/models';
 
 // Tiny random checkpoints of every supported architecture, written as safetensors by the
 // PyTorch reference (reference_torch.py: its own writer, reader and forward), loaded here
 // and compared with the reference: full logits and logprobs, and batched, left-padded
 // greedy decoding with the KV cache against the reference's cache-free decoding.
 
-const STORIES = path.resolve(import.meta.dirname, '../../../../shared/models/stories260K-hf');
+const STORIES = STORIES260K_DIR;
 const TOL = 1e-4;
 
 type Case = { name: string; dtype: 'F32' | 'F16' | 'BF16'; shards: number; config: Record<string, unknown> };

@@ -1,14 +1,14 @@
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HfPolicy } from './hf-policy';
 import { logSoftmaxRows, maxAbsDiff, runReference, type ReferenceResult } from './torch-reference';
+import { STORIES260K_DIR } from '@/test/models';
 
 // The real pretrained model in shared/: Karpathy's stories260K in Hugging Face Llama format
 // (GQA 8/4 heads, tied embeddings, SentencePiece BPE tokenizer). Greedy decoding here (one
 // left-padded batch, KV cache) must match the PyTorch reference token for token, and read as
 // English.
 
-const DIR = path.resolve(import.meta.dirname, '../../../../shared/models/stories260K-hf');
+const DIR = STORIES260K_DIR;
 const PROMPTS = ['Once upon a time', 'Lily and Tom went to the park.', 'The little dog was sad because'];
 const NEW = 60;
 /** README: greedy decoding from <s> alone for 200 tokens reproduces llama2.c's expected output. */

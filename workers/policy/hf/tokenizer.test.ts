@@ -3,8 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HfTokenizer } from './tokenizer';
+import { STORIES260K_DIR } from '@/test/models';
 
-const STORIES = path.resolve(import.meta.dirname, '../../../../shared/models/stories260K-hf');
+const STORIES = STORIES260K_DIR;
 
 let tmp: string;
 beforeAll(async () => {
