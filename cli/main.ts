@@ -19,6 +19,10 @@ const groups: Record<string, { summary: string; load: () => Promise<Command[]> }
     summary: 'build, verify, publish and fetch content-hashed environments',
     load: async () => [...(await import('./sandbox')).envCommands, ...(await import('./env-images')).envImageCommands],
   },
+  artifacts: {
+    summary: 'list and garbage-collect the artifact store (checkpoints, environment images)',
+    load: async () => (await import('./artifacts')).artifactCommands,
+  },
   reward: { summary: 'score solutions from real execution', load: async () => (await import('./reward')).rewardCommands },
   models: { summary: 'Hugging Face model directories: inspect', load: async () => (await import('./models')).commands },
   policy: {

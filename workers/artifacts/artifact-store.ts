@@ -21,6 +21,9 @@ const READ_BYTES = 1024 * 1024;
 /** What a published artifact is; content addressing makes a re-publish of the same bytes a no-op. */
 export type ArtifactRef = { sha256: string; size: number };
 
+/** An artifact as a backend lists it. */
+export type StoredArtifact = { sha256: string; size: number; publishedAt: Date };
+
 export type PutOptions = {
   /** overwrite a copy the backend already holds (repairing a corrupt one) instead of keeping it */
   replace?: boolean;
@@ -38,6 +41,14 @@ export interface ArtifactBackend {
   /** The bytes stored under `sha256`, streamed; rejects with `ArtifactMissingError` when absent. */
   get(sha256: string): Promise<Readable>;
   has(sha256: string): Promise<boolean>;
+  /**
+   * Every stored artifact with when it was last published (a re-publish of present bytes
+   * refreshes it where the backend can, so garbage collection's grace period covers a
+   * version row about to reference it), for `crucible artifacts gc`.
+   */
+  list(): AsyncIterable<StoredArtifact>;
+  /** Remove an artifact; removing an absent one is a no-op. */
+  delete(sha256: string): Promise<void>;
   /** A file already on this host holding the artifact (the local backend), used instead of a cached copy. */
   localPath?(sha256: string): string | undefined;
   /** a human description for logs and `docs/scale-out.md`, e.g. "database", "s3://bucket at http://…" */
@@ -155,8 +166,8 @@ export class ArtifactStore {
       const h = hashing();
       await pipeline(body, h.through, createWriteStream(tmp, { mode: 0o600 }));
       const ref = h.digest();
-      if (opts.replace || !(await this.opts.backend.has(ref.sha256)))
-        await this.opts.backend.put(ref, () => createReadStream(tmp, { highWaterMark: READ_BYTES }), opts);
+      // always through put: a backend that has the bytes marks them published again (gc's grace)
+      await this.opts.backend.put(ref, () => createReadStream(tmp, { highWaterMark: READ_BYTES }), opts);
       if (!this.opts.backend.localPath) await this.adopt(tmp, ref.sha256);
       return ref;
     } finally {
@@ -167,7 +178,7 @@ export class ArtifactStore {
   /** Publish bytes already in memory (small artifacts: logs, manifests). */
   async publishBuffer(bytes: Buffer, opts: PutOptions = {}): Promise<ArtifactRef> {
     const ref = { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
-    if (opts.replace || !(await this.opts.backend.has(ref.sha256))) await this.opts.backend.put(ref, () => Readable.from([bytes]), opts);
+    await this.opts.backend.put(ref, () => Readable.from([bytes]), opts);
     if (!this.opts.backend.localPath) {
       await fs.mkdir(this.opts.cacheDir, { recursive: true });
       const tmp = this.tempPath();
@@ -277,6 +288,12 @@ export class ArtifactStore {
    * Evict least recently used cached artifacts until the cache fits its bound, never `keep` or
    * an artifact this process is fetching; remove temp files left by writers that died.
    */
+  /** Drop this host's cached copy of an artifact (after it was deleted from the backend). */
+  async evict(sha256: string): Promise<void> {
+    if (!SHA256_HEX.test(sha256) || this.pinned.has(this.cachePath(sha256))) return;
+    await fs.rm(this.cachePath(sha256), { force: true });
+  }
+
   async trim(keep?: string): Promise<void> {
     const names = await fs.readdir(this.opts.cacheDir).catch(() => [] as string[]);
     const entries = [];

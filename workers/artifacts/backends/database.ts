@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
-import { and, asc, eq, gte, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, lt, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { artifactChunks, artifacts } from '@/db/schema/artifacts';
-import { ArtifactCorruptError, ArtifactMissingError, type ArtifactBackend, type ArtifactRef, type PutOptions } from '../artifact-store';
+import { ArtifactCorruptError, ArtifactMissingError, type ArtifactBackend, type ArtifactRef, type PutOptions, type StoredArtifact } from '../artifact-store';
 
 /**
  * Advisory-lock class of artifact publishes (the two-int4 key space, apart from the project's
@@ -50,7 +50,11 @@ export class DatabaseArtifactBackend implements ArtifactBackend {
     await this.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_catalog.pg_advisory_xact_lock(${PUBLISH_LOCK_CLASS}::int4, ${lockKey(ref.sha256)}::int4)`);
       const [present] = await tx.select({ size: artifacts.size }).from(artifacts).where(eq(artifacts.sha256, ref.sha256));
-      if (present && !opts.replace) return;
+      if (present && !opts.replace) {
+        // published again: not garbage yet (crucible artifacts gc spares recent ones)
+        await tx.update(artifacts).set({ createdAt: new Date() }).where(eq(artifacts.sha256, ref.sha256));
+        return;
+      }
       // replace, or chunks without their row (left by a manual cleanup): start from nothing
       await tx.delete(artifacts).where(eq(artifacts.sha256, ref.sha256));
       await tx.delete(artifactChunks).where(eq(artifactChunks.sha256, ref.sha256));
@@ -125,6 +129,30 @@ export class DatabaseArtifactBackend implements ArtifactBackend {
       .from(artifacts)
       .where(eq(artifacts.sha256, sha256));
     return !!row;
+  }
+
+  async *list(): AsyncIterable<StoredArtifact> {
+    let after = '';
+    for (;;) {
+      const page = await this.db
+        .select({ sha256: artifacts.sha256, size: artifacts.size, publishedAt: artifacts.createdAt })
+        .from(artifacts)
+        .where(gt(artifacts.sha256, after))
+        .orderBy(asc(artifacts.sha256))
+        .limit(1000);
+      yield* page;
+      if (page.length < 1000) return;
+      after = page.at(-1)!.sha256;
+    }
+  }
+
+  /** Under the publish lock of the hash: a concurrent publish of the same bytes either finishes first (and is deleted) or starts after. */
+  async delete(sha256: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_catalog.pg_advisory_xact_lock(${PUBLISH_LOCK_CLASS}::int4, ${lockKey(sha256)}::int4)`);
+      await tx.delete(artifacts).where(eq(artifacts.sha256, sha256));
+      await tx.delete(artifactChunks).where(eq(artifactChunks.sha256, sha256));
+    });
   }
 
   describe(): string {

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ArtifactMissingError, type ArtifactBackend, type ArtifactRef, type PutOptions } from '../artifact-store';
+import { ArtifactMissingError, SHA256_HEX, type ArtifactBackend, type ArtifactRef, type PutOptions, type StoredArtifact } from '../artifact-store';
 
 const isMissing = (e: unknown) => (e as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
 
@@ -20,7 +20,11 @@ export class LocalArtifactBackend implements ArtifactBackend {
   /** Written to a unique temp name, synced, then renamed in: a reader sees the whole artifact or none, also after a crash. */
   async put(ref: ArtifactRef, body: () => Readable, opts: PutOptions = {}): Promise<void> {
     const file = this.file(ref.sha256);
-    if (!opts.replace && (await this.has(ref.sha256))) return;
+    if (!opts.replace && (await this.has(ref.sha256))) {
+      const now = new Date();
+      await fs.utimes(file, now, now).catch(() => undefined); // published again: not garbage yet
+      return;
+    }
     const dir = path.dirname(file);
     await fs.mkdir(dir, { recursive: true });
     const tmp = path.join(dir, `.${ref.sha256}.${process.pid}.${randomUUID()}.tmp`);
@@ -49,6 +53,22 @@ export class LocalArtifactBackend implements ArtifactBackend {
       () => true,
       (e: unknown) => (isMissing(e) ? false : Promise.reject(e)),
     );
+  }
+
+  async *list(): AsyncIterable<StoredArtifact> {
+    const dirs = await fs.readdir(this.root).catch((e: unknown) => (isMissing(e) ? [] : Promise.reject(e)));
+    for (const d of dirs.sort()) {
+      if (!/^[0-9a-f]{2}$/.test(d)) continue;
+      for (const name of (await fs.readdir(path.join(this.root, d))).sort()) {
+        if (!SHA256_HEX.test(name)) continue; // temp files of puts in flight
+        const st = await fs.stat(path.join(this.root, d, name)).catch(() => undefined);
+        if (st) yield { sha256: name, size: st.size, publishedAt: st.mtime };
+      }
+    }
+  }
+
+  async delete(sha256: string): Promise<void> {
+    await fs.rm(this.file(sha256), { force: true });
   }
 
   localPath(sha256: string): string | undefined {

@@ -104,6 +104,25 @@ describe('S3ArtifactBackend against a real radosgw (Ceph 16, single-node cluster
     }
   });
 
+  it('lists the artifacts under its prefix (for gc) and deletes one; deleting an absent one is a no-op', async () => {
+    const backend = new S3ArtifactBackend(options());
+    const store = new ArtifactStore({ backend, cacheDir: path.join(dir, 'list-cache'), cacheBytes: 1 << 30 });
+    try {
+      const a = await store.publishBuffer(Buffer.from('listed a'));
+      const b = await store.publishBuffer(Buffer.from('listed b'));
+      const listed = new Map<string, { size: number; publishedAt: Date }>();
+      for await (const x of backend.list()) listed.set(x.sha256, x);
+      expect(listed.get(a.sha256)).toMatchObject({ size: a.size });
+      expect(Date.now() - listed.get(b.sha256)!.publishedAt.getTime()).toBeLessThan(10 * 60_000);
+      await backend.delete(a.sha256);
+      await backend.delete(a.sha256);
+      expect(await backend.has(a.sha256)).toBe(false);
+      expect(await backend.has(b.sha256)).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('keeps a copy it holds unless asked to replace it, and a failed upload leaves no object', async () => {
     const backend = new S3ArtifactBackend(options());
     try {

@@ -1,9 +1,9 @@
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { Settings } from '@/core/settings';
-import { ArtifactMissingError, type ArtifactBackend, type ArtifactRef, type PutOptions } from '../artifact-store';
+import { ArtifactMissingError, SHA256_HEX, type ArtifactBackend, type ArtifactRef, type PutOptions, type StoredArtifact } from '../artifact-store';
 
 /** Parts of a multipart upload; S3's minimum is 5 MiB (all but the last part). */
 export const S3_PART_BYTES = 8 * 1024 * 1024;
@@ -138,6 +138,34 @@ export class S3ArtifactBackend implements ArtifactBackend {
       // The bucket exists (checked above), so a 404 here is the object.
       if (s3Status(e).status === 404) return false;
       throw this.explain(e, 'looking up', sha256);
+    }
+  }
+
+  /** Objects under the prefix named by a hash; `publishedAt` is the object's LastModified (a re-publish of present bytes does not refresh it). */
+  async *list(): AsyncIterable<StoredArtifact> {
+    await this.checkBucket();
+    let token: string | undefined;
+    do {
+      let page;
+      try {
+        page = await this.client.send(new ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: this.opts.prefix, ContinuationToken: token }));
+      } catch (e) {
+        throw this.explain(e, 'listing');
+      }
+      for (const o of page.Contents ?? []) {
+        const sha256 = o.Key?.slice(this.opts.prefix.length) ?? '';
+        if (SHA256_HEX.test(sha256)) yield { sha256, size: o.Size ?? 0, publishedAt: o.LastModified ?? new Date(0) };
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  async delete(sha256: string): Promise<void> {
+    await this.checkBucket();
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: this.key(sha256) }));
+    } catch (e) {
+      throw this.explain(e, 'deleting', sha256);
     }
   }
 
