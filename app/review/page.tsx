@@ -1,11 +1,11 @@
 'use client';
-import { Suspense } from 'react';
+import { Suspense, useEffect } from 'react';
 import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
 import { useCurrentUser } from '@/components/session';
 import { can } from '@/core/roles';
 import { Button } from '@/components/ui/button';
-import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
+import { EmptyState, ErrorNotice, Loading, NoAccess } from '@/components/ui/states';
 import { Facts, PageHeader, Section, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
 import { timeAgo } from '@/components/display-format';
 import { CoverageFlag } from '@/components/review/coverage-flag';
@@ -14,6 +14,7 @@ import { GuidelinesPanel } from '@/components/review/guidelines-panel';
 import { ItemView } from '@/components/review/item-view';
 import { SHORTCUTS } from '@/components/review/shortcuts';
 import { useReviewSession } from '@/components/review/use-review-session';
+import { itemPosition } from '@/components/review/review-session';
 
 function ShortcutList() {
   return (
@@ -44,14 +45,22 @@ function ScopedReview() {
 function ReviewScreen({ runId }: { runId?: string }) {
   const me = useCurrentUser();
   const allowed = can(me.role, 'review');
-  const { state, open, done, item, claim, submit, noteRef, rewardRef, setForm, show, next, previous, skip, claimNext, doSubmit } = useReviewSession({
-    runId,
-    username: me.username,
-    enabled: allowed,
-  });
+  const { state, open, done, item, claim, submit, noteRef, rewardRef, setForm, show, next, previous, skip, claimNext, doSubmit, autoAdvance, setAutoAdvance } =
+    useReviewSession({
+      runId,
+      username: me.username,
+      enabled: allowed,
+    });
   const { currentId, form, help, message } = state;
+  // Each item opens at the top, task and tests first: the page would otherwise keep the
+  // previous item's scroll position (its verdict box), and a fast reviewer could judge an
+  // item without having seen it.
+  const shownId = item.data?.id;
+  useEffect(() => {
+    if (currentId) window.scrollTo({ top: 0, behavior: 'instant' });
+  }, [currentId, shownId]);
 
-  if (!allowed) return <ErrorNotice title="Reviewers only" error={new Error('reviewing rewards needs the reviewer or admin role')} />;
+  if (!allowed) return <NoAccess page="the review queue" role={me.role} needs="reviewer or admin" />;
 
   const disputed = item.data?.verdict === 'false_negative' || item.data?.verdict === 'false_positive';
   const myCount = state.trail.length;
@@ -125,6 +134,9 @@ function ReviewScreen({ runId }: { runId?: string }) {
                   submitting={submit.isPending}
                   noteRef={noteRef}
                   rewardRef={rewardRef}
+                  position={itemPosition(state, open.data && { total: open.data.total, includesShown: open.data.items.some((i) => i.id === currentId) })}
+                  autoAdvance={autoAdvance}
+                  setAutoAdvance={setAutoAdvance}
                 />
               </>
             )

@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { useCurrentUser } from '@/components/session';
 import { can } from '@/core/roles';
-import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
+import { EmptyState, ErrorNotice, Loading, NoAccess } from '@/components/ui/states';
 import { PageHeader, Section, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
 import { formatDateTime, formatNumber } from '@/components/display-format';
 
@@ -21,7 +21,7 @@ export default function ReviewersPage() {
   const allowed = can(me.role, 'review');
   const agreement = useQuery({ ...trpc.reviews.agreement.queryOptions({}), enabled: allowed });
   const reviewers = useQuery({ ...trpc.reviews.reviewers.queryOptions(), enabled: allowed });
-  if (!allowed) return <ErrorNotice title="Reviewers only" error={new Error('the reviewers page needs the reviewer or admin role')} />;
+  if (!allowed) return <NoAccess page="the reviewers page" role={me.role} needs="reviewer or admin" />;
   return (
     <>
       <title>Reviewers · Crucible</title>

@@ -1,4 +1,6 @@
 import { formatMs, formatNumber } from '../display-format';
+import { tableClass, tdClass, thClass } from '../ui/layout-parts';
+import { candidateOutput, testRows, turnOutcome, type TestCase } from './turn-outcome';
 
 export type TurnView = {
   id: number;
@@ -15,32 +17,82 @@ export type TurnView = {
   maxRssMb: number | null;
 };
 
-function Output({ label, text }: { label: string; text: string | null }) {
+function Output({ label, text, note }: { label: string; text: string | null; note?: string }) {
   return (
     <div className="min-w-0">
-      <div className="mb-1 text-xs font-semibold text-slate-500">{label}</div>
+      <div className="mb-1 text-xs font-semibold text-slate-500">
+        {label}
+        {note && <span className="ml-2 font-normal text-slate-400">{note}</span>}
+      </div>
       {text ? (
         <pre className="log-block" data-testid={label}>
           {text}
         </pre>
       ) : (
-        <p className="text-xs italic text-slate-400">empty</p>
+        <p className="text-xs italic text-slate-400" data-testid={`${label}-empty`}>
+          empty
+        </p>
       )}
     </div>
   );
 }
 
-/** One turn: what the policy did, and exactly what the sandbox answered. */
-export function TurnCard({ turn }: { turn: TurnView }) {
-  const ok = turn.exitCode === 0;
+const toneClass = { ok: 'bg-emerald-100 text-emerald-800', fail: 'bg-amber-100 text-amber-900', error: 'bg-red-100 text-red-800' } as const;
+
+function TestsTable({ rows }: { rows: ReturnType<typeof testRows> }) {
+  return (
+    <div className="overflow-x-auto">
+      <table className={tableClass} aria-label="Test results" data-testid="test-results">
+        <thead>
+          <tr>
+            <th className={thClass}>test</th>
+            <th className={thClass}>expected</th>
+            <th className={thClass}>passed</th>
+            <th className={thClass}>value or error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.name} data-testid="test-row">
+              <td className={`${tdClass} font-mono text-xs`}>{r.name}</td>
+              <td className={`${tdClass} font-mono text-xs`}>{r.expected ?? '—'}</td>
+              <td className={tdClass}>
+                {r.passed === null ? (
+                  <span className="text-slate-400">—</span>
+                ) : r.passed ? (
+                  <span className="text-emerald-700">✓ yes</span>
+                ) : (
+                  <span className="text-red-700">✗ no</span>
+                )}
+              </td>
+              <td className={`${tdClass} break-all font-mono text-xs`}>{r.result}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
+ * One turn: what the policy did, what the checks said (per test, as far as the episode
+ * recorded it), and what the candidate printed. The status comes from the checks, not from
+ * the sandbox's exit code: the harness exits 0 even when the candidate's program never loaded.
+ */
+export function TurnCard({ turn, cases = [] }: { turn: TurnView; cases?: TestCase[] }) {
+  const outcome = turnOutcome(turn);
+  const out = candidateOutput(turn.stdout);
+  const rows = testRows(cases, outcome);
   return (
     <article className="rounded border border-slate-200 bg-white" data-testid="turn" aria-label={`Turn ${turn.index}`}>
       <header className="flex flex-wrap items-center gap-x-4 gap-y-1 border-b border-slate-200 bg-slate-50 px-3 py-1.5 text-xs">
         <span className="text-sm font-semibold">Turn {turn.index}</span>
-        <span className={ok ? 'text-emerald-700' : 'text-red-700'} data-testid="exit-code">
-          exit {turn.exitCode ?? '—'}
+        <span className={`max-w-full truncate rounded px-1.5 py-0.5 font-medium ${toneClass[outcome.tone]}`} data-testid="turn-status" title={outcome.status}>
+          {outcome.status}
         </span>
-        {turn.execStatus && <span className="rounded bg-slate-200 px-1.5 py-0.5">{turn.execStatus}</span>}
+        <span className="text-slate-500">
+          sandbox <span data-testid="exit-code">exit {turn.exitCode ?? '—'}</span>
+        </span>
         <span className="text-slate-600">policy {formatMs(turn.policyMs)}</span>
         <span className="text-slate-600">sandbox {formatMs(turn.sandboxMs)}</span>
         <span className="text-slate-600">cpu {formatMs(turn.cpuMs)}</span>
@@ -53,11 +105,25 @@ export function TurnCard({ turn }: { turn: TurnView }) {
             {turn.action}
           </pre>
         </div>
+        {outcome.loadError && (
+          <div role="alert" data-testid="load-error" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-xs text-red-800">
+            <span className="font-semibold">The program did not load</span>, so no test ran: <span className="font-mono">{outcome.loadError}</span>
+          </div>
+        )}
+        {rows.length > 0 && <TestsTable rows={rows} />}
         <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
-          <Output label="stdout" text={turn.stdout} />
+          <Output
+            label="stdout"
+            text={out.text}
+            note={
+              out.protocolLines
+                ? `the candidate's output (${out.protocolLines} harness protocol line${out.protocolLines === 1 ? '' : 's'} hidden)`
+                : "the candidate's output"
+            }
+          />
           <Output label="stderr" text={turn.stderr} />
         </div>
-        {turn.observation && <Output label="observation" text={turn.observation} />}
+        {turn.observation && <Output label="observation" text={turn.observation} note="the feedback the policy saw next turn" />}
       </div>
     </article>
   );

@@ -3,6 +3,7 @@ import type { RefObject } from 'react';
 import type { RouterOutputs } from '@/components/trpc';
 import { Section, inputClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
 import { formatDateTime, formatNumber } from '@/components/display-format';
+import { candidateOutput, turnOutcome } from '@/components/episodes/turn-outcome';
 import { CodeBlock } from './code-block';
 import { languageOf, type CodeLanguage } from './highlight';
 import { VERDICT_KEYS, type VerdictKey } from './shortcuts';
@@ -18,6 +19,7 @@ export const verdictLabels: Record<VerdictKey, string> = {
 };
 
 const HIDDEN = 'hidden until you give a verdict';
+const toneText = { ok: 'text-emerald-700', fail: 'text-amber-700', error: 'text-red-700' } as const;
 
 function Hidden({ value, revealed, testId }: { value: string | null; revealed: boolean; testId: string }) {
   return revealed ? (
@@ -105,14 +107,7 @@ function ItemFacts({ item }: { item: ReviewItem }) {
   );
 }
 
-function Components({ components, revealed }: { components: unknown; revealed: boolean }) {
-  // Blind review: the components are the reward in parts, withheld like it.
-  if (!revealed)
-    return (
-      <p data-testid="reward-components" className="italic text-slate-400">
-        {HIDDEN}
-      </p>
-    );
+function Components({ components }: { components: unknown }) {
   if (!components || typeof components !== 'object') return <p className="text-slate-400">no reward components</p>;
   return (
     <table className={tableClass} aria-label="Reward components" data-testid="reward-components">
@@ -170,6 +165,9 @@ export function ItemView({
   submitting,
   noteRef,
   rewardRef,
+  position,
+  autoAdvance,
+  setAutoAdvance,
 }: {
   item: ReviewItem;
   form: VerdictForm;
@@ -178,11 +176,22 @@ export function ItemView({
   submitting: boolean;
   noteRef: RefObject<HTMLTextAreaElement | null>;
   rewardRef: RefObject<HTMLInputElement | null>;
+  /** "item N of M" (review-session.ts itemPosition), null when not known */
+  position: { n: number; m: number } | null;
+  autoAdvance: boolean;
+  setAutoAdvance: (on: boolean) => void;
 }) {
   const lang = languageOf(item.task?.language);
+  const formId = `verdict-${item.id}`;
   const tests = item.task?.tests;
   return (
     <div data-testid="review-item" data-review-id={item.id}>
+      <div className="mb-2 flex items-baseline justify-between gap-2">
+        <h2 className="text-sm font-semibold text-slate-800" data-testid="item-position">
+          {position ? `Item ${position.n} of ${position.m}` : 'Item'}
+        </h2>
+        {item.blind && !item.revealed && <span className="text-xs text-slate-500">blind review: reward, run and policy hidden until your verdict</span>}
+      </div>
       <Section title="Item">
         <ItemFacts item={item} />
       </Section>
@@ -205,15 +214,24 @@ export function ItemView({
         <div className="space-y-3">
           {item.turns.map((t) => (
             <article key={t.index} data-testid="turn" aria-label={`Turn ${t.index}`} className="rounded border border-slate-200">
-              <header className="flex gap-3 border-b border-slate-200 bg-slate-50 px-3 py-1 text-xs">
+              <header className="flex flex-wrap gap-x-3 gap-y-1 border-b border-slate-200 bg-slate-50 px-3 py-1 text-xs">
                 <span className="font-semibold">Turn {t.index}</span>
-                <span className={t.exitCode === 0 ? 'text-emerald-700' : 'text-red-700'}>exit {t.exitCode ?? '—'}</span>
-                {t.execStatus && <span>{t.execStatus}</span>}
+                {t.observation !== null ? (
+                  // what the checks said: a program that did not load reads so, not "exit 0 ok"
+                  <span className={toneText[turnOutcome(t).tone]} data-testid="turn-status">
+                    {turnOutcome(t).status}
+                  </span>
+                ) : (
+                  <span className="italic text-slate-400" data-testid="turn-status">
+                    {item.revealed ? 'no check result recorded' : `check result ${HIDDEN}`}
+                  </span>
+                )}
+                <span className="text-slate-500">sandbox exit {t.exitCode ?? '—'}</span>
               </header>
               <div className="space-y-2 p-2">
                 <CodeBlock code={t.action} language={lang} testId="action" />
                 <div className="grid grid-cols-1 gap-2 lg:grid-cols-2">
-                  <TextOut label="stdout" text={t.stdout} />
+                  <TextOut label="stdout" text={candidateOutput(t.stdout).text || null} />
                   <TextOut label="stderr" text={t.stderr} />
                 </div>
                 <TextOut label="observation" text={t.observation} />
@@ -222,72 +240,12 @@ export function ItemView({
           ))}
         </div>
       </Section>
-      <Section title="Reward components">
-        <Components components={item.components} revealed={item.revealed} />
-      </Section>
-      <Section title="Verdict">
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            onSubmit();
-          }}
-          className="space-y-3"
-        >
-          <div role="radiogroup" aria-label="Verdict" className="flex flex-wrap gap-2">
-            {VERDICT_KEYS.map((v, i) => (
-              <button
-                key={v}
-                type="button"
-                role="radio"
-                aria-checked={form.verdict === v}
-                data-testid={`verdict-${v}`}
-                onClick={() => setForm({ ...form, verdict: v })}
-                className={`rounded border px-3 py-1.5 text-sm ${form.verdict === v ? 'border-accent bg-accent text-white' : 'border-slate-300 bg-white hover:bg-slate-100'}`}
-              >
-                <kbd className="mr-1 text-xs opacity-70">{i + 1}</kbd>
-                {verdictLabels[v]}
-              </button>
-            ))}
-          </div>
-          <div className="grid grid-cols-1 gap-3 md:grid-cols-[12rem_1fr]">
-            <label className="block text-xs text-slate-500">
-              Corrected reward (0–1, <kbd>r</kbd>)
-              <input
-                ref={rewardRef}
-                className={inputClass}
-                inputMode="decimal"
-                value={form.reward}
-                disabled={form.verdict === 'correct'}
-                placeholder={form.verdict === 'correct' ? 'keeps the automatic reward' : 'optional'}
-                onChange={(e) => setForm({ ...form, reward: e.target.value })}
-                aria-label="Corrected reward"
-              />
-            </label>
-            <label className="block text-xs text-slate-500">
-              Note (<kbd>n</kbd>, Esc to leave)
-              <textarea
-                ref={noteRef}
-                className={`${inputClass} h-16`}
-                value={form.note}
-                onChange={(e) => setForm({ ...form, note: e.target.value })}
-                aria-label="Note"
-              />
-            </label>
-          </div>
-          <button
-            type="submit"
-            disabled={submitting || !form.verdict}
-            className="rounded bg-accent px-3 py-1.5 text-sm font-medium text-white disabled:opacity-50"
-          >
-            {item.verdict ? 'Update verdict' : 'Submit verdict'} <kbd className="text-xs opacity-70">Enter</kbd>
-          </button>
-          {item.verdict && (
-            <span data-testid="saved-verdict" className="ml-3 text-sm text-emerald-700">
-              saved: {item.verdict}
-            </span>
-          )}
-        </form>
-      </Section>
+      {item.revealed && (
+        // Blind review: the components are the reward in parts, so a blind item has no such section at all until its verdict.
+        <Section title="Reward components">
+          <Components components={item.components} />
+        </Section>
+      )}
       {item.history.length > 0 && (
         <Section title="Verdict history">
           <table className={tableClass} aria-label="Verdict history">
@@ -314,6 +272,91 @@ export function ItemView({
           </table>
         </Section>
       )}
+      {/* The reward and note belong to the pinned verdict form below (the `form` attribute), but stay in the flow: the pinned bar is one row. */}
+      <Section title="Details for the verdict">
+        <div className="grid grid-cols-1 gap-3 md:grid-cols-[12rem_1fr]">
+          <label className="block text-xs text-slate-500">
+            Corrected reward (0–1, <kbd>r</kbd>)
+            <input
+              ref={rewardRef}
+              form={formId}
+              className={inputClass}
+              inputMode="decimal"
+              value={form.reward}
+              disabled={form.verdict === 'correct'}
+              placeholder={form.verdict === 'correct' ? 'keeps the automatic reward' : 'optional'}
+              onChange={(e) => setForm({ ...form, reward: e.target.value })}
+              aria-label="Corrected reward"
+            />
+          </label>
+          <label className="block text-xs text-slate-500">
+            Note (<kbd>n</kbd>, Esc to leave)
+            <textarea
+              ref={noteRef}
+              form={formId}
+              className={`${inputClass} h-16`}
+              value={form.note}
+              onChange={(e) => setForm({ ...form, note: e.target.value })}
+              aria-label="Note"
+            />
+          </label>
+        </div>
+      </Section>
+      {/* Pinned to the bottom of the window while the item scrolls under it: the verdict is always one key or click away. */}
+      <form
+        id={formId}
+        aria-label="Verdict"
+        data-testid="verdict-bar"
+        onSubmit={(e) => {
+          e.preventDefault();
+          onSubmit();
+        }}
+        className="sticky bottom-0 z-10 flex flex-wrap items-center gap-x-3 gap-y-1.5 rounded-t border border-slate-300 bg-white/95 px-3 py-2 shadow-[0_-4px_12px_rgba(15,23,42,0.08)] backdrop-blur"
+      >
+        <div role="radiogroup" aria-label="Verdict" className="flex flex-wrap gap-1.5">
+          {VERDICT_KEYS.map((v, i) => (
+            <button
+              key={v}
+              type="button"
+              role="radio"
+              aria-checked={form.verdict === v}
+              data-testid={`verdict-${v}`}
+              onClick={() => setForm({ ...form, verdict: v })}
+              className={`rounded border px-2.5 py-1 text-sm ${form.verdict === v ? 'border-accent bg-accent text-white' : 'border-slate-300 bg-white hover:bg-slate-100'}`}
+            >
+              <kbd className="mr-1 text-xs opacity-70">{i + 1}</kbd>
+              {verdictLabels[v]}
+            </button>
+          ))}
+        </div>
+        <label className="flex items-center gap-1.5 text-xs text-slate-600">
+          <input
+            type="checkbox"
+            checked={autoAdvance}
+            onChange={(e) => {
+              setAutoAdvance(e.target.checked);
+              // back to the keyboard flow: a focused checkbox would take the next 1–4 and Enter
+              e.target.blur();
+            }}
+            data-testid="auto-advance"
+          />
+          Next item after a verdict
+        </label>
+        <span className="ml-auto flex items-center gap-3">
+          {item.verdict && (
+            <span data-testid="saved-verdict" className="text-sm text-emerald-700">
+              saved: {item.verdict}
+            </span>
+          )}
+          <button
+            type="submit"
+            disabled={submitting || !form.verdict}
+            className="rounded bg-accent px-3 py-1 text-sm font-medium text-white disabled:opacity-50"
+          >
+            {item.verdict ? 'Update verdict' : 'Submit verdict'} <kbd className="text-xs opacity-70">Enter</kbd>
+          </button>
+        </span>
+      </form>
     </div>
   );
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   emptyForm,
   initialSession,
+  itemPosition,
   keyApplies,
   nextStep,
   previousStep,
@@ -121,5 +122,35 @@ describe('review session state machine (plain data)', () => {
     expect(keyApplies({ type: 'skip' }, null)).toBe(false);
     expect(keyApplies({ type: 'verdict', verdict: 'correct' }, null)).toBe(false);
     expect(keyApplies({ type: 'skip' }, 'a')).toBe(true);
+  });
+
+  it('counts "item N of M" over the verdicts given since the page opened plus the open items', () => {
+    const open = (total: number, includesShown = true) => ({ total, includesShown });
+    // three open items; the reviewer had given a verdict on "old" before this page opened
+    let s = run([
+      { type: 'seedTrail', mine: ['old'] },
+      { type: 'show', id: 'a' },
+    ]);
+    expect(itemPosition(s, undefined)).toBeNull();
+    expect(itemPosition(s, open(3))).toEqual({ n: 1, m: 3 });
+    // a run-scoped queue does not list the reviewer's own blind item: it is added
+    expect(itemPosition(s, open(2, false))).toEqual({ n: 1, m: 3 });
+    s = run([{ type: 'submitted', id: 'a', verdict: 'correct' }], s);
+    // a is done now: 2 left open, and a counts as the first of 3
+    expect(itemPosition(s, open(2))).toEqual({ n: 1, m: 3 });
+    s = run([{ type: 'show', id: 'b' }], s);
+    expect(itemPosition(s, open(2))).toEqual({ n: 2, m: 3 });
+    s = run(
+      [
+        { type: 'submitted', id: 'b', verdict: 'unclear' },
+        { type: 'show', id: 'a' },
+      ],
+      s,
+    );
+    expect(itemPosition(s, open(1))).toEqual({ n: 1, m: 3 });
+    // an item judged before this page opened is not part of this count
+    s = run([{ type: 'show', id: 'old' }], s);
+    expect(itemPosition(s, open(1))).toBeNull();
+    expect(itemPosition(run([{ type: 'show', id: null }], s), open(1))).toBeNull();
   });
 });

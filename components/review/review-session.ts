@@ -13,6 +13,8 @@ export type ReviewSession = {
   currentId: string | null;
   /** items this reviewer gave verdicts on, oldest first */
   trail: string[];
+  /** items given a verdict since this page opened, in order: what "item N of M" counts */
+  visited: string[];
   /** whether the trail was seeded with the reviewer's earlier verdicts (done once) */
   seeded: boolean;
   form: VerdictForm;
@@ -29,6 +31,7 @@ export type ReviewSession = {
 export const initialSession = (skipped: string[] = []): ReviewSession => ({
   currentId: null,
   trail: [],
+  visited: [],
   seeded: false,
   form: emptyForm,
   formFor: null,
@@ -98,7 +101,13 @@ export function reviewSession(s: ReviewSession, e: SessionEvent): ReviewSession 
       return { ...s, message: `Could not claim an item: ${e.error}` };
     case 'submitted':
       // reload the form from the saved verdict when the item is fetched again
-      return { ...s, trail: s.trail.includes(e.id) ? s.trail : [...s.trail, e.id], formFor: null, message: `Saved “${e.verdict}”. Press j for the next item.` };
+      return {
+        ...s,
+        trail: s.trail.includes(e.id) ? s.trail : [...s.trail, e.id],
+        visited: s.visited.includes(e.id) ? s.visited : [...s.visited, e.id],
+        formFor: null,
+        message: `Saved “${e.verdict}”. Press j for the next item.`,
+      };
     case 'message':
       return { ...s, message: e.message };
     case 'toggleHelp':
@@ -126,6 +135,24 @@ export function verdictToSubmit(form: VerdictForm): { verdict: VerdictKey; corre
   const reward = form.reward.trim() === '' || form.verdict === 'correct' ? null : Number(form.reward);
   if (reward !== null && (!Number.isFinite(reward) || reward < 0 || reward > 1)) return { error: 'A corrected reward is a number between 0 and 1.' };
   return { verdict: form.verdict, correctedReward: reward, note: form.note.trim() || null };
+}
+
+/**
+ * "Item N of M" for the item shown: N counts the verdicts given since the page opened (this
+ * one included), M adds the items still open in the queue. `open.total` may or may not count
+ * the shown item while it has no verdict (a run-scoped queue leaves out the reviewer's own
+ * blind item), so `open.includesShown` says which. null when nothing is shown, the open count
+ * is not known yet, or the item is an earlier verdict from before this page opened.
+ */
+export function itemPosition(
+  s: Pick<ReviewSession, 'currentId' | 'visited' | 'trail'>,
+  open: { total: number; includesShown: boolean } | undefined,
+): { n: number; m: number } | null {
+  if (!s.currentId || !open) return null;
+  const at = s.visited.indexOf(s.currentId);
+  if (at >= 0) return { n: at + 1, m: s.visited.length + open.total };
+  if (s.trail.includes(s.currentId)) return null;
+  return { n: s.visited.length + 1, m: s.visited.length + open.total + (open.includesShown ? 0 : 1) };
 }
 
 /** Whether a shortcut means something here: on the queue screen (no item) only the "start" keys do. */

@@ -1,4 +1,5 @@
 'use client';
+import { useEffect } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { useCurrentUser } from '@/components/session';
@@ -40,13 +41,25 @@ function RelTable({ label, rows, hash }: { label: string; rows: Rel[]; hash?: bo
   );
 }
 
-/** Review coverage of a run (everyone) and its reward reliability (reviewers and admins). */
-export function RunReviewPanel({ runId }: { runId: string }) {
+/**
+ * Review coverage of a run (everyone) and its reward reliability (reviewers and admins).
+ * Episodes are scored and sampled while the run is `live`, so the figures poll then, and
+ * `refreshKey` (the run's status and iteration) fetches them once more when the run moves:
+ * the last iteration's scores land with the run's completion, after polling has stopped.
+ */
+export function RunReviewPanel({ runId, live = false, refreshKey }: { runId: string; live?: boolean; refreshKey?: string }) {
   const trpc = useTRPC();
   const me = useCurrentUser();
   const canReview = can(me.role, 'review');
-  const cov = useQuery(trpc.reviews.coverage.queryOptions({ runIds: [runId] }));
-  const rel = useQuery({ ...trpc.reviews.reliability.queryOptions({ runId }), enabled: canReview });
+  const cov = useQuery({ ...trpc.reviews.coverage.queryOptions({ runIds: [runId] }), refetchInterval: live ? 5_000 : false });
+  const rel = useQuery({ ...trpc.reviews.reliability.queryOptions({ runId }), enabled: canReview, refetchInterval: live ? 10_000 : false });
+  const refetchCov = cov.refetch;
+  const refetchRel = rel.refetch;
+  useEffect(() => {
+    if (!refreshKey) return;
+    void refetchCov();
+    if (canReview) void refetchRel();
+  }, [refreshKey, refetchCov, refetchRel, canReview]);
   const c = cov.data?.[0];
   return (
     <Section title="Reward review">

@@ -1,5 +1,5 @@
 'use client';
-import { useCallback, useEffect, useReducer, useRef } from 'react';
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import type { VerdictForm } from './item-view';
@@ -21,6 +21,24 @@ function storeSkipped(ids: string[]): void {
     sessionStorage.setItem(SKIPPED_KEY, JSON.stringify(ids));
   } catch {
     // storage unavailable: the list lives for this page only
+  }
+}
+
+/** The reviewer's "auto-advance after a verdict" choice, kept across visits in this browser. */
+const AUTO_ADVANCE_KEY = 'crucible.review.autoAdvance';
+function loadAutoAdvance(): boolean {
+  if (typeof window === 'undefined') return false;
+  try {
+    return localStorage.getItem(AUTO_ADVANCE_KEY) === '1';
+  } catch {
+    return false;
+  }
+}
+function storeAutoAdvance(on: boolean): void {
+  try {
+    localStorage.setItem(AUTO_ADVANCE_KEY, on ? '1' : '0');
+  } catch {
+    // storage unavailable: the choice lives for this page only
   }
 }
 
@@ -46,6 +64,16 @@ export function useReviewSession(o: { runId?: string; username: string; enabled:
 
   // sessionStorage exists only in the browser: restore the skip list after mounting
   useEffect(() => dispatch({ type: 'restoreSkipped', skipped: loadSkipped() }), []);
+  // the review screen renders only in the browser (after the session check), so storage is there
+  const [autoAdvance, setAutoAdvanceState] = useState(loadAutoAdvance);
+  const setAutoAdvance = useCallback((on: boolean) => {
+    setAutoAdvanceState(on);
+    storeAutoAdvance(on);
+  }, []);
+  const autoAdvanceRef = useRef(autoAdvance);
+  useEffect(() => {
+    autoAdvanceRef.current = autoAdvance;
+  }, [autoAdvance]);
 
   const open = useQuery({ ...trpc.reviews.queue.queryOptions({ state: 'open', pageSize: 20, runId }), enabled });
   const done = useQuery({ ...trpc.reviews.queue.queryOptions({ state: 'done', pageSize: 200 }), enabled });
@@ -128,8 +156,10 @@ export function useReviewSession(o: { runId?: string; username: string; enabled:
       refreshLists();
     } catch (e) {
       dispatch({ type: 'message', message: `Could not save the verdict: ${(e as Error).message}` });
+      return;
     }
-  }, [item.data, submit, qc, trpc, refreshLists]);
+    if (autoAdvanceRef.current) next();
+  }, [item.data, submit, qc, trpc, refreshLists, next]);
 
   const currentId = state.currentId;
   useEffect(() => {
@@ -189,5 +219,7 @@ export function useReviewSession(o: { runId?: string; username: string; enabled:
     skip,
     claimNext,
     doSubmit,
+    autoAdvance,
+    setAutoAdvance,
   };
 }

@@ -19,12 +19,15 @@ export function overlayArm(sections: SectionView[], other: MetricSampleView[], l
       const own = other.filter((x) => x.name === c.name);
       if (!own.length) return c;
       const points = new Map(c.points.map((p) => [p.x, { ...p }]));
+      const armTimes: Record<number, number> = {};
       for (const x of own) {
         const step = x.step ?? 0;
         const p = points.get(step) ?? { x: step };
         // the last sample of a step wins, as on the run's own chart
         if (Number.isFinite(x.value)) p.arm = x.value;
         points.set(step, p);
+        const t = x.at instanceof Date ? x.at.getTime() : Date.parse(x.at);
+        if (Number.isFinite(t)) armTimes[step] = Math.min(armTimes[step] ?? t, t);
       }
       const series = c.series.map((v) => (v.key === 'value' ? { ...v, label: labels.self } : v));
       return {
@@ -32,6 +35,7 @@ export function overlayArm(sections: SectionView[], other: MetricSampleView[], l
         legend: true,
         series: [...series, { key: 'arm', label: labels.other, color: ARM_COLOR }],
         points: [...points.values()].sort((a, b) => a.x - b.x),
+        times: { ...c.times, arm: armTimes },
       };
     }),
   }));

@@ -40,7 +40,9 @@ describe('runCharts', () => {
       ['max', true],
     ]);
     expect(chart.points[1]).toMatchObject({ x: 2, value: 1, min: 0, max: 1 });
-    expect(chart.points[1]!.band).toEqual([0.9, 1.1]);
+    // the ±1 std band is clipped to the rewards' range at that step (max 1 here)
+    expect(chart.points[1]!.band).toEqual([0.9, 1]);
+    expect(chart.points[0]!.band).toEqual([0.4, 0.6]);
   });
 
   it('draws labelled metrics as one series per label set, sorted by step', () => {

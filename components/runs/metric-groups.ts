@@ -52,6 +52,11 @@ export type ChartSpec = {
   /** Always show the legend (comparisons: which line is which run, even when only one has data). */
   legend?: boolean;
   points: ChartPoint[];
+  /**
+   * When each series' value at each x was recorded (epoch ms): series key → x → time, for a
+   * time x-axis. Series drawn with another (band, min, max) use the `value` series' times.
+   */
+  times?: Record<string, Record<number, number>>;
 };
 export type SectionView = { title: string; charts: ChartSpec[] };
 
@@ -59,6 +64,27 @@ const labelText = (labels: Record<string, string> | null | undefined) => {
   const entries = Object.entries(labels ?? {});
   return entries.length ? entries.map(([k, v]) => `${k}=${v}`).join(',') : '';
 };
+
+const epochMs = (at: Date | string) => (at instanceof Date ? at.getTime() : Date.parse(at));
+
+/** Record that series `key` had its value at `x` at `at` (the first sample of that step). */
+function noteTime(times: Record<string, Record<number, number>>, key: string, x: number, at: Date | string) {
+  const t = epochMs(at);
+  if (!Number.isFinite(t)) return;
+  const own = (times[key] ??= {});
+  own[x] = Math.min(own[x] ?? t, t);
+}
+
+/**
+ * The ±1 std band drawn around the mean, clipped to the range the rewards actually took at
+ * that step (reward_min..reward_max), or to the reward's own range [0, 1] when those are not
+ * recorded: a band past the rewards' range suggests values no episode had.
+ */
+export function rewardBand(mean: number, std: number, min?: number, max?: number): [number, number] {
+  const lo = Math.max(mean - std, min ?? 0);
+  const hi = Math.min(mean + std, max ?? 1);
+  return [Math.min(lo, mean), Math.max(hi, mean)];
+}
 
 /** NaN/Infinity are stored as such (a skipped step's loss) but cannot be plotted: a gap. */
 const plottable = (v: number) => (Number.isFinite(v) ? v : undefined);
@@ -87,25 +113,27 @@ export function runCharts(samples: MetricSampleView[]): SectionView[] {
     const labelled = own.some((s) => labelText(s.labels) !== '' && !is(name, 'heldout_pass_at_1'));
     const points = new Map<number, ChartPoint>();
     const series = new Map<string, SeriesSpec>();
+    const times: Record<string, Record<number, number>> = {};
     for (const [x, list] of byStep(own)) {
       const p: ChartPoint = { x };
       for (const s of list) {
         const key = labelled ? labelText(s.labels) || 'value' : 'value';
         series.set(key, { key, label: labelled ? key : name });
+        noteTime(times, key, x, s.at);
         // Several samples of one series at one step (a re-run step): the last one wins.
         p[key] = plottable(s.value);
       }
       points.set(x, p);
     }
-    const spec: ChartSpec = { name, series: [...series.values()].sort((a, b) => a.key.localeCompare(b.key)), points: [] };
+    const spec: ChartSpec = { name, series: [...series.values()].sort((a, b) => a.key.localeCompare(b.key)), points: [], times };
     if (is(name, 'reward_mean')) {
       const spread = Object.fromEntries(rewardSpread.map((n) => [n, new Map((byName.get(n) ?? []).map((s) => [s.step ?? -1, s.value]))]));
       for (const p of points.values()) {
         const mean = p.value as number | undefined;
         const std = spread.reward_std!.get(p.x);
-        if (mean !== undefined && std !== undefined) p.band = [mean - std, mean + std];
         const lo = spread.reward_min!.get(p.x);
         const hi = spread.reward_max!.get(p.x);
+        if (mean !== undefined && std !== undefined && Number.isFinite(std)) p.band = rewardBand(mean, std, lo, hi);
         if (lo !== undefined) p.min = lo;
         if (hi !== undefined) p.max = hi;
       }
@@ -138,10 +166,12 @@ export function compareCharts(runsToCompare: CompareRun[], samples: MetricSample
     if (!names.has(name)) return null;
     const points = new Map<number, ChartPoint>();
     const present = new Set<string>();
+    const times: Record<string, Record<number, number>> = {};
     for (const run of runsToCompare) {
       const own = samples.filter((s) => s.runId === run.id && s.name === name);
       for (const [x, list] of byStep(own)) {
         const p = points.get(x) ?? { x };
+        for (const s of list) noteTime(times, run.id, x, s.at);
         const labelled = list.some((s) => labelText(s.labels) !== '') && !is(name, 'heldout_pass_at_1');
         p[run.id] = plottable(labelled ? list.reduce((a, s) => a + s.value, 0) : list[list.length - 1]!.value);
         points.set(x, p);
@@ -150,7 +180,7 @@ export function compareCharts(runsToCompare: CompareRun[], samples: MetricSample
     }
     // Colour by the run's position in the comparison, so a run keeps its colour on every chart.
     const series = runsToCompare.flatMap((r, i) => (present.has(r.id) ? [{ key: r.id, label: r.name, color: palette[i % palette.length] }] : []));
-    return { name, series, legend: true, points: sortedPoints(points) };
+    return { name, series, legend: true, points: sortedPoints(points), times };
   };
   const placed = new Set<string>(sections.flatMap((s) => s.metrics));
   const out: SectionView[] = sections

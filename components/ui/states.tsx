@@ -21,6 +21,21 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
   );
 }
 
+/**
+ * A page the signed-in user's role does not open. Said as what it is: a role without access,
+ * never as an error reaching the server.
+ */
+export function NoAccess({ page, role, needs }: { page: string; role: string; needs: string }) {
+  return (
+    <div role="alert" data-testid="no-access" className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-amber-900">
+      <p className="font-medium">
+        Your role ({role}) has no access to {page}.
+      </p>
+      <p className="mt-0.5">It needs the {needs} role. Ask an admin to change your role if you need it.</p>
+    </div>
+  );
+}
+
 /** An API error with what the user can do about it, and a retry when one makes sense. */
 export function ErrorNotice({ error, onRetry, title = 'Something went wrong' }: { error: unknown; onRetry?: () => void; title?: string }) {
   return (

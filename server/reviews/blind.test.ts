@@ -2,7 +2,7 @@ import { TRPCError } from '@trpc/server';
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
-import { episodes, metricSamples, policyVersions, reviews, runEvents, runs } from '@/db/schema';
+import { episodes, metricSamples, policyVersions, reviews, runEvents, runs, turns } from '@/db/schema';
 import { freshDatabase } from '@/test/database';
 import { callerAs } from '@/test/callers';
 import { seedEpisode, seedRun } from '@/test/seed';
@@ -62,6 +62,8 @@ async function refusal(p: Promise<unknown>) {
 describe('blind review is blind', () => {
   it("a blind item's payload (item, history, diagnosis, queue) holds nothing that leads to the reward, the run or the policy", async () => {
     const s = await blindEpisode();
+    // the feedback the policy saw carries the pass count (the reward's main part)
+    await database.db.update(turns).set({ observation: '27/100 passed; secret-observation' }).where(eq(turns.episodeId, s.episode.id));
     const rev = await callerAs(database.db, 'reviewer');
     const { id } = await rev.reviews.claim({ runId: s.run.id });
     const item = await rev.reviews.item({ id: id! });
@@ -76,7 +78,7 @@ describe('blind review is blind', () => {
       policyVersion: null,
     });
     expect(item.turns.length).toBeGreaterThan(0); // what the reviewer judges is still there
-    expectNoSecrets(item, secretsOf(s), 'reviews.item');
+    expectNoSecrets(item, [...secretsOf(s), 'secret-observation', '27/100'], 'reviews.item');
     expectNoSecrets(await rev.reviews.history({ id: id! }), secretsOf(s), 'reviews.history');
     expectNoSecrets(await rev.reviews.diagnosis({ id: id! }), secretsOf(s), 'reviews.diagnosis');
     for (const state of ['open', 'all'] as const) {
@@ -98,6 +100,7 @@ describe('blind review is blind', () => {
       policyVersion: 7321,
       components: { passRate: 0.2718 },
     });
+    expect((await rev.reviews.item({ id: id! })).turns[0]!.observation).toBe('27/100 passed; secret-observation');
     expect((await rev.reviews.queue({ state: 'done', runId: s.run.id })).items[0]).toMatchObject({ id, episodeId: s.episode.id, runId: s.run.id });
   });
 

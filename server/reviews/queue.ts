@@ -311,7 +311,9 @@ export async function reviewItem(db: Db, reviewId: string, viewer: { id: string 
     task: row.task
       ? { externalId: row.task.externalId, language: row.task.language, prompt: row.task.prompt, entryPoint: row.task.entryPoint, tests: row.task.tests }
       : null,
-    turns: turnRows,
+    // The observation is the check feedback the policy saw ("2/3 passed; …"): the reward's pass
+    // count, withheld like the components. What the candidate printed stays: it is what is judged.
+    turns: revealed ? turnRows : turnRows.map((t) => ({ ...t, observation: null })),
     components: revealed ? (reward?.components ?? null) : null, // the reward's parts (pass rate…) are the reward
     envHash: reward?.envHash ?? row.episode.envHash,
     baselineEnv: baseline

@@ -238,7 +238,15 @@ export const compareRunsSchema = z.object({
 export async function compareRunMetrics(db: Db, input: z.input<typeof compareRunsSchema>) {
   const { ids } = compareRunsSchema.parse(input);
   const found = await db
-    .select({ id: runs.id, name: runs.name, status: runs.status, currentIteration: runs.currentIteration, config: runs.config, createdAt: runs.createdAt })
+    .select({
+      id: runs.id,
+      name: runs.name,
+      status: runs.status,
+      currentIteration: runs.currentIteration,
+      config: runs.config,
+      createdAt: runs.createdAt,
+      startedAt: runs.startedAt,
+    })
     .from(runs)
     .where(inArray(runs.id, ids));
   const missing = ids.filter((id) => !found.some((r) => r.id === id));
@@ -268,6 +276,11 @@ export async function compareRunMetrics(db: Db, input: z.input<typeof compareRun
         iterations: r.config.iterations,
         algorithm: r.config.algorithm,
         createdAt: r.createdAt,
+        startedAt: r.startedAt,
+        // the charts' "episodes" x-axis: step × this
+        episodesPerIteration: r.config.groupSize * r.config.tasksPerIteration,
+        // the compare page's table of the settings that differ
+        config: r.config,
       })),
     samples: samples.map((s) => ({ ...s, runId: s.runId! })),
   };

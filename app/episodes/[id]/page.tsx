@@ -7,6 +7,7 @@ import { StatusBadge } from '@/components/ui/status-badge';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
 import { Facts, PageHeader, Section, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
 import { TurnCard } from '@/components/episodes/turn-card';
+import { testCases } from '@/components/episodes/turn-outcome';
 import { durationBetween, formatDateTime, formatNumber } from '@/components/display-format';
 
 const inProgress = (s: string) => s === 'pending' || s === 'running';
@@ -31,6 +32,7 @@ export default function EpisodePage() {
   }
   const { episode: e, task, turns, reward, runName } = q.data;
   const sortedTurns = [...turns].sort((a, b) => a.index - b.index);
+  const cases = task ? testCases(task.tests, task.entryPoint) : [];
   return (
     <>
       <title>{`Episode ${e.id.slice(0, 8)} · Crucible`}</title>
@@ -143,7 +145,7 @@ export default function EpisodePage() {
         ) : (
           <div className="space-y-3">
             {sortedTurns.map((t) => (
-              <TurnCard key={t.id} turn={t} />
+              <TurnCard key={t.id} turn={t} cases={cases} />
             ))}
           </div>
         )}

@@ -1,6 +1,6 @@
 'use client';
 import Link from 'next/link';
-import { useEffect } from 'react';
+import { useEffect, useMemo } from 'react';
 import { useParams } from 'next/navigation';
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
@@ -10,7 +10,7 @@ import { ErrorNotice, Loading } from '@/components/ui/states';
 import { Facts, PageHeader, Section } from '@/components/ui/layout-parts';
 import { RunActions } from '@/components/runs/run-actions';
 import { EventTimeline } from '@/components/runs/event-timeline';
-import { MetricCharts } from '@/components/runs/metric-charts';
+import { MetricCharts, type XContext } from '@/components/runs/metric-charts';
 import { ComparePicker } from '@/components/runs/compare-picker';
 import { EpisodeTable } from '@/components/runs/episode-table';
 import { ConfigView } from '@/components/runs/config-view';
@@ -51,6 +51,15 @@ export default function RunPage() {
     void refetchMetrics();
     void refetchEvents();
   }, [progress, refetchMetrics, refetchEvents]);
+
+  // The charts' time and episodes x-axes: each arm on its own clock, step × episodes per iteration.
+  const chartRuns = metrics.data?.runs;
+  const ctx = useMemo<XContext>(() => {
+    const byKey = (key: string) => chartRuns?.find((c) => c.id === (key === 'arm' ? other?.id : id));
+    const startOf = (c: { startedAt: Date | string | null; createdAt: Date | string } | undefined) =>
+      c ? new Date(c.startedAt ?? c.createdAt).getTime() : undefined;
+    return { startMs: (key) => startOf(byKey(key)), episodesPerStep: (key) => byKey(key)?.episodesPerIteration };
+  }, [chartRuns, id, other?.id]);
 
   if (run.isPending) return <Loading label="Loading run…" />;
   if (run.isError) {
@@ -143,6 +152,7 @@ export default function RunPage() {
                   }
                 : undefined
             }
+            ctx={ctx}
           />
         )}
       </Section>
@@ -160,7 +170,7 @@ export default function RunPage() {
           <ConfigView config={r.config} />
         </Section>
       </div>
-      <RunReviewPanel runId={r.id} />
+      <RunReviewPanel runId={r.id} live={live} refreshKey={progress} />
       <Section title="Episodes">
         <EpisodeTable runId={r.id} live={live} refreshKey={progress} />
       </Section>

@@ -1,14 +1,16 @@
 'use client';
 import Link from 'next/link';
-import { Suspense } from 'react';
+import { Suspense, useMemo } from 'react';
 import { useSearchParams } from 'next/navigation';
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
 import { PageHeader, Section } from '@/components/ui/layout-parts';
 import { StatusBadge } from '@/components/ui/status-badge';
-import { ChartSections } from '@/components/runs/metric-charts';
+import { ChartSections, type XContext } from '@/components/runs/metric-charts';
 import { compareCharts, palette } from '@/components/runs/metric-groups';
+import { configDiff } from '@/components/runs/compare/config-diff';
+import { tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
 import { isActive } from '@/core/run-status';
 
 const LIVE_MS = 6_000;
@@ -31,7 +33,24 @@ function Compare() {
     retry: false,
     refetchInterval: (q) => (q.state.data?.runs.some((r) => isActive(r.status)) ? LIVE_MS : false),
   });
-  const header = <PageHeader title="Compare runs" subtitle="One chart per metric, one line per run (x = iteration step)." />;
+  // The charts' time and episodes x-axes: each run on its own clock, step × its episodes per iteration.
+  const compared = data.data?.runs;
+  const ctx = useMemo<XContext>(() => {
+    const byId = (key: string) => compared?.find((r) => r.id === key);
+    return {
+      startMs: (key) => {
+        const r = byId(key);
+        return r ? new Date(r.startedAt ?? r.createdAt).getTime() : undefined;
+      },
+      episodesPerStep: (key) => byId(key)?.episodesPerIteration,
+    };
+  }, [compared]);
+  const header = (
+    <PageHeader
+      title="Compare runs"
+      subtitle="One chart per metric, one line per run; smoothing, log scale and the x-axis (iteration, time, episodes) are set above the charts."
+    />
+  );
   if (ids.length < 2) {
     return (
       <>
@@ -82,14 +101,52 @@ function Compare() {
           ))}
         </ul>
       </Section>
+      <Section title="Config differences">
+        <ConfigDiffTable runs={runs} />
+      </Section>
       <Section title="Metrics">
         {sections.length === 0 ? (
           <EmptyState title="No metrics yet">None of these runs has reported an iteration.</EmptyState>
         ) : (
-          <ChartSections sections={sections} />
+          <ChartSections sections={sections} ctx={ctx} />
         )}
       </Section>
     </>
+  );
+}
+
+/** Only the settings that differ between the compared runs, one column per run. */
+function ConfigDiffTable({ runs }: { runs: { id: string; name: string; config: unknown }[] }) {
+  const rows = configDiff(runs.map((r) => r.config));
+  if (rows.length === 0) return <p className="text-sm text-slate-500">These runs have the same config.</p>;
+  return (
+    <div className="overflow-x-auto">
+      <table className={tableClass} aria-label="Config differences" data-testid="config-diff">
+        <thead>
+          <tr>
+            <th className={thClass}>setting</th>
+            {runs.map((r, i) => (
+              <th key={r.id} className={thClass}>
+                <span aria-hidden className="mr-1.5 inline-block h-0.5 w-3 align-middle" style={{ background: palette[i % palette.length] }} />
+                {r.name}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={row.path} data-testid="config-diff-row">
+              <td className={`${tdClass} font-mono text-xs`}>{row.path}</td>
+              {row.values.map((v, i) => (
+                <td key={runs[i]!.id} className={`${tdClass} break-all font-mono text-xs`}>
+                  {v}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

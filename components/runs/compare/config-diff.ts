@@ -1,0 +1,27 @@
+/**
+ * The compare page's config table: the run configs flattened to dotted paths
+ * (`review.rate`, `isolation.routine`, …) and only the paths whose values differ between the
+ * runs. Pure, so it is unit-tested.
+ */
+
+export type ConfigDiffRow = { path: string; values: string[] };
+
+/** `{a: {b: 1}, c: [1, 2]}` → `{'a.b': '1', c: '[1,2]'}`; arrays stay whole (a list is one setting). */
+export function flattenConfig(config: unknown, prefix = ''): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (config && typeof config === 'object' && !Array.isArray(config)) {
+    for (const [k, v] of Object.entries(config as Record<string, unknown>)) {
+      const path = prefix ? `${prefix}.${k}` : k;
+      if (v && typeof v === 'object' && !Array.isArray(v)) Object.assign(out, flattenConfig(v, path));
+      else out[path] = v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v);
+    }
+  } else if (prefix) out[prefix] = JSON.stringify(config);
+  return out;
+}
+
+/** The paths whose values are not the same in every config (absent counts as "—"), sorted. */
+export function configDiff(configs: unknown[]): ConfigDiffRow[] {
+  const flat = configs.map((c) => flattenConfig(c));
+  const paths = [...new Set(flat.flatMap((f) => Object.keys(f)))].sort((a, b) => a.localeCompare(b));
+  return paths.map((path) => ({ path, values: flat.map((f) => f[path] ?? '—') })).filter((r) => new Set(r.values).size > 1);
+}
