@@ -72,7 +72,7 @@ test('operator launches a tiny run in the browser and watches it train to comple
 
   const events = page.getByTestId('run-event');
   await expect(events.filter({ hasText: 'training started from policy version 0' })).toHaveCount(1);
-  await expect(events.filter({ hasText: 'iteration 0 trained' })).toHaveCount(1);
+  await expect(events.filter({ hasText: 'iteration 1 of 2 trained' })).toHaveCount(1);
   await expect(events.filter({ hasText: 'completed' }).first()).toBeVisible();
 
   // One episode, opened from the run's table: the policy's code and what the sandbox answered.

@@ -442,7 +442,8 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
         ]);
         const done = next >= locked.config.iterations;
         await tx.update(runs).set({ currentIteration: next, lastRewardMean: metrics.reward_mean, updatedAt: new Date() }).where(eq(runs.id, runId));
-        const trained = `iteration ${iteration} trained: reward ${metrics.reward_mean!.toFixed(3)}, held-out pass@1 ${ev.passAt1.toFixed(3)}, policy v${next}`;
+        // numbered from 1, like the charts' x (the version it produced) and the overview's "Iteration k / n"
+        const trained = `iteration ${next} of ${locked.config.iterations} trained: reward ${metrics.reward_mean!.toFixed(3)}, held-out pass@1 ${ev.passAt1.toFixed(3)}, policy v${next}`;
         // a run paused (or cancelled) meanwhile is not completed here: resuming a paused one does it
         const completed =
           done && (await tryRunTransition(tx, runId, 'complete', `system:${RL_QUEUES.learn}`, { message: trained, data: { iteration, version: next } }));
