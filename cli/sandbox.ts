@@ -22,6 +22,7 @@ import {
 import { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { BwrapRuntime } from '@/workers/sandbox/runtimes/bwrap';
 import { GvisorRuntime } from '@/workers/sandbox/runtimes/gvisor';
+import { MicrovmRuntime } from '@/workers/sandbox/runtimes/microvm';
 import { OciRuntime } from '@/workers/sandbox/runtimes/oci';
 import { runtimeByName } from '@/workers/sandbox/runtimes/runtime-by-name';
 import type { SandboxRuntime } from '@/workers/sandbox/runtimes/sandbox-runtime';
@@ -159,7 +160,7 @@ const exec: Command = {
 
 /** First line of `BINARY --version` for bwrap and OCI runtimes; gVisor reports its own. */
 function runtimeVersion(rt: SandboxRuntime): string | undefined {
-  if (rt instanceof GvisorRuntime) return rt.details().version;
+  if (rt instanceof GvisorRuntime || rt instanceof MicrovmRuntime) return rt.details().version;
   const binary = rt instanceof BwrapRuntime || rt instanceof OciRuntime ? rt.binary : undefined;
   if (!binary) return undefined;
   const r = spawnSync(binary, ['--version'], { encoding: 'utf8' });
@@ -174,16 +175,32 @@ function gvisorDetails(rt: GvisorRuntime): { version?: string; platform?: string
   }
 }
 
+/** microvm: QEMU's version, the guest kernel, and the accelerator that runs (`platform`: kvm or tcg), with why KVM is not used. */
+function microvmDetails(rt: MicrovmRuntime): {
+  version?: string;
+  kernel?: string;
+  platform?: string;
+  accels?: ReturnType<MicrovmRuntime['details']>['accels'];
+} {
+  try {
+    const d = rt.details();
+    return { version: d.version, kernel: d.kernel, platform: d.accel, accels: d.accels };
+  } catch {
+    return {}; // QEMU or the kernel is missing: check() says what to install
+  }
+}
+
 const runtimes: Command = {
   name: 'sandbox runtimes',
-  summary: 'which runtimes work here (versions; for gVisor the platform that runs) and what each enforces, or why not',
+  summary: 'which runtimes work here (versions; for gVisor the platform, for microvm the accelerator that runs) and what each enforces, or why not',
   usage: 'crucible sandbox runtimes [--json]',
   options: { json: { type: 'boolean' } },
   run: async ({ values }) => {
-    const rows = ['bwrap', 'oci:crun', 'oci:runc', 'gvisor', 'oci:kata-runtime'].map((name) => {
+    const rows = ['bwrap', 'oci:crun', 'oci:runc', 'gvisor', 'microvm', 'oci:kata-runtime'].map((name) => {
       const rt = runtimeByName(name);
-      // gVisor: its version and which platform (ptrace, systrap, kvm) works here, each with why not
-      const gvisor = rt instanceof GvisorRuntime ? gvisorDetails(rt) : {};
+      // gVisor: its version and which platform (ptrace, systrap, kvm) works here, each with why not;
+      // microvm: the accelerator (kvm or tcg) as its platform, with why KVM is not used
+      const gvisor = rt instanceof GvisorRuntime ? gvisorDetails(rt) : rt instanceof MicrovmRuntime ? microvmDetails(rt) : {};
       try {
         rt.check();
         return { name, available: true, version: runtimeVersion(rt), ...gvisor, enforces: rt.enforces() };

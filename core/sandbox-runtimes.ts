@@ -30,7 +30,8 @@ const runtimeTargets = {
   youki: { kind: 'oci', binary: 'youki' },
   gvisor: { kind: 'oci', binary: 'runsc' },
   kata: { kind: 'oci', binary: 'kata-runtime' },
-} as const satisfies Record<string, { kind: 'bwrap' | 'oci-default' } | { kind: 'oci'; binary: OciRuntimeBinary }>;
+  microvm: { kind: 'microvm' },
+} as const satisfies Record<string, { kind: 'bwrap' | 'oci-default' | 'microvm' } | { kind: 'oci'; binary: OciRuntimeBinary }>;
 
 export type SandboxRuntimeName = keyof typeof runtimeTargets;
 export const SANDBOX_RUNTIME_NAMES = Object.keys(runtimeTargets) as [SandboxRuntimeName, ...SandboxRuntimeName[]];
@@ -42,8 +43,10 @@ export const sandboxRuntimeName = z.enum(SANDBOX_RUNTIME_NAMES, {
   error: (issue) => `unknown sandbox runtime ${JSON.stringify(issue.input)}: use one of ${listed}`,
 });
 
-/** What serves a (valid) runtime name: bwrap, the configured OCI default, or an OCI binary. */
-export function runtimeTarget(name: SandboxRuntimeName): { kind: 'bwrap' } | { kind: 'oci-default' } | { kind: 'oci'; binary: OciRuntimeBinary } {
+/** What serves a (valid) runtime name: bwrap, the configured OCI default, a QEMU microVM, or an OCI binary. */
+export function runtimeTarget(
+  name: SandboxRuntimeName,
+): { kind: 'bwrap' } | { kind: 'oci-default' } | { kind: 'microvm' } | { kind: 'oci'; binary: OciRuntimeBinary } {
   return runtimeTargets[name];
 }
 

@@ -9,6 +9,8 @@ command -v crun >/dev/null 2>&1 || need+=(crun)
 command -v runc >/dev/null 2>&1 || need+=(runc)
 # gVisor's runsc serves the `gvisor` runtime (a user-space kernel between code and host)
 command -v runsc >/dev/null 2>&1 || need+=(runsc)
+# QEMU serves the `microvm` runtime (a microVM per sandbox; its guest kernel is fetched below)
+command -v qemu-system-x86_64 >/dev/null 2>&1 || need+=(qemu-system-x86)
 if [ "${CRUCIBLE_SKIP_BROWSER:-}" != "1" ]; then
   [ -x /usr/bin/chromium ] || need+=(chromium)
   # test-only too: Ceph's radosgw with a monitor and an OSD, the real S3 server that the S3
@@ -25,7 +27,17 @@ command -v python3 >/dev/null 2>&1 || need+=(python3)
 # without them sandboxes fall back to one bwrap per exec, which is slower.
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 [ -e /usr/include/stdio.h ] || need+=(libc6-dev)
-if [ ${#need[@]} -eq 0 ]; then exit 0; fi
+# the microvm runtime's guest kernel: Debian's cloud kernel unpacked under the data dir, never
+# installed as this host's kernel (scripts/microvm-kernel.sh); without it microvm is refused
+microvm_kernel() {
+  if [ "$(id -u)" = "0" ]; then
+    bash "$(dirname "$0")/microvm-kernel.sh" || echo "crucible: could not fetch the microvm guest kernel; run bash scripts/microvm-kernel.sh" >&2
+  fi
+}
+if [ ${#need[@]} -eq 0 ]; then
+  microvm_kernel
+  exit 0
+fi
 if [ "$(id -u)" != "0" ]; then
   echo "crucible: missing system packages: ${need[*]}" >&2
   echo "crucible: install them with: sudo apt-get update && sudo apt-get install -y ${need[*]}" >&2
@@ -35,3 +47,4 @@ echo "crucible: installing system packages: ${need[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+microvm_kernel

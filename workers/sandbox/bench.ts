@@ -9,6 +9,7 @@ import { ownerTag } from './pool/owner';
 import { SandboxManager } from './pool/manager';
 import { launcherUnavailable, sharedLauncher } from './runtimes/launcher';
 import { GvisorRuntime } from './runtimes/gvisor';
+import { MicrovmRuntime } from './runtimes/microvm';
 import { runtimeOptions } from './runtimes/options';
 import type { Sandbox } from './runtimes/sandbox-runtime';
 
@@ -150,7 +151,13 @@ export async function main(argv: string[]): Promise<number> {
   const runtime = values.runtime!;
   // any other runtime is also measured against bwrap, interleaved in the same run
   const baseline = runtime === 'bwrap' ? undefined : 'bwrap';
-  const targets = runtime === 'gvisor' ? { coldP50: 150, warmVsBwrap: 1.5 } : { coldP50: 15, warmVsBwrap: undefined };
+  // microvm: the issue's cold target is for KVM (≤ 250 ms); under TCG only the warm acquire has one (≤ 50 ms)
+  const targets =
+    runtime === 'gvisor'
+      ? { coldP50: 150, warmVsBwrap: 1.5 }
+      : runtime === 'microvm'
+        ? { coldP50: 250, warmVsBwrap: undefined, acquireP50: 50 }
+        : { coldP50: 15, warmVsBwrap: undefined };
   const dataDir = mkdtempSync('/tmp/crucible-bench-');
   chmodSync(dataDir, 0o755);
   const hostDir = mkdtempSync('/tmp/crucible-bench-host-');
@@ -168,9 +175,12 @@ export async function main(argv: string[]): Promise<number> {
       ? 'supervisor (one bwrap per sandbox)'
       : runtime === 'gvisor' && runtimeOptions().supervisor
         ? 'supervisor (one runsc container per sandbox)'
-        : 'one runtime start per exec';
+        : runtime === 'microvm'
+          ? 'supervisor (one booted microVM per sandbox)'
+          : 'one runtime start per exec';
   const rt = manager.runtime(runtime);
   const gvisor = rt instanceof GvisorRuntime ? rt.details() : undefined;
+  const microvm = rt instanceof MicrovmRuntime ? rt.details() : undefined;
   // the launcher does the cold start's mount, environment check and bwrap fork (launcher.c)
   const launcher = sharedLauncher(defaultStoreDir(), runtimeOptions())
     ? 'launcher (mount, env check, fork in launcher.c)'
@@ -180,6 +190,7 @@ export async function main(argv: string[]): Promise<number> {
     runs,
     execMode: warmMode,
     ...(gvisor ? { gvisor: { version: gvisor.version, platform: gvisor.platform } } : {}),
+    ...(microvm ? { microvm: { version: microvm.version, kernel: microvm.kernel, accel: microvm.accel, accels: microvm.accels } } : {}),
     coldPath: launcher,
     host: { cpus: os.availableParallelism(), loadavgAtStart: os.loadavg() },
   };
@@ -188,6 +199,10 @@ export async function main(argv: string[]): Promise<number> {
   log(`plain runs: ${floorCpuDir ? `in a CPU-only cgroup of the sandbox's weight (${floorCpuDir})` : 'no cgroup (none available)'}`);
   log(`${runtime}, exec mode: ${warmMode}; cold path: ${launcher}`);
   if (gvisor) log(`gVisor: runsc ${gvisor.version}, platform ${gvisor.platform}`);
+  if (microvm)
+    log(
+      `microVM: ${microvm.version}, guest kernel ${microvm.kernel}, accelerator ${microvm.accel}${microvm.accel === 'tcg' ? ` (kvm: ${microvm.accels[0]?.reason})` : ''}`,
+    );
   log(
     `host load average ${os
       .loadavg()
@@ -254,7 +269,9 @@ export async function main(argv: string[]): Promise<number> {
       await manager.release(sb);
     }
     out.warmAcquire = { p50: pct(acq, 50), p99: pct(acq, 99) };
-    log(`warm acquire                  p50 ${fmt(pct(acq, 50))} ms  p99 ${fmt(pct(acq, 99))} ms   target p50 ≤ 2 ms`);
+    log(
+      `warm acquire                  p50 ${fmt(pct(acq, 50))} ms  p99 ${fmt(pct(acq, 99))} ms   target p50 ≤ ${'acquireP50' in targets ? targets.acquireP50 : 2} ms`,
+    );
 
     // warm exec of `true` and of the two test programs, vs plain spawn, interleaved
     const programs: [string, string[], string[]][] = [

@@ -14,6 +14,11 @@ import type { LimitsInput } from './types';
  * gVisor runs the code on its own kernel (the sentry): its processes are not host
  * processes, and a few outcomes differ where gVisor answers for itself; each difference
  * accepts only the contained outcome and says why (`gvisor` below).
+ *
+ * microvm runs the code in a QEMU microVM on its own guest kernel: the same, where the
+ * guest's answer differs (`microvm` below). Under TCG each VM boot costs ~5 s of CPU; the
+ * pool reuses one VM per distinct limits (four here; the test quota admits one VM at a time,
+ * so five boots in all).
  */
 const tight: LimitsInput = { memoryMb: 128, diskMb: 32, pids: 64, cpus: 1, timeoutMs: 4000, outputBytes: 64 * 1024 };
 
@@ -31,8 +36,9 @@ function hostProcessesWith(marker: string): number[] {
   return out;
 }
 
-for (const rt of installedRuntimes(['bwrap', 'oci:runc', 'oci:crun', 'gvisor'])) {
+for (const rt of installedRuntimes(['bwrap', 'oci:runc', 'oci:crun', 'gvisor', 'microvm'])) {
   const gvisor = rt.name === 'gvisor';
+  const microvm = rt.name === 'microvm';
   const title = rt.available ? `hostile code in ${rt.name}` : `hostile code in ${rt.name} (skipped: ${rt.reason})`;
   describe.skipIf(!rt.available)(title, () => {
     let manager: SandboxManager;
@@ -56,6 +62,12 @@ for (const rt of installedRuntimes(['bwrap', 'oci:runc', 'oci:crun', 'gvisor']))
           // runs is seen from inside: only the supervisor (PID 1) and this shell are left
           const inside = await sb.exec(['sh', '-c', 'set -- /proc/[0-9]*; echo $#']);
           expect(inside.stdout).toBe('2\n');
+        }
+        if (microvm) {
+          // the guest's processes are not host processes either; its /proc shows the commands'
+          // uid only its own (hidepid): nothing but this shell is left
+          const inside = await sb.exec(['sh', '-c', 'set -- /proc/[0-9]*; echo $#']);
+          expect(inside.stdout).toBe('1\n');
         }
       } finally {
         await manager.release(sb);
@@ -86,16 +98,23 @@ for (const rt of installedRuntimes(['bwrap', 'oci:runc', 'oci:crun', 'gvisor']))
       expect(r.stdout).toMatch(/No space left/);
       expect(r.stdout).toContain('dd=1');
       const kb = Number(/^(\d+)\s+\/work$/m.exec(r.stdout)?.[1]);
-      // gVisor's stat gives /work itself one 1 KiB block where tmpfs gives none; the cap is the same host tmpfs
-      expect(kb).toBeLessThanOrEqual(32 * 1024 + (gvisor ? 1 : 0));
+      // gVisor's stat gives /work itself one 1 KiB block where tmpfs gives none; the cap is the same host tmpfs.
+      // microvm: the cap is the guest's ext4 scratch disk of exactly 32 MiB, whose /work directory has a 4 KiB block
+      expect(kb).toBeLessThanOrEqual(32 * 1024 + (gvisor ? 1 : microvm ? 4 : 0));
       expect(kb).toBeGreaterThan(30 * 1024);
     });
 
     it('an output flood is truncated at the cap and host memory stays flat', async () => {
       const rss0 = process.memoryUsage().rss;
       // the same 300 MB on gVisor in 1 MiB writes: on its ptrace platform every syscall costs
-      // ~50-100 µs here, so head's 8 KiB writes alone would take ~14 s
-      const flood = gvisor ? 'dd if=/dev/zero bs=1M count=300 status=none' : 'head -c 300000000 /dev/zero';
+      // ~50-100 µs here, so head's 8 KiB writes alone would take ~14 s. A microVM under TCG
+      // emulates every copy (~40 MB/s from /dev/zero through the supervisor's pipe here), so
+      // it gets 40 MB: still 600x the cap
+      const flood = gvisor
+        ? 'dd if=/dev/zero bs=1M count=300 status=none'
+        : microvm
+          ? 'dd if=/dev/zero bs=1M count=40 status=none'
+          : 'head -c 300000000 /dev/zero';
       const r = await run(['sh', '-c', `${flood}; echo done >&2`]);
       expect(r.status).toBe('ok');
       expect(r.stdoutTruncated).toBe(true);

@@ -62,7 +62,7 @@ export type ExecResult = {
   durationMs: number;
   envHash: string;
   runtime: string;
-  /** gVisor only: the platform its kernel ran on (ptrace, systrap or kvm; see gvisor-platform.ts) */
+  /** gVisor: the platform its kernel ran on (ptrace, systrap or kvm; gvisor-platform.ts); microvm: the accelerator (kvm or tcg; microvm-accel.ts) */
   platform?: string;
   sandboxId: string;
   usage: { cpuMs: number; maxRssMb: number };
@@ -91,10 +91,10 @@ export type Enforcement = {
   memory: 'cgroup-v2' | 'cgroup-v1' | 'rlimit' | 'none';
   cpu: 'cgroup-v2' | 'cgroup-v1' | 'none';
   pids: 'cgroup-v2' | 'cgroup-v1' | 'rlimit' | 'none';
-  disk: 'tmpfs-size' | 'none';
+  disk: 'tmpfs-size' | 'disk-size' | 'none';
   hostUid: number;
-  /** whose kernel serves the sandbox's syscalls: the host's (bwrap, runc, crun) or gVisor's own (unset: the host's) */
-  kernel?: 'host' | 'gvisor';
+  /** whose kernel serves the sandbox's syscalls: the host's (bwrap, runc, crun), gVisor's own, or a microVM's guest kernel (unset: the host's) */
+  kernel?: 'host' | 'gvisor' | 'guest';
 };
 
 /** Raised when the sandbox layer cannot do what was asked; the message says what to change. */

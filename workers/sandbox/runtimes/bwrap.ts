@@ -1,41 +1,26 @@
 import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { closeSync, existsSync, openSync, statSync, writeFileSync } from 'node:fs';
-import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { CappedCapture } from './capture';
 import { cgroupLayout } from '../limits/cgroup';
 import { EgressProxy, FORWARDER, PROXY_PORT } from './egress';
-import type { VerifyResult } from '../env/env-store';
 import { compileSeccompFilter } from './seccomp';
-import { Sandbox, type LaunchContext, type Launched, type SandboxRuntime, type SandboxSpec } from './sandbox-runtime';
-import { rootViewStale, wipeScratch } from './scratch';
+import type { LaunchContext, Launched, Sandbox, SandboxRuntime, SandboxSpec } from './sandbox-runtime';
+import { sandboxEnv } from './sandbox-env';
+import { SupervisedSandbox, type SupervisorStart } from './supervised-sandbox';
 import { sharedLauncher, type Launcher } from './launcher';
 import { runtimeOptions, type RuntimeOptions } from './options';
 import { SupervisorChannel, childHost, supervisorBinary, type SupervisorHost } from './supervisor';
-import { SandboxError, type Enforcement, type ExecOptions, type ExecResult } from '../types';
-import { verifyThread } from '../env/verify-thread';
+import { SandboxError, type Enforcement } from '../types';
 
-const SIGNAL_NAMES = new Map(Object.entries(osConstants.signals).map(([name, n]) => [n, name]));
-/** How long a supervisor may take to report after the timeout's kill before the sandbox is torn down. */
-const KILL_GRACE_MS = 2000;
-/** what one exec request may carry on stdin (the supervisor refuses larger requests) */
-const MAX_STDIN = 256 * 1024 * 1024;
+export { sandboxEnv };
 
-type Started = { channel: SupervisorChannel } | { mismatch: VerifyResult } | { error: string };
 /** bwrap started and held on --block-fd, its child's pid known; go() lets the supervisor start. */
 type Held =
   | { host: SupervisorHost; input: Writable; output: Readable; pid?: number; childPid: number; confined?: boolean; go: () => void }
   | { error: string; host?: SupervisorHost };
 
 const SANDBOX_UID = 1000;
-const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/** The environment every sandboxed command starts with (plus ExecOptions.env). */
-export function sandboxEnv(extra: Record<string, string> = {}): Record<string, string> {
-  for (const k of Object.keys(extra)) if (!ENV_KEY.test(k)) throw new SandboxError(`invalid environment variable name ${k}`, 'config');
-  return { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/work', TMPDIR: '/tmp', LANG: 'C.UTF-8', USER: 'sandbox', ...extra };
-}
 
 /**
  * bubblewrap: every namespace unshared (user, pid, net, mount, ipc, uts, cgroup), the
@@ -105,19 +90,16 @@ function assertSearchable(target: string, uid: number, gid: number): void {
   }
 }
 
-export class BwrapSandbox extends Sandbox {
+export class BwrapSandbox extends SupervisedSandbox {
   protected override readonly gatedStart = true;
   private readonly seccompFile: string;
   private readonly egress?: EgressProxy;
   private readonly egressReady?: Promise<void>;
   /** the supervisor binary: set when this sandbox runs warm (one bwrap, many execs) */
   private readonly supervisor?: string;
-  private starting?: Promise<Started>;
-  private channel?: SupervisorChannel;
   private readonly keep = new Set<number>();
   /** host pid of the sandbox's PID 1 (the supervisor, or bwrap's child before it execs) */
   private supervisorPid?: number;
-  private pendingCheck?: Promise<VerifyResult>;
 
   constructor(
     readonly runtime: BwrapRuntime,
@@ -133,7 +115,7 @@ export class BwrapSandbox extends Sandbox {
     } else {
       // the egress forwarder joins each exec's network namespace, so allow-lists stay per exec
       this.supervisor = supervisorBinary(path.dirname(spec.env.dir), runtime.options);
-      if (this.supervisor) this.starting = this.startSupervisor();
+      if (this.supervisor) this.starting = this.startSupervised();
     }
   }
 
@@ -143,7 +125,7 @@ export class BwrapSandbox extends Sandbox {
   }
 
   /** True when execs go to a long-lived supervisor instead of a new bwrap each. */
-  get warm(): boolean {
+  override get warm(): boolean {
     return this.supervisor !== undefined;
   }
 
@@ -156,29 +138,19 @@ export class BwrapSandbox extends Sandbox {
     return this.channel?.alive ? [...this.keep] : [];
   }
 
-  /** A pooled sandbox handed out again is a new start: check the environment (off-thread) before its next exec. */
-  override arm(): void {
-    if (!this.supervisor || this.destroyed) return;
-    this.pendingCheck = verifyThread
-      .verify(this.spec.env, this.options)
-      .catch((e: Error) => ({ ok: false, mode: 'fast' as const, problems: [e.message], durationMs: 0 }));
-  }
-
   /**
    * Start bwrap once, with the supervisor as the sandbox's PID 1: bwrap and its child join
    * the cgroup while held on --block-fd, the environment is checked meanwhile (by the
    * launcher or the verify thread), and only then does the supervisor start.
    */
-  private startSupervisor(): Promise<Started> {
-    const checking = verifyThread
-      .verify(this.spec.env, this.options)
-      .catch((e: Error): VerifyResult => ({ ok: false, mode: 'fast', problems: [e.message], durationMs: 0 }));
+  protected override startSupervised(): Promise<SupervisorStart> {
+    const checking = this.verifyEnvironment();
     const launcher = sharedLauncher(path.dirname(this.spec.env.dir), this.options);
-    return (async (): Promise<Started> => {
+    return (async (): Promise<SupervisorStart> => {
       // no wait for the scratch mount: the launcher handles it before this spawn, and
       // without the launcher it was mounted synchronously
       const held = await (launcher ? this.holdViaLauncher(launcher) : this.holdViaSpawn());
-      const fail = async (error: string): Promise<Started> => {
+      const fail = async (error: string): Promise<SupervisorStart> => {
         this.stopSupervisor();
         if ('host' in held) held.host?.dispose();
         this.cgroup.killAll();
@@ -311,88 +283,8 @@ export class BwrapSandbox extends Sandbox {
     return { host, input: child.stdin!, output: child.stdout!, pid: child.pid, childPid, go: () => block.end('x') };
   }
 
-  protected override execWarm(cmd: string[], opts: ExecOptions, t0: number): Promise<ExecResult> | undefined {
-    if (!this.supervisor) return undefined;
-    return this.execSupervised(cmd, opts, t0);
-  }
-
-  private mismatch(v: VerifyResult, t0: number): ExecResult {
-    return this.failed('env_mismatch', `environment ${this.spec.env.name} (${this.envHash}) changed: ${v.problems.join('; ')}`, t0);
-  }
-
-  private async execSupervised(cmd: string[], opts: ExecOptions, t0: number): Promise<ExecResult> {
-    const stale = rootViewStale(this.scratch, this.spec.env.rootfs);
-    if (stale) {
-      this.restart();
-      return this.mismatch({ ok: false, mode: 'fast', problems: [stale], durationMs: 0 }, t0);
-    }
-    if (this.pendingCheck) {
-      const v = await this.pendingCheck;
-      this.pendingCheck = undefined;
-      if (!v.ok) {
-        this.restart(); // nothing more runs in this one; a later start re-checks
-        return this.mismatch(v, t0);
-      }
-    }
-    const started = await (this.starting ??= this.startSupervisor());
-    if ('mismatch' in started) {
-      this.starting = undefined;
-      return this.mismatch(started.mismatch, t0);
-    }
-    if ('error' in started) {
-      this.starting = undefined;
-      return this.failed('sandbox_error', started.error, t0);
-    }
-    const ch = started.channel;
-    const env = sandboxEnv(opts.env);
-    if ([...cmd, opts.cwd ?? '', ...Object.values(env)].some((a) => a.includes('\0'))) {
-      throw new SandboxError('command arguments, cwd and environment values cannot contain NUL bytes', 'config');
-    }
-    const stdin = opts.stdin === undefined ? Buffer.alloc(0) : Buffer.from(opts.stdin);
-    if (stdin.length > MAX_STDIN) throw new SandboxError(`stdin is larger than ${MAX_STDIN} bytes; put the data in a file with putFile instead`, 'config');
-    const limits = this.spec.limits;
-    const timeoutMs = opts.timeoutMs ?? limits.timeoutMs;
-    const c0 = this.startCounters();
-    const out = new CappedCapture(limits.outputBytes);
-    const err = new CappedCapture(limits.outputBytes);
-    let timedOut = false;
-    let grace: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      // the supervisor kills the namespace (atomically w.r.t. forks); the cgroup kill is the
-      // host's own guarantee; a supervisor that does not report back in time is torn down
-      ch.kill();
-      this.cgroup.killAll(this.keep);
-      grace = setTimeout(() => this.restart(), KILL_GRACE_MS);
-    }, timeoutMs);
-    const x = await ch.run({ cmd, env, cwd: opts.cwd ?? '/work', stdin, outputCap: limits.outputBytes }, out, err);
-    clearTimeout(timer);
-    clearTimeout(grace);
-    if (x.kind === 'lost') {
-      // the supervisor is gone (torn down after a timeout, or killed from the host): the
-      // command died with its namespace; a fresh supervisor serves the next exec
-      this.restart();
-      const r = this.classify({ code: null, sig: 'SIGKILL', timedOut, out, err, t0, c0 });
-      return timedOut || r.status === 'memory_limit' ? r : { ...this.failed('sandbox_error', x.error, t0), stderr: err.text() };
-    }
-    this.cgroup.killAll(this.keep); // the supervisor already killed the rest; the host makes sure
-    out.total = Math.max(out.total, x.outTotal);
-    err.total = Math.max(err.total, x.errTotal);
-    if (x.execError) return { ...this.failed('sandbox_error', `cannot run the command: ${x.execError}`, t0), stderr: err.text() };
-    return this.classify({
-      code: x.code,
-      sig: x.signal ? (SIGNAL_NAMES.get(x.signal) ?? `SIG${x.signal}`) : null,
-      timedOut,
-      out,
-      err,
-      t0,
-      c0,
-      fallbackUsage: { cpuMs: Math.round((x.userUs + x.sysUs) / 1000), maxRssMb: Math.round((x.maxRssKb / 1024) * 10) / 10 },
-    });
-  }
-
   /** Tear down the running supervisor; the next exec starts (and checks) a fresh one. */
-  private restart(): void {
+  protected override restart(): void {
     this.stopSupervisor();
     this.channel?.close();
     this.channel = undefined;
@@ -424,27 +316,9 @@ export class BwrapSandbox extends Sandbox {
     super.destroy();
   }
 
-  /**
-   * Between users: every process but the supervisor killed, scratch wiped, and what a
-   * command could leave elsewhere (/dev, /dev/shm, SysV IPC) removed; a sandbox whose
-   * /dev was altered beyond that gets a fresh bwrap.
-   */
-  override async reset(): Promise<void> {
-    if (!this.supervisor) return super.reset();
-    this.pendingCheck = undefined;
-    // a supervisor still starting (released before its first exec) is waited for, not killed
-    const started = await this.starting;
-    const ch = started && 'channel' in started ? started.channel : undefined;
-    if (!ch?.alive) {
-      this.restart();
-    } else {
-      this.cgroup.killAll(this.keep);
-      const w = await ch.wipe();
-      if (w !== 'clean') this.restart();
-    }
-    wipeScratch(this.scratch);
-    this.cgroup.resetCounters();
-    this.starting ??= this.startSupervisor();
+  /** Every process in the cgroup but bwrap and the supervisor (the supervisor kills inside first). */
+  protected override killCommands(): void {
+    this.cgroup.killAll(this.keep);
   }
 
   /** Namespaces, mounts and identity: the same for a per-exec bwrap and a warm one. */

@@ -1,12 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEnvironment } from '../env/env-store';
 import { SandboxManager } from '../pool/manager';
-import { sweepDeadSandboxes } from '../pool/sweep';
-import { mountedScratches } from './scratch';
-import { TEST_STORE, ensureTestEnvironment, installedRuntimes, testDataDir, testManager } from '../test-support';
+import { TEST_STORE, installedRuntimes, testManager } from '../test-support';
+import { expectSweptClean, killWorker, withCrashWorker } from './crash-test-support';
 import { GvisorRuntime, GvisorSandbox } from './gvisor';
 import { builtInPlatforms } from './gvisor-platform';
 import { runtimeOptions } from './options';
@@ -21,17 +20,6 @@ import { runtimeByName } from './runtime-by-name';
 const [rt] = installedRuntimes(['gvisor']);
 const limits = { memoryMb: 256, diskMb: 16, timeoutMs: 20_000 };
 const repo = path.resolve(import.meta.dirname, '../../..');
-
-/** Processes that are still alive (zombies count as gone). */
-function alive(pids: number[]): number[] {
-  return pids.filter((p) => {
-    try {
-      return !/\) Z /.test(readFileSync(`/proc/${p}/stat`, 'utf8'));
-    } catch {
-      return false;
-    }
-  });
-}
 
 describe('runsc platforms', () => {
   it("reads the platforms a runsc build has from its -platform flag's help", () => {
@@ -272,22 +260,7 @@ describe.skipIf(!rt?.available)(`gvisor sandboxes${rt?.available ? '' : ` (skipp
   }
 
   it('a worker kill -9ed mid-exec takes its gVisor sandbox with it; the next start leaves nothing behind', async () => {
-    ensureTestEnvironment();
-    const crashDir = testDataDir('gvisor-crash');
-    let info: { dir: string; cgroups: string[]; pids: number[] } | undefined;
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures/gvisor-crash-worker.ts'), crashDir, TEST_STORE], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    try {
-      info = await new Promise<{ dir: string; cgroups: string[]; pids: number[] }>((resolve, reject) => {
-        let buf = '';
-        child.stdout.on('data', (d: Buffer) => {
-          buf += d.toString();
-          if (buf.includes('\n')) resolve(JSON.parse(buf.split('\n')[0]!));
-        });
-        child.on('exit', (c) => reject(new Error(`crash worker exited early (${c})`)));
-        setTimeout(() => reject(new Error('crash worker did not start its exec within 30 s')), 30_000);
-      });
+    await withCrashWorker('gvisor-crash-worker.ts', 30_000, async ({ child, info, dataDir }) => {
       expect(info.pids.length).toBeGreaterThanOrEqual(3);
       // a wedged gVisor kernel: stopped, its supervisor cannot notice the worker's pipes closing
       const sentries = info.pids.filter((p) => {
@@ -299,33 +272,10 @@ describe.skipIf(!rt?.available)(`gvisor sandboxes${rt?.available ? '' : ` (skipp
       });
       expect(sentries.length).toBeGreaterThan(0);
       for (const p of sentries) process.kill(p, 'SIGSTOP');
-      child.kill('SIGKILL');
-      await new Promise((r) => child.once('exit', r));
       // runsc dies with the worker (parent-death signal) and its sandbox with runsc, before any sweep,
       // even with gVisor's kernel wedged
-      for (let i = 0; i < 100 && alive(info.pids).length; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(alive(info.pids)).toEqual([]);
-      const next = new SandboxManager({ dataDir: crashDir, storeDir: TEST_STORE }); // its start sweeps what the dead one left
-      try {
-        expect(existsSync(info.dir)).toBe(false);
-        expect(readdirSync(path.join(crashDir, 'sandboxes'))).toEqual([]);
-        expect(mountedScratches().filter((m) => m.startsWith(crashDir))).toEqual([]);
-        for (const cg of info.cgroups) expect(existsSync(cg)).toBe(false);
-      } finally {
-        await next.close();
-      }
-    } finally {
-      child.kill('SIGKILL');
-      // when the test fails: nothing of the (possibly stopped) sandbox stays behind
-      for (const p of info?.pids ?? []) {
-        try {
-          process.kill(p, 'SIGKILL');
-        } catch {
-          /* gone */
-        }
-      }
-      sweepDeadSandboxes(crashDir);
-      rmSync(crashDir, { recursive: true, force: true });
-    }
+      await killWorker(child, info);
+      await expectSweptClean(dataDir, info);
+    });
   });
 });

@@ -1,23 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { constants as osConstants } from 'node:os';
 import path from 'node:path';
-import { sandboxEnv } from './bwrap';
-import { CappedCapture } from './capture';
+import { sandboxEnv } from './sandbox-env';
 import { cgroupLayout, type CgroupLimits } from '../limits/cgroup';
-import { verifyThread } from '../env/verify-thread';
-import type { VerifyResult } from '../env/env-store';
 import { gvisorHost, type GvisorHost, type GvisorPlatform } from './gvisor-platform';
 import { OCI_HOST_ID_BASE, OCI_SANDBOX_UID, OCI_SUPERVISOR_MOUNT, ociConfig } from './oci-config';
 import { runtimeOptions, type RuntimeOptions } from './options';
-import { Sandbox, type LaunchContext, type Launched, type SandboxRuntime, type SandboxSpec } from './sandbox-runtime';
-import { rootViewStale, wipeScratch } from './scratch';
-import { SupervisorChannel, childHost, supervisorBinary, type SupervisorHost } from './supervisor';
+import type { LaunchContext, Launched, Sandbox, SandboxRuntime, SandboxSpec } from './sandbox-runtime';
+import { SupervisedSandbox, type SupervisorStart } from './supervised-sandbox';
+import { SupervisorChannel, childHost, supervisorBinary } from './supervisor';
 import { SandboxError, type Enforcement, type ExecOptions, type ExecResult, type Limits } from '../types';
 
-/** How long the supervisor may take to report after a timeout's kill, or to wipe, before the sandbox is restarted. */
-const KILL_GRACE_MS = 2000;
-const MAX_STDIN = 256 * 1024 * 1024;
 const CONTAINER_PREFIX = 'crucible-';
 const SUPERVISOR_NAME = 'crucible-supervisor';
 /**
@@ -29,10 +22,6 @@ const SUPERVISOR_NAME = 'crucible-supervisor';
  */
 const HOST_PIDS_BASE = 512;
 const HOST_PIDS_PER_PROCESS = 16;
-
-const SIGNAL_NAMES = new Map(Object.entries(osConstants.signals).map(([name, n]) => [n, name]));
-
-type Started = { channel: SupervisorChannel } | { mismatch: VerifyResult } | { error: string };
 
 const install = "`apt-get install runsc` (Debian's gVisor package; `bash scripts/system-deps.sh` does it) or https://gvisor.dev/docs/user_guide/install/";
 
@@ -197,13 +186,10 @@ function runscFailure(logDir: string): string | undefined {
  * request to it over the container's stdin/stdout, as with bwrap, so only the first start
  * pays gVisor's boot. Without the supervisor: one `runsc run` per exec.
  */
-export class GvisorSandbox extends Sandbox {
+export class GvisorSandbox extends SupervisedSandbox {
   readonly platform: GvisorPlatform;
   /** set when this sandbox runs warm */
   private readonly supervisorDir?: string;
-  private starting?: Promise<Started>;
-  private channel?: SupervisorChannel;
-  private pendingCheck?: Promise<VerifyResult>;
   private generation = 0;
   /** the per-exec path: runsc's own error for the last exec, if it failed before the command ran */
   private runtimeError?: string;
@@ -217,11 +203,11 @@ export class GvisorSandbox extends Sandbox {
     this.platform = platform;
     const binary = supervisorBinary(path.dirname(spec.env.dir), runtime.options);
     this.supervisorDir = binary && supervisorDirFor(binary);
-    if (this.supervisorDir) this.starting = this.startContainer();
+    if (this.supervisorDir) this.starting = this.startSupervised();
   }
 
   /** True when execs go to a long-lived container instead of a new runsc each. */
-  get warm(): boolean {
+  override get warm(): boolean {
     return this.supervisorDir !== undefined;
   }
 
@@ -242,13 +228,6 @@ export class GvisorSandbox extends Sandbox {
    */
   override residentPids(): number[] {
     return this.channel?.alive ? this.cgroup.pids() : [];
-  }
-
-  override arm(): void {
-    if (!this.supervisorDir || this.destroyed) return;
-    this.pendingCheck = verifyThread
-      .verify(this.spec.env, this.options)
-      .catch((e: Error) => ({ ok: false, mode: 'fast' as const, problems: [e.message], durationMs: 0 }));
   }
 
   private containerId(tag: string | number): string {
@@ -320,20 +299,11 @@ export class GvisorSandbox extends Sandbox {
    * (bwrap overlaps them with --block-fd; runsc `run` has no such hold, and the check is
    * small next to gVisor's boot).
    */
-  private startContainer(): Promise<Started> {
-    const checking = verifyThread
-      .verify(this.spec.env, this.options)
-      .catch((e: Error): VerifyResult => ({ ok: false, mode: 'fast', problems: [e.message], durationMs: 0 }));
-    return (async (): Promise<Started> => {
-      try {
-        await this.prepared; // the bundle binds the scratch directories
-      } catch (e) {
-        await checking;
-        return { error: (e as Error).message };
-      }
-      const v = await checking;
-      if (!v.ok) return { mismatch: v };
-      if (this.destroyed) return { error: 'the sandbox was destroyed' };
+  protected override startSupervised(): Promise<SupervisorStart> {
+    const ready = this.readyToBoot(); // the bundle binds the scratch directories
+    return (async (): Promise<SupervisorStart> => {
+      const refused = await ready;
+      if (refused) return refused;
       const gen = ++this.generation;
       const logDir = path.join(this.dir, `runsc-log-${gen}`);
       let child: ChildProcess;
@@ -349,111 +319,22 @@ export class GvisorSandbox extends Sandbox {
       } catch (e) {
         return { error: `cannot start runsc: ${(e as Error).message}` };
       }
-      const base = childHost(child);
-      // runsc's last words on stderr name only the step that failed; its logs hold the cause
-      const host: SupervisorHost = {
-        get exited() {
-          return base.exited;
-        },
-        onExit: (cb) => base.onExit(cb),
-        kill: () => base.kill(),
-        dispose: () => base.dispose(),
-        // runsc's stderr is its own here (commands' output goes through the supervisor's
-        // frames), so a failure before its logs exist (a flag it refuses) is read from there
-        stderr: async () => {
-          const text = (await base.stderr()).trim();
-          const logged = runscFailure(logDir) ?? fatalLines(text);
-          return logged ? `gVisor (runsc) failed: ${logged}` : text;
-        },
-      };
+      // runsc's last words on stderr name only the step that failed; its logs hold the cause.
+      // Its stderr is its own here (commands' output goes through the supervisor's frames),
+      // so a failure before its logs exist (a flag it refuses) is read from there
+      const host = childHost(child, (stderr) => {
+        const text = stderr.trim();
+        const logged = runscFailure(logDir) ?? fatalLines(text);
+        return logged ? `gVisor (runsc) failed: ${logged}` : text;
+      });
       const channel = new SupervisorChannel(host, child.stdin!, child.stdout!);
       this.channel = channel;
       return { channel };
     })();
   }
 
-  protected override execWarm(cmd: string[], opts: ExecOptions, t0: number): Promise<ExecResult> | undefined {
-    if (!this.supervisorDir) return undefined;
-    return this.execSupervised(cmd, opts, t0);
-  }
-
-  private mismatch(v: VerifyResult, t0: number): ExecResult {
-    return this.failed('env_mismatch', `environment ${this.spec.env.name} (${this.envHash}) changed: ${v.problems.join('; ')}`, t0);
-  }
-
-  private async execSupervised(cmd: string[], opts: ExecOptions, t0: number): Promise<ExecResult> {
-    const stale = rootViewStale(this.scratch, this.spec.env.rootfs);
-    if (stale) {
-      this.restart();
-      return this.mismatch({ ok: false, mode: 'fast', problems: [stale], durationMs: 0 }, t0);
-    }
-    if (this.pendingCheck) {
-      const v = await this.pendingCheck;
-      this.pendingCheck = undefined;
-      if (!v.ok) {
-        this.restart(); // nothing more runs in this one; a later start re-checks
-        return this.mismatch(v, t0);
-      }
-    }
-    const started = await (this.starting ??= this.startContainer());
-    if ('mismatch' in started) {
-      this.starting = undefined;
-      return this.mismatch(started.mismatch, t0);
-    }
-    if ('error' in started) {
-      this.starting = undefined;
-      return this.failed('sandbox_error', started.error, t0);
-    }
-    const ch = started.channel;
-    const env = sandboxEnv(opts.env);
-    if ([...cmd, opts.cwd ?? '', ...Object.values(env)].some((a) => a.includes('\0'))) {
-      throw new SandboxError('command arguments, cwd and environment values cannot contain NUL bytes', 'config');
-    }
-    const stdin = opts.stdin === undefined ? Buffer.alloc(0) : Buffer.from(opts.stdin);
-    if (stdin.length > MAX_STDIN) throw new SandboxError(`stdin is larger than ${MAX_STDIN} bytes; put the data in a file with putFile instead`, 'config');
-    const limits = this.spec.limits;
-    const timeoutMs = opts.timeoutMs ?? limits.timeoutMs;
-    const c0 = this.startCounters();
-    const out = new CappedCapture(limits.outputBytes);
-    const err = new CappedCapture(limits.outputBytes);
-    let timedOut = false;
-    let grace: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      // the supervisor kills every process inside; one that does not report back in time
-      // (gVisor's kernel wedged) is torn down with the whole sandbox
-      ch.kill();
-      grace = setTimeout(() => this.restart(), KILL_GRACE_MS);
-    }, timeoutMs);
-    const x = await ch.run({ cmd, env, cwd: opts.cwd ?? '/work', stdin, outputCap: limits.outputBytes }, out, err);
-    clearTimeout(timer);
-    clearTimeout(grace);
-    if (x.kind === 'lost') {
-      // the container is gone: runsc failed, its kernel was OOM-killed (the sentry holds
-      // the sandbox's memory, so a memory bomb takes it), or it was torn down after a
-      // timeout. A fresh one boots now, for the next exec.
-      this.restart();
-      this.starting = this.startContainer();
-      const r = this.classify({ code: null, sig: 'SIGKILL', timedOut, out, err, t0, c0 });
-      return timedOut || r.status === 'memory_limit' ? r : { ...this.failed('sandbox_error', x.error, t0), stderr: err.text() };
-    }
-    out.total = Math.max(out.total, x.outTotal);
-    err.total = Math.max(err.total, x.errTotal);
-    if (x.execError) return { ...this.failed('sandbox_error', `cannot run the command: ${x.execError}`, t0), stderr: err.text() };
-    return this.classify({
-      code: x.code,
-      sig: x.signal ? (SIGNAL_NAMES.get(x.signal) ?? `SIG${x.signal}`) : null,
-      timedOut,
-      out,
-      err,
-      t0,
-      c0,
-      fallbackUsage: { cpuMs: Math.round((x.userUs + x.sysUs) / 1000), maxRssMb: Math.round((x.maxRssKb / 1024) * 10) / 10 },
-    });
-  }
-
   /** Tear the container down (all of gVisor lives in the sandbox's group); the next exec boots a fresh one. */
-  private restart(): void {
+  protected override restart(): void {
     this.channel?.close();
     this.channel = undefined;
     this.starting = undefined;
@@ -464,26 +345,11 @@ export class GvisorSandbox extends Sandbox {
   }
 
   /**
-   * Between users: the supervisor has already killed every command's processes; it wipes
-   * /dev/shm and SysV IPC (reporting objects it could not remove, after which the sandbox
-   * restarts), the host wipes /work and /tmp.
+   * A lost container (runsc failed, the sentry was OOM-killed: it holds the sandbox's
+   * memory, or torn down after a timeout) boots again now, for the next exec.
    */
-  override async reset(): Promise<void> {
-    if (!this.supervisorDir) return super.reset();
-    this.pendingCheck = undefined;
-    const started = await this.starting;
-    const ch = started && 'channel' in started ? started.channel : undefined;
-    if (!ch?.alive) {
-      this.restart();
-    } else {
-      let timer: NodeJS.Timeout | undefined;
-      const w = await Promise.race([ch.wipe(), new Promise<string>((r) => (timer = setTimeout(() => r('dirty: no answer to wipe'), KILL_GRACE_MS)))]);
-      clearTimeout(timer);
-      if (w !== 'clean') this.restart();
-    }
-    wipeScratch(this.scratch);
-    this.cgroup.resetCounters();
-    this.starting ??= this.startContainer();
+  protected override afterLoss(): void {
+    this.starting = this.startSupervised();
   }
 
   protected override onDestroy(): void {

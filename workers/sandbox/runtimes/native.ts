@@ -16,7 +16,7 @@ const CFLAGS = ['-static', '-O2', '-pthread', '-Wall', '-Wextra', '-Werror'];
 const built = new Map<string, { binary?: string; reason?: string }>();
 
 /** Path of the compiled program, compiling it on first use; `reason` says why not. */
-export function nativeBinary(source: 'supervisor.c' | 'launcher.c', dir: string, cc: string): { binary?: string; reason?: string } {
+export function nativeBinary(source: 'supervisor.c' | 'launcher.c' | 'microvm-init.c', dir: string, cc: string): { binary?: string; reason?: string } {
   const known = built.get(source);
   if (known) return known;
   let result: { binary?: string; reason?: string };

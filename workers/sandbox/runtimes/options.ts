@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { settings, type Settings } from '@/core/settings';
 
 /**
@@ -14,6 +15,10 @@ export type RuntimeOptions = {
   supervisor: boolean;
   /** gVisor's runsc, which serves the `gvisor` runtime (CRUCIBLE_RUNSC) */
   runsc: string;
+  /** QEMU for the `microvm` runtime (default qemu-system-x86_64 on PATH) */
+  qemu?: string;
+  /** where scripts/microvm-kernel.sh put the microVM's guest kernel (default `<CRUCIBLE_DATA_DIR>/microvm/kernel`) */
+  microvmKernel?: string;
   /** what the runtime name `oci` means; unset: crun (CRUCIBLE_OCI_RUNTIME, checked when used) */
   ociRuntime?: string;
   /** compiler for the two C programs (CC) */
@@ -27,6 +32,8 @@ export function runtimeOptions(s: Settings = settings()): RuntimeOptions {
     launcher: s.CRUCIBLE_SANDBOX_LAUNCHER,
     supervisor: s.CRUCIBLE_SANDBOX_SUPERVISOR,
     runsc: s.CRUCIBLE_RUNSC,
+    qemu: 'qemu-system-x86_64',
+    microvmKernel: path.resolve(s.CRUCIBLE_DATA_DIR, 'microvm', 'kernel'),
     ociRuntime: s.CRUCIBLE_OCI_RUNTIME,
     cc: s.CC,
   };

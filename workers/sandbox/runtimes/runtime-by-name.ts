@@ -1,6 +1,7 @@
 import { ociRuntimeSetting, runtimeTarget, sandboxRuntimeName } from '@/core/sandbox-runtimes';
 import { BwrapRuntime } from './bwrap';
 import { GvisorRuntime } from './gvisor';
+import { MicrovmRuntime } from './microvm';
 import { OciRuntime } from './oci';
 import { runtimeOptions, type RuntimeOptions } from './options';
 import type { SandboxRuntime } from './sandbox-runtime';
@@ -10,7 +11,8 @@ import { SandboxError } from '../types';
  * Runtime names come from the fixed list in core/sandbox-runtimes.ts: `bwrap`; `oci` (the
  * OCI runtime in CRUCIBLE_OCI_RUNTIME, default crun); `oci:crun`, `oci:runc`, `oci:runsc`,
  * `oci:kata-runtime`, `oci:youki`, the bare binaries, and `gvisor`/`kata` as aliases.
- * Every runsc name is served by `GvisorRuntime` (gvisor.ts), whose name is `gvisor`.
+ * Every runsc name is served by `GvisorRuntime` (gvisor.ts), whose name is `gvisor`;
+ * `microvm` by `MicrovmRuntime` (microvm.ts), a QEMU microVM.
  * Anything else (`oci:echo`, `oci:/bin/sh`) is refused: it would run that host binary as
  * root. A runtime that is not installed is refused by `check()` with what to install;
  * nothing falls back to a weaker one.
@@ -20,6 +22,7 @@ export function runtimeByName(name: string, options: RuntimeOptions = runtimeOpt
   if (!parsed.success) throw new SandboxError(parsed.error.issues[0]!.message, 'config');
   const target = runtimeTarget(parsed.data);
   if (target.kind === 'bwrap') return new BwrapRuntime(options);
+  if (target.kind === 'microvm') return new MicrovmRuntime(options);
   let binary: string;
   if (target.kind === 'oci') binary = target.binary;
   else {

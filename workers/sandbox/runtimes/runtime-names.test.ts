@@ -33,7 +33,7 @@ describe('sandbox runtime names come from a fixed list', () => {
       expect((err as SandboxError).kind, name).toBe('config');
       expect((err as Error).message, name).toMatch(listsValidNames);
     }
-    for (const name of SANDBOX_RUNTIME_NAMES) expect(runtimeByName(name).name, name).toMatch(/^(bwrap|gvisor|oci:(crun|runc|kata-runtime|youki))$/);
+    for (const name of SANDBOX_RUNTIME_NAMES) expect(runtimeByName(name).name, name).toMatch(/^(bwrap|gvisor|microvm|oci:(crun|runc|kata-runtime|youki))$/);
     expect(runtimeByName('oci:runsc').name).toBe('gvisor'); // runsc is served (and named) as gVisor
     expect(() => checkIsolationPolicy({ routine: 'bwrap', high: 'oci:echo' })).toThrow(/high risk: "oci:echo" is not a runtime name \(use one of bwrap, oci,/);
   });

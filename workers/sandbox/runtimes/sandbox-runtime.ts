@@ -55,6 +55,19 @@ export type Launched = {
 
 type Counters = { oom: number; hits: number; cpuNs: number };
 
+/** How an exec ended, for `classify`: the exit, the captures, and the counters at its start. */
+export type ExecEnding = {
+  code: number | null;
+  sig: string | null;
+  timedOut: boolean;
+  out: CappedCapture;
+  err: CappedCapture;
+  t0: number;
+  c0: Counters;
+  /** used where no cgroup counts (e.g. rusage from the supervisor) */
+  fallbackUsage?: { cpuMs: number; maxRssMb: number };
+};
+
 const NOBODY = 65534;
 const MAX_GET_BYTES = 64 * 1024 * 1024;
 
@@ -274,17 +287,7 @@ export abstract class Sandbox {
   }
 
   /** The exec result from how the command ended and what the cgroup saw meanwhile. */
-  protected classify(p: {
-    code: number | null;
-    sig: string | null;
-    timedOut: boolean;
-    out: CappedCapture;
-    err: CappedCapture;
-    t0: number;
-    c0: Counters;
-    /** used where no cgroup counts (e.g. rusage from the supervisor) */
-    fallbackUsage?: { cpuMs: number; maxRssMb: number };
-  }): ExecResult {
+  protected classify(p: ExecEnding): ExecResult {
     const limits = this.spec.limits;
     const durationMs = Math.round(performance.now() - p.t0);
     const usage =

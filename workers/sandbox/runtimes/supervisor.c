@@ -29,6 +29,10 @@
  * removals) runs as UID:GID. gVisor does not shield a namespace's init from SIGKILL/SIGSTOP
  * sent from inside it, so there a different uid is what keeps commands from killing,
  * stopping or reading the supervisor. Without the flag (bwrap) nothing changes.
+ *
+ * `--wipe-scratch` (microVM, see microvm.ts): the wipe also empties /work and /tmp, as the
+ * supervisor's uid (the guest's root), since there the scratch is the guest's own disk
+ * and the host cannot reach it. Links are never followed (remove_tree_at).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -62,6 +66,8 @@ extern char **environ;
 
 /* --user UID:GID: what commands run as (drop_ids set); otherwise they keep the supervisor's */
 static int drop_ids;
+/* --wipe-scratch: 'W' also empties /work and /tmp */
+static int wipe_scratch;
 static uid_t run_uid;
 static gid_t run_gid;
 
@@ -409,6 +415,13 @@ static void wipe_leftovers(void) {
 
 static void run_wipe(void) {
   char dirty[256] = "";
+  if (wipe_scratch) {
+    static const char *const dirs[] = {"/work", "/tmp"};
+    for (int i = 0; i < 2; i++) {
+      int fd = open(dirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd >= 0) remove_children(fd);
+    }
+  }
   if (!drop_ids) {
     wipe_leftovers();
   } else {
@@ -442,6 +455,10 @@ static void run_wipe(void) {
 
 int main(int argc, char **argv) {
   prctl(PR_SET_DUMPABLE, 0);
+  if (argc == 4 && strcmp(argv[3], "--wipe-scratch") == 0) {
+    wipe_scratch = 1;
+    argc = 3;
+  }
   if (argc == 3 && strcmp(argv[1], "--user") == 0) {
     unsigned u, g;
     char end;
@@ -453,7 +470,7 @@ int main(int argc, char **argv) {
     run_uid = (uid_t)u;
     run_gid = (gid_t)g;
   } else if (argc != 1) {
-    dprintf(2, "crucible-supervisor: usage: crucible-supervisor [--user UID:GID]\n");
+    dprintf(2, "crucible-supervisor: usage: crucible-supervisor [--user UID:GID [--wipe-scratch]]\n");
     return 64;
   }
   /* only the control pipes (0, 1) and the diagnostics pipe (2) stay open */

@@ -64,8 +64,12 @@ export interface SupervisorHost {
   dispose(): void;
 }
 
-/** A bwrap spawned by this worker as the supervisor's host. */
-export function childHost(child: ChildProcess): SupervisorHost {
+/**
+ * A process spawned by this worker as the supervisor's host (bwrap, runsc, QEMU).
+ * `explain` turns what it printed on stderr into the message a lost supervisor reports
+ * (runsc and QEMU add what their logs and the guest's console say).
+ */
+export function childHost(child: ChildProcess, explain: (stderr: string) => string = (text) => text): SupervisorHost {
   let text = '';
   child.stderr?.on('data', (d: Buffer) => {
     if (text.length < 4096) text += d.toString();
@@ -88,7 +92,7 @@ export function childHost(child: ChildProcess): SupervisorHost {
         });
       }
       await new Promise((r) => setImmediate(r)); // the last stderr chunk
-      return text;
+      return explain(text);
     },
     dispose: () => {
       for (const s of child.stdio) s?.destroy();
@@ -107,12 +111,16 @@ export class SupervisorChannel {
   alive = true;
   /** why it stopped, for the execs that find it gone */
   private lostReason?: string;
+  /** true once the supervisor reported ready, false if it was lost first (a microVM waits for it: its boot is not the command's time) */
+  readonly ready: Promise<boolean>;
+  private onReady: (ok: boolean) => void = () => undefined;
 
   constructor(
     readonly host: SupervisorHost,
     private readonly input: Writable,
     output: Readable,
   ) {
+    this.ready = new Promise((resolve) => (this.onReady = resolve));
     input.on('error', () => undefined);
     output.on('data', (d: Buffer) => this.onData(d));
     host.onExit((how) => {
@@ -124,6 +132,7 @@ export class SupervisorChannel {
     if (!this.alive) return;
     this.alive = false;
     this.lostReason = error;
+    this.onReady(false);
     this.wipeWaiter?.(`dirty: ${error}`);
     const c = this.current;
     this.current = undefined;
@@ -165,7 +174,7 @@ export class SupervisorChannel {
       const w = this.wipeWaiter;
       this.wipeWaiter = undefined;
       w?.(p.toString());
-    } // 'R' (ready) needs no answer: requests may already be queued behind it
+    } else if (type === 'R') this.onReady(true); // no answer needed: requests may already be queued behind it
   }
 
   private send(payload: Buffer[]): void {
