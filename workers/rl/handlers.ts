@@ -39,8 +39,8 @@ async function loadRun(db: Db, runId: string) {
 }
 
 /** What an infrastructure failure was, for the episode row and the operator reading it. */
-const infraReason = (score: { status: string; harness: { exec: { error?: string; stderr: string } } }) =>
-  `${score.status}: ${(score.harness.exec.error || score.harness.exec.stderr || 'no detail').slice(0, 480)}`;
+const infraReason = (score: { status: string; harness: { harnessError: string | null; exec: { error?: string; stderr: string } } }) =>
+  `${score.status}: ${(score.harness.harnessError || score.harness.exec.error || score.harness.exec.stderr || 'no detail').slice(0, 480)}`;
 
 /** What the RL handlers need from their process besides settings. */
 export type RlDeps = {

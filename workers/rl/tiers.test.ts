@@ -1,0 +1,66 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { episodes, rewards } from '@/db/schema';
+import { createRun } from '@/server/runs/service';
+import { builtinSuite } from '@/server/tasks/builtin';
+import { saveSuite } from '@/server/tasks/service';
+import { installedRuntimes } from '@/workers/sandbox/test-support';
+import { inProcessRl, TINY_RL_ENV, untilRun } from './test-support';
+
+// Issue 18: the RL loop's episodes on the isolation tiers, each task on its risk tier's runtime.
+const [gvisor, microvm] = installedRuntimes(['gvisor', 'microvm']);
+const rl = await inProcessRl('tiers', { ...TINY_RL_ENV, CRUCIBLE_RL_HELDOUT_LIMIT: '1' });
+const { db } = rl;
+const ended = (x: { status: string }) => x.status === 'completed' || x.status === 'failed';
+
+beforeAll(async () => {
+  // two python tasks per tier: the same families, one copy marked high risk
+  const base = builtinSuite().filter((t) => t.language === 'python' && /^py\/(add|times)_\d+$/.test(t.externalId));
+  const train = base.filter((t) => t.split === 'train').slice(0, 2);
+  const heldout = base.filter((t) => t.split === 'heldout').slice(0, 1);
+  const tasks = [...train, ...train.map((t) => ({ ...t, externalId: `${t.externalId}-high`, risk: 'high' as const })), ...heldout];
+  await saveSuite(db, { name: 'tiers', source: 'test: built-in python arithmetic, routine and high risk' }, tasks, 'test');
+  rl.start();
+});
+afterAll(() => rl.stop());
+
+const tiny = { suite: 'tiers', seed: 7, iterations: 1, tasksPerIteration: 4, groupSize: 2, maxTurns: 1, concurrency: 2 };
+
+describe.skipIf(!microvm?.available)(`RL episodes on the microVM tier${microvm?.available ? '' : ` (skipped: ${microvm?.reason})`}`, () => {
+  it('runs high-risk tasks in microVMs and routine ones in bwrap, records the runtime, and scores every episode', async () => {
+    const run = await createRun(db, { name: 'microvm', config: { ...tiny, isolation: { routine: 'bwrap', high: 'microvm' } } }, 'test');
+    const r = await untilRun(db, run.id, 'the run to end', ended, 400_000);
+    expect(r.error).toBeNull();
+    expect(r.status).toBe('completed');
+    const eps = await db
+      .select({ e: episodes, reward: rewards.id })
+      .from(episodes)
+      .leftJoin(rewards, eq(rewards.episodeId, episodes.id))
+      .where(eq(episodes.runId, run.id));
+    expect(eps).toHaveLength(8);
+    for (const { e, reward } of eps) {
+      expect(e.status, `${e.runtime}: ${e.error}`).toBe('scored');
+      expect(reward).not.toBeNull();
+    }
+    expect([...new Set(eps.map(({ e }) => e.runtime))].sort()).toEqual(['bwrap', 'microvm']);
+  }, 420_000);
+});
+
+// gVisor 20221219 (Debian 12) has no PR_SET_CHILD_SUBREAPER, which the reward harness's trusted
+// side needs to find and kill what the candidate forks: it refuses to score (never a 0), every
+// episode is an infrastructure failure, and the run fails saying why.
+describe.skipIf(!gvisor?.available)(`RL episodes on the gVisor tier${gvisor?.available ? '' : ` (skipped: ${gvisor?.reason})`}`, () => {
+  it('refuses to score without a subreaper: the run fails with the harness reason, no reward is written', async () => {
+    const run = await createRun(db, { name: 'gvisor', config: { ...tiny, isolation: { routine: 'gvisor', high: 'gvisor' } } }, 'test');
+    const r = await untilRun(db, run.id, 'the run to end', ended, 300_000);
+    expect(r.status).toBe('failed');
+    expect(r.error).toMatch(/infrastructure failures \(sandbox_error ×8\)/);
+    expect(r.error).toMatch(/cannot protect the trusted side: .*prctl\(36\) failed/);
+    const eps = await db
+      .select({ e: episodes, reward: rewards.id })
+      .from(episodes)
+      .leftJoin(rewards, eq(rewards.episodeId, episodes.id))
+      .where(eq(episodes.runId, run.id));
+    expect(eps.every(({ e, reward }) => e.runtime === 'gvisor' && reward === null)).toBe(true);
+  }, 320_000);
+});
