@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxManager } from '@/workers/sandbox/pool/manager';
-import { testManager } from '@/workers/sandbox/test-support';
+import { installedRuntimes, testManager } from '@/workers/sandbox/test-support';
 import type { HarnessTask } from './harness';
 import { scoreSolution, type ScoreResult } from './reward';
 
@@ -1845,6 +1845,28 @@ const expectZeroClean = (r: ScoreResult) => {
   expectZero(r);
   expect(r.harness.exec.status, `the trusted side did not exit cleanly: ${r.harness.exec.stderr.slice(-300)}`).toBe('ok');
 };
+
+// gVisor 20221219 (Debian 12) has no PR_SET_CHILD_SUBREAPER: there the trusted side finds what
+// the candidate left running as every process of the sandbox's PID namespace but its own
+// ancestors (trusted.py). The attacks that leave processes or threads behind, and a control.
+const [gvisor] = installedRuntimes(['gvisor']);
+describe.skipIf(!gvisor?.available)(`on gVisor, without a subreaper${gvisor?.available ? '' : ` (skipped: ${gvisor?.reason})`}`, () => {
+  const GVISOR = { ...SANDBOX, runtime: 'gvisor' };
+  for (const a of attacks.filter((x) => /daemon|thread|worker|fork|setsid|atexit/i.test(x.name))) {
+    it(`${a.name}: scores 0`, async () => {
+      const ms = a.testTimeoutMs ?? 700;
+      let r = await scoreSolution(manager, GVISOR, a.task, a.src, { testTimeoutMs: ms });
+      if (/timeout/i.test(r.harness.loadError ?? '')) r = await scoreSolution(manager, GVISOR, a.task, a.src, { testTimeoutMs: 4 * ms });
+      expectZero(r);
+    });
+  }
+  it('a correct program scores 1', async () => {
+    const r = await scoreSolution(manager, GVISOR, pyHe, `${PROMPT}    return a + b\n`, { testTimeoutMs: 3000 });
+    expect(r.status, r.harness.harnessError ?? '').toBe('scored');
+    expect(r.runtime).toBe('gvisor');
+    expect(r.components.passRate).toBe(1);
+  });
+});
 
 describe('the trusted side survives what a candidate sends', () => {
   it("py io: a reply nested past the JSON decoder's recursion limit, at load", async () => {

@@ -8,7 +8,7 @@
 # them with expected values that never enter the sandbox.
 # Job (JSON on stdin): marker, language, entryPoint, testTimeoutMs, mode ('io'|'check'),
 # inputs, prompt, check, source, runners: {python, javascript} (paths of the child runners).
-import ast, base64, builtins, collections, ctypes, json, math, os, select, shutil, signal, sys, tempfile, threading, time
+import ast, base64, builtins, collections, ctypes, errno, json, math, os, select, shutil, signal, sys, tempfile, threading, time
 
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
@@ -52,13 +52,30 @@ def flush_and_exit(code=0):
     os._exit(code)
 
 
+def in_supervised_sandbox():
+    # PID 1 is Crucible's sandbox supervisor: a PID namespace holding only this exec's tree
+    try:
+        with open("/proc/1/cmdline", "rb") as f:
+            return b"crucible-supervisor" in f.read().split(b"\0")[0]
+    except OSError:
+        return False
+
+
+# Without a subreaper (gVisor 20221219 lacks PR_SET_CHILD_SUBREAPER), orphans are found as
+# every process of the sandbox's PID namespace that is not this one or an ancestor: allowed
+# only when PID 1 is the sandbox supervisor, so nothing outside this exec's tree is visible.
+subreaper = True
 try:
     libc = ctypes.CDLL(None, use_errno=True)
     # non-dumpable: the child cannot open /proc/<this>/fd, mem or environ; subreaper: what
     # the candidate forks and orphans becomes this process's child, so it can be found and killed
     for option in (PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER):
         if libc.prctl(option, 0 if option == PR_SET_DUMPABLE else 1, 0, 0, 0) != 0:
-            raise OSError(ctypes.get_errno(), "prctl(%d) failed" % option)
+            err = ctypes.get_errno()
+            if option == PR_SET_CHILD_SUBREAPER and err == errno.EINVAL and in_supervised_sandbox():
+                subreaper = False
+                continue
+            raise OSError(err, "prctl(%d) failed" % option)
 except Exception as e:  # without it the child could read this process: refuse to score
     emit({"harness_error": "cannot protect the trusted side: %s" % e})
     flush_and_exit(0)
@@ -533,23 +550,55 @@ if child is not None:
     child.kill()
 
 
+def proc_stat(pid):
+    # (state, parent pid) of a process, or None once it is gone
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2:].split()
+    return fields[0], int(fields[1])
+
+
+def parent_of(pid):
+    st = proc_stat(pid)
+    return st[1] if st else None
+
+
 def kill_descendants():
     # As subreaper, every process the candidate left behind (setsid, double fork) is, once
     # its parent is dead, a direct child of this one: kill and reap until none is left.
-    me = str(os.getpid())
+    # Without one (see `subreaper`), every process but this one and its ancestors.
+    me = os.getpid()
+    keep = {me}
+    p = me
+    while not subreaper and p and p not in (0, 1):
+        p = parent_of(p)
+        if p is None:
+            break
+        keep.add(p)
+    keep.add(1)
     end = time.monotonic() + 3.0
     while time.monotonic() < end:  # each round frees the next generation; the pids cgroup bounds a fork bomb
         kids = []
+        live = False
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
                 continue
-            try:
-                with open("/proc/%s/stat" % entry) as f:
-                    stat = f.read()
-            except OSError:
+            pid = int(entry)
+            st = proc_stat(pid)
+            if st is None:
                 continue
-            if stat[stat.rindex(")") + 2:].split()[1] == me:
-                kids.append(int(entry))
+            if subreaper:
+                if st[1] == me:
+                    kids.append(pid)
+                    live = True
+            elif pid not in keep:
+                # killed anyway: a leader that exited looks like a zombie while its other threads run;
+                # a dead orphan stays a zombie until PID 1 reaps it, so only the others keep us looping
+                kids.append(pid)
+                live = live or st[0] != "Z"
         if not kids:
             return
         for pid in kids:
@@ -557,11 +606,15 @@ def kill_descendants():
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+        if not live:
+            return  # only zombies were left: signalled (with any threads they still had), PID 1 reaps them
         for pid in kids:
             try:
-                os.waitpid(pid, 0)
+                os.waitpid(pid, 0)  # not our child without a subreaper: its parent or PID 1 reaps it
             except OSError:
                 pass
+        if not subreaper:
+            time.sleep(0.01)  # killed non-children vanish once PID 1 reaps them
 
 
 kill_descendants()
