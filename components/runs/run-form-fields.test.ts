@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultRunConfig, runConfigSchema } from '@/core/run-config';
+import { SANDBOX_RUNTIME_NAMES } from '@/core/sandbox-runtimes';
 import { allFields, configFromValues, valuesFromConfig } from './run-form-fields';
 
 describe('launch form fields', () => {
@@ -7,6 +8,18 @@ describe('launch form fields', () => {
     const leafPaths = (o: object, prefix = ''): string[] =>
       Object.entries(o).flatMap(([k, v]) => (v && typeof v === 'object' && !Array.isArray(v) ? leafPaths(v, `${prefix}${k}.`) : [`${prefix}${k}`]));
     expect(allFields.map((f) => f.path).sort()).toEqual(leafPaths(defaultRunConfig).sort());
+  });
+
+  it('offer the isolation runtimes as choices from the fixed list (aliases too, so a copied run keeps what it named)', () => {
+    for (const path of ['isolation.routine', 'isolation.high']) {
+      const f = allFields.find((x) => x.path === path);
+      expect(f?.kind).toBe('select');
+      expect(f?.options).toEqual(SANDBOX_RUNTIME_NAMES);
+      expect(f?.options).toEqual(expect.arrayContaining(['bwrap', 'gvisor', 'microvm', 'oci:runsc']));
+    }
+    const { config, errors } = configFromValues({ ...valuesFromConfig(), 'isolation.high': 'oci:runsc' });
+    expect(errors).toEqual({});
+    expect(runConfigSchema.parse(config).isolation.high).toBe('oci:runsc');
   });
 
   it('start from the schema defaults and turn back into exactly the default config', () => {

@@ -1,6 +1,10 @@
 import { defaultRunConfig, type RunConfig } from '@/core/run-config';
 import { SCHEDULING_TIERS } from '@/core/queues';
 import { must } from '@/core/must';
+import { SANDBOX_RUNTIME_NAMES } from '@/core/sandbox-runtimes';
+
+/** The isolation choices: the fixed list of runtime names, aliases included, so a copied run keeps exactly what it named. */
+const ISOLATION_RUNTIMES = SANDBOX_RUNTIME_NAMES;
 
 /** One editable config value; `path` is its dotted location in RunConfig. */
 export type FieldSpec = {
@@ -161,8 +165,20 @@ export const fieldGroups: FieldGroup[] = [
   {
     title: 'Isolation and quota per task',
     fields: [
-      { path: 'isolation.routine', label: 'Runtime, routine tasks', kind: 'text', help: 'e.g. bwrap, oci:crun' },
-      { path: 'isolation.high', label: 'Runtime, high-risk tasks', kind: 'text', help: 'e.g. oci:runsc' },
+      {
+        path: 'isolation.routine',
+        label: 'Runtime, routine tasks',
+        kind: 'select',
+        options: ISOLATION_RUNTIMES,
+        help: 'bwrap: namespaces + seccomp; gvisor: a user-space kernel; microvm: a VM per sandbox. Checked when the run starts (`crucible sandbox runtimes` lists what is installed); never downgraded.',
+      },
+      {
+        path: 'isolation.high',
+        label: 'Runtime, high-risk tasks',
+        kind: 'select',
+        options: ISOLATION_RUNTIMES,
+        help: 'For tasks marked high risk; gvisor or microvm recommended.',
+      },
       { path: 'quota.cpus', label: 'vCPUs', kind: 'number', step: 'any' },
       { path: 'quota.memoryMb', label: 'Memory (MB)', kind: 'number', step: '1' },
       { path: 'quota.scratchMb', label: 'Scratch disk (MB)', kind: 'number', step: '1' },
