@@ -1,33 +1,19 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv } from '@/core/settings';
 import type { Database } from '@/db/client';
 import { identify } from '@/server/auth/identity';
 import { appRouter } from '@/server/routers';
+import { runCrucible } from '@/test/cli';
 import { freshDatabase, ownerConnection } from '@/test/database';
 
-const run = promisify(execFile);
 let database: Database;
 
 /** Run the real `crucible` binary against the test database. */
-async function crucible(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run('node', ['scripts/crucible.mjs', ...args], {
-      env: childEnv({ DATABASE_URL: database.url, ...env }),
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+const crucible = (args: string[], env: Record<string, string> = {}) => runCrucible(args, { DATABASE_URL: database.url, ...env });
 
 beforeAll(async () => {
   database = await freshDatabase();

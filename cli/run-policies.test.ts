@@ -1,36 +1,22 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { createHash } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv } from '@/core/settings';
 import type { Database } from '@/db/client';
 import { artifactChunks, policyVersions } from '@/db/schema';
+import { runCrucible } from '@/test/cli';
 import { freshDatabase } from '@/test/database';
 import { ArtifactStore } from '@/workers/artifacts/artifact-store';
 import { DatabaseArtifactBackend } from '@/workers/artifacts/backends/database';
 import { Policy } from '@/workers/policy/policy';
 import { publishCheckpoint } from '@/workers/rl/policy-store';
 
-const run = promisify(execFile);
 let database: Database;
 let tmp: string;
 
 /** The real `crucible` binary against the test database, with its own data directory (another host). */
-async function crucible(args: string[], dataDir: string) {
-  try {
-    const { stdout, stderr } = await run('node', ['scripts/crucible.mjs', ...args], {
-      env: childEnv({ DATABASE_URL: database.url, CRUCIBLE_DATA_DIR: dataDir }),
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+const crucible = (args: string[], dataDir: string) => runCrucible(args, { DATABASE_URL: database.url, CRUCIBLE_DATA_DIR: dataDir });
 
 beforeAll(async () => {
   database = await freshDatabase();

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import type { Sql } from 'postgres';
 import { defaultRunConfig } from '@/core/run-config';
-import { database, env, signIn } from './support';
+import { database, env, seedSuiteAndTask, signIn } from './support';
 
 /**
  * Issue 17 (console UX): the review flow (items open at the top, pinned verdict controls,
@@ -27,24 +27,6 @@ async function withDb<T>(f: (sql: Sql) => Promise<T>): Promise<T> {
   } finally {
     await sql.end();
   }
-}
-
-async function seedSuiteAndTask(sql: Sql, name: string) {
-  const [suite] = await sql`insert into task_suites (name, description, source) values (${name}, 'seeded by e2e', 'import') returning id`;
-  assert(suite !== undefined, 'no suite');
-  const [task] = await sql`
-    insert into tasks (suite_id, external_id, language, prompt, entry_point, tests)
-    values (${suite.id}, ${`add-${name}`}, 'python', ${'def add(a, b):\n    """Return the sum of a and b."""\n'}, 'add',
-      ${sql.json({
-        kind: 'io',
-        cases: [
-          { input: [2, 3], expected: 5 },
-          { input: [1, 1], expected: 2 },
-        ],
-      })})
-    returning id`;
-  assert(task !== undefined, 'no task');
-  return { suiteId: suite.id as string, taskId: task.id as string };
 }
 
 async function insertScoredEpisode(sql: Sql, runId: string, taskId: string, i: number, longOutput = '') {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { resolveEnvironment } from '@/workers/sandbox/env/env-store';
 import { defaultRunConfig } from '@/core/run-config';
-import { database, env, signIn } from './support';
+import { database, env, seedSuiteAndTask, signIn } from './support';
 
 const tag = Date.now().toString(36);
 const reviewer = { username: `kay-review-${tag}`, password: 'keyboard-pass-123' };
@@ -22,31 +22,18 @@ async function seedReviewRun() {
     // The app's own default environment (built now if the app has not yet), so the diagnosis
     // can re-run the code both on the baseline and on the scored hash.
     const envHash = resolveEnvironment('default', env.envStore ?? path.join(env.dataDir, 'envs')).hash;
-    const [suite] = await sql`insert into task_suites (name, description, source) values (${`review-suite-${tag}`}, 'seeded by e2e', 'import') returning id`;
-    assert(suite !== undefined, 'no row found');
-    const [task] = await sql`
-      insert into tasks (suite_id, external_id, language, prompt, entry_point, tests)
-      values (${suite.id}, ${`add-${tag}`}, 'python', ${'def add(a, b):\n    """Return the sum of a and b."""\n'}, 'add',
-        ${sql.json({
-          kind: 'io',
-          cases: [
-            { input: [2, 3], expected: 5 },
-            { input: [1, 1], expected: 2 },
-          ],
-        })})
-      returning id`;
-    assert(task !== undefined, 'no row found');
+    const { suiteId, taskId } = await seedSuiteAndTask(sql, `review-suite-${tag}`);
     const config = { ...defaultRunConfig, suite: `review-suite-${tag}`, review: { ...defaultRunConfig.review, rate: 1, blind: true, doubleReviewShare: 0 } };
     const [run] = await sql`
       insert into runs (name, status, config, suite_id, current_iteration, episodes_total, episodes_done, started_at, finished_at)
-      values (${runName}, 'completed', ${sql.json(config)}, ${suite.id}, 1, 3, 3, now() - interval '5 minutes', now()) returning id`;
+      values (${runName}, 'completed', ${sql.json(config)}, ${suiteId}, 1, 3, 3, now() - interval '5 minutes', now()) returning id`;
     assert(run !== undefined, 'no row found');
     const ids: string[] = [];
     const episodeIds: string[] = [];
     for (let i = 0; i < 3; i++) {
       const [ep] = await sql`
         insert into episodes (run_id, task_id, iteration, group_index, sample_index, status, runtime, env_hash, turns_count, end_reason, started_at, finished_at)
-        values (${run.id}, ${task.id}, 0, 0, ${i}, 'scored', 'bwrap', ${envHash}, 2, 'tests_passed', now() - interval '1 minute', now()) returning id`;
+        values (${run.id}, ${taskId}, 0, 0, ${i}, 'scored', 'bwrap', ${envHash}, 2, 'tests_passed', now() - interval '1 minute', now()) returning id`;
       assert(ep !== undefined, 'no row found');
       // turns store what the policy wrote: the body under the prompt's header, as real episodes do
       await sql`insert into turns (episode_id, index, action, stdout, stderr, exit_code, exec_status)

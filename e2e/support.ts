@@ -1,3 +1,4 @@
+import assert from 'node:assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
@@ -39,4 +40,23 @@ export async function signIn(page: Page, username: string, password: string) {
 export function database() {
   const { databaseUrl } = JSON.parse(fs.readFileSync(path.join(env.dataDir, 'runtime.json'), 'utf8')) as { databaseUrl: string };
   return postgres(databaseUrl, { max: 1, onnotice: () => {} });
+}
+
+/** A one-task suite (`add`, two io cases) named `name`, its task `add-<name>`: what e2e specs seed runs on. */
+export async function seedSuiteAndTask(sql: postgres.Sql, name: string) {
+  const [suite] = await sql`insert into task_suites (name, description, source) values (${name}, 'seeded by e2e', 'import') returning id`;
+  assert(suite !== undefined, 'no suite');
+  const [task] = await sql`
+    insert into tasks (suite_id, external_id, language, prompt, entry_point, tests)
+    values (${suite.id}, ${`add-${name}`}, 'python', ${'def add(a, b):\n    """Return the sum of a and b."""\n'}, 'add',
+      ${sql.json({
+        kind: 'io',
+        cases: [
+          { input: [2, 3], expected: 5 },
+          { input: [1, 1], expected: 2 },
+        ],
+      })})
+    returning id`;
+  assert(task !== undefined, 'no task');
+  return { suiteId: suite.id as string, taskId: task.id as string };
 }

@@ -26,45 +26,40 @@ afterAll(() => rl.stop());
 
 const tiny = { suite: 'tiers', seed: 7, iterations: 1, tasksPerIteration: 4, groupSize: 2, maxTurns: 1, concurrency: 2 };
 
+/** Run a one-iteration run under `isolation`: it completes, every episode is scored, and its episodes ran on exactly `runtimes`. */
+async function expectScoredOn(name: string, isolation: { routine: string; high: string }, seed: number, runtimes: string[]) {
+  const run = await createRun(db, { name, config: { ...tiny, seed, isolation: isolation as { routine: 'bwrap'; high: 'bwrap' } } }, 'test');
+  const r = await untilRun(db, run.id, 'the run to end', ended, 400_000);
+  expect(r.error).toBeNull();
+  expect(r.status).toBe('completed');
+  const eps = await db
+    .select({ e: episodes, reward: rewards.id })
+    .from(episodes)
+    .leftJoin(rewards, eq(rewards.episodeId, episodes.id))
+    .where(eq(episodes.runId, run.id));
+  expect(eps).toHaveLength(8);
+  for (const { e, reward } of eps) {
+    expect(e.status, `${e.runtime}: ${e.error}`).toBe('scored');
+    expect(reward).not.toBeNull();
+  }
+  expect([...new Set(eps.map(({ e }) => e.runtime))].sort()).toEqual(runtimes);
+}
+
 describe.skipIf(!microvm?.available)(`RL episodes on the microVM tier${microvm?.available ? '' : ` (skipped: ${microvm?.reason})`}`, () => {
-  it('runs high-risk tasks in microVMs and routine ones in bwrap, records the runtime, and scores every episode', async () => {
-    const run = await createRun(db, { name: 'microvm', config: { ...tiny, isolation: { routine: 'bwrap', high: 'microvm' } } }, 'test');
-    const r = await untilRun(db, run.id, 'the run to end', ended, 400_000);
-    expect(r.error).toBeNull();
-    expect(r.status).toBe('completed');
-    const eps = await db
-      .select({ e: episodes, reward: rewards.id })
-      .from(episodes)
-      .leftJoin(rewards, eq(rewards.episodeId, episodes.id))
-      .where(eq(episodes.runId, run.id));
-    expect(eps).toHaveLength(8);
-    for (const { e, reward } of eps) {
-      expect(e.status, `${e.runtime}: ${e.error}`).toBe('scored');
-      expect(reward).not.toBeNull();
-    }
-    expect([...new Set(eps.map(({ e }) => e.runtime))].sort()).toEqual(['bwrap', 'microvm']);
-  }, 420_000);
+  it(
+    'runs high-risk tasks in microVMs and routine ones in bwrap, records the runtime, and scores every episode',
+    () => expectScoredOn('microvm', { routine: 'bwrap', high: 'microvm' }, 7, ['bwrap', 'microvm']),
+    420_000,
+  );
 });
 
 // gVisor 20221219 (Debian 12) has no PR_SET_CHILD_SUBREAPER; the harness's trusted side then
 // finds what the candidate left behind as every process of the sandbox's PID namespace but its
 // own ancestors (only under Crucible's supervisor as PID 1), and scores as on bwrap.
 describe.skipIf(!gvisor?.available)(`RL episodes on the gVisor tier${gvisor?.available ? '' : ` (skipped: ${gvisor?.reason})`}`, () => {
-  it('runs routine tasks in gVisor, records the runtime, and scores every episode', async () => {
-    const run = await createRun(db, { name: 'gvisor', config: { ...tiny, seed: 8, isolation: { routine: 'gvisor', high: 'bwrap' } } }, 'test');
-    const r = await untilRun(db, run.id, 'the run to end', ended, 300_000);
-    expect(r.error).toBeNull();
-    expect(r.status).toBe('completed');
-    const eps = await db
-      .select({ e: episodes, reward: rewards.id })
-      .from(episodes)
-      .leftJoin(rewards, eq(rewards.episodeId, episodes.id))
-      .where(eq(episodes.runId, run.id));
-    expect(eps).toHaveLength(8);
-    for (const { e, reward } of eps) {
-      expect(e.status, `${e.runtime}: ${e.error}`).toBe('scored');
-      expect(reward).not.toBeNull();
-    }
-    expect([...new Set(eps.map(({ e }) => e.runtime))].sort()).toEqual(['bwrap', 'gvisor']);
-  }, 320_000);
+  it(
+    'runs routine tasks in gVisor, records the runtime, and scores every episode',
+    () => expectScoredOn('gvisor', { routine: 'gvisor', high: 'bwrap' }, 8, ['bwrap', 'gvisor']),
+    420_000,
+  );
 });
