@@ -110,9 +110,9 @@ test('two runs compared: ticked on /runs, one chart per metric with a line per r
   const reward = page.locator('[data-testid="metric-chart"][data-metric="reward_mean"]');
   await expect(reward).toBeVisible();
   // The legend names both runs; one drawn line each.
-  await expect(reward.locator('.recharts-legend-item')).toHaveCount(2);
-  await expect(reward.locator('.recharts-legend-wrapper')).toContainText(runName);
-  await expect(reward.locator('.recharts-legend-wrapper')).toContainText(otherRunName);
+  await expect(reward.getByTestId('legend-item')).toHaveCount(2);
+  await expect(reward.getByRole('list', { name: 'reward_mean series' })).toContainText(runName);
+  await expect(reward.getByRole('list', { name: 'reward_mean series' })).toContainText(otherRunName);
   await expect(reward.locator('path.recharts-curve')).toHaveCount(2);
   await expect(page.locator('[data-testid="metric-chart"][data-metric="heldout_pass_at_1"]')).toBeVisible();
 
