@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:chi
 import { closeSync, existsSync, openSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { cgroupLayout } from '../limits/cgroup';
+
 import { EgressProxy, FORWARDER, PROXY_PORT } from './egress';
 import { compileSeccompFilter } from './seccomp';
 import type { LaunchContext, Launched, Sandbox, SandboxRuntime, SandboxSpec } from './sandbox-runtime';
@@ -12,6 +12,7 @@ import { sharedLauncher, type Launcher } from './launcher';
 import { runtimeOptions, type RuntimeOptions } from './options';
 import { SupervisorChannel, childHost, supervisorBinary, type SupervisorHost } from './supervisor';
 import { SandboxError, type Enforcement } from '../types';
+import { namespacedEnforcement } from './enforcement';
 
 export { sandboxEnv };
 
@@ -48,19 +49,10 @@ export class BwrapRuntime implements SandboxRuntime {
   }
 
   enforces(): Enforcement {
-    const cg = cgroupLayout();
-    const mode = cg.mode === 'v2' ? 'cgroup-v2' : cg.mode === 'v1' ? 'cgroup-v1' : 'none';
-    return {
-      namespaces: ['user', 'pid', 'net', 'mount', 'ipc', 'uts', 'cgroup'],
-      readOnlyRoot: true,
-      seccomp: true,
-      network: 'loopback',
-      memory: mode,
-      cpu: mode,
-      pids: mode,
+    return namespacedEnforcement({
       disk: process.getuid?.() === 0 ? 'tmpfs-size' : 'none',
       hostUid: process.getuid?.() === 0 ? 65534 : process.getuid!(),
-    };
+    });
   }
 
   create(spec: SandboxSpec): Sandbox {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { sandboxEnv } from './sandbox-env';
-import { cgroupLayout, type CgroupLimits } from '../limits/cgroup';
+import type { CgroupLimits } from '../limits/cgroup';
 import { gvisorHost, type GvisorHost, type GvisorPlatform } from './gvisor-platform';
 import { OCI_HOST_ID_BASE, OCI_SANDBOX_UID, OCI_SUPERVISOR_MOUNT, ociConfig } from './oci-config';
 import { runtimeOptions, type RuntimeOptions } from './options';
@@ -10,6 +10,7 @@ import type { LaunchContext, Launched, Sandbox, SandboxRuntime, SandboxSpec } fr
 import { SupervisedSandbox, type SupervisorStart } from './supervised-sandbox';
 import { SupervisorChannel, childHost, supervisorBinary } from './supervisor';
 import { SandboxError, type Enforcement, type ExecOptions, type ExecResult, type Limits } from '../types';
+import { namespacedEnforcement } from './enforcement';
 
 const CONTAINER_PREFIX = 'crucible-';
 const SUPERVISOR_NAME = 'crucible-supervisor';
@@ -73,21 +74,12 @@ export class GvisorRuntime implements SandboxRuntime {
   }
 
   enforces(): Enforcement {
-    const cg = cgroupLayout();
-    const mode = cg.mode === 'v2' ? 'cgroup-v2' : cg.mode === 'v1' ? 'cgroup-v1' : 'none';
-    return {
-      namespaces: ['user', 'pid', 'net', 'mount', 'ipc', 'uts', 'cgroup'],
-      readOnlyRoot: true,
-      seccomp: true,
-      network: 'loopback',
-      memory: mode,
-      cpu: mode,
-      // gVisor's kernel counts the sandbox's processes (RLIMIT_NPROC); the host group caps gVisor's threads too
-      pids: mode,
+    // pids: gVisor's kernel counts the sandbox's processes (RLIMIT_NPROC); the host group caps gVisor's threads too
+    return namespacedEnforcement({
       disk: 'tmpfs-size',
       hostUid: 65534, // runsc runs its sentry as nobody, in namespaces of its own
       kernel: 'gvisor',
-    };
+    });
   }
 
   create(spec: SandboxSpec): Sandbox {

@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, closeSync, fstatSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { cgroupLayout, type CgroupLimits } from '../limits/cgroup';
+import type { CgroupLimits } from '../limits/cgroup';
 import { accelArgs, microvmAccel, type AccelProbe, type MicrovmAccel } from './microvm-accel';
 import { checkRootImage, initramfs, rootImage, scratchImage } from './microvm-disks';
 import { findKernel, kernelInstallHint, type MicrovmKernel } from './microvm-kernel';
@@ -12,6 +12,7 @@ import { compileSeccompFilter } from './seccomp';
 import { SupervisedSandbox, type SupervisorStart } from './supervised-sandbox';
 import { SupervisorChannel, childHost } from './supervisor';
 import { SandboxError, type Enforcement, type ExecOptions, type ExecResult, type Limits } from '../types';
+import { cgroupEnforcement } from './enforcement';
 
 /** the commands' uid and gid inside the guest */
 const GUEST_UID = 1000;
@@ -99,8 +100,7 @@ export class MicrovmRuntime implements SandboxRuntime {
   }
 
   enforces(): Enforcement {
-    const cg = cgroupLayout();
-    const mode = cg.mode === 'v2' ? 'cgroup-v2' : cg.mode === 'v1' ? 'cgroup-v1' : 'none';
+    const mode = cgroupEnforcement();
     return {
       namespaces: [], // a whole guest kernel instead: nothing of the host's is shared but the devices QEMU emulates
       readOnlyRoot: true,

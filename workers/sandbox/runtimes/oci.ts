@@ -8,6 +8,7 @@ import { runtimeOptions, type RuntimeOptions } from './options';
 import { ownerAlive, parseOwnerTag } from '../pool/owner';
 import { Sandbox, type LaunchContext, type Launched, type SandboxRuntime, type SandboxSpec } from './sandbox-runtime';
 import { SandboxError, type Enforcement } from '../types';
+import { namespacedEnforcement } from './enforcement';
 
 const install: Record<string, string> = {
   crun: '`apt-get install crun` (or `bash scripts/system-deps.sh`)',
@@ -93,19 +94,7 @@ export class OciRuntime implements SandboxRuntime {
   }
 
   enforces(): Enforcement {
-    const cg = cgroupLayout();
-    const mode = cg.mode === 'v2' ? 'cgroup-v2' : cg.mode === 'v1' ? 'cgroup-v1' : 'none';
-    return {
-      namespaces: ['user', 'pid', 'net', 'mount', 'ipc', 'uts', 'cgroup'],
-      readOnlyRoot: true,
-      seccomp: true,
-      network: 'loopback',
-      memory: mode,
-      cpu: mode,
-      pids: mode,
-      disk: 'tmpfs-size',
-      hostUid: OCI_HOST_ID_BASE + OCI_SANDBOX_UID,
-    };
+    return namespacedEnforcement({ disk: 'tmpfs-size', hostUid: OCI_HOST_ID_BASE + OCI_SANDBOX_UID });
   }
 
   create(spec: SandboxSpec): Sandbox {
