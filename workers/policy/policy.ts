@@ -7,9 +7,10 @@ import { buildInferenceGraph, buildScoreGraph, buildTrainGraph, type TrainGraphS
 import { LossConfig, METRICS, type LossConfigInput, type MetricName } from './losses';
 import { initParams, ModelConfig, ModelFields, paramSpecs } from './model';
 import { OptimConfig, type OptimConfigInput } from './optim';
-import { createSession, f32, ort, type LoadedSession, type Provider } from './onnx-session';
+import { f32, ort, type LoadedSession, type Provider } from './onnx-session';
 import { generate, type Completion, type SampleOptionsInput } from './sample';
 import { BYTE_TOKENIZER, Tokenizer } from './tokenizer';
+import { SessionCache } from './session-cache';
 
 export type Params = Map<string, ort.Tensor>;
 
@@ -58,9 +59,12 @@ export const DEFAULT_MODEL = { vocabSize: BYTE_TOKENIZER.vocabSize, dModel: 64, 
  * create/load, sample, score, trainStep, save.
  */
 export class Policy {
-  private sessions = new Map<string, Promise<LoadedSession>>();
+  private readonly cache = new SessionCache();
   /** The provider of the last session used (recorded with each step). */
-  provider: Provider = 'cpu';
+  /** the execution provider the latest session ran on */
+  get provider(): Provider {
+    return this.cache.provider;
+  }
 
   private constructor(
     readonly model: ModelConfig,
@@ -161,16 +165,7 @@ export class Policy {
   }
 
   private session(key: string, build: () => Uint8Array, threads = this.opts.threads): Promise<LoadedSession> {
-    let s = this.sessions.get(key);
-    if (!s) {
-      s = createSession(build(), { providers: this.opts.providers, threads });
-      this.sessions.set(key, s);
-      s.catch(() => this.sessions.delete(key));
-    }
-    return s.then((x) => {
-      this.provider = x.provider;
-      return x;
-    });
+    return this.cache.get(key, build, { providers: this.opts.providers, threads });
   }
 
   private paramFeeds(params: Params = this.params): Record<string, ort.Tensor> {
@@ -313,9 +308,7 @@ export class Policy {
   }
 
   async release(): Promise<void> {
-    const all = [...this.sessions.values()];
-    this.sessions.clear();
-    for (const s of all) await (await s.catch(() => undefined))?.session.release();
+    await this.cache.release();
   }
 }
 

@@ -1,4 +1,4 @@
-import { createSession, f32, i64, type LoadedSession, type Provider, type ort } from '../onnx-session';
+import { f32, i64, type LoadedSession, type Provider, type ort } from '../onnx-session';
 import { generate, type Completion, type SampleOptionsInput } from '../sample';
 import { NEG_INF } from '../model';
 import type { HfModelConfig } from './config';
@@ -6,6 +6,7 @@ import { buildHfInferenceGraph } from './inference-graph';
 import { loadHfModelDir, type HfModelDir } from './model-dir';
 import type { ChatMessage, HfTokenizer } from './tokenizer';
 import { hfParamSpecs } from './weights';
+import { SessionCache } from '../session-cache';
 
 export type HfPolicyOptions = {
   providers?: Provider[];
@@ -24,8 +25,11 @@ export type HfCompletion = Completion & { text: string };
  * share one copy of the weights (initializers would be copied into each session).
  */
 export class HfPolicy {
-  private sessions = new Map<string, Promise<LoadedSession>>();
-  provider: Provider = 'cpu';
+  private readonly cache = new SessionCache();
+  /** the execution provider the latest session ran on */
+  get provider(): Provider {
+    return this.cache.provider;
+  }
 
   private constructor(
     readonly model: HfModelDir,
@@ -49,16 +53,7 @@ export class HfPolicy {
   }
 
   private session(key: string, build: () => Uint8Array, threads = this.opts.threads): Promise<LoadedSession> {
-    let s = this.sessions.get(key);
-    if (!s) {
-      s = createSession(build(), { providers: this.opts.providers, threads });
-      this.sessions.set(key, s);
-      s.catch(() => this.sessions.delete(key));
-    }
-    return s.then((x) => {
-      this.provider = x.provider;
-      return x;
-    });
+    return this.cache.get(key, build, { providers: this.opts.providers, threads });
   }
 
   /**
@@ -116,8 +111,6 @@ export class HfPolicy {
   }
 
   async release(): Promise<void> {
-    const all = [...this.sessions.values()];
-    this.sessions.clear();
-    for (const s of all) await (await s.catch(() => undefined))?.session.release();
+    await this.cache.release();
   }
 }
