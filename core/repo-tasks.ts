@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import { environmentName } from './environments';
+import { RISK_TIERS, TASK_LANGUAGES, TASK_SPLITS } from './tasks';
+
+/**
+ * Repository tasks (SWE-bench style): a workspace the agent edits through tools, a problem
+ * statement, hidden tests added only at grading, and the test ids that must pass
+ * (FAIL_TO_PASS) and keep passing (PASS_TO_PASS). The task importer (server/tasks), the agent
+ * library (workers/agent), the built-in suite (tasks/repo-suite) and the console all use these
+ * shapes. Imports nothing of ours but core/.
+ */
+
+export const REPO_TASK_FORMATS = ['crucible-repo', 'swebench'] as const;
+export type RepoTaskFormat = (typeof REPO_TASK_FORMATS)[number];
+
+export const REPO_TASK_DIFFICULTIES = ['easy', 'medium', 'hard'] as const;
+export type RepoTaskDifficulty = (typeof REPO_TASK_DIFFICULTIES)[number];
+
+/** The environment repository tasks run in by default: the default toolchain plus pytest. */
+export const REPO_DEFAULT_ENVIRONMENT = 'repo';
+
+/** A relative path inside a workspace: no leading slash, no `..`, no empty segment. */
+export const workspacePath = z
+  .string()
+  .min(1)
+  .max(1000)
+  .refine((p) => !p.startsWith('/') && p.split('/').every((s) => s !== '' && s !== '.' && s !== '..'), {
+    message: 'workspace paths are relative, without "..", "." or empty segments (e.g. "src/app.py")',
+  });
+
+/** One file's content: UTF-8 text, or base64 for binary files. */
+export const workspaceFile = z.union([z.string(), z.object({ base64: z.string(), executable: z.boolean().optional() }).strict()]);
+export type WorkspaceFile = z.infer<typeof workspaceFile>;
+
+/** A directory tree as path → content. */
+export const workspaceFiles = z.record(workspacePath, workspaceFile);
+export type WorkspaceFiles = z.infer<typeof workspaceFiles>;
+
+/** Where a task's workspace comes from, as written in a task line. */
+export const workspaceSource = z.union([
+  z.object({ files: workspaceFiles }).strict(),
+  z.object({ dir: z.string().min(1) }).strict(),
+  z.object({ tarball: z.string().min(1) }).strict(),
+  z.object({ git: z.string().min(1), commit: z.string().regex(/^[0-9a-f]{7,40}$/, 'commit is a hex git commit id') }).strict(),
+]);
+export type WorkspaceSource = z.infer<typeof workspaceSource>;
+
+/**
+ * A test id: a pytest node id (`tests/test_x.py::test_y`, `tests/test_x.py::TestK::test_y`)
+ * or, for node's test runner, `FILE::NAME` with nested test names joined by ` > `.
+ */
+export const repoTestId = z.string().min(1).max(1000).includes('::', { message: 'test ids look like FILE::NAME, e.g. tests/test_x.py::test_y' });
+
+/** One line of a `crucible-repo` task file. */
+export const crucibleRepoTaskLine = z
+  .object({
+    id: z.string().min(1).max(200),
+    language: z.enum(TASK_LANGUAGES),
+    problem_statement: z.string().min(1).max(200_000),
+    workspace: workspaceSource,
+    /** files added (or replaced) only at grading, like SWE-bench's test_patch */
+    hidden_tests: workspaceFiles.default({}),
+    /** the same as a unified diff against the workspace, applied at grading */
+    test_patch: z.string().optional(),
+    /** run once in the workspace before the agent's first turn and before grading */
+    setup: z.string().max(10_000).optional(),
+    /** defaults per language (pytest / node --test); the grader adds its own report options */
+    test_command: z.string().max(10_000).optional(),
+    FAIL_TO_PASS: z.array(repoTestId).min(1, 'a task needs at least one FAIL_TO_PASS test'),
+    PASS_TO_PASS: z.array(repoTestId).default([]),
+    /** the reference solution as a unified diff against the workspace */
+    gold_patch: z.string().optional(),
+    split: z.enum(TASK_SPLITS).optional(),
+    difficulty: z.enum(REPO_TASK_DIFFICULTIES).optional(),
+    risk: z.enum(RISK_TIERS).optional(),
+    env: environmentName.optional(),
+  })
+  .strict();
+export type CrucibleRepoTaskLine = z.output<typeof crucibleRepoTaskLine>;
+
+/** A JSON array of test ids, or (as SWE-bench publishes them) that array as a JSON string. */
+const testIdList = z.preprocess((v) => {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
+}, z.array(repoTestId));
+
+/** One line of a SWE-bench-style file; `repo_path` is a local git repository (machines are offline). */
+export const swebenchTaskLine = z
+  .object({
+    instance_id: z.string().min(1).max(200),
+    repo_path: z.string().min(1),
+    base_commit: z.string().regex(/^[0-9a-f]{7,40}$/, 'base_commit is a hex git commit id'),
+    problem_statement: z.string().min(1),
+    patch: z.string().min(1, 'patch (the gold patch) is a unified diff'),
+    test_patch: z.string().min(1, 'test_patch is a unified diff adding the hidden tests'),
+    FAIL_TO_PASS: testIdList.pipe(z.array(repoTestId).min(1, 'FAIL_TO_PASS needs at least one test id')),
+    PASS_TO_PASS: testIdList.default([]),
+    language: z.enum(TASK_LANGUAGES).default('python'),
+    test_command: z.string().max(10_000).optional(),
+  })
+  .passthrough();
+export type SwebenchTaskLine = z.output<typeof swebenchTaskLine>;
+
+/**
+ * A task resolved for running: the workspace as files with its content hash (recorded with
+ * every reward), the hidden tests as files (a test_patch already applied to a scratch copy),
+ * everything else as given.
+ */
+export type RepoTask = {
+  id: string;
+  language: (typeof TASK_LANGUAGES)[number];
+  problemStatement: string;
+  workspace: WorkspaceFiles;
+  /** sha256 of the workspace's canonical manifest */
+  workspaceSha256: string;
+  hiddenTests: WorkspaceFiles;
+  setup: string | null;
+  testCommand: string | null;
+  failToPass: string[];
+  passToPass: string[];
+  goldPatch: string | null;
+  environment: string;
+};
+
+/** The agent's tools, by name; argument schemas live with the tools (workers/agent/tools). */
+export const AGENT_TOOL_NAMES = ['bash', 'read_file', 'write_file', 'str_replace', 'submit'] as const;
+export type AgentToolName = (typeof AGENT_TOOL_NAMES)[number];
+
+/** Why an agent episode ended. */
+export const AGENT_EPISODE_ENDS = ['submitted', 'max_turns', 'token_budget', 'time_budget', 'sandbox_error'] as const;
+export type AgentEpisodeEnd = (typeof AGENT_EPISODE_ENDS)[number];
+
+/** One test's result at grading, read from the grader's own report (never the agent's stdout). */
+export type RepoTestResult = { name: string; passed: boolean; outcome: 'passed' | 'failed' | 'error' | 'skipped' | 'missing'; detail?: string };
