@@ -26,7 +26,15 @@ export const resourceRequestInput = z
  * operator-facing CRUCIBLE_NODE_* overrides use them; `capacityResources` is the only
  * conversion to the vector above.
  */
-export type NodeCapacity = { cpus: number; memoryMb: number; gpuCount: number; gpuMemoryMb: number; diskMb: number };
+export type NodeCapacity = {
+  cpus: number;
+  memoryMb: number;
+  gpuCount: number;
+  gpuMemoryMb: number;
+  diskMb: number;
+  /** the sandbox runtimes that work on this host (canonical names), as a sandbox-running worker probed them at registration */
+  runtimes?: string[];
+};
 
 /** The resource vector a node's recorded capacity offers. */
 export function capacityResources(c: NodeCapacity): Resources {

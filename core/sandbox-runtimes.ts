@@ -66,3 +66,42 @@ export const ociRuntimeSetting = z
     });
     return z.NEVER;
   });
+
+/** The runtimes a sandbox host probes and reports when it registers (every alias resolves to one of these). */
+export const PROBED_RUNTIME_NAMES = ['bwrap', 'oci:crun', 'oci:runc', 'gvisor', 'microvm', 'oci:kata-runtime', 'oci:youki'] as const;
+
+/**
+ * Risk-tier defaults, strongest isolation first (issue 18): routine code runs under gVisor's
+ * user-space kernel, high-risk code in a microVM. A tier the operator leaves unset gets the
+ * first runtime this deployment has, and the run says which and why; a tier the operator
+ * names is never changed (refused at launch if no host has it).
+ */
+export const TIER_RUNTIME_PREFERENCES = {
+  routine: ['gvisor', 'bwrap'],
+  high: ['microvm', 'gvisor', 'bwrap'],
+} as const satisfies Record<'routine' | 'high', readonly SandboxRuntimeName[]>;
+
+/**
+ * The isolation a run gets for the tiers its config leaves unset, given the runtimes this
+ * deployment's sandbox hosts have: each tier's first preference available, with a note for
+ * every tier that did not get its first choice. Null when a tier has no preference available.
+ */
+export function defaultIsolation(available: readonly string[]): {
+  isolation: { routine: SandboxRuntimeName; high: SandboxRuntimeName } | null;
+  notes: string[];
+} {
+  const notes: string[] = [];
+  const pick = (tier: 'routine' | 'high'): SandboxRuntimeName | null => {
+    const prefs = TIER_RUNTIME_PREFERENCES[tier];
+    const chosen = prefs.find((n) => available.includes(n)) ?? null;
+    if (chosen && chosen !== prefs[0]) {
+      notes.push(
+        `${tier} risk defaults to ${chosen}: ${prefs[0]} is not installed on any sandbox host (install it with \`bash scripts/system-deps.sh\`, then restart the workers)`,
+      );
+    }
+    return chosen;
+  };
+  const routine = pick('routine');
+  const high = pick('high');
+  return { isolation: routine && high ? { routine, high } : null, notes };
+}

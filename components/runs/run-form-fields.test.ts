@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultRunConfig, runConfigSchema } from '@/core/run-config';
-import { SANDBOX_RUNTIME_NAMES } from '@/core/sandbox-runtimes';
+import { PROBED_RUNTIME_NAMES } from '@/core/sandbox-runtimes';
 import { allFields, configFromValues, valuesFromConfig } from './run-form-fields';
 
 describe('launch form fields', () => {
@@ -10,16 +10,23 @@ describe('launch form fields', () => {
     expect(allFields.map((f) => f.path).sort()).toEqual(leafPaths(defaultRunConfig).sort());
   });
 
-  it('offer the isolation runtimes as choices from the fixed list (aliases too, so a copied run keeps what it named)', () => {
+  it("offer one choice per runtime, start new runs on the deployment default, and keep a copied run's alias", () => {
     for (const path of ['isolation.routine', 'isolation.high']) {
       const f = allFields.find((x) => x.path === path);
       expect(f?.kind).toBe('select');
-      expect(f?.options).toEqual(SANDBOX_RUNTIME_NAMES);
-      expect(f?.options).toEqual(expect.arrayContaining(['bwrap', 'gvisor', 'microvm', 'oci:runsc']));
+      expect(f?.options).toEqual(PROBED_RUNTIME_NAMES);
+      expect(f?.deploymentDefault).toBe(true);
     }
+    // a new run leaves both tiers to the launch (server/runs/launch-isolation.ts)
+    const fresh = configFromValues(valuesFromConfig());
+    expect(fresh.errors).toEqual({});
+    expect(fresh.config.isolation).toBeUndefined();
     const { config, errors } = configFromValues({ ...valuesFromConfig(), 'isolation.high': 'oci:runsc' });
     expect(errors).toEqual({});
-    expect(runConfigSchema.parse(config).isolation.high).toBe('oci:runsc');
+    expect(config.isolation).toEqual({ high: 'oci:runsc' });
+    // a copied run names its tiers, aliases included
+    const copied = valuesFromConfig(runConfigSchema.parse({ isolation: { routine: 'bwrap', high: 'oci:runsc' } }));
+    expect([copied['isolation.routine'], copied['isolation.high']]).toEqual(['bwrap', 'oci:runsc']);
   });
 
   it('start from the schema defaults and turn back into exactly the default config', () => {

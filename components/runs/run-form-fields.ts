@@ -1,10 +1,13 @@
 import { defaultRunConfig, type RunConfig } from '@/core/run-config';
 import { SCHEDULING_TIERS } from '@/core/queues';
 import { must } from '@/core/must';
-import { SANDBOX_RUNTIME_NAMES } from '@/core/sandbox-runtimes';
+import { PROBED_RUNTIME_NAMES } from '@/core/sandbox-runtimes';
 
-/** The isolation choices: the fixed list of runtime names, aliases included, so a copied run keeps exactly what it named. */
-const ISOLATION_RUNTIMES = SANDBOX_RUNTIME_NAMES;
+/**
+ * The isolation choices: one name per runtime (the form marks those no sandbox host has); a
+ * copied run's alias (e.g. `oci:runsc`) is added to its own select so it keeps what it named.
+ */
+const ISOLATION_RUNTIMES = PROBED_RUNTIME_NAMES;
 
 /** One editable config value; `path` is its dotted location in RunConfig. */
 export type FieldSpec = {
@@ -16,6 +19,8 @@ export type FieldSpec = {
   help?: string;
   /** how a select/text value becomes config: 'boolean' ("true"/"false"), 'numbers' or 'strings' (comma-separated) */
   parse?: 'boolean' | 'numbers' | 'strings';
+  /** empty means "the deployment's default", decided at launch: the field is left out of the config */
+  deploymentDefault?: boolean;
 };
 
 export type FieldGroup = { title: string; fields: FieldSpec[] };
@@ -170,14 +175,16 @@ export const fieldGroups: FieldGroup[] = [
         label: 'Runtime, routine tasks',
         kind: 'select',
         options: ISOLATION_RUNTIMES,
-        help: 'bwrap: namespaces + seccomp; gvisor: a user-space kernel; microvm: a VM per sandbox. Checked when the run starts (`crucible sandbox runtimes` lists what is installed); never downgraded.',
+        deploymentDefault: true,
+        help: 'Default: gvisor (a user-space kernel) where installed. bwrap: namespaces + seccomp; microvm: a VM per sandbox. A runtime no sandbox host has is refused at launch; never downgraded.',
       },
       {
         path: 'isolation.high',
         label: 'Runtime, high-risk tasks',
         kind: 'select',
         options: ISOLATION_RUNTIMES,
-        help: 'For tasks marked high risk; gvisor or microvm recommended.',
+        deploymentDefault: true,
+        help: 'For tasks marked high risk. Default: microvm where installed, else the strongest there is (the run says which).',
       },
       { path: 'quota.cpus', label: 'vCPUs', kind: 'number', step: 'any' },
       { path: 'quota.memoryMb', label: 'Memory (MB)', kind: 'number', step: '1' },
@@ -236,11 +243,15 @@ function getPath(obj: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
 }
 
-/** Form strings from a config (defaults or a run being copied). */
-export function valuesFromConfig(config: Partial<RunConfig> = defaultRunConfig): FormValues {
+/** Form strings from a config (a run being copied), or the defaults for a new run (deployment defaults left empty). */
+export function valuesFromConfig(config?: Partial<RunConfig>): FormValues {
   const out: FormValues = {};
   for (const f of allFields) {
-    const v = getPath(config, f.path) ?? getPath(defaultRunConfig, f.path);
+    if (!config && f.deploymentDefault) {
+      out[f.path] = '';
+      continue;
+    }
+    const v = getPath(config ?? defaultRunConfig, f.path) ?? getPath(defaultRunConfig, f.path);
     out[f.path] = v == null ? '' : Array.isArray(v) ? v.join(', ') : String(v);
   }
   return out;
@@ -255,6 +266,7 @@ export function configFromValues(values: FormValues): { config: Record<string, u
   const errors: Record<string, string> = {};
   for (const f of allFields) {
     const raw = (values[f.path] ?? '').trim();
+    if (raw === '' && f.deploymentDefault) continue; // decided at launch (server/runs/launch-isolation.ts)
     let v: unknown = raw;
     if (f.kind === 'number') {
       if (raw === '') errors[f.path] = 'Enter a number';

@@ -37,6 +37,7 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
   const [submitted, setSubmitted] = useState(false);
   const [controlArm, setControlArm] = useState(false);
   const suites = useQuery(trpc.runs.suites.queryOptions());
+  const launchOptions = useQuery(trpc.runs.launchOptions.queryOptions());
 
   const errors = useMemo(() => validate(name, values), [name, values]);
   const create = useMutation(
@@ -74,7 +75,9 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
       return;
     }
     const { config } = configFromValues(values);
-    create.mutate({ name: name.trim(), config: runConfigSchema.parse(config), controlArm });
+    // tiers left on "deployment default" stay unset: the launch fills them (and says so in the run's events)
+    const isolation = config.isolation as Record<string, string> | undefined;
+    create.mutate({ name: name.trim(), config: { ...runConfigSchema.parse(config), isolation }, controlArm });
   };
 
   const fieldKeys = new Set([NAME, ...allFields.map((f) => f.path)]);
@@ -100,7 +103,27 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
       onBlur: () => touch(f.path),
     } as const;
     let control;
-    if (f.kind === 'select') {
+    if (f.kind === 'select' && f.deploymentDefault) {
+      // runtimes: those no sandbox host has are shown but cannot be chosen
+      const available = launchOptions.data?.runtimes;
+      const tier = f.path.split('.').pop() as 'routine' | 'high';
+      const chosenDefault = launchOptions.data?.isolationDefaults?.[tier];
+      const current = values[f.path] ?? '';
+      const opts = current && !f.options!.includes(current) ? [current, ...f.options!] : f.options!;
+      control = (
+        <select {...common} onChange={(e) => setValue(f.path, e.target.value)}>
+          <option value="">{`deployment default${chosenDefault ? ` (${chosenDefault})` : ''}`}</option>
+          {opts.map((o) => {
+            const missing = !!available && f.options!.includes(o) && !available.includes(o);
+            return (
+              <option key={o} value={o} disabled={missing && o !== current}>
+                {missing ? `${o} (not installed)` : o}
+              </option>
+            );
+          })}
+        </select>
+      );
+    } else if (f.kind === 'select') {
       control = (
         <select {...common} onChange={(e) => setValue(f.path, e.target.value)}>
           {f.options!.map((o) => (

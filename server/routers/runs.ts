@@ -12,12 +12,13 @@ import {
   listRuns,
   listRunsSchema,
   listSuites,
-  newRunSchema,
   runMetrics,
   runNameSchema,
   transitionRun,
 } from '@/server/runs/service';
 import { actionsFor, type RunStatus } from '@/core/run-status';
+import { defaultIsolation } from '@/core/sandbox-runtimes';
+import { deploymentRuntimes, launchRunSchema, resolveLaunchIsolation } from '@/server/runs/launch-isolation';
 import { limitedByBlindReview, redactRewardEvent, runsBlindToReviewers } from '@/server/reviews/blind';
 
 /**
@@ -70,11 +71,23 @@ export const runsRouter = router({
     };
   }),
   suites: viewerProcedure.query(({ ctx }) => listSuites(ctx.db)),
-  create: operatorProcedure.input(newRunSchema).mutation(({ ctx, input }) => createRun(ctx.db, input, actorOf(ctx.user), ctx.user.id)),
+  /** What a launch can choose on this deployment: the runtimes its sandbox hosts have, and the risk-tier defaults. */
+  launchOptions: viewerProcedure.query(async ({ ctx }) => {
+    const deployment = await deploymentRuntimes(ctx.db);
+    const defaults = defaultIsolation(deployment.available);
+    return { runtimes: deployment.available, source: deployment.source, isolationDefaults: defaults.isolation, notes: defaults.notes };
+  }),
+  create: operatorProcedure.input(launchRunSchema).mutation(async ({ ctx, input }) => {
+    // unset risk tiers get this deployment's defaults; a named runtime no host has is refused now
+    const { config, notes } = resolveLaunchIsolation(input.config, await deploymentRuntimes(ctx.db));
+    return createRun(ctx.db, { ...input, config, launchNotes: notes }, actorOf(ctx.user), ctx.user.id);
+  }),
   pause: operatorProcedure.input(byId).mutation(({ ctx, input }) => transitionRun(ctx.db, input.id, 'pause', actorOf(ctx.user))),
   resume: operatorProcedure.input(byId).mutation(({ ctx, input }) => transitionRun(ctx.db, input.id, 'resume', actorOf(ctx.user))),
   cancel: operatorProcedure.input(byId).mutation(({ ctx, input }) => transitionRun(ctx.db, input.id, 'cancel', actorOf(ctx.user))),
-  clone: operatorProcedure
-    .input(byId.extend({ name: runNameSchema.optional() }))
-    .mutation(({ ctx, input }) => cloneRun(ctx.db, input.id, actorOf(ctx.user), ctx.user.id, input.name)),
+  clone: operatorProcedure.input(byId.extend({ name: runNameSchema.optional() })).mutation(async ({ ctx, input }) => {
+    // a clone names both tiers (its source's): refused now if a runtime is gone from every host
+    resolveLaunchIsolation((await getRun(ctx.db, input.id)).config, await deploymentRuntimes(ctx.db));
+    return cloneRun(ctx.db, input.id, actorOf(ctx.user), ctx.user.id, input.name);
+  }),
 });

@@ -65,7 +65,10 @@ async function checkTrainTasks(tx: DbOrTx, suite: { id: string; name: string }, 
   }
 }
 
-export async function createRun(db: Db, input: { name: string; config: RunConfigInput; controlArm?: boolean }, actor: string, createdBy: string | null = null) {
+/** A run to create; `launchNotes` (what the launch decided, e.g. isolation defaults) go into its `created` event. */
+type NewRunInput = { name: string; config: RunConfigInput; controlArm?: boolean; launchNotes?: string[] };
+
+export async function createRun(db: Db, input: NewRunInput, actor: string, createdBy: string | null = null) {
   return db.transaction((tx) => createRunIn(tx, input, actor, createdBy));
 }
 
@@ -73,14 +76,9 @@ export async function createRun(db: Db, input: { name: string; config: RunConfig
  * Create a run (and its control arm) in the caller's transaction: the rows, their events
  * and audit rows, and the RL loop's job that starts each (docs/rl.md).
  */
-async function createRunIn(
-  tx: Tx,
-  input: { name: string; config: RunConfigInput; controlArm?: boolean },
-  actor: string,
-  createdBy: string | null,
-  clonedFrom: string | null = null,
-) {
+async function createRunIn(tx: Tx, input: NewRunInput, actor: string, createdBy: string | null, clonedFrom: string | null = null) {
   const { name, config, controlArm } = newRunSchema.parse(input);
+  const notes = input.launchNotes ?? [];
   if (controlArm && config.learningRate === 0) {
     throw new DomainError(
       'BAD_REQUEST',
@@ -107,8 +105,9 @@ async function createRunIn(
       type: 'created',
       toStatus: 'queued',
       actor,
-      message: controlOf ? `created by ${actor} as the control arm (learning rate 0) of ${name}` : `created by ${actor}`,
-      data: controlOf ? { controlOf } : {},
+      message:
+        (controlOf ? `created by ${actor} as the control arm (learning rate 0) of ${name}` : `created by ${actor}`) + notes.map((n) => `; ${n}`).join(''),
+      data: { ...(controlOf ? { controlOf } : {}), ...(notes.length ? { notes } : {}) },
     });
     await appendAudit(tx, {
       actor,

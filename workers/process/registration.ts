@@ -3,12 +3,24 @@ import { and, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import type { NodeCapacity } from '@/core/resources';
 import { workers } from '@/db/schema';
+import { WORKER_KINDS } from '@/core/queues';
+import { probeRuntimes } from '@/workers/sandbox/runtimes/available-runtimes';
 import { detectCapacity } from './capacity';
 
 export type WorkerStatus = 'running' | 'stopped' | 'failed' | 'lost';
 
-/** Register this process as a worker of `kind`; the id is unique per process start. */
+/** Worker kinds that run sandboxes, and so report which runtimes work on their host. */
+const SANDBOX_HOST_KINDS: readonly string[] = [WORKER_KINDS.jobs, WORKER_KINDS.sandbox];
+
+/**
+ * Register this process as a worker of `kind`; the id is unique per process start. Workers
+ * that run sandboxes record the runtimes that work here, which launches check run configs
+ * against (server/runs/launch-isolation.ts).
+ */
 export async function registerWorker(db: Db, kind: string, capacity: NodeCapacity = detectCapacity()): Promise<string> {
+  if (SANDBOX_HOST_KINDS.includes(kind) && !capacity.runtimes) {
+    capacity = { ...capacity, runtimes: probeRuntimes().flatMap((r) => (r.available ? [r.name] : [])) };
+  }
   const hostname = os.hostname();
   const id = `${kind}-${hostname}-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
   await db.insert(workers).values({ id, kind, hostname, pid: process.pid, capacity, status: 'running' });

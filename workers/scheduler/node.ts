@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import type { NodeCapacity } from '@/core/resources';
 import { workers } from '@/db/schema';
@@ -14,10 +14,13 @@ const OVERRIDES = {
   gpuCount: 'CRUCIBLE_NODE_GPUS',
   gpuMemoryMb: 'CRUCIBLE_NODE_GPU_MEMORY_MB',
   diskMb: 'CRUCIBLE_NODE_DISK_MB',
-} as const satisfies Record<keyof NodeCapacity, string>;
+} as const satisfies Record<CapacityFigure, string>;
+
+/** The measured figures of a node's capacity (its runtimes list is not overridable). */
+type CapacityFigure = Exclude<keyof NodeCapacity, 'runtimes'>;
 
 /** The node's settings (core/settings.ts), as the raw strings given. */
-type NodeSettings = { readonly CRUCIBLE_NODE?: string } & { readonly [K in (typeof OVERRIDES)[keyof NodeCapacity]]?: string };
+type NodeSettings = { readonly CRUCIBLE_NODE?: string } & { readonly [K in (typeof OVERRIDES)[CapacityFigure]]?: string };
 
 /** The node's name: CRUCIBLE_NODE, else the hostname. */
 export function nodeName(env: NodeSettings): string {
@@ -32,7 +35,7 @@ export function nodeName(env: NodeSettings): string {
  */
 export function nodeCapacity(env: NodeSettings, measure: () => NodeCapacity): NodeCapacity {
   const c = { ...measure() };
-  for (const [key, name] of Object.entries(OVERRIDES) as [keyof NodeCapacity, (typeof OVERRIDES)[keyof NodeCapacity]][]) {
+  for (const [key, name] of Object.entries(OVERRIDES) as [CapacityFigure, (typeof OVERRIDES)[CapacityFigure]][]) {
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
     const n = Number(raw);
@@ -42,7 +45,14 @@ export function nodeCapacity(env: NodeSettings, measure: () => NodeCapacity): No
   return c;
 }
 
-/** Mark this worker's registration as (a process of) node `name` with `capacity`. */
+/**
+ * Mark this worker's registration as (a process of) node `name` with `capacity`, keeping the
+ * runtimes it reported at registration unless `capacity` names its own.
+ */
 export async function joinNode(db: Db, workerId: string, name: string, capacity: NodeCapacity): Promise<void> {
-  await db.update(workers).set({ node: name, capacity }).where(eq(workers.id, workerId));
+  const kept = capacity.runtimes ? sql`'{}'::jsonb` : sql`jsonb_strip_nulls(jsonb_build_object('runtimes', ${workers.capacity}->'runtimes'))`;
+  await db
+    .update(workers)
+    .set({ node: name, capacity: sql`${JSON.stringify(capacity)}::jsonb || ${kept}` })
+    .where(eq(workers.id, workerId));
 }
