@@ -341,3 +341,21 @@ test('episode page: per-test results, the load error as the status, the candidat
   await expect(t2.getByTestId('test-row')).toHaveText([/add\(2, 3\).*yes.*passed/, /add\(1, 1\).*yes.*passed/]);
   await screenshot(page, 'episode');
 });
+
+test('launch form: runtimes are this deployment’s (defaults named, missing ones marked), a quota no host holds is refused inline', async ({ page }) => {
+  await signIn(page, 'admin', env.adminPassword);
+  await page.goto('/runs/new');
+  const routine = page.locator('select[name="isolation.routine"]');
+  // a new run starts on the deployment default, which names the runtime the launch will pick
+  await expect(routine).toHaveValue('');
+  await expect(routine.locator('option').first()).toHaveText(/^deployment default \((gvisor|bwrap)\)$/);
+  // kata is not installed on these hosts: shown, marked, not selectable
+  const kata = routine.locator('option[value="oci:kata-runtime"]');
+  await expect(kata).toHaveText('oci:kata-runtime (not installed)');
+  await expect(kata).toBeDisabled();
+  const cpus = page.locator('input[name="quota.cpus"]');
+  await cpus.fill('64');
+  await cpus.blur();
+  await expect(page.locator('#field-quota\\.cpus-error')).toHaveText(/^At most \d+: no sandbox host has more vCPUs/);
+  await screenshot(page, 'launch-form-runtimes');
+});

@@ -12,8 +12,16 @@ import { allFields, configFromValues, fieldGroups, valuesFromConfig, type FieldS
 
 const NAME = 'name';
 
-function validate(name: string, values: FormValues): Record<string, string> {
+/** The most one sandbox host offers a task (from `runs.launchOptions`), so the form can say so before launch. */
+type HostLimit = { cpus: number; memoryMb: number; host: string };
+
+function validate(name: string, values: FormValues, largest?: HostLimit): Record<string, string> {
   const { config, errors } = configFromValues(values);
+  const quota = config.quota as { cpus?: number; memoryMb?: number } | undefined;
+  if (largest && quota?.cpus && quota.cpus > largest.cpus)
+    errors['quota.cpus'] = `At most ${largest.cpus}: no sandbox host has more vCPUs (largest: ${largest.host})`;
+  if (largest && quota?.memoryMb && quota.memoryMb > largest.memoryMb)
+    errors['quota.memoryMb'] = `At most ${largest.memoryMb}: no sandbox host has more memory (largest: ${largest.host})`;
   if (!name.trim()) errors[NAME] = 'Give the run a name';
   else if (name.trim().length > 120) errors[NAME] = 'Name is at most 120 characters';
   const parsed = runConfigSchema.safeParse(config);
@@ -39,7 +47,8 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
   const suites = useQuery(trpc.runs.suites.queryOptions());
   const launchOptions = useQuery(trpc.runs.launchOptions.queryOptions());
 
-  const errors = useMemo(() => validate(name, values), [name, values]);
+  const largest = launchOptions.data?.largest;
+  const errors = useMemo(() => validate(name, values, largest), [name, values, largest]);
   const create = useMutation(
     trpc.runs.create.mutationOptions({
       onSuccess: async (run) => {

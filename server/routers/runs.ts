@@ -18,7 +18,9 @@ import {
 } from '@/server/runs/service';
 import { actionsFor, type RunStatus } from '@/core/run-status';
 import { defaultIsolation } from '@/core/sandbox-runtimes';
-import { deploymentRuntimes, launchRunSchema, resolveLaunchIsolation } from '@/server/runs/launch-isolation';
+import { deploymentHosts } from '@/server/runs/deployment';
+import { launchRunSchema, resolveLaunchIsolation } from '@/server/runs/launch-isolation';
+import { checkLaunchQuota } from '@/server/runs/launch-quota';
 import { limitedByBlindReview, redactRewardEvent, runsBlindToReviewers } from '@/server/reviews/blind';
 
 /**
@@ -73,21 +75,32 @@ export const runsRouter = router({
   suites: viewerProcedure.query(({ ctx }) => listSuites(ctx.db)),
   /** What a launch can choose on this deployment: the runtimes its sandbox hosts have, and the risk-tier defaults. */
   launchOptions: viewerProcedure.query(async ({ ctx }) => {
-    const deployment = await deploymentRuntimes(ctx.db);
+    const deployment = await deploymentHosts(ctx.db);
     const defaults = defaultIsolation(deployment.available);
-    return { runtimes: deployment.available, source: deployment.source, isolationDefaults: defaults.isolation, notes: defaults.notes };
+    return {
+      runtimes: deployment.available,
+      source: deployment.source,
+      largest: deployment.largest,
+      isolationDefaults: defaults.isolation,
+      notes: defaults.notes,
+    };
   }),
   create: operatorProcedure.input(launchRunSchema).mutation(async ({ ctx, input }) => {
-    // unset risk tiers get this deployment's defaults; a named runtime no host has is refused now
-    const { config, notes } = resolveLaunchIsolation(input.config, await deploymentRuntimes(ctx.db));
+    // unset risk tiers get this deployment's defaults; a named runtime no host has, or a quota
+    // no host can hold, is refused now rather than failing or waiting once the run starts
+    const deployment = await deploymentHosts(ctx.db);
+    const { config, notes } = resolveLaunchIsolation(input.config, deployment);
+    checkLaunchQuota(input.config.quota, deployment);
     return createRun(ctx.db, { ...input, config, launchNotes: notes }, actorOf(ctx.user), ctx.user.id);
   }),
   pause: operatorProcedure.input(byId).mutation(({ ctx, input }) => transitionRun(ctx.db, input.id, 'pause', actorOf(ctx.user))),
   resume: operatorProcedure.input(byId).mutation(({ ctx, input }) => transitionRun(ctx.db, input.id, 'resume', actorOf(ctx.user))),
   cancel: operatorProcedure.input(byId).mutation(({ ctx, input }) => transitionRun(ctx.db, input.id, 'cancel', actorOf(ctx.user))),
   clone: operatorProcedure.input(byId.extend({ name: runNameSchema.optional() })).mutation(async ({ ctx, input }) => {
-    // a clone names both tiers (its source's): refused now if a runtime is gone from every host
-    resolveLaunchIsolation((await getRun(ctx.db, input.id)).config, await deploymentRuntimes(ctx.db));
+    // a clone names both tiers and its quota (its source's): refused now if no host can serve them
+    const [source, deployment] = await Promise.all([getRun(ctx.db, input.id), deploymentHosts(ctx.db)]);
+    resolveLaunchIsolation(source.config, deployment);
+    checkLaunchQuota(source.config.quota, deployment);
     return cloneRun(ctx.db, input.id, actorOf(ctx.user), ctx.user.id, input.name);
   }),
 });

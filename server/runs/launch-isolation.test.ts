@@ -7,7 +7,8 @@ import { freshDatabase } from '@/test/database';
 import { markWorkerStopped, registerWorker } from '@/workers/process/registration';
 import { joinNode } from '@/workers/scheduler/node';
 import { listRunEvents } from './service';
-import { deploymentRuntimes, launchRunSchema, resolveLaunchIsolation } from './launch-isolation';
+import { deploymentHosts } from './deployment';
+import { launchRunSchema, resolveLaunchIsolation } from './launch-isolation';
 
 // Issue 18's risk-tier policy at launch: unset tiers get routine → gvisor, high → microvm where a
 // sandbox host has them; a named runtime no host has is refused before the run exists.
@@ -55,28 +56,43 @@ describe('launch against the deployment (real Postgres)', () => {
     await markWorkerStopped(db, gone);
     // joining a scheduler node rewrites the capacity but keeps what the host reported
     await joinNode(db, a, 'node-a', capacity);
-    expect(await deploymentRuntimes(db)).toEqual({ available: ['bwrap', 'gvisor'], source: 'workers' });
+    expect(await deploymentHosts(db)).toEqual({
+      available: ['bwrap', 'gvisor'],
+      source: 'workers',
+      largest: { cpus: 2, memoryMb: 4096, host: 'node-a' },
+    });
   });
 
   it('runs.create fills unset tiers with the defaults and says so; refuses a runtime no host has; clone is checked too', async () => {
     const db = database.db;
     const operator = await callerAs(db, 'operator');
-    const run = await operator.runs.create({ name: 'defaults', config: { iterations: 1 } });
+    const run = await operator.runs.create({ name: 'defaults', config: { iterations: 1, quota: { cpus: 2, memoryMb: 1024 } } });
     // this deployment (above) has gvisor but no microvm
     expect(run.config.isolation).toEqual({ routine: 'gvisor', high: 'gvisor' });
     const created = (await listRunEvents(db, run.id)).find((e) => e.type === 'created')!;
     expect(created.message).toMatch(/isolation defaults for this deployment: routine → gvisor, high → gvisor/);
     expect(created.message).toMatch(/microvm is not installed/);
 
-    const refused = await operator.runs.create({ name: 'vm', config: { isolation: { routine: 'bwrap', high: 'microvm' } } }).catch((e: unknown) => e);
+    const refused = await operator.runs
+      .create({ name: 'vm', config: { isolation: { routine: 'bwrap', high: 'microvm' }, quota: { cpus: 1, memoryMb: 1024 } } })
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(TRPCError);
     expect((refused as TRPCError).code).toBe('BAD_REQUEST');
     expect((refused as TRPCError).message).toMatch(/isolation\.high: microvm is not installed on any live sandbox host.*system-deps\.sh/);
 
     // a run named gvisor; then every gvisor host goes away: its clone is refused at launch
-    const named = await operator.runs.create({ name: 'named', config: { isolation: { routine: 'gvisor', high: 'bwrap' } } });
+    const named = await operator.runs.create({
+      name: 'named',
+      config: { isolation: { routine: 'gvisor', high: 'bwrap' }, quota: { cpus: 1, memoryMb: 1024 } },
+    });
     await db.execute(`update workers set capacity = capacity || '{"runtimes": ["bwrap"]}'::jsonb`);
     await expect(operator.runs.clone({ id: named.id })).rejects.toThrow(/isolation\.routine: gvisor is not installed/);
+
+    // a quota no host can hold (64 vCPUs on 2-vCPU nodes) is refused before the run exists
+    await expect(operator.runs.create({ name: 'huge', config: { quota: { cpus: 64 } } })).rejects.toThrow(
+      /no sandbox host is large enough.*quota\.cpus is 64 but the largest live sandbox host \(node-a\) has 2 vCPUs; set it to at most 2/,
+    );
+    await expect(operator.runs.create({ name: 'fat', config: { quota: { cpus: 1, memoryMb: 8192 } } })).rejects.toThrow(/quota\.memoryMb is 8192 .* 4096 MB/);
 
     const options = await operator.runs.launchOptions();
     expect(options).toMatchObject({ runtimes: ['bwrap'], source: 'workers', isolationDefaults: { routine: 'bwrap', high: 'bwrap' } });

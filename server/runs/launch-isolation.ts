@@ -1,12 +1,10 @@
-import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { runConfigSchema, runtimeName, type RunConfigInput } from '@/core/run-config';
 import { defaultIsolation } from '@/core/sandbox-runtimes';
 import { RISK_TIERS } from '@/core/tasks';
-import type { Db } from '@/db/client';
-import { workers } from '@/db/schema';
-import { canonicalRuntimeName, probeRuntimes, type RuntimeProbe } from '@/workers/sandbox/runtimes/available-runtimes';
+import { canonicalRuntimeName } from '@/workers/sandbox/runtimes/available-runtimes';
 import { DomainError } from '@/server/errors';
+import type { Deployment } from './deployment';
 import { newRunSchema } from './service';
 
 /**
@@ -21,32 +19,6 @@ export const launchRunSchema = newRunSchema.extend({
 });
 export type LaunchRunInput = z.input<typeof launchRunSchema>;
 
-export type DeploymentRuntimes = {
-  /** canonical names of the runtimes that work on at least one sandbox host */
-  available: string[];
-  /** live sandbox hosts that reported runtimes, or this host probed when none has */
-  source: 'workers' | 'this host';
-  /** this host's probe (with the reason each runtime is missing), when that is the source */
-  probe?: RuntimeProbe[];
-};
-
-let localProbe: { at: number; probe: RuntimeProbe[] } | null = null;
-
-/**
- * The runtimes this deployment can serve: the union of what live sandbox-running workers
- * reported at registration; when none has registered yet (a fresh single-host install),
- * this host's own probe, cached for a minute.
- */
-export async function deploymentRuntimes(db: Db): Promise<DeploymentRuntimes> {
-  const rows = await db
-    .select({ runtimes: sql<string[] | null>`${workers.capacity}->'runtimes'` })
-    .from(workers)
-    .where(and(eq(workers.status, 'running'), sql`${workers.capacity} ? 'runtimes'`));
-  if (rows.length) return { available: [...new Set(rows.flatMap((r): string[] => r.runtimes ?? []))].sort(), source: 'workers' };
-  if (!localProbe || Date.now() - localProbe.at > 60_000) localProbe = { at: Date.now(), probe: probeRuntimes() };
-  return { available: localProbe.probe.filter((p) => p.available).map((p) => p.name), source: 'this host', probe: localProbe.probe };
-}
-
 /**
  * Resolve a launch's isolation against the deployment (issue 18's risk-tier policy): unset
  * tiers get `routine → gvisor, high → microvm` where a host has them (else the next
@@ -56,7 +28,7 @@ export async function deploymentRuntimes(db: Db): Promise<DeploymentRuntimes> {
  */
 export function resolveLaunchIsolation(
   config: z.output<typeof launchRunSchema>['config'],
-  deployment: DeploymentRuntimes,
+  deployment: Pick<Deployment, 'available' | 'source' | 'probe'>,
 ): { config: RunConfigInput; notes: string[] } {
   const given = config.isolation ?? {};
   const defaults = defaultIsolation(deployment.available);

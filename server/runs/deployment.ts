@@ -1,0 +1,54 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { NodeCapacity } from '@/core/resources';
+import type { Db } from '@/db/client';
+import { workers } from '@/db/schema';
+import { detectCapacity } from '@/workers/process/capacity';
+import { probeRuntimes, type RuntimeProbe } from '@/workers/sandbox/runtimes/available-runtimes';
+
+/** What this deployment's sandbox hosts offer a launch: their runtimes and the largest host. */
+export type Deployment = {
+  /** canonical names of the runtimes that work on at least one sandbox host */
+  available: string[];
+  /** live sandbox hosts that reported, or this host measured when none has registered yet */
+  source: 'workers' | 'this host';
+  /** this host's runtime probe (with the reason each runtime is missing), when that is the source */
+  probe?: RuntimeProbe[];
+  /** the most vCPUs and memory any one host offers a task, and where */
+  largest: { cpus: number; memoryMb: number; host: string };
+};
+
+let local: { at: number; probe: RuntimeProbe[]; capacity: NodeCapacity } | null = null;
+
+/**
+ * The deployment as launches see it: the union of the runtimes live sandbox-running workers
+ * reported at registration, and the largest capacity among them. When none has registered
+ * (a fresh single-host install before `npm start`'s workers are up), this host's own probe
+ * and capacity, cached for a minute.
+ */
+export async function deploymentHosts(db: Db): Promise<Deployment> {
+  const rows = await db
+    .select({ capacity: workers.capacity, host: sql<string>`coalesce(${workers.node}, ${workers.hostname})` })
+    .from(workers)
+    .where(and(eq(workers.status, 'running'), sql`${workers.capacity} ? 'runtimes'`));
+  if (rows.length) {
+    const big = rows.reduce((a, b) =>
+      b.capacity.cpus > a.capacity.cpus || (b.capacity.cpus === a.capacity.cpus && b.capacity.memoryMb > a.capacity.memoryMb) ? b : a,
+    );
+    return {
+      available: [...new Set(rows.flatMap((r) => r.capacity.runtimes ?? []))].sort(),
+      source: 'workers',
+      largest: {
+        cpus: Math.max(...rows.map((r) => r.capacity.cpus)),
+        memoryMb: Math.max(...rows.map((r) => r.capacity.memoryMb)),
+        host: big.host,
+      },
+    };
+  }
+  if (!local || Date.now() - local.at > 60_000) local = { at: Date.now(), probe: probeRuntimes(), capacity: detectCapacity() };
+  return {
+    available: local.probe.filter((p) => p.available).map((p) => p.name),
+    source: 'this host',
+    probe: local.probe,
+    largest: { cpus: local.capacity.cpus, memoryMb: local.capacity.memoryMb, host: 'this host' },
+  };
+}
