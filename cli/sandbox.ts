@@ -10,6 +10,7 @@ import { sandboxRecords } from '@/server/environments/sandbox-records';
 import {
   buildEnvironment,
   dataDir,
+  builtInEnvSpec,
   defaultEnvSpec,
   defaultStoreDir,
   envSpecSchema,
@@ -242,6 +243,8 @@ const sweep: Command = {
 function specFrom(values: Record<string, unknown>, positionals: string[]): EnvSpecInput {
   const arg = positionals[0];
   if (arg === 'default') return defaultEnvSpec();
+  const builtIn = arg ? builtInEnvSpec(arg) : undefined; // `repo`: the default plus Debian's pytest
+  if (builtIn && !existsSync(arg!)) return builtIn;
   if (arg) {
     if (!existsSync(arg)) throw new CliError(`spec file ${arg} not found (give a JSON spec, \`default\`, or --name/--include/--tarball)`);
     let raw: unknown;
@@ -266,7 +269,7 @@ function specFrom(values: Record<string, unknown>, positionals: string[]): EnvSp
 const envBuild: Command = {
   name: 'env build',
   summary: 'build an immutable, content-addressed environment from a spec (host paths or a tarball)',
-  usage: 'crucible env build SPEC.json|default | --name NAME [--include PATH]... [--tarball FILE] [--json]',
+  usage: 'crucible env build SPEC.json|default|repo | --name NAME [--include PATH]... [--tarball FILE] [--json]',
   options: { name: { type: 'string' }, include: { type: 'string', multiple: true }, tarball: { type: 'string' }, json: { type: 'boolean' } },
   run: ({ values, positionals }) =>
     cli(async () => {

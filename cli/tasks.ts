@@ -3,6 +3,7 @@ import path from 'node:path';
 import { CliError, output, type Command } from './args';
 import { apiOptions, apiTarget, cliApi, requireToken, type ApiInputs } from './api';
 import { table } from './format';
+import { TASK_FILE_FORMATS, type TaskFileFormat } from '@/core/tasks';
 
 type ImportResult = { imported: number; suite: { id: string; name: string } };
 
@@ -35,19 +36,28 @@ export const commands: Command[] = [
     name: 'tasks import',
     summary: 'import a JSONL task file into a suite (all lines or nothing)',
     usage:
-      'crucible tasks import FILE [--format crucible|humaneval] [--suite NAME] [--replace] [--json]\n  --suite defaults to the file name without extension',
+      "crucible tasks import FILE [--format crucible|humaneval|crucible-repo|swebench] [--suite NAME] [--replace] [--json]\n  --suite defaults to the file name without extension; relative paths in repository task lines start at the file's directory\n  (over --url the server reads them on its own disk: use absolute paths there)",
     options: { ...apiOptions, format: { type: 'string' }, suite: { type: 'string' }, replace: { type: 'boolean' } },
     run: async ({ values, positionals }) => {
       const file = positionals[0];
-      if (!file) throw new CliError('missing FILE\nusage: crucible tasks import FILE [--format crucible|humaneval]');
+      if (!file) throw new CliError('missing FILE\nusage: crucible tasks import FILE [--format crucible|humaneval|crucible-repo|swebench]');
       if (!fs.existsSync(file)) throw new CliError(`no such file: ${file}`);
       const format = (values.format as string | undefined) ?? 'crucible';
-      if (format !== 'crucible' && format !== 'humaneval') throw new CliError(`--format must be crucible or humaneval, got "${format}"`);
+      if (!(TASK_FILE_FORMATS as readonly string[]).includes(format))
+        throw new CliError(`--format must be one of ${TASK_FILE_FORMATS.join(', ')}, got "${format}"`);
       const suite = (values.suite as string | undefined) ?? path.basename(file).replace(/\.[^.]*$/, '');
       const { url, token } = apiTarget(values);
       const res = url
         ? await uploadTasks(url, token, file, { suite, format, replace: !!values.replace })
-        : await (await cliApi(values)).tasks.import.mutate({ suite, format, text: fs.readFileSync(file, 'utf8'), replace: !!values.replace });
+        : await (
+            await cliApi(values)
+          ).tasks.import.mutate({
+            suite,
+            format: format as TaskFileFormat,
+            text: fs.readFileSync(file, 'utf8'),
+            replace: !!values.replace,
+            baseDir: path.dirname(path.resolve(file)),
+          });
       output(
         !!values.json,
         { suite: res.suite.name, suiteId: res.suite.id, imported: res.imported },
@@ -67,7 +77,7 @@ export const commands: Command[] = [
         suite: (values.suite as string | undefined) ?? 'builtin',
         split: values.split as ApiInputs['tasks']['list']['split'],
       });
-      output(!!values.json, rows, () => `${table(rows, ['externalId', 'language', 'split', 'difficulty', 'entryPoint'])}\n${rows.length} task(s)`);
+      output(!!values.json, rows, () => `${table(rows, ['externalId', 'kind', 'language', 'split', 'difficulty', 'entryPoint'])}\n${rows.length} task(s)`);
       return 0;
     },
   },

@@ -136,3 +136,24 @@ export type AgentEpisodeEnd = (typeof AGENT_EPISODE_ENDS)[number];
 
 /** One test's result at grading, read from the grader's own report (never the agent's stdout). */
 export type RepoTestResult = { name: string; passed: boolean; outcome: 'passed' | 'failed' | 'error' | 'skipped' | 'missing'; detail?: string };
+
+/**
+ * A repository task's grade (workers/agent/grade). `infra_error`: the grader could not run the
+ * tests for a reason that is not the agent's (sandbox error, environment mismatch, the grader's
+ * own failure or deadline); its reward is null and must be masked, never scored 0.
+ */
+export type RepoGrade = {
+  status: 'graded' | 'infra_error';
+  reward: number | null;
+  /** f2p, p2p (pass fractions), p2p_all, patch_applied, tampered, rejected_paths … */
+  components: Record<string, number>;
+  tests: RepoTestResult[];
+  patchApplied: boolean;
+  /** agent changes to test files or test configuration that grading dropped (and restored) */
+  rejectedPaths: string[];
+  runtime: string;
+  envHash: string;
+  workspaceSha256: string;
+  durationMs: number;
+  error?: string;
+};

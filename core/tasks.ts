@@ -17,8 +17,8 @@ export type RiskTier = (typeof RISK_TIERS)[number];
 export const TASK_SPLITS = ['train', 'heldout'] as const;
 export type TaskSplit = (typeof TASK_SPLITS)[number];
 
-/** Task file formats the importer reads (JSONL). */
-export const TASK_FILE_FORMATS = ['crucible', 'humaneval'] as const;
+/** Task file formats the importer reads (JSONL); the last two hold repository tasks (core/repo-tasks.ts). */
+export const TASK_FILE_FORMATS = ['crucible', 'humaneval', 'crucible-repo', 'swebench'] as const;
 export type TaskFileFormat = (typeof TASK_FILE_FORMATS)[number];
 
 /** A JSON value a test can pass as an argument or expect back (compared type-strictly). */
@@ -30,6 +30,9 @@ export const jsonValue: z.ZodType<unknown> = z.lazy(() =>
 export const ioTest = z.object({ input: z.array(jsonValue), expected: jsonValue }).strict();
 export type IoTest = z.infer<typeof ioTest>;
 
-/** How tests are stored in tasks.tests: explicit input/expected pairs, or a HumanEval check(). */
-export type TaskTests = { kind: 'io'; cases: IoTest[] } | { kind: 'humaneval'; check: string };
+/**
+ * How tests are stored in tasks.tests: explicit input/expected pairs, a HumanEval check(), or
+ * for a repository task (tasks.kind = 'repo') a marker: its tests live in repo_tasks.
+ */
+export type TaskTests = { kind: 'io'; cases: IoTest[] } | { kind: 'humaneval'; check: string } | { kind: 'repo' };
 export type TaskTestKind = TaskTests['kind'];

@@ -7,6 +7,7 @@ const suites: Record<string, () => Promise<{ main: (argv: string[]) => Promise<n
   loop: () => import('@/workers/rl/bench'),
   learning: () => import('@/workers/rl/learning-bench'),
   artifacts: () => import('./artifacts-bench'),
+  agent: () => import('@/workers/agent/episode/bench'),
 };
 
 async function run(): Promise<number> {

@@ -23,6 +23,8 @@ if [ "${CRUCIBLE_SKIP_BROWSER:-}" != "1" ]; then
   [ -e /usr/lib/python3/dist-packages/torch/__init__.py ] || need+=(python3-torch)
 fi
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+# Debian's pytest: the `repo` environment (repository tasks, workers/agent) copies it in
+[ -e /usr/lib/python3/dist-packages/pytest/__init__.py ] || need+=(python3-pytest)
 # gcc + libc headers build the sandbox's static PID-1 supervisor (warm bwrap sandboxes);
 # without them sandboxes fall back to one bwrap per exec, which is slower.
 command -v gcc >/dev/null 2>&1 || need+=(gcc)

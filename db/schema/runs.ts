@@ -15,6 +15,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import type { RunConfig } from '@/core/run-config';
+import type { RepoTaskDifficulty, WorkspaceFiles } from '@/core/repo-tasks';
 import { RISK_TIERS, TASK_LANGUAGES } from '@/core/tasks';
 import { RUN_STATUSES } from '@/core/run-status';
 import { users } from './auth';
@@ -51,8 +52,44 @@ export const tasks = pgTable(
     difficulty: integer('difficulty'),
     environmentName: text('environment_name'),
     demonstration: text('demonstration'),
+    /** io: a function against input/output tests; repo: a repository task (details in repo_tasks) */
+    kind: text('kind').$type<'io' | 'repo'>().notNull().default('io'),
   },
   (t) => [uniqueIndex('tasks_suite_external_idx').on(t.suiteId, t.externalId)],
+);
+
+/**
+ * A repository task's workspace (path -> content, as in core/repo-tasks), stored once per
+ * content hash: tasks on the same base commit share one row.
+ */
+export const repoWorkspaces = pgTable('repo_workspaces', {
+  sha256: text('sha256').primaryKey(),
+  files: jsonb('files').$type<WorkspaceFiles>().notNull(),
+  fileCount: integer('file_count').notNull(),
+  totalBytes: bigint('total_bytes', { mode: 'number' }).notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** What a repository task needs beyond its tasks row (prompt = the problem statement). */
+export const repoTasks = pgTable(
+  'repo_tasks',
+  {
+    taskId: uuid('task_id')
+      .primaryKey()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    workspaceSha256: text('workspace_sha256')
+      .notNull()
+      .references(() => repoWorkspaces.sha256),
+    /** files added (or replaced) only at grading */
+    hiddenTests: jsonb('hidden_tests').$type<WorkspaceFiles>().notNull(),
+    setup: text('setup'),
+    testCommand: text('test_command'),
+    failToPass: jsonb('fail_to_pass').$type<string[]>().notNull(),
+    passToPass: jsonb('pass_to_pass').$type<string[]>().notNull(),
+    goldPatch: text('gold_patch'),
+    difficulty: text('difficulty').$type<RepoTaskDifficulty>(),
+  },
+  (t) => [index('repo_tasks_workspace_idx').on(t.workspaceSha256)],
 );
 
 /**

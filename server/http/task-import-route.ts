@@ -12,14 +12,14 @@ import { internalErrorMessage, reportInternalError } from './internal-error';
 import { refuseCrossSite } from './same-origin';
 
 /**
- * POST /api/tasks/import?suite=NAME[&format=crucible|humaneval][&replace=1] with the raw JSONL
+ * POST /api/tasks/import?suite=NAME[&format=crucible|humaneval|crucible-repo|swebench][&replace=1] with the raw JSONL
  * file as the body. Task files can be far larger than the JSON body limit of /api/trpc, so this
  * route streams the body under its own limit (CRUCIBLE_MAX_IMPORT_BYTES) and then calls the same
  * `tasks.import` procedure as everyone else (role check, validation, audit).
  */
 const query = z.object({
   suite: z.string({ error: 'name the suite: add ?suite=NAME to the URL' }),
-  format: z.enum(TASK_FILE_FORMATS, { error: 'format is crucible or humaneval' }).default('crucible'),
+  format: z.enum(TASK_FILE_FORMATS, { error: `format is one of ${TASK_FILE_FORMATS.join(', ')}` }).default('crucible'),
   replace: z
     .enum(['0', '1', 'true', 'false'], { error: 'replace is 1 or 0' })
     .optional()

@@ -23,6 +23,8 @@ export const tasksRouter = router({
         format: z.enum(TASK_FILE_FORMATS).default('crucible'),
         text: z.string().min(1, 'the file is empty').max(settings().CRUCIBLE_MAX_IMPORT_BYTES, 'the file is larger than CRUCIBLE_MAX_IMPORT_BYTES'),
         replace: z.boolean().default(false),
+        /** where relative paths in repository task lines (workspace dirs, repo_path) start: the task file's directory */
+        baseDir: z.string().min(1).max(4096).optional(),
       }),
     )
     .mutation(({ ctx, input }) => importTasks(ctx.db, input, actorOf(ctx.user))),

@@ -1,12 +1,13 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { tasks, taskSuites } from '@/db/schema';
+import { repoTasks, repoWorkspaces, tasks, taskSuites } from '@/db/schema';
 import { appendAudit, type DbOrTx } from '@/server/audit/service';
 import { environmentNameProblem } from '@/core/environments';
 import type { TaskFileFormat, TaskSplit } from '@/core/tasks';
 import { DomainError } from '@/server/errors';
 import { BUILTIN_SUITE, builtinSuite } from './builtin';
 import { parseTaskFile, type LineError, type ParsedTask } from './formats';
+import { parseRepoTaskFile, type ParsedRepoTask } from './repo-formats';
 
 export class TaskImportError extends DomainError {
   constructor(readonly errors: LineError[]) {
@@ -24,7 +25,7 @@ export class TaskImportError extends DomainError {
 export async function saveSuite(
   db: DbOrTx,
   suite: { name: string; description?: string; source: string },
-  parsed: ParsedTask[],
+  parsed: (ParsedTask | ParsedRepoTask)[],
   actor: string,
   opts: { replace?: boolean } = {},
 ) {
@@ -53,7 +54,12 @@ export async function saveSuite(
           .returning();
     if (existing) await tx.delete(tasks).where(eq(tasks.suiteId, row!.id));
     for (let i = 0; i < parsed.length; i += 500) {
-      await tx.insert(tasks).values(parsed.slice(i, i + 500).map((t) => ({ suiteId: row!.id, ...t })));
+      const batch = parsed.slice(i, i + 500);
+      const ids = await tx
+        .insert(tasks)
+        .values(batch.map((t) => ({ ...taskRow(t), suiteId: row!.id })))
+        .returning({ id: tasks.id });
+      await saveRepoDetails(tx, batch, ids);
     }
     await appendAudit(tx, {
       actor,
@@ -66,8 +72,49 @@ export async function saveSuite(
   });
 }
 
-export async function importTasks(db: Db, input: { text: string; format: TaskFileFormat; suite: string; replace?: boolean; source?: string }, actor: string) {
-  const { tasks: parsed, errors } = parseTaskFile(input.text, input.format);
+/** The tasks row of a parsed task (repository tasks keep the rest in repo_tasks). */
+function taskRow(t: ParsedTask | ParsedRepoTask) {
+  if (!('repo' in t)) return { ...t, kind: 'io' as const };
+  const { repo: _repo, ...row } = t;
+  return { ...row, kind: 'repo' as const };
+}
+
+/** Repository details for the repository tasks of one inserted batch; workspaces stored once per hash. */
+async function saveRepoDetails(tx: DbOrTx, batch: (ParsedTask | ParsedRepoTask)[], ids: { id: string }[]) {
+  const repos = batch.flatMap((t, j) => ('repo' in t ? [{ taskId: ids[j]!.id, repo: t.repo }] : []));
+  if (repos.length === 0) return;
+  const workspaces = new Map(repos.map(({ repo }) => [repo.workspaceSha256, repo.workspace]));
+  for (const [sha256, files] of workspaces) {
+    const totalBytes = Object.values(files).reduce((n, f) => n + (typeof f === 'string' ? Buffer.byteLength(f) : Math.floor((f.base64.length * 3) / 4)), 0);
+    await tx
+      .insert(repoWorkspaces)
+      .values({ sha256, files, fileCount: Object.keys(files).length, totalBytes })
+      .onConflictDoNothing();
+  }
+  await tx.insert(repoTasks).values(
+    repos.map(({ taskId, repo }) => ({
+      taskId,
+      workspaceSha256: repo.workspaceSha256,
+      hiddenTests: repo.hiddenTests,
+      setup: repo.setup,
+      testCommand: repo.testCommand,
+      failToPass: repo.failToPass,
+      passToPass: repo.passToPass,
+      goldPatch: repo.goldPatch,
+      difficulty: repo.difficulty,
+    })),
+  );
+}
+
+export async function importTasks(
+  db: Db,
+  input: { text: string; format: TaskFileFormat; suite: string; replace?: boolean; source?: string; baseDir?: string },
+  actor: string,
+) {
+  const { tasks: parsed, errors } =
+    input.format === 'crucible-repo' || input.format === 'swebench'
+      ? parseRepoTaskFile(input.text, input.format, input.baseDir ?? process.cwd())
+      : parseTaskFile(input.text, input.format);
   if (errors.length) throw new TaskImportError(errors);
   return saveSuite(db, { name: input.suite, source: input.source ?? `import:${input.format}` }, parsed, actor, { replace: input.replace });
 }

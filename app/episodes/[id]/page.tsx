@@ -132,7 +132,13 @@ export default function EpisodePage() {
       {task && (
         <Section title="Task">
           <p className="mb-1 text-xs text-slate-500">
-            Entry point <code className="font-mono">{task.entryPoint}</code>
+            {task.kind === 'repo' ? (
+              `Repository task · ${task.language} · ${task.split}`
+            ) : (
+              <>
+                Entry point <code className="font-mono">{task.entryPoint}</code>
+              </>
+            )}
           </p>
           <pre className="log-block bg-slate-800">{task.prompt}</pre>
         </Section>

@@ -566,12 +566,52 @@ export function defaultEnvSpec(): EnvSpecInput {
   };
 }
 
+/**
+ * Debian's pytest (`python3-pytest`) and what it imports, for repository tasks. Only these
+ * entries of /usr/lib/python3/dist-packages go in (never the whole directory: its .pth files
+ * would run at every interpreter start). Missing on the host: the environment lacks pytest.
+ */
+const PYTEST_MODULES = ['pytest', '_pytest', 'pluggy', 'iniconfig', 'packaging', 'attr', 'attrs', 'py.py'];
+const PYTEST_METADATA = /^(pytest|pluggy|iniconfig|packaging|attrs)-[^/]*\.(dist-info|egg-info)$/;
+
+/** The `repo` environment (REPO_DEFAULT_ENVIRONMENT): the default toolchain plus pytest, for repository tasks. */
+export function repoEnvSpec(): EnvSpecInput {
+  const base = defaultEnvSpec();
+  const dist = '/usr/lib/python3/dist-packages';
+  const names = existsSync(dist) ? readdirSync(dist) : [];
+  // module dirs plus their metadata (pytest finds its plugins through entry points in it)
+  const pytest = names.filter((n) => PYTEST_MODULES.includes(n) || PYTEST_METADATA.test(n)).map((n) => `${dist}/${n}`);
+  const pyLib = (base.include ?? []).find((p) => /^\/usr\/lib\/python3\.\d+$/.test(p));
+  return {
+    ...base,
+    name: 'repo',
+    include: [...(base.include ?? []), ...pytest],
+    // the default leaves every dist-packages out; here only the interpreter's own one stays out
+    exclude: [...(base.exclude ?? []).filter((x) => x !== 'dist-packages'), ...(pyLib ? [`${pyLib}/dist-packages`] : [])],
+  };
+}
+
+/** Environments built from a spec of ours on first use. */
+const BUILT_IN_SPECS: Record<string, () => EnvSpecInput> = { default: defaultEnvSpec, repo: repoEnvSpec };
+
+/** A built-in environment (`default`, `repo`), built on first use. */
+export function ensureBuiltInEnvironment(name: string, storeDir = defaultStoreDir()): Environment {
+  if (existsSync(refPath(storeDir, name))) return loadEnvironment(name, storeDir);
+  const spec = BUILT_IN_SPECS[name];
+  if (!spec) throw new SandboxError(`environment "${name}" is not built in; built-in ones are ${Object.keys(BUILT_IN_SPECS).join(', ')}`, 'config');
+  return buildEnvironment(spec(), storeDir);
+}
+
+/** The spec of a built-in environment, or undefined. */
+export function builtInEnvSpec(name: string): EnvSpecInput | undefined {
+  return BUILT_IN_SPECS[name]?.();
+}
+
 /** The default environment, built on first use. */
 export function ensureDefaultEnvironment(storeDir = defaultStoreDir()): Environment {
-  if (existsSync(refPath(storeDir, 'default'))) return loadEnvironment('default', storeDir);
-  return buildEnvironment(defaultEnvSpec(), storeDir);
+  return ensureBuiltInEnvironment('default', storeDir);
 }
 
 export function resolveEnvironment(name: string, storeDir = defaultStoreDir()): Environment {
-  return name === 'default' ? ensureDefaultEnvironment(storeDir) : loadEnvironment(name, storeDir);
+  return Object.hasOwn(BUILT_IN_SPECS, name) ? ensureBuiltInEnvironment(name, storeDir) : loadEnvironment(name, storeDir);
 }

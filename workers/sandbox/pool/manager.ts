@@ -40,6 +40,8 @@ export type AcquireSpec = {
   env?: string;
   limits?: LimitsInput;
   allow?: string[];
+  /** a newly created sandbox, never a pooled one (grading: nothing an earlier user did can remain) */
+  fresh?: boolean;
 };
 
 export type ExecContext = { runId?: string; episodeId?: string };
@@ -149,7 +151,7 @@ export class SandboxManager {
     const limits = this.limits(spec.limits);
     const allow = spec.allow ?? [];
     const key = this.key(rtName, env, limits, allow);
-    const warm = this.idle.get(key)?.pop();
+    const warm = spec.fresh ? undefined : this.idle.get(key)?.pop();
     if (warm) {
       this.busy.set(warm.sandbox, key);
       warm.sandbox.arm(); // its start: the environment is checked before its next exec

@@ -1,0 +1,131 @@
+import { execFile } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv } from '@/core/settings';
+import { TEST_STORE, testDataDir, ensureTestEnvironment } from '@/workers/sandbox/test-support';
+
+// The real `crucible` binary (scripts/crucible.mjs) with real bwrap sandboxes, as an operator runs it.
+const root = path.resolve(import.meta.dirname, '..');
+let dir: string;
+beforeAll(() => {
+  ensureTestEnvironment();
+  dir = testDataDir('cli-episode');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function crucible(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [path.join(root, 'scripts/crucible.mjs'), ...args],
+      { cwd: root, env: childEnv({ CRUCIBLE_DATA_DIR: dir, CRUCIBLE_ENV_STORE: TEST_STORE, DATABASE_URL: '' }), maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const taskLine = {
+  id: 'py-add',
+  language: 'python',
+  problem_statement: 'add() returns the difference; make it return the sum.',
+  workspace: {
+    files: {
+      'calc.py': 'def add(a, b):\n    return a - b\n',
+      'check.py': 'from calc import add\nassert add(2, 3) == 5\nprint("ok")\n',
+      'test_calc.py': 'from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n',
+    },
+  },
+  FAIL_TO_PASS: ['test_calc.py::test_add'],
+  PASS_TO_PASS: ['test_calc.py::test_zero'],
+};
+const script = [
+  { name: 'read_file', arguments: { path: 'calc.py' } },
+  { name: 'str_replace', arguments: { path: 'calc.py', old_str: 'a - b', new_str: 'a + b' } },
+  { name: 'bash', arguments: { command: 'python3 check.py' } },
+  { name: 'nope', arguments: {} },
+  { name: 'submit', arguments: {} },
+];
+
+describe('crucible episode run (real binary, bwrap)', () => {
+  it('plays a script on a task from --task-file, grades it in the repo environment and prints the episode as JSON', async () => {
+    writeFileSync(path.join(dir, 'tasks.jsonl'), JSON.stringify(taskLine) + '\n');
+    writeFileSync(path.join(dir, 'script.jsonl'), script.map((s) => JSON.stringify(s)).join('\n') + '\n');
+    const args = ['episode', 'run', '--task', 'py-add', '--task-file', path.join(dir, 'tasks.jsonl')];
+    const r = await crucible([...args, '--script', path.join(dir, 'script.jsonl'), '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(Object.keys(out)).toEqual(expect.arrayContaining(['reward', 'components', 'status', 'end', 'turns', 'diff', 'tests']));
+    expect(out.end).toBe('submitted');
+    expect(out.turns).toHaveLength(5);
+    expect(out.turns[0].toolCalls[0]).toMatchObject({ name: 'read_file', arguments: { path: 'calc.py' }, output: 'def add(a, b):\n    return a - b\n' });
+    expect(out.turns[2].toolCalls[0].output).toBe('ok\n[exit code 0]');
+    expect(out.turns[3].toolCalls[0].error).toMatch(/unknown tool "nope"/);
+    expect(out.turns[1].diffSoFar).toContain('+    return a + b');
+    expect(out.diff).toContain('-    return a - b\n+    return a + b');
+    expect(out).toMatchObject({ status: 'graded', reward: 1 });
+    expect(out.tests).toEqual(
+      expect.arrayContaining([
+        { name: 'test_calc.py::test_add', passed: true, outcome: 'passed' },
+        { name: 'test_calc.py::test_zero', passed: true, outcome: 'passed' },
+      ]),
+    );
+    // without the fix the same task scores 0 (its FAIL_TO_PASS test fails)
+    writeFileSync(path.join(dir, 'submit-only.jsonl'), '{"name": "submit"}\n');
+    const none = JSON.parse((await crucible([...args, '--script', path.join(dir, 'submit-only.jsonl'), '--json'])).stdout);
+    expect(none).toMatchObject({ status: 'graded', reward: 0, diff: '' });
+    expect(none.tests).toContainEqual(expect.objectContaining({ name: 'test_calc.py::test_add', passed: false }));
+  });
+
+  it('prints a readable episode without --json', async () => {
+    const args = ['episode', 'run', '--task', 'py-add', '--task-file', path.join(dir, 'tasks.jsonl'), '--script', path.join(dir, 'script.jsonl')];
+    const r = await crucible([...args, '--env', 'default', '--no-grade']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^episode on py-add: submitted, 5 turns/);
+    expect(r.stdout).toContain('turn 3:\n  bash {"command":"python3 check.py"} →\n      ok\n      [exit code 0]');
+    expect(r.stdout).toMatch(/^grade: not graded \(--no-grade\)$/m);
+  });
+
+  it('takes the task from the built-in suite by default', async () => {
+    writeFileSync(path.join(dir, 'look.jsonl'), '{"name": "read_file", "arguments": {"path": "booking/intervals.py"}}\n{"name": "submit"}\n');
+    const r = await crucible(['episode', 'run', '--task', 'py-intervals-touching', '--script', path.join(dir, 'look.jsonl'), '--no-grade', '--json']);
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ task: 'py-intervals-touching', end: 'submitted', diff: '' });
+    expect(out.turns[0].toolCalls[0].output).toContain('def merge');
+    const other = await crucible(['episode', 'run', '--task', 'x', '--suite', 'mine', '--script', path.join(dir, 'look.jsonl')]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('pass its JSONL file with --task-file');
+  });
+
+  it('refuses a bad script by line number, and an unknown task with what there is', async () => {
+    writeFileSync(path.join(dir, 'bad.jsonl'), '{"name": "bash", "arguments": {"command": "ls"}}\n{oops\n\n{"arguments": {}}\n');
+    const bad = await crucible([
+      'episode',
+      'run',
+      '--task',
+      'py-add',
+      '--task-file',
+      path.join(dir, 'tasks.jsonl'),
+      '--script',
+      path.join(dir, 'bad.jsonl'),
+      '--json',
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/bad\.jsonl has bad lines:\n {2}line 2: not valid JSON.*\n {2}line 4: expected \{"name"/);
+    const missing = await crucible([
+      'episode',
+      'run',
+      '--task',
+      'nope',
+      '--task-file',
+      path.join(dir, 'tasks.jsonl'),
+      '--script',
+      path.join(dir, 'script.jsonl'),
+    ]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no task "nope" in');
+    expect(missing.stderr).toContain('it has: py-add');
+  });
+});

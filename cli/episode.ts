@@ -1,0 +1,196 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { crucibleRepoTaskLine, type CrucibleRepoTaskLine, type RepoTask } from '@/core/repo-tasks';
+import { episodeSandboxLimits } from '@/core/run-config';
+import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
+import { dataDir } from '@/db/open-database';
+import { runAgentEpisode } from '@/workers/agent/episode/run-episode';
+import { parseScript, ScriptedPolicy } from '@/workers/agent/policies/scripted';
+import { ByteTemplateRenderer } from '@/workers/agent/render/byte-template';
+import { loadRepoSuite, REPO_SUITE_DIR } from '@/workers/agent/suite/repo-suite';
+import { resolveRepoTask } from '@/workers/agent/workspace/resolve-task';
+import { builtInEnvSpec, ensureBuiltInEnvironment } from '@/workers/sandbox/env/env-store';
+import { gradeRepoTask } from '@/workers/agent/grade/grade-repo-task';
+import { SandboxManager } from '@/workers/sandbox/pool/manager';
+import { SandboxError } from '@/workers/sandbox/types';
+import { CliError, intOption, output, type Command } from './args';
+
+/** The built-in suite's name for --suite (tasks/repo-suite). */
+const BUILTIN_SUITE = 'repo-suite';
+
+const USAGE =
+  'crucible episode run --task ID --script FILE.jsonl [--task-file FILE.jsonl | --suite repo-suite] [--runtime bwrap|NAME] [--env NAME] ' +
+  '[--max-turns N] [--timeout-s N] [--no-grade] [--json]\n' +
+  '  --script: one tool call a line, {"name": TOOL, "arguments": {...}} (or {"text": MESSAGE} for a raw message)\n' +
+  '  --task-file: a crucible-repo JSONL file (workspace dirs relative to it); default: the built-in suite (tasks/repo-suite)';
+
+function readTaskFile(file: string): CrucibleRepoTaskLine[] {
+  const lines: CrucibleRepoTaskLine[] = [];
+  const errors: string[] = [];
+  fs.readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((raw, i) => {
+      if (!raw.trim()) return;
+      let v: unknown;
+      try {
+        v = JSON.parse(raw);
+      } catch (e) {
+        errors.push(`  line ${i + 1}: not valid JSON (${(e as Error).message})`);
+        return;
+      }
+      const r = crucibleRepoTaskLine.safeParse(v);
+      if (r.success) lines.push(r.data);
+      else errors.push(`  line ${i + 1}: ${r.error.issues.map((x) => `${x.path.join('.') || '(line)'}: ${x.message}`).join('; ')}`);
+    });
+  if (errors.length) throw new CliError(`${file} has bad lines:\n${errors.join('\n')}`);
+  return lines;
+}
+
+function findTask(values: Record<string, unknown>): { line: CrucibleRepoTaskLine; baseDir: string } {
+  const id = values.task as string;
+  const file = values['task-file'] as string | undefined;
+  let lines: CrucibleRepoTaskLine[];
+  let where: string;
+  let baseDir: string;
+  if (file) {
+    if (!fs.existsSync(file)) throw new CliError(`no such file: ${file}`);
+    lines = readTaskFile(file);
+    where = file;
+    baseDir = path.dirname(path.resolve(file));
+  } else {
+    const suite = (values.suite as string | undefined) ?? BUILTIN_SUITE;
+    if (suite !== BUILTIN_SUITE)
+      throw new CliError(`--suite ${suite}: only the built-in suite "${BUILTIN_SUITE}" is read here; for another suite pass its JSONL file with --task-file`);
+    lines = loadRepoSuite();
+    where = `the built-in suite (${REPO_SUITE_DIR})`;
+    baseDir = REPO_SUITE_DIR;
+  }
+  const line = lines.find((t) => t.id === id);
+  if (!line)
+    throw new CliError(
+      `no task "${id}" in ${where}; it has: ${lines
+        .slice(0, 10)
+        .map((t) => t.id)
+        .join(', ')}${lines.length > 10 ? ', …' : ''}`,
+    );
+  return { line, baseDir };
+}
+
+export const commands: Command[] = [
+  {
+    name: 'episode run',
+    summary: 'run one agent episode on a repository task with a scripted policy (a list of tool calls)',
+    usage: USAGE,
+    options: {
+      task: { type: 'string' },
+      suite: { type: 'string' },
+      'task-file': { type: 'string' },
+      script: { type: 'string' },
+      runtime: { type: 'string' },
+      env: { type: 'string' },
+      'max-turns': { type: 'string' },
+      'timeout-s': { type: 'string' },
+      'no-grade': { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
+    run: async ({ values }) => {
+      const need = ['task', 'script'].filter((k) => !values[k]);
+      if (need.length) throw new CliError(`missing ${need.map((k) => `--${k}`).join(', ')}\nusage: ${USAGE}`);
+      const scriptFile = values.script as string;
+      if (!fs.existsSync(scriptFile)) throw new CliError(`no such file: ${scriptFile}`);
+      const script = parseScript(fs.readFileSync(scriptFile, 'utf8'));
+      if (script.errors.length) throw new CliError(`${scriptFile} has bad lines:\n${script.errors.map((e) => `  line ${e.line}: ${e.message}`).join('\n')}`);
+      const runtime = sandboxRuntimeName.safeParse((values.runtime as string | undefined) ?? 'bwrap');
+      if (!runtime.success) throw new CliError(`--runtime: ${runtime.error.issues[0]!.message}`);
+      const maxTurns = intOption(values['max-turns'], 'max-turns') ?? Math.max(30, script.steps.length + 1);
+      const timeoutS = intOption(values['timeout-s'], 'timeout-s') ?? 600;
+      const { line, baseDir } = findTask(values);
+      let task: RepoTask;
+      try {
+        task = resolveRepoTask(line, { baseDir });
+      } catch (e) {
+        throw new CliError(`task ${line.id}: ${(e as Error).message}`);
+      }
+      const env = (values.env as string | undefined) ?? task.environment;
+      task = { ...task, environment: env }; // the grader runs where the episode ran
+      const manager = new SandboxManager({ dataDir: dataDir() });
+      try {
+        try {
+          if (builtInEnvSpec(env)) ensureBuiltInEnvironment(env, manager.storeDir);
+          manager.runtime(runtime.data); // refuses a missing runtime with what to install
+          await manager.environmentFor(env);
+        } catch (e) {
+          if (e instanceof SandboxError) throw new CliError(e.message, e.kind === 'missing_runtime' ? 3 : 2);
+          throw e;
+        }
+        const r = await runAgentEpisode({
+          manager,
+          task,
+          env,
+          runtime: runtime.data,
+          limits: episodeSandboxLimits,
+          policy: new ScriptedPolicy(script.steps),
+          renderer: new ByteTemplateRenderer(),
+          maxTurns,
+          timeBudgetMs: timeoutS * 1000,
+          diffEachTurn: true,
+          grade: values['no-grade'] ? undefined : (t, patch) => gradeRepoTask(manager, t, patch, { runtime: runtime.data, limits: episodeSandboxLimits }),
+        });
+        const g = r.grade;
+        const result = {
+          task: task.id,
+          workspaceSha256: task.workspaceSha256,
+          // an infra failure (episode or grader) has no reward: it is masked, never scored 0
+          reward: g?.reward ?? null,
+          components: g?.components ?? {},
+          status: r.end === 'sandbox_error' ? 'sandbox_error' : (g?.status ?? 'not_graded'),
+          ...(g?.error ? { gradeError: g.error } : {}),
+          end: r.end,
+          ...(r.error ? { error: r.error } : {}),
+          turns: r.turns.map((t) => ({
+            assistant: t.assistant,
+            toolCalls: t.toolCalls.map((c) => ({
+              name: c.name,
+              arguments: c.arguments,
+              output: c.output,
+              ...(c.error ? { error: c.error } : {}),
+              durationMs: Math.round(c.durationMs * 10) / 10,
+            })),
+            diffSoFar: t.diffSoFar,
+          })),
+          diff: r.patch,
+          tests: (g?.tests ?? []).map((t) => ({ name: t.name, passed: t.passed, outcome: t.outcome })),
+          rejectedPaths: g?.rejectedPaths ?? [],
+          tokens: r.sequence.ids.length,
+          policyTokens: r.sequence.lossMask.reduce<number>((n, m) => n + m, 0),
+          runtime: r.runtime,
+          durationMs: r.durationMs,
+        };
+        output(!!values.json, result, () =>
+          [
+            `episode on ${task.id}: ${r.end}${r.error ? ` (${r.error})` : ''}, ${r.turns.length} turns, ${result.tokens} tokens (${result.policyTokens} from the policy)`,
+            ...r.turns.flatMap((t, i) => [
+              `turn ${i + 1}:`,
+              ...t.toolCalls.map((c) => `  ${c.name || '(unreadable call)'} ${JSON.stringify(c.arguments)} ${c.error ? `→ error` : '→'}\n${indent(c.output)}`),
+              ...(t.toolCalls.length ? [] : ['  (no tool call)']),
+            ]),
+            r.patch === null ? 'diff: (not read: the sandbox failed)' : r.patch ? `diff:\n${r.patch}` : 'diff: (no changes)',
+            g
+              ? `grade: ${g.status}, reward ${g.reward?.toFixed(3) ?? '— (not scored: infra error)'}${g.error ? ` (${g.error})` : ''}\n` +
+                g.tests.map((t) => `  ${t.passed ? 'pass' : 'FAIL'}  ${t.name}${t.passed ? '' : ` (${t.outcome})`}`).join('\n')
+              : `grade: not graded${values['no-grade'] ? ' (--no-grade)' : ''}`,
+          ].join('\n'),
+        );
+        return r.end === 'sandbox_error' || g?.status === 'infra_error' ? 1 : 0;
+      } finally {
+        await manager.close();
+      }
+    },
+  },
+];
+
+const indent = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => `      ${l}`)
+    .join('\n');

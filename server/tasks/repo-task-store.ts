@@ -1,0 +1,31 @@
+import { eq } from 'drizzle-orm';
+import { REPO_DEFAULT_ENVIRONMENT, type RepoTask } from '@/core/repo-tasks';
+import { repoTasks, repoWorkspaces, tasks } from '@/db/schema';
+import type { DbOrTx } from '@/server/audit/service';
+import { DomainError } from '@/server/errors';
+
+/** A stored repository task as the agent library runs it (core/repo-tasks RepoTask). */
+export async function loadStoredRepoTask(db: DbOrTx, taskId: string): Promise<RepoTask> {
+  const [row] = await db
+    .select({ task: tasks, repo: repoTasks, files: repoWorkspaces.files })
+    .from(tasks)
+    .innerJoin(repoTasks, eq(repoTasks.taskId, tasks.id))
+    .innerJoin(repoWorkspaces, eq(repoWorkspaces.sha256, repoTasks.workspaceSha256))
+    .where(eq(tasks.id, taskId));
+  if (!row) throw new DomainError('NOT_FOUND', `no repository task with id ${taskId}`);
+  const { task, repo, files } = row;
+  return {
+    id: task.externalId,
+    language: task.language,
+    problemStatement: task.prompt,
+    workspace: files,
+    workspaceSha256: repo.workspaceSha256,
+    hiddenTests: repo.hiddenTests,
+    setup: repo.setup,
+    testCommand: repo.testCommand,
+    failToPass: repo.failToPass,
+    passToPass: repo.passToPass,
+    goldPatch: repo.goldPatch,
+    environment: task.environmentName ?? REPO_DEFAULT_ENVIRONMENT,
+  };
+}

@@ -1,0 +1,4 @@
+const { parseEnv } = require('./parse');
+const { loadEnvFile } = require('./load');
+
+module.exports = { parseEnv, loadEnvFile };

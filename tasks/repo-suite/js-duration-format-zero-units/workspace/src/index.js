@@ -1,0 +1,4 @@
+const { formatDuration } = require('./format');
+const { parseDuration } = require('./parse');
+
+module.exports = { formatDuration, parseDuration };

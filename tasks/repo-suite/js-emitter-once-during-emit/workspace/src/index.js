@@ -1,0 +1,3 @@
+const { Emitter } = require('./emitter');
+
+module.exports = { Emitter };

@@ -1,0 +1,4 @@
+const { matchGlob } = require('./match');
+const { filterPaths } = require('./filter');
+
+module.exports = { matchGlob, filterPaths };

@@ -1,0 +1,3 @@
+const { renderInline } = require('./inline');
+
+module.exports = { renderInline };

@@ -1,0 +1,3 @@
+const { renderTable } = require('./table');
+
+module.exports = { renderTable };

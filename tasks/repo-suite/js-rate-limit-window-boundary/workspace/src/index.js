@@ -1,0 +1,3 @@
+const { createLimiter } = require('./limiter');
+
+module.exports = { createLimiter };

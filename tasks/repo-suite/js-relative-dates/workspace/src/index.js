@@ -1,0 +1,3 @@
+const { parseDate, DateParseError } = require('./parse');
+
+module.exports = { parseDate, DateParseError };

@@ -1,0 +1,2 @@
+class CalcError(ValueError):
+    pass

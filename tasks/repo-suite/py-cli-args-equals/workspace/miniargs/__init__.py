@@ -1,0 +1,4 @@
+from .errors import UsageError
+from .parser import Parser
+
+__all__ = ["Parser", "UsageError"]

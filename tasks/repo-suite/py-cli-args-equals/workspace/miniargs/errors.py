@@ -1,0 +1,2 @@
+class UsageError(Exception):
+    """A command line that does not match the declared options."""

@@ -1,0 +1,4 @@
+from .errors import CronError
+from .schedule import Schedule, parse
+
+__all__ = ["CronError", "Schedule", "parse"]

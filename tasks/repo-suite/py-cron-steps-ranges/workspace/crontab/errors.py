@@ -1,0 +1,2 @@
+class CronError(ValueError):
+    pass

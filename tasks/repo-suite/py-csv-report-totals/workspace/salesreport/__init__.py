@@ -1,0 +1,4 @@
+from .load import load_rows
+from .render import render
+
+__all__ = ["load_rows", "render"]

@@ -1,0 +1,3 @@
+from .parse import DateFormatError, parse_date
+
+__all__ = ["DateFormatError", "parse_date"]

@@ -1,0 +1,2 @@
+class PointerError(LookupError):
+    pass

@@ -1,0 +1,4 @@
+from .cache import LRUCache
+from .stats import Stats
+
+__all__ = ["LRUCache", "Stats"]

@@ -1,0 +1,3 @@
+from .slugify import slugify
+
+__all__ = ["slugify"]

@@ -1,0 +1,146 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { crucibleRepoTaskLine } from '@/core/repo-tasks';
+import { episodeSandboxLimits } from '@/core/run-config';
+import { ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
+import { SandboxManager } from '@/workers/sandbox/pool/manager';
+import { ScriptedPolicy } from '../policies/scripted';
+import { ByteTemplateRenderer } from '../render/byte-template';
+import { defaultToolLimits, executeToolCall } from '../tools/execute-tool';
+import { formatToolCall, parseToolCalls } from '../tools/tool-call-text';
+import { resolveRepoTask } from '../workspace/resolve-task';
+import { runAgentEpisode } from './run-episode';
+import { SANDBOX_WORKSPACE_DIR, writeWorkspace } from './sandbox-workspace';
+
+/**
+ * `npm run bench -- agent [--runs N] [--episodes N] [--concurrency 1,2,4] [--runtime bwrap] [--json]`
+ * A tool call (parsed from its `<tool_call>` text, validated, executed, its output capped)
+ * against a plain exec of the same command in the same sandbox, interleaved; then whole
+ * scripted episodes (read, edit, run the test, submit; no grading) per second.
+ */
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
+const r2 = (n: number) => Math.round(n * 100) / 100;
+
+const LINE = {
+  id: 'bench-add',
+  language: 'python',
+  problem_statement: 'add() subtracts; make it add.',
+  workspace: { files: { 'calc.py': 'def add(a, b):\n    return a - b\n', 'check.py': 'from calc import add\nassert add(2, 3) == 5\nprint("ok")\n' } },
+  FAIL_TO_PASS: ['check.py::test_add'],
+};
+const SCRIPT = [
+  { name: 'read_file', arguments: { path: 'calc.py' } },
+  { name: 'str_replace', arguments: { path: 'calc.py', old_str: 'a - b', new_str: 'a + b' } },
+  { name: 'bash', arguments: { command: 'python3 check.py' } },
+  { name: 'submit', arguments: {} },
+];
+
+export async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      runs: { type: 'string' },
+      episodes: { type: 'string' },
+      concurrency: { type: 'string' },
+      runtime: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+  const runs = Number(values.runs ?? 200);
+  const episodes = Number(values.episodes ?? 20);
+  const levels = (values.concurrency ?? '1,2,4').split(',').map(Number);
+  const runtime = values.runtime ?? 'bwrap';
+  const dataDir = mkdtempSync('/tmp/crucible-bench-agent-');
+  chmodSync(dataDir, 0o755);
+  const manager = new SandboxManager({ dataDir, capacity: { cpus: 64, memoryMb: 1 << 20, diskMb: 1 << 20 }, maxIdlePerKey: 16 });
+  ensureDefaultEnvironment(manager.storeDir);
+  const task = { ...resolveRepoTask(crucibleRepoTaskLine.parse(LINE), { baseDir: '/tmp' }), environment: 'default' };
+  const out: Record<string, unknown> = { runtime, runs, episodes, load: (await import('node:os')).loadavg().map(r2) };
+  try {
+    // tool-call round trips vs plain execs, interleaved in one sandbox
+    const sb = await manager.acquire({ runtime, env: 'default', limits: episodeSandboxLimits });
+    await writeWorkspace(sb, task.workspace);
+    const ws = SANDBOX_WORKSPACE_DIR;
+    const ctx = { sandbox: sb, workspaceDir: ws, limits: defaultToolLimits };
+    const pairs: { name: string; tool: string; plain: string[] }[] = [
+      { name: 'bash true', tool: formatToolCall('bash', { command: 'true' }), plain: ['sh', '-c', 'true'] },
+      { name: 'read a file', tool: formatToolCall('read_file', { path: 'calc.py' }), plain: ['cat', `${ws}/calc.py`] },
+      // an edit back and forth (the tool one way, sed the other), so every run changes the file
+      {
+        name: 'edit (str_replace vs sed -i)',
+        tool: formatToolCall('str_replace', { path: 'calc.py', old_str: 'a - b', new_str: 'a + b' }),
+        plain: ['sed', '-i', 's/a + b/a - b/', `${ws}/calc.py`],
+      },
+    ];
+    const roundTrips: Record<string, unknown> = {};
+    for (const p of pairs) {
+      const tool: number[] = [];
+      const plain: number[] = [];
+      for (let i = 0; i < runs + 5; i++) {
+        const text = p.tool;
+        let t = performance.now();
+        const rec = await executeToolCall(ctx, parseToolCalls(text).calls[0]!);
+        const dt = performance.now() - t;
+        if (rec.error) throw new Error(`${p.name}: ${rec.error}`);
+        t = performance.now();
+        const r = await sb.exec(p.plain, { cwd: ws });
+        const dp = performance.now() - t;
+        if (r.status !== 'ok') throw new Error(`${p.name} (plain): ${r.status} ${r.stderr}`);
+        if (i >= 5) {
+          tool.push(dt);
+          plain.push(dp);
+        }
+      }
+      roundTrips[p.name] = {
+        toolP50Ms: r2(pct(tool, 50)),
+        toolP99Ms: r2(pct(tool, 99)),
+        plainP50Ms: r2(pct(plain, 50)),
+        plainP99Ms: r2(pct(plain, 99)),
+        ratioP50: r2(pct(tool, 50) / pct(plain, 50)),
+      };
+    }
+    await manager.release(sb);
+    out.roundTrips = roundTrips;
+    // whole scripted episodes per second
+    const rates: Record<string, unknown> = {};
+    for (const c of levels) {
+      let next = 0;
+      const t0 = performance.now();
+      const durations: number[] = [];
+      await Promise.all(
+        Array.from({ length: c }, async () => {
+          while (next++ < episodes) {
+            const r = await runAgentEpisode({
+              manager,
+              task,
+              runtime,
+              env: 'default',
+              limits: episodeSandboxLimits,
+              policy: new ScriptedPolicy(SCRIPT),
+              renderer: new ByteTemplateRenderer(),
+            });
+            if (r.end !== 'submitted' || !r.patch) throw new Error(`episode ended ${r.end}: ${r.error ?? 'no patch'}`);
+            durations.push(r.durationMs);
+          }
+        }),
+      );
+      const s = (performance.now() - t0) / 1000;
+      rates[`concurrency ${c}`] = { episodesPerS: r2(episodes / s), episodeP50Ms: r2(pct(durations, 50)), episodeP99Ms: r2(pct(durations, 99)) };
+    }
+    out.episodes = rates;
+  } finally {
+    await manager.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (values.json) console.log(JSON.stringify(out, null, 2));
+  else {
+    console.log(`agent bench (${runtime}, ${runs} runs each, load ${(out.load as number[]).join(' ')})`);
+    for (const [k, v] of Object.entries(out.roundTrips as Record<string, Record<string, number>>))
+      console.log(
+        `  ${k.padEnd(30)} tool p50 ${v.toolP50Ms} ms (p99 ${v.toolP99Ms})  plain exec p50 ${v.plainP50Ms} ms (p99 ${v.plainP99Ms})  ratio ${v.ratioP50}×`,
+      );
+    for (const [k, v] of Object.entries(out.episodes as Record<string, Record<string, number>>))
+      console.log(`  episodes, ${k}: ${v.episodesPerS}/s (episode p50 ${v.episodeP50Ms} ms, p99 ${v.episodeP99Ms})`);
+  }
+  return 0;
+}

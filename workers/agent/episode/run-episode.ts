@@ -1,0 +1,176 @@
+import type { AgentEpisodeEnd, RepoTask } from '@/core/repo-tasks';
+import type { SandboxManager } from '@/workers/sandbox/pool/manager';
+import type { Sandbox } from '@/workers/sandbox/runtimes/sandbox-runtime';
+import type { LimitsInput } from '@/workers/sandbox/types';
+import type { AgentPolicy } from '../policies/agent-policy';
+import type { AgentChatMessage, ChatRenderer } from '../render/chat-renderer';
+import { truncateToolContent } from '../render/chat-renderer';
+import type { TokenSequence } from '../render/token-sequence';
+import { TemplateNotPrefixStableError } from '../render/chat-template';
+import { defaultToolLimits, executeToolCall, type ToolCallRecord, type ToolLimits } from '../tools/execute-tool';
+import { parseToolCalls } from '../tools/tool-call-text';
+import { toolSchemas } from '../tools/tool-definitions';
+import { diffWorkspaces } from '../workspace/workspace-diff';
+import { readWorkspace, SANDBOX_WORKSPACE_DIR, writeWorkspace } from './sandbox-workspace';
+
+export type AgentEpisodeOptions<G> = {
+  manager: SandboxManager;
+  task: RepoTask;
+  policy: AgentPolicy;
+  renderer: ChatRenderer;
+  /** sandbox runtime (default bwrap) and environment (default the task's) */
+  runtime?: string;
+  env?: string;
+  limits?: LimitsInput;
+  maxTurns?: number;
+  /** the whole sequence (prompt, every message) may not grow past this many tokens */
+  tokenBudget?: number;
+  /** tokens one assistant message may have */
+  maxNewTokens?: number;
+  /** wall clock for the agent's turns (setup and grading not included) */
+  timeBudgetMs?: number;
+  toolLimits?: Partial<ToolLimits>;
+  /** tool messages longer than this are cut in the middle with a marker */
+  maxToolMessageChars?: number;
+  setupTimeoutMs?: number;
+  /** record the workspace diff after every turn (one read-back per turn) */
+  diffEachTurn?: boolean;
+  systemPrompt?: string;
+  /** grades the final patch in a new clean sandbox (e.g. workers/agent/grade's gradeRepoTask) */
+  grade?: (task: RepoTask, patch: string) => Promise<G>;
+};
+
+export type AgentTurn = {
+  assistant: string;
+  tokens: number;
+  toolCalls: ToolCallRecord[];
+  diffSoFar?: string;
+};
+
+export type AgentEpisodeResult<G> = {
+  end: AgentEpisodeEnd;
+  /** for sandbox_error: what failed */
+  error?: string;
+  turns: AgentTurn[];
+  /** the agent's changes as a unified diff against the pristine workspace ('' for none; null when it could not be read) */
+  patch: string | null;
+  binarySkipped: string[];
+  /** null when not graded (no grader, or the episode ended in a sandbox error: infra failures are never scored) */
+  grade: G | null;
+  sequence: TokenSequence;
+  messages: readonly AgentChatMessage[];
+  sandboxId: string | null;
+  runtime: string | null;
+  durationMs: number;
+};
+
+export const DEFAULT_SYSTEM_PROMPT =
+  'You are a software engineer working in a repository (the current directory). Act through tools: write each call as ' +
+  '<tool_call>{"name": TOOL, "arguments": {...}}</tool_call>. Read the code, make the change the task asks for, run the ' +
+  'tests, and call submit when you are done.';
+
+class InfraError extends Error {}
+
+/**
+ * One agent episode: one sandbox for all its turns (the workspace persists), the policy's
+ * messages parsed for tool calls and executed, tool messages appended, until `submit`, max
+ * turns, the token budget or the time budget. Then the workspace is read back and diffed
+ * against the pristine one, the sandbox released (always), and the patch graded by `grade`
+ * in a sandbox of its own. A sandbox failure ends the episode as `sandbox_error`, ungraded.
+ */
+export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): Promise<AgentEpisodeResult<G>> {
+  const t0 = Date.now();
+  const maxTurns = o.maxTurns ?? 30;
+  const tokenBudget = o.tokenBudget ?? 32_768;
+  const maxNewTokens = o.maxNewTokens ?? 4096;
+  const deadline = t0 + (o.timeBudgetMs ?? 600_000);
+  const toolLimits = { ...defaultToolLimits, ...o.toolLimits };
+  const ws = SANDBOX_WORKSPACE_DIR;
+  const conversation = o.renderer.begin({ system: o.systemPrompt ?? DEFAULT_SYSTEM_PROMPT, user: o.task.problemStatement, tools: toolSchemas() });
+  const turns: AgentTurn[] = [];
+  const result = (end: AgentEpisodeEnd, extra: Partial<AgentEpisodeResult<G>> = {}): AgentEpisodeResult<G> => ({
+    end,
+    turns,
+    patch: null,
+    binarySkipped: [],
+    grade: null,
+    sequence: conversation.sequence,
+    messages: conversation.messages,
+    sandboxId: null,
+    runtime: null,
+    durationMs: Date.now() - t0,
+    ...extra,
+  });
+
+  let sb: Sandbox;
+  try {
+    sb = await o.manager.acquire({ runtime: o.runtime, env: o.env ?? o.task.environment, limits: o.limits });
+  } catch (e) {
+    return result('sandbox_error', { error: `cannot start the episode's sandbox: ${(e as Error).message}` });
+  }
+  let end: AgentEpisodeEnd;
+  let error: string | undefined;
+  let patch: string | null = null;
+  let binarySkipped: string[] = [];
+  try {
+    await writeWorkspace(sb, o.task.workspace, ws);
+    if (o.task.setup) {
+      const r = await sb.exec(['sh', '-c', o.task.setup], { cwd: ws, timeoutMs: o.setupTimeoutMs ?? 300_000 });
+      if (r.status !== 'ok')
+        throw new InfraError(
+          `the task's setup failed (${r.status}${r.exitCode !== null ? `, exit ${r.exitCode}` : ''}): ${(r.error ?? r.stderr).trim().slice(-2000)}`,
+        );
+    }
+    end = await loop();
+    const diff = diffWorkspaces(o.task.workspace, await readWorkspace(sb, ws));
+    patch = diff.patch;
+    binarySkipped = diff.binarySkipped;
+  } catch (e) {
+    if (e instanceof TemplateNotPrefixStableError) throw e; // a renderer that cannot render this episode is a bug to see, not an infra failure
+    end = 'sandbox_error';
+    error = (e as Error).message;
+  } finally {
+    await o.manager.release(sb);
+  }
+  if (end === 'sandbox_error' || patch === null) return result('sandbox_error', { error, sandboxId: sb.id, runtime: sb.runtimeName });
+  const grade = o.grade ? await o.grade(o.task, patch) : null;
+  return result(end, { patch, binarySkipped, grade, sandboxId: sb.id, runtime: sb.runtimeName, durationMs: Date.now() - t0 });
+
+  async function loop(): Promise<AgentEpisodeEnd> {
+    for (let turn = 0; turn < maxTurns; turn++) {
+      if (Date.now() >= deadline) return 'time_budget';
+      const left = tokenBudget - conversation.sequence.ids.length;
+      if (left <= 0) return 'token_budget';
+      const sample = await o.policy.next(conversation, { maxNewTokens: Math.min(maxNewTokens, left) });
+      conversation.appendAssistant(sample.tokens, sample.logprobs);
+      const text = o.renderer.assistantText(sample.tokens);
+      const parsed = parseToolCalls(text);
+      const records: ToolCallRecord[] = [];
+      let submitted = false;
+      for (const call of parsed.calls) {
+        const rec = await executeToolCall({ sandbox: sb, workspaceDir: ws, limits: toolLimits, deadline }, call);
+        records.push(rec);
+        if (rec.infraError) {
+          turns.push({ assistant: text, tokens: sample.tokens.length, toolCalls: records });
+          throw new InfraError(rec.infraError);
+        }
+        if (rec.submitted) {
+          submitted = true;
+          break; // calls after submit are not run
+        }
+      }
+      const record: AgentTurn = { assistant: text, tokens: sample.tokens.length, toolCalls: records };
+      turns.push(record);
+      if (o.diffEachTurn) record.diffSoFar = diffWorkspaces(o.task.workspace, await readWorkspace(sb, ws)).patch;
+      if (submitted) return 'submitted';
+      const messages = records.length
+        ? records.map((r) => ({ name: r.name || 'error', content: truncateToolContent(r.output, o.maxToolMessageChars ?? 32_768) }))
+        : [{ name: 'error', content: 'error: no tool call found. Call a tool as <tool_call>{"name": TOOL, "arguments": {...}}</tool_call>, or submit.' }];
+      // the episode ends at a budget; the tool messages of the last turn are still recorded above
+      if (tokenBudget - conversation.sequence.ids.length <= 0) return 'token_budget';
+      conversation.appendTools(messages);
+      if (Date.now() >= deadline) return 'time_budget';
+    }
+    return 'max_turns';
+  }
+}

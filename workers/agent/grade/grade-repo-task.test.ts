@@ -1,0 +1,108 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { gradeRepoTask } from './grade-repo-task';
+import { edit, gradeTestManager, jsGold, jsTask, jsWorkspace, pyGold, pyHidden, pyTask, pyWorkspace } from './grade-fixtures';
+
+// real bwrap sandboxes in the `repo` environment (default toolchain + Debian's pytest)
+const { manager, cleanup } = gradeTestManager('grade');
+afterAll(cleanup);
+
+const outcomes = (g: Awaited<ReturnType<typeof gradeRepoTask>>) => Object.fromEntries(g.tests.map((t) => [t.name, t.outcome]));
+
+describe('gradeRepoTask (python, pytest)', () => {
+  const task = pyTask();
+
+  it('gold patch → 1, untouched → 0, with per-test results from the report', async () => {
+    const gold = await gradeRepoTask(manager, task, pyGold);
+    expect(gold).toMatchObject({ status: 'graded', reward: 1, patchApplied: true, rejectedPaths: [], runtime: 'bwrap', workspaceSha256: task.workspaceSha256 });
+    expect(gold.envHash).toMatch(/^sha256:/);
+    expect(gold.components).toMatchObject({ f2p: 1, p2p: 1, p2p_all: 1, tampered: 0 });
+    expect(gold.tests.every((t) => t.passed)).toBe(true);
+    const none = await gradeRepoTask(manager, task, '');
+    expect(none).toMatchObject({ status: 'graded', reward: 0, components: { f2p: 0, p2p: 1 } });
+    expect(outcomes(none)['tests/test_add.py::test_add_small']).toBe('failed');
+  });
+
+  it('a partial fix scores the fraction of FAIL_TO_PASS; a broken PASS_TO_PASS zeroes it', async () => {
+    // correct for non-negative numbers only: 3 of the 4 FAIL_TO_PASS tests pass
+    const partial = edit(pyWorkspace, { 'calc/ops.py': (pyWorkspace['calc/ops.py'] as string).replace('return a - b', 'return abs(a) + b') });
+    const p = await gradeRepoTask(manager, task, partial);
+    expect(p.reward).toBeCloseTo(0.75);
+    expect(outcomes(p)['tests/test_add.py::test_add_param[-1-1-0]']).toBe('failed');
+    const broken = edit(pyWorkspace, {
+      'calc/ops.py': (pyWorkspace['calc/ops.py'] as string).replace('return a - b', 'return a + b').replace('return a * b', 'return a + b'),
+    });
+    const b = await gradeRepoTask(manager, task, broken);
+    expect(b).toMatchObject({ reward: 0, components: { f2p: 1, p2p_all: 0 } });
+    // with the gate off and p2p weighted, the same grade is the weighted mean
+    const w = await gradeRepoTask(manager, task, broken, { weights: { p2pGate: false, f2p: 1, p2p: 1 } });
+    expect(w.reward).toBeCloseTo((1 + 0.5) / 2);
+  });
+
+  it('a patch that does not apply is graded 0 and says why; a missing test id is "missing"', async () => {
+    const g = await gradeRepoTask(manager, task, '--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -1,2 +1,2 @@\n-def nope():\n+def yes():\n     pass\n');
+    expect(g).toMatchObject({ status: 'graded', reward: 0, patchApplied: false });
+    expect(g.error).toMatch(/does not apply.*calc\/ops\.py: hunk 1/);
+    const extra = pyTask({ FAIL_TO_PASS: ['tests/test_add.py::test_add_small', 'tests/test_add.py::test_not_there'] });
+    const m = await gradeRepoTask(manager, extra, pyGold);
+    expect(m.reward).toBe(0.5);
+    expect(outcomes(m)['tests/test_add.py::test_not_there']).toBe('missing');
+  });
+
+  it('infrastructure failures are infra_error with reward null, never 0', async () => {
+    const missingEnv = await gradeRepoTask(manager, { ...task, environment: 'no-such-env' }, pyGold);
+    expect(missingEnv).toMatchObject({ status: 'infra_error', reward: null });
+    expect(missingEnv.error).toMatch(/no grading sandbox.*no-such-env/);
+    const noRuntime = await gradeRepoTask(manager, task, pyGold, { runtime: 'oci:kata-runtime' });
+    expect(noRuntime).toMatchObject({ status: 'infra_error', reward: null });
+    // the grader's own runner failing before any workspace code runs (here: a sandbox too small to start python)
+    const tooSmall = await gradeRepoTask(manager, task, pyGold, { limits: { memoryMb: 16 } });
+    expect(tooSmall.status).toBe('infra_error');
+    expect(tooSmall.reward).toBeNull();
+  });
+
+  it('a hidden test that monkeypatches builtins and os (undone at teardown) is no tampering', async () => {
+    const t = pyTask({
+      hidden_tests: {
+        ...pyHidden,
+        'tests/test_patching.py':
+          'import builtins, os\nfrom calc import add\n\n\ndef test_input(monkeypatch):\n    monkeypatch.setattr(builtins, "input", lambda *a: "2")\n    monkeypatch.setattr(os, "getcwd", lambda: "/x")\n    assert add(int(input()), 1) == 3 and os.getcwd() == "/x"\n',
+      },
+      FAIL_TO_PASS: [...pyTask().failToPass, 'tests/test_patching.py::test_input'],
+    });
+    const g = await gradeRepoTask(manager, t, pyGold);
+    expect(g.error).toBeUndefined();
+    expect(g.reward).toBe(1);
+  });
+
+  it('leaves no sandbox behind', async () => {
+    await gradeRepoTask(manager, task, pyGold);
+    // destroyed, never pooled: the next grade gets a newly created sandbox
+    expect(manager.stats()).toMatchObject({ busy: 0, idle: 0 });
+  });
+
+  it('runs in the repo environment: /usr/bin/python3 with Debian pytest, none of the host dist-packages extras', async () => {
+    const r = await manager.exec({ env: 'repo' }, ['/usr/bin/python3', '-I', '-c', 'import pytest, pluggy, sys; print(pytest.__version__); import certifi']);
+    expect(r.stdout).toMatch(/^7\./);
+    expect(r.stderr).toMatch(/No module named 'certifi'/);
+  });
+});
+
+describe('gradeRepoTask (javascript, node:test)', () => {
+  const task = jsTask();
+
+  it('gold → 1, untouched → 0, partial → fraction, broken PASS_TO_PASS → 0; nested names joined by " > "', async () => {
+    const gold = await gradeRepoTask(manager, task, jsGold);
+    expect(gold).toMatchObject({ status: 'graded', reward: 1 });
+    expect(Object.keys(outcomes(gold))).toEqual(['test/add.test.js::add > small', 'test/add.test.js::add > zero', 'test/mul.test.js::mul']);
+    expect((await gradeRepoTask(manager, task, '')).reward).toBe(0);
+    const src = jsWorkspace['src/math.js'] as string;
+    const partial = await gradeRepoTask(manager, task, edit(jsWorkspace, { 'src/math.js': src.replace('return a - b', 'return a === 0 ? b : a - b') }));
+    expect(partial.reward).toBe(0.5);
+    const broken = await gradeRepoTask(
+      manager,
+      task,
+      edit(jsWorkspace, { 'src/math.js': src.replace('return a - b', 'return a + b').replace('return a * b', 'return 0') }),
+    );
+    expect(broken).toMatchObject({ reward: 0, components: { f2p: 1, p2p_all: 0 } });
+  });
+});

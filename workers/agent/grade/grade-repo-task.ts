@@ -1,0 +1,258 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RepoGrade, RepoTask, RepoTestResult } from '@/core/repo-tasks';
+import type { ExecContext, SandboxManager } from '@/workers/sandbox/pool/manager';
+import type { Sandbox } from '@/workers/sandbox/runtimes/sandbox-runtime';
+import type { ExecResult, LimitsInput } from '@/workers/sandbox/types';
+import { applyWorkspacePatch } from '../workspace/workspace-diff';
+import { fileBytes, fileExecutable } from '../workspace/workspace-file';
+import { isProtectedPath, protectTestFiles } from './protected-paths';
+import { verifyReport, type TestReport } from './report';
+import { repoReward, type RepoRewardWeights } from './repo-reward';
+
+/**
+ * Grading a repository task (docs/agents.md#grading): the agent's patch on a fresh copy of the
+ * pristine workspace, test files and configuration restored, hidden tests added, in a newly
+ * created sandbox; the tests run under the grader's own command and runner, and per-test
+ * results come only from the runner's authenticated report.
+ */
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const RUNNERS = { python: readFileSync(path.join(here, 'pytest-runner.py')), javascript: readFileSync(path.join(here, 'node-reporter.mjs')) };
+
+/** Where the workspace lives in the grading sandbox; test ids are relative to it. */
+export const GRADE_WORKSPACE_DIR = '/work/repo';
+
+export type RepoGradeOptions = {
+  runtime?: string;
+  limits?: LimitsInput;
+  /** the test run's wall clock; past it, tests without a verified result fail (default 120 s) */
+  testTimeoutMs?: number;
+  /** the task's setup command's wall clock (default 120 s) */
+  setupTimeoutMs?: number;
+  weights?: Partial<RepoRewardWeights>;
+  context?: ExecContext;
+};
+
+type Attempt = { grade: RepoGrade } | { infra: string; runtime?: string; envHash?: string };
+
+function emptyGrade(task: RepoTask, t0: number): RepoGrade {
+  return {
+    status: 'graded',
+    reward: 0,
+    components: {},
+    tests: [],
+    patchApplied: false,
+    rejectedPaths: [],
+    runtime: '',
+    envHash: '',
+    workspaceSha256: task.workspaceSha256,
+    durationMs: performance.now() - t0,
+  };
+}
+
+/** The test files the expected ids live in, in first-seen order. */
+export function testFilesOf(task: RepoTask): string[] {
+  return [...new Set([...task.failToPass, ...task.passToPass].map((id) => id.slice(0, id.indexOf('::'))))];
+}
+
+function allFailed(task: RepoTask, outcome: RepoTestResult['outcome'], detail: string): { f2p: RepoTestResult[]; p2p: RepoTestResult[] } {
+  const mk = (name: string): RepoTestResult => ({ name, passed: false, outcome, detail });
+  return { f2p: task.failToPass.map(mk), p2p: task.passToPass.map(mk) };
+}
+
+function fromReport(task: RepoTask, report: TestReport): { f2p: RepoTestResult[]; p2p: RepoTestResult[] } {
+  const mk = (name: string): RepoTestResult => {
+    const outcome = report.results[name];
+    if (outcome === undefined) return { name, passed: false, outcome: 'missing', detail: 'not in the test report (not collected, or the run ended before it)' };
+    return { name, passed: outcome === 'passed', outcome };
+  };
+  return { f2p: task.failToPass.map(mk), p2p: task.passToPass.map(mk) };
+}
+
+function pythonCommand(dir: string, files: string[]): { cmd: string[]; args: string[] } {
+  const args = [
+    '-c',
+    `${dir}/pytest.ini`,
+    '--rootdir',
+    GRADE_WORKSPACE_DIR,
+    '--confcutdir',
+    GRADE_WORKSPACE_DIR,
+    '-p',
+    'no:cacheprovider',
+    '-q',
+    '-rN',
+    ...files,
+  ];
+  return { cmd: ['/usr/bin/python3', '-I', '-B', `${dir}/runner.py`], args };
+}
+
+function nodeCommand(dir: string): string[] {
+  const reporter = `${dir}/reporter.mjs`;
+  return ['/usr/bin/node', `--import=${reporter}`, `--test-reporter=${reporter}`, '--test-reporter-destination=stderr', `${dir}/entry.mjs`];
+}
+
+function nodeEntry(files: string[]): string {
+  // each test file by absolute URL, one after another; a file that fails to load is reported and skipped
+  const urls = files.map((f) => `file://${GRADE_WORKSPACE_DIR}/${f.split('/').map(encodeURIComponent).join('/')}`);
+  return `for (const u of ${JSON.stringify(urls)}) {\n  try {\n    await import(u);\n  } catch (e) {\n    process.stderr.write('crucible: cannot load ' + u + ': ' + (e && e.stack || e) + '\\n');\n  }\n}\n`;
+}
+
+const infraStatuses = new Set<ExecResult['status']>(['sandbox_error', 'env_mismatch']);
+
+async function attempt(manager: SandboxManager, task: RepoTask, patch: string, opts: RepoGradeOptions, t0: number): Promise<Attempt> {
+  const grade = emptyGrade(task, t0);
+  const done = (f2p: RepoTestResult[], p2p: RepoTestResult[], extra: Partial<RepoGrade> & { tampered?: number } = {}): Attempt => {
+    const { tampered, ...rest } = extra;
+    const r = repoReward(f2p, p2p, opts.weights);
+    return {
+      grade: {
+        ...grade,
+        ...rest,
+        reward: r.reward,
+        tests: [...f2p, ...p2p],
+        components: { ...r.components, patch_applied: grade.patchApplied ? 1 : 0, tampered: tampered ?? 0, rejected_paths: grade.rejectedPaths.length },
+        durationMs: performance.now() - t0,
+      },
+    };
+  };
+
+  // 1. the agent's patch on the pristine workspace
+  let patched;
+  try {
+    patched = applyWorkspacePatch(task.workspace, patch);
+  } catch (e) {
+    const { f2p, p2p } = allFailed(task, 'failed', 'the patch did not apply');
+    return done(f2p, p2p, { error: `the patch does not apply: ${(e as Error).message}` });
+  }
+  grade.patchApplied = true;
+  const testFiles = testFilesOf(task);
+  const { files, rejectedPaths } = protectTestFiles(task.workspace, patched, task.hiddenTests, testFiles);
+  grade.rejectedPaths = rejectedPaths;
+
+  // 2. a newly created sandbox, destroyed afterwards whatever happens
+  const testTimeoutMs = opts.testTimeoutMs ?? 120_000;
+  let sb: Sandbox;
+  try {
+    sb = await manager.acquire({ runtime: opts.runtime, env: task.environment, limits: { timeoutMs: testTimeoutMs, ...opts.limits }, fresh: true });
+  } catch (e) {
+    return { infra: `no grading sandbox: ${(e as Error).message}` };
+  }
+  grade.runtime = sb.runtimeName;
+  grade.envHash = sb.spec.env.hash;
+  const at = () => ({ runtime: grade.runtime, envHash: grade.envHash });
+  try {
+    const put = (fs: typeof files) => {
+      for (const [p, f] of Object.entries(fs)) sb.putFile(`${GRADE_WORKSPACE_DIR}/${p}`, fileBytes(f), fileExecutable(f) ? 0o755 : 0o644);
+    };
+    try {
+      put(files);
+    } catch (e) {
+      return { ...at(), infra: `cannot write the workspace into the sandbox: ${(e as Error).message}` };
+    }
+    const exec = async (cmd: string[], o: Parameters<Sandbox['exec']>[1]) => {
+      const r = await sb.exec(cmd, { cwd: GRADE_WORKSPACE_DIR, ...o });
+      grade.runtime = r.runtime;
+      if (r.envHash) grade.envHash = r.envHash;
+      return r;
+    };
+
+    // 3. setup (may run the agent's code), then the task's test files put back over whatever it did
+    if (task.setup) {
+      const r = await exec(['/bin/sh', '-c', task.setup], { timeoutMs: opts.setupTimeoutMs ?? 120_000 });
+      if (infraStatuses.has(r.status)) return { ...at(), infra: `setup: ${r.status}: ${r.error ?? ''}` };
+      if (r.status !== 'ok') {
+        const { f2p, p2p } = allFailed(task, 'error', 'setup failed');
+        return done(f2p, p2p, { error: `setup failed (${r.status}, exit ${r.exitCode}): ${r.stderr.slice(-2000)}` });
+      }
+      put(Object.fromEntries(Object.entries(files).filter(([p]) => isProtectedPath(p, task.hiddenTests, testFiles))));
+    }
+
+    // 4. the grader's runner, outside the workspace under an unguessable directory
+    const nonce = randomBytes(16).toString('hex');
+    const key = randomBytes(32);
+    const dir = `/tmp/.crucible-grade-${nonce}`;
+    // the runner creates it (exclusive) before any workspace code runs; its name is never shown to that code's files
+    const report = `/tmp/.crucible-report-${randomBytes(16).toString('hex')}`;
+    let cmd: string[];
+    let job: Record<string, unknown> = { nonce, key: key.toString('hex'), report, workspace: GRADE_WORKSPACE_DIR };
+    if (task.language === 'python') {
+      const c = pythonCommand(dir, testFiles);
+      sb.putFile(`${dir}/runner.py`, RUNNERS.python, 0o444);
+      sb.putFile(`${dir}/pytest.ini`, '[pytest]\n', 0o444);
+      const conftests = Object.keys(files).filter((p) => p === 'conftest.py' || p.endsWith('/conftest.py'));
+      job = { ...job, args: c.args, conftests };
+      cmd = c.cmd;
+    } else {
+      sb.putFile(`${dir}/reporter.mjs`, RUNNERS.javascript, 0o444);
+      sb.putFile(`${dir}/entry.mjs`, nodeEntry(testFiles), 0o444);
+      cmd = nodeCommand(dir);
+    }
+    const r = await exec(cmd, {
+      stdin: `${JSON.stringify(job)}\n`,
+      timeoutMs: testTimeoutMs,
+      env: { PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1', NODE_OPTIONS: '', NO_COLOR: '1' },
+    });
+    if (infraStatuses.has(r.status)) return { ...at(), infra: `test run: ${r.status}: ${r.error ?? ''}` };
+    // before READY nothing from the workspace had run: a failure there is the grader's own
+    if (!r.stdout.startsWith(`CRUCIBLE-GRADE-READY ${nonce}\n`)) {
+      return { infra: `the grader's test runner failed before the tests started (${r.status}, exit ${r.exitCode}): ${r.stderr.slice(-2000)}` };
+    }
+    let raw: Buffer;
+    try {
+      raw = sb.getFile(report);
+    } catch (e) {
+      const why =
+        r.status === 'timeout'
+          ? `the test run passed its deadline (${testTimeoutMs} ms)`
+          : `the test process ended without a report (${r.status}, exit ${r.exitCode})`;
+      const { f2p, p2p } = allFailed(task, 'missing', why);
+      return done(f2p, p2p, { error: `${why}: ${(e as Error).message}` });
+    }
+    const v = verifyReport(raw, key, nonce);
+    if (!v.ok) {
+      const { f2p, p2p } = allFailed(task, 'failed', v.why);
+      return done(f2p, p2p, { error: `report rejected: ${v.why}`, tampered: 1 });
+    }
+    if (v.report.tampered.length > 0) {
+      const why = `the test process was tampered with: ${v.report.tampered.join('; ')}`;
+      const { f2p, p2p } = allFailed(task, 'failed', why);
+      return done(f2p, p2p, { error: why, tampered: 1 });
+    }
+    const { f2p, p2p } = fromReport(task, v.report);
+    return done(f2p, p2p);
+  } finally {
+    await manager.destroy(sb);
+  }
+}
+
+/**
+ * Grade an agent's patch (a unified diff against the task's pristine workspace). Never
+ * throws for what the agent did; an infrastructure failure is `infra_error` with reward null.
+ */
+export async function gradeRepoTask(manager: SandboxManager, task: RepoTask, patch: string, opts: RepoGradeOptions = {}): Promise<RepoGrade> {
+  const t0 = performance.now();
+  try {
+    const a = await attempt(manager, task, patch, opts, t0);
+    if ('grade' in a) return a.grade;
+    return {
+      ...emptyGrade(task, t0),
+      status: 'infra_error',
+      reward: null,
+      runtime: a.runtime ?? '',
+      envHash: a.envHash ?? '',
+      error: a.infra,
+      durationMs: performance.now() - t0,
+    };
+  } catch (e) {
+    return {
+      ...emptyGrade(task, t0),
+      status: 'infra_error',
+      reward: null,
+      error: `grader failure: ${(e as Error).message}`,
+      durationMs: performance.now() - t0,
+    };
+  }
+}

@@ -1,0 +1,136 @@
+// Crucible's node:test reporter for grading repository tasks (workers/agent/grade).
+//
+// Loaded twice under one URL, so one module instance: first with `--import` (before any
+// workspace code): it reads the one-line JSON job (with the report key) from stdin, creates
+// the report file (exclusive) outside the workspace, captures every function it will use and
+// snapshots node:test, node:assert, the stream machinery and the JS intrinsics; then node
+// loads it again as the `--test-reporter`, and its default export receives the runner's
+// events. At every event and at the end it checks the snapshot; then it writes ONE report: a
+// JSON document (serialised by hand: no toJSON or prototype method is consulted) and its
+// HMAC-SHA256 under the key, which lives only in this module's scope.
+import { createHmac } from 'node:crypto';
+import { closeSync, openSync, readFileSync, writeSync, constants } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const job = JSON.parse(readFileSync(0, 'utf8').split('\n')[0]);
+try {
+  closeSync(0);
+} catch {
+  /* already closed */
+}
+const require = createRequire(import.meta.url);
+const R = { apply: Reflect.apply, ownKeys: Reflect.ownKeys, desc: Reflect.getOwnPropertyDescriptor, getProto: Reflect.getPrototypeOf, is: Object.is };
+const reportFd = openSync(job.report, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
+const write = writeSync;
+const str = JSON.stringify; // only ever called on primitive strings (no toJSON lookup)
+const relative = path.relative;
+const bufFrom = Buffer.from;
+const hmacObj = createHmac('sha256', Buffer.from(job.key, 'hex'));
+const hmacUpdate = R.getProto(hmacObj).update;
+const hmacDigest = R.getProto(hmacObj).digest;
+const asyncIterator = Symbol.asyncIterator;
+const asyncGenProto = R.getProto(R.getProto((async function* () {})()));
+
+const WATCHED = {
+  'node:test': require('node:test'),
+  'node:assert': require('node:assert'),
+  'node:assert/strict': require('node:assert/strict'),
+  'node:stream': require('node:stream'),
+  'node:stream.Readable.prototype': require('node:stream').Readable.prototype,
+  'node:fs': require('node:fs'),
+  'node:path': require('node:path'),
+  'node:crypto': require('node:crypto'),
+  'Hmac.prototype': R.getProto(hmacObj),
+  AsyncGenerator: asyncGenProto,
+  Object,
+  'Object.prototype': Object.prototype,
+  'Array.prototype': Array.prototype,
+  'String.prototype': String.prototype,
+  'Function.prototype': Function.prototype,
+  'Promise.prototype': Promise.prototype,
+  'Map.prototype': Map.prototype,
+  Promise,
+  JSON,
+  Reflect,
+  Symbol,
+  'globalThis.process': process,
+};
+const KEYS = R.ownKeys(WATCHED);
+function describeAll() {
+  const out = new Map();
+  for (let i = 0; i < KEYS.length; i++) {
+    const name = KEYS[i];
+    const obj = WATCHED[name];
+    const walk = (o, prefix, depth) => {
+      const keys = R.ownKeys(o);
+      for (let j = 0; j < keys.length; j++) {
+        const k = keys[j];
+        const d = R.desc(o, k);
+        const label = `${prefix}.${typeof k === 'symbol' ? k.description : k}`;
+        if (name === 'globalThis.process' && !(k === 'exit' || k === 'reallyExit' || k === 'binding')) continue;
+        out.set(label, d && ('value' in d ? d.value : d.get));
+        if (depth < 1 && name.startsWith('node:') && d && 'value' in d && typeof d.value === 'function' && k !== 'prototype' && k !== 'constructor')
+          walk(d.value, label, depth + 1);
+      }
+    };
+    walk(obj, name, 0);
+  }
+  return out;
+}
+const snapshot = describeAll();
+const tampered = [];
+function check() {
+  const now = describeAll();
+  for (const [label, value] of snapshot) if (!R.is(now.get(label), value) && tampered.length < 20) tampered[tampered.length] = `changed: ${label}`;
+  for (const label of now.keys()) if (!snapshot.has(label) && tampered.length < 20) tampered[tampered.length] = `added: ${label}`;
+}
+let used = false;
+
+process.stdout.write(`CRUCIBLE-GRADE-READY ${job.nonce}\n`);
+
+export default async function* crucibleReporter(source) {
+  // a second consumer (workspace code calling this export) is tampering; the report says so
+  if (used) tampered[tampered.length] = 'the reporter was invoked twice';
+  used = true;
+  const results = new Map();
+  const stack = [];
+  const it = R.apply(source[asyncIterator], source, []);
+  const next = it.next;
+  for (;;) {
+    const step = await R.apply(next, it, []);
+    if (step.done) break;
+    check();
+    const ev = step.value;
+    const data = ev.data ?? {};
+    if (ev.type === 'test:start') {
+      stack.length = data.nesting;
+      stack[data.nesting] = data.name;
+      continue;
+    }
+    if (ev.type !== 'test:pass' && ev.type !== 'test:fail') continue;
+    stack.length = data.nesting;
+    let name = '';
+    for (let i = 0; i < data.nesting; i++) name += `${stack[i]} > `;
+    name += data.name;
+    const file = typeof data.file === 'string' ? relative(job.workspace, data.file) : '?';
+    const id = `${file}::${name}`;
+    const outcome = ev.type === 'test:fail' ? 'failed' : data.skip !== undefined || data.todo !== undefined ? 'skipped' : 'passed';
+    const prev = results.get(id);
+    results.set(id, prev === undefined || prev === 'passed' ? outcome : prev);
+  }
+  check();
+  let doc = `{"exitstatus":0,"nonce":${str(String(job.nonce))},"results":{`;
+  let first = true;
+  for (const [id, outcome] of results) {
+    doc += `${first ? '' : ','}${str(id)}:${str(outcome)}`;
+    first = false;
+  }
+  doc += '},"tampered":[';
+  for (let i = 0; i < tampered.length; i++) doc += `${i ? ',' : ''}${str(tampered[i])}`;
+  doc += ']}';
+  const body = bufFrom(doc, 'utf8');
+  R.apply(hmacUpdate, hmacObj, [body]);
+  const mac = R.apply(hmacDigest, hmacObj, ['hex']);
+  write(reportFd, bufFrom(`${doc}\n${mac}\n`, 'utf8'));
+}
