@@ -8,6 +8,7 @@ const suites: Record<string, () => Promise<{ main: (argv: string[]) => Promise<n
   learning: () => import('@/workers/rl/learning-bench'),
   artifacts: () => import('./artifacts-bench'),
   agent: () => import('@/workers/agent/episode/bench'),
+  console: () => import('@/server/runs/console-bench'),
 };
 
 async function run(): Promise<number> {

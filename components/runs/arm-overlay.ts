@@ -1,5 +1,5 @@
 import type { RlMetric } from '@/core/metrics';
-import type { MetricSampleView, SectionView } from './metric-groups';
+import { epochMs, type MetricSampleView, type SectionView } from './metric-groups';
 
 /**
  * A run launched with a control arm (a twin with learning rate 0: same config, seed, v0,
@@ -26,7 +26,7 @@ export function overlayArm(sections: SectionView[], other: MetricSampleView[], l
         // the last sample of a step wins, as on the run's own chart
         if (Number.isFinite(x.value)) p.arm = x.value;
         points.set(step, p);
-        const t = x.at instanceof Date ? x.at.getTime() : Date.parse(x.at);
+        const t = epochMs(x.at);
         if (Number.isFinite(t)) armTimes[step] = Math.min(armTimes[step] ?? t, t);
       }
       const series = c.series.map((v) => (v.key === 'value' ? { ...v, label: labels.self } : v));

@@ -86,8 +86,14 @@ function Plot({ chart, controls, hidden, ctx }: { chart: ChartSpec; controls: Ch
   );
 }
 
+/**
+ * Every sample of the charts, for the CSV of a downsampled chart (the page fetches with
+ * `full: true` and lays the charts out as it does for display).
+ */
+export type FullCharts = () => Promise<SectionView[]>;
+
 /** One metric's panel: title, legend (click to hide a series), expand, CSV, and the plot. */
-export function MetricChart({ chart, controls, ctx }: { chart: ChartSpec; controls: ChartControls; ctx: XContext }) {
+export function MetricChart({ chart, controls, ctx, full }: { chart: ChartSpec; controls: ChartControls; ctx: XContext; full?: FullCharts }) {
   const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
   const [expanded, setExpanded] = useState(false);
   const { points, series } = chart;
@@ -102,10 +108,28 @@ export function MetricChart({ chart, controls, ctx }: { chart: ChartSpec; contro
     else next.add(key);
     setHidden(next);
   };
-  const csv = () => {
-    const rows = chartView(chart, { ...controls, smoothing: 0, logY: false }, new Set(), ctx, palette).rows;
-    downloadCsv(chart.name, chartCsv(X_LABELS[controls.x], rawColumns(chart, new Set()), rows));
+  const [csvState, setCsvState] = useState<'idle' | 'loading' | 'failed'>('idle');
+  // A downsampled chart's CSV holds every sample (fetched now); if that fails, or there is no
+  // way to fetch it, the file is the downsampled one and its name says so.
+  const csv = async () => {
+    let source = chart;
+    if (chart.downsampled && full) {
+      setCsvState('loading');
+      try {
+        source = (await full()).flatMap((s) => s.charts).find((c) => c.name === chart.name) ?? chart;
+        setCsvState('idle');
+      } catch {
+        setCsvState('failed');
+      }
+    }
+    const rows = chartView(source, { ...controls, smoothing: 0, logY: false }, new Set(), ctx, palette).rows;
+    downloadCsv(source.downsampled ? `${chart.name}-downsampled` : chart.name, chartCsv(X_LABELS[controls.x], rawColumns(source, new Set()), rows));
   };
+  const csvTitle = !chart.downsampled
+    ? 'Download CSV'
+    : full
+      ? 'Download CSV (every sample, fetched now; the chart is downsampled)'
+      : 'Download CSV (downsampled, as drawn)';
   useEffect(() => {
     if (!expanded) return;
     const onKey = (e: KeyboardEvent) => {
@@ -127,8 +151,26 @@ export function MetricChart({ chart, controls, ctx }: { chart: ChartSpec; contro
               last {formatSi(last[main.key] as number, 3)} @ {last.x}
             </span>
           )}
-          <button type="button" className={iconButton} onClick={csv} aria-label={`Download ${chart.name} as CSV`} data-testid="chart-csv" title="Download CSV">
-            CSV
+          {chart.downsampled && (
+            <span
+              className="text-[10px] uppercase tracking-wide text-slate-400"
+              data-testid="chart-downsampled"
+              title="Downsampled on the server: each bucket of steps keeps its first, last, minimum and maximum, so spikes and dips are drawn; the CSV has every sample"
+            >
+              sampled
+            </span>
+          )}
+          <button
+            type="button"
+            className={iconButton}
+            onClick={() => void csv()}
+            disabled={csvState === 'loading'}
+            aria-label={`Download ${chart.name} as CSV`}
+            data-testid="chart-csv"
+            data-downsampled={chart.downsampled ? 'true' : undefined}
+            title={csvState === 'failed' ? 'Could not fetch every sample; the file was the downsampled series' : csvTitle}
+          >
+            {csvState === 'loading' ? 'CSV…' : 'CSV'}
           </button>
           <button
             type="button"
@@ -249,7 +291,7 @@ function ChartControlsBar({ controls, setControls, modes }: { controls: ChartCon
 const initialControls: ChartControls = { smoothing: 0, logY: false, x: 'iteration' };
 
 /** Sections of charts, each a titled grid, under one controls bar. */
-export function ChartSections({ sections, ctx = {} }: { sections: SectionView[]; ctx?: XContext }) {
+export function ChartSections({ sections, ctx = {}, full }: { sections: SectionView[]; ctx?: XContext; full?: FullCharts }) {
   const [controls, setControls] = useState(initialControls);
   const modes = useMemo(
     () =>
@@ -268,7 +310,7 @@ export function ChartSections({ sections, ctx = {} }: { sections: SectionView[];
           <h3 className="mb-2 text-xs font-semibold text-slate-500">{s.title}</h3>
           <div className="grid grid-cols-1 gap-3 md:grid-cols-2 xl:grid-cols-3">
             {s.charts.map((c) => (
-              <MetricChart key={c.name} chart={c} controls={effective} ctx={ctx} />
+              <MetricChart key={c.name} chart={c} controls={effective} ctx={ctx} full={full} />
             ))}
           </div>
         </div>
@@ -286,17 +328,27 @@ export function MetricCharts({
   samples,
   arm,
   ctx,
+  downsampled,
+  full,
 }: {
   samples: MetricSampleView[];
-  arm?: { samples: MetricSampleView[]; labels: { self: string; other: string } };
+  arm?: ArmSamples;
   ctx?: XContext;
+  /** metric names the server downsampled */
+  downsampled?: ReadonlySet<string>;
+  full?: FullCharts;
 }) {
-  const sections = useMemo(() => {
-    const own = runCharts(samples);
-    return arm ? overlayArm(own, arm.samples, arm.labels) : own;
-  }, [samples, arm]);
+  const sections = useMemo(() => runSections(samples, arm, downsampled), [samples, arm, downsampled]);
   if (samples.length === 0) {
     return <EmptyState title="No metrics yet">Charts appear once the run reports its first iteration.</EmptyState>;
   }
-  return <ChartSections sections={sections} ctx={ctx} />;
+  return <ChartSections sections={sections} ctx={ctx} full={full} />;
+}
+
+export type ArmSamples = { samples: MetricSampleView[]; labels: { self: string; other: string } };
+
+/** The run page's chart layout (own charts, the other arm overlaid), for display and for the full-data CSV. */
+export function runSections(samples: MetricSampleView[], arm?: ArmSamples, downsampled?: ReadonlySet<string>): SectionView[] {
+  const own = runCharts(samples, downsampled);
+  return arm ? overlayArm(own, arm.samples, arm.labels) : own;
 }

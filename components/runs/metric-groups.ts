@@ -11,7 +11,8 @@ export type MetricSampleView = {
   name: string;
   step: number | null;
   value: number;
-  at: Date | string;
+  /** when it was recorded: a Date, an ISO string, or epoch ms (what runs.compare sends: no per-sample Date to serialise) */
+  at: Date | string | number;
   labels?: Record<string, string> | null;
 };
 
@@ -57,6 +58,12 @@ export type ChartSpec = {
    * time x-axis. Series drawn with another (band, min, max) use the `value` series' times.
    */
   times?: Record<string, Record<number, number>>;
+  /**
+   * The server sent this metric downsampled (at most `maxPoints` steps per series, each
+   * bucket's first, last, min and max kept; server/runs/metric-downsample.ts): the chart says
+   * so, and its CSV fetches every sample.
+   */
+  downsampled?: boolean;
 };
 export type SectionView = { title: string; charts: ChartSpec[] };
 
@@ -65,10 +72,10 @@ const labelText = (labels: Record<string, string> | null | undefined) => {
   return entries.length ? entries.map(([k, v]) => `${k}=${v}`).join(',') : '';
 };
 
-const epochMs = (at: Date | string) => (at instanceof Date ? at.getTime() : Date.parse(at));
+export const epochMs = (at: Date | string | number) => (typeof at === 'number' ? at : at instanceof Date ? at.getTime() : Date.parse(at));
 
 /** Record that series `key` had its value at `x` at `at` (the first sample of that step). */
-function noteTime(times: Record<string, Record<number, number>>, key: string, x: number, at: Date | string) {
+function noteTime(times: Record<string, Record<number, number>>, key: string, x: number, at: Date | string | number) {
   const t = epochMs(at);
   if (!Number.isFinite(t)) return;
   const own = (times[key] ??= {});
@@ -103,10 +110,17 @@ function byStep(samples: MetricSampleView[]): Map<number, MetricSampleView[]> {
 
 const sortedPoints = (m: Map<number, ChartPoint>) => [...m.values()].sort((a, b) => a.x - b.x);
 
-/** One run's charts: reward with its spread, labelled metrics as one series per label set. */
-export function runCharts(samples: MetricSampleView[]): SectionView[] {
+/**
+ * One run's charts: reward with its spread, labelled metrics as one series per label set.
+ * `downsampled`: the metric names the server downsampled.
+ */
+export function runCharts(samples: MetricSampleView[], downsampled: ReadonlySet<string> = new Set()): SectionView[] {
   const byName = new Map<string, MetricSampleView[]>();
-  for (const s of samples) byName.set(s.name, [...(byName.get(s.name) ?? []), s]);
+  for (const s of samples) {
+    const list = byName.get(s.name);
+    if (list) list.push(s);
+    else byName.set(s.name, [s]);
+  }
   const chartOf = (name: string): ChartSpec | null => {
     const own = byName.get(name);
     if (!own?.length) return null;
@@ -126,6 +140,7 @@ export function runCharts(samples: MetricSampleView[]): SectionView[] {
       points.set(x, p);
     }
     const spec: ChartSpec = { name, series: [...series.values()].sort((a, b) => a.key.localeCompare(b.key)), points: [], times };
+    if (downsampled.has(name)) spec.downsampled = true;
     if (is(name, 'reward_mean')) {
       const spread = Object.fromEntries(rewardSpread.map((n) => [n, new Map((byName.get(n) ?? []).map((s) => [s.step ?? -1, s.value]))]));
       for (const p of points.values()) {
@@ -160,15 +175,23 @@ export type CompareRun = { id: string; name: string };
  * by run name). Labelled metrics are summed over their labels per step, so each run stays
  * one line (sandbox_failures becomes total failures).
  */
-export function compareCharts(runsToCompare: CompareRun[], samples: MetricSampleView[]): SectionView[] {
+export function compareCharts(runsToCompare: CompareRun[], samples: MetricSampleView[], downsampled: ReadonlySet<string> = new Set()): SectionView[] {
   const names = new Set(samples.map((s) => s.name));
+  // indexed once: filtering every sample per metric and run is slow for long runs
+  const byRunName = new Map<string, MetricSampleView[]>();
+  for (const s of samples) {
+    const key = `${s.runId}\u0000${s.name}`;
+    const list = byRunName.get(key);
+    if (list) list.push(s);
+    else byRunName.set(key, [s]);
+  }
   const chartOf = (name: string): ChartSpec | null => {
     if (!names.has(name)) return null;
     const points = new Map<number, ChartPoint>();
     const present = new Set<string>();
     const times: Record<string, Record<number, number>> = {};
     for (const run of runsToCompare) {
-      const own = samples.filter((s) => s.runId === run.id && s.name === name);
+      const own = byRunName.get(`${run.id}\u0000${name}`) ?? [];
       for (const [x, list] of byStep(own)) {
         const p = points.get(x) ?? { x };
         for (const s of list) noteTime(times, run.id, x, s.at);
@@ -180,7 +203,7 @@ export function compareCharts(runsToCompare: CompareRun[], samples: MetricSample
     }
     // Colour by the run's position in the comparison, so a run keeps its colour on every chart.
     const series = runsToCompare.flatMap((r, i) => (present.has(r.id) ? [{ key: r.id, label: r.name, color: palette[i % palette.length] }] : []));
-    return { name, series, legend: true, points: sortedPoints(points), times };
+    return { name, series, legend: true, points: sortedPoints(points), times, ...(downsampled.has(name) ? { downsampled: true } : {}) };
   };
   const placed = new Set<string>(sections.flatMap((s) => s.metrics));
   const out: SectionView[] = sections

@@ -8,6 +8,7 @@ import { useCurrentUser } from '../session';
 import { can as roleCan } from '@/core/roles';
 import { Button, buttonClass } from '../ui/button';
 import { ErrorNotice } from '../ui/states';
+import { ConfirmDialog } from '../ui/confirm-dialog';
 import type { RunAction } from '@/core/run-status';
 
 /** Lifecycle buttons: only the transitions the run's status allows, only for roles that may. */
@@ -17,6 +18,7 @@ export function RunActions({ run }: { run: { id: string; name: string; status: s
   const router = useRouter();
   const queryClient = useQueryClient();
   const [confirmCancel, setConfirmCancel] = useState(false);
+  const [confirmClone, setConfirmClone] = useState(false);
   const refresh = () =>
     Promise.all([
       queryClient.invalidateQueries({ queryKey: trpc.runs.get.queryKey({ id: run.id }) }),
@@ -29,6 +31,7 @@ export function RunActions({ run }: { run: { id: string; name: string; status: s
   const clone = useMutation(
     trpc.runs.clone.mutationOptions({
       onSuccess: async (copy) => {
+        setConfirmClone(false);
         await queryClient.invalidateQueries({ queryKey: trpc.runs.list.pathKey() });
         router.push(`/runs/${copy.id}`);
       },
@@ -37,7 +40,7 @@ export function RunActions({ run }: { run: { id: string; name: string; status: s
   if (!roleCan(user.role, 'operateRuns')) return null;
   const can = (a: RunAction) => run.allowedActions.includes(a);
   const busy = pause.isPending || resume.isPending || cancel.isPending || clone.isPending;
-  const error = pause.error ?? resume.error ?? cancel.error ?? clone.error;
+  const error = pause.error ?? resume.error ?? cancel.error;
   return (
     <div className="flex flex-col items-end gap-2">
       <div className="flex flex-wrap items-center gap-2">
@@ -67,9 +70,29 @@ export function RunActions({ run }: { run: { id: string; name: string; status: s
               Cancel run
             </Button>
           ))}
-        <Button disabled={busy} onClick={() => clone.mutate({ id: run.id })} title="Create a new queued run with the same config">
+        <Button disabled={busy} onClick={() => setConfirmClone(true)} title="Create a new queued run with the same config">
           Clone
         </Button>
+        <ConfirmDialog
+          open={confirmClone}
+          title={`Clone “${run.name}”?`}
+          confirmLabel="Clone and queue"
+          busy={clone.isPending}
+          error={clone.error && <ErrorNotice title="Clone refused" error={clone.error} />}
+          onConfirm={() => clone.mutate({ id: run.id })}
+          onCancel={() => {
+            setConfirmClone(false);
+            clone.reset();
+          }}
+        >
+          <p>
+            A new run with the same config and seed is created and <strong>queued at once</strong>: it takes sandbox and policy capacity like any run (with a
+            control arm too if this run has one).
+          </p>
+          <p>
+            To change settings first, use <em>Edit &amp; launch copy</em> instead.
+          </p>
+        </ConfirmDialog>
         <Link className={buttonClass('ghost')} href={`/runs/new?from=${run.id}`} title="Open the launch form with this run's config">
           Edit &amp; launch copy
         </Link>

@@ -148,21 +148,3 @@ async function verifyChain(db: Db, opts: VerifyOptions): Promise<AuditVerificati
   }
   return { ok: true, rows, headSeq: after, headHash: prevHash, anchor };
 }
-
-export async function listAudit(db: Db, opts: { page: number; pageSize: number; targetType?: string; targetId?: string }) {
-  const where = sql`true ${opts.targetType ? sql`and ${auditLog.targetType} = ${opts.targetType}` : sql``} ${
-    opts.targetId ? sql`and ${auditLog.targetId} = ${opts.targetId}` : sql``
-  }`;
-  const items = await db
-    .select()
-    .from(auditLog)
-    .where(where)
-    .orderBy(desc(auditLog.seq))
-    .limit(opts.pageSize)
-    .offset((opts.page - 1) * opts.pageSize);
-  const [{ count } = { count: 0 }] = await db
-    .select({ count: sql<number>`count(*)::int` })
-    .from(auditLog)
-    .where(where);
-  return { items, total: count };
-}

@@ -1,19 +1,12 @@
 import { z } from 'zod';
 import { adminProcedure, router } from '@/server/trpc';
 import { anchorFile } from '@/server/audit/anchors';
-import { listAudit, verifyAudit } from '@/server/audit/service';
+import { verifyAudit } from '@/server/audit/service';
+import { auditActions, auditListSchema, listAudit } from '@/server/audit/list';
 
 export const auditRouter = router({
-  list: adminProcedure
-    .input(
-      z.object({
-        page: z.number().int().min(1).default(1),
-        pageSize: z.number().int().min(1).max(500).default(50),
-        targetType: z.string().max(50).optional(),
-        targetId: z.string().max(100).optional(),
-      }),
-    )
-    .query(({ ctx, input }) => listAudit(ctx.db, input)),
+  list: adminProcedure.input(auditListSchema).query(({ ctx, input }) => listAudit(ctx.db, input)),
+  actions: adminProcedure.query(({ ctx }) => auditActions(ctx.db)),
   // Checks against, and then extends, the anchor log in this server's data dir (server/audit/anchors.ts).
   verify: adminProcedure
     .input(

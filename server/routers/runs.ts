@@ -12,6 +12,7 @@ import {
   listRuns,
   listRunsSchema,
   listSuites,
+  metricResolutionSchema,
   runMetrics,
   runNameSchema,
   transitionRun,
@@ -59,9 +60,16 @@ export const runsRouter = router({
    * (reward_mean/min/max, advantages, loss) are computed from the rewards.
    */
   metrics: viewerProcedure
-    .input(z.object({ ids: z.array(z.uuid()).min(1).max(10), names: z.array(z.string().max(100)).max(100).optional() }))
+    .input(
+      z.object({
+        ids: z.array(z.uuid()).min(1).max(10),
+        names: z.array(z.string().max(100)).max(100).optional(),
+        // downsampled to at most this many points per series (min/max kept); every sample when absent
+        maxPoints: metricResolutionSchema.shape.maxPoints,
+      }),
+    )
     .query(async ({ ctx, input }) => {
-      const [samples, blind] = await Promise.all([runMetrics(ctx.db, input.ids, input.names), blindFor(ctx.db, ctx.user, input.ids)]);
+      const [samples, blind] = await Promise.all([runMetrics(ctx.db, input.ids, input.names, input.maxPoints), blindFor(ctx.db, ctx.user, input.ids)]);
       return blind.size ? samples.filter((s) => !s.runId || !blind.has(s.runId)) : samples;
     }),
   /** Metrics of one or more runs with their names, for the run page and /runs/compare (withheld as in `metrics`). */
@@ -70,6 +78,8 @@ export const runsRouter = router({
     return {
       runs: cmp.runs.map((r) => ({ ...r, metricsWithheld: blind.has(r.id) })),
       samples: blind.size ? cmp.samples.filter((s) => !blind.has(s.runId)) : cmp.samples,
+      downsampled: blind.size ? cmp.downsampled.filter((key) => !blind.has(key.split(':')[0]!)) : cmp.downsampled,
+      maxPoints: cmp.maxPoints,
     };
   }),
   suites: viewerProcedure.query(({ ctx }) => listSuites(ctx.db)),

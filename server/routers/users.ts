@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { roleSchema } from '@/core/roles';
 import { actorOf } from '@/server/auth/identity';
 import { adminProcedure, router } from '@/server/trpc';
-import { createUser, disableUser, listUsers, newUserSchema, resetPassword, setRole, usernameSchema } from '@/server/users/service';
+import { createUser, disableUser, enableUser, listUsers, newUserSchema, resetPassword, setRole, usernameSchema } from '@/server/users/service';
 
 export const usersRouter = router({
   list: adminProcedure.query(({ ctx }) => listUsers(ctx.db)),
@@ -15,4 +15,6 @@ export const usersRouter = router({
     .input(z.object({ username: usernameSchema }))
     .mutation(({ ctx, input }) => resetPassword(ctx.db, input.username, actorOf(ctx.user), ctx.user.id)),
   disable: adminProcedure.input(z.object({ username: usernameSchema })).mutation(({ ctx, input }) => disableUser(ctx.db, input.username, actorOf(ctx.user))),
+  /** Lets a disabled user sign in again (their revoked tokens stay revoked). */
+  enable: adminProcedure.input(z.object({ username: usernameSchema })).mutation(({ ctx, input }) => enableUser(ctx.db, input.username, actorOf(ctx.user))),
 });

@@ -11,6 +11,32 @@ import { COMPARE_MAX_RUNS } from '@/core/metrics';
 import { runConfigSchema, type RunConfigInput } from '@/core/run-config';
 import { allowedFrom, RUN_STATUSES, type RunAction, type RunStatus } from '@/core/run-status';
 import { applyRunTransition, wakeRunLoop } from './lifecycle';
+import { downsampledMetricRows } from './metric-downsample';
+
+/**
+ * Points per metric series the charts get by default: at most this many steps, min/max per
+ * bucket kept (./metric-downsample.ts). A chart panel is 300–450 px wide (1100 expanded): with
+ * every bucket's extremes kept this draws like the full series, while a long run's payload
+ * stays bounded; `full` asks for every sample.
+ */
+export const CHART_MAX_POINTS = 300;
+
+/**
+ * The default points per series for `runs` runs on one chart: CHART_MAX_POINTS up to four
+ * runs, fewer beyond (eight lines on a panel show no more detail than four), at least 100.
+ */
+export const chartPointsFor = (runs: number) => Math.max(100, Math.min(CHART_MAX_POINTS, Math.floor((4 * CHART_MAX_POINTS) / Math.max(1, runs))));
+
+/** How the metric reads choose between downsampled and full series. */
+export const metricResolutionSchema = z.object({
+  maxPoints: z
+    .number()
+    .int()
+    .min(20, 'maxPoints must be at least 20 (each bucket keeps its first, last, min and max)')
+    .max(20_000, 'maxPoints is at most 20000; pass full: true for every sample')
+    .optional(),
+  full: z.boolean().optional(),
+});
 
 export const runNameSchema = z.string().trim().min(1, 'give the run a name').max(120, 'name is at most 120 characters');
 
@@ -196,7 +222,12 @@ export async function listRunEvents(db: Db, runId: string) {
   return db.select().from(runEvents).where(eq(runEvents.runId, runId)).orderBy(asc(runEvents.id));
 }
 
-export async function runMetrics(db: Db, runIds: string[], names?: string[]) {
+/** A run's samples: every one (up to 50k) by default, or downsampled to `maxPoints` per series when given. */
+export async function runMetrics(db: Db, runIds: string[], names?: string[], maxPoints?: number) {
+  if (maxPoints) {
+    const { rows } = await downsampledMetricRows(db, runIds, { maxPoints, names });
+    return rows.map(({ runId, name, step, value, at }) => ({ runId, name, step, value, at }));
+  }
   const conds = [inArray(metricSamples.runId, runIds)];
   if (names?.length) conds.push(inArray(metricSamples.name, names));
   return db
@@ -221,7 +252,7 @@ export async function listSuites(db: Db) {
   return rows;
 }
 
-export const compareRunsSchema = z.object({
+export const compareRunsSchema = metricResolutionSchema.extend({
   ids: z
     .array(z.uuid('each id must be a run id (uuid)'))
     .min(1, 'pick at least one run')
@@ -230,12 +261,16 @@ export const compareRunsSchema = z.object({
 });
 
 /**
- * Runs (name, status, progress) and every metric sample of each, labels included (e.g.
- * sandbox_failures{status}), for the run page and the compare page. Unknown ids are an
- * error naming them rather than a silently shorter comparison.
+ * Runs (name, status, progress) and their metric samples, labels included (e.g.
+ * sandbox_failures{status}), for the run page and the compare page: downsampled to
+ * CHART_MAX_POINTS (or `maxPoints`) per series keeping each bucket's min and max, or every
+ * sample with `full` (the CSV download). `downsampled` names (`runId:metric`) the series that
+ * lost points. Unknown ids are an error naming them rather than a silently shorter comparison.
  */
 export async function compareRunMetrics(db: Db, input: z.input<typeof compareRunsSchema>) {
-  const { ids } = compareRunsSchema.parse(input);
+  const parsed = compareRunsSchema.parse(input);
+  const { ids, full } = parsed;
+  const maxPoints = parsed.maxPoints ?? chartPointsFor(ids.length);
   const found = await db
     .select({
       id: runs.id,
@@ -250,19 +285,7 @@ export async function compareRunMetrics(db: Db, input: z.input<typeof compareRun
     .where(inArray(runs.id, ids));
   const missing = ids.filter((id) => !found.some((r) => r.id === id));
   if (missing.length) throw new DomainError('NOT_FOUND', `no run ${missing.join(', ')}; list runs with \`crucible runs list\` and compare existing ids`);
-  const samples = await db
-    .select({
-      runId: metricSamples.runId,
-      name: metricSamples.name,
-      step: metricSamples.step,
-      value: metricSamples.value,
-      labels: metricSamples.labels,
-      at: metricSamples.at,
-    })
-    .from(metricSamples)
-    .where(inArray(metricSamples.runId, ids))
-    .orderBy(asc(metricSamples.step), asc(metricSamples.at), asc(metricSamples.id))
-    .limit(100_000);
+  const { rows: samples, downsampled } = full ? { rows: await fullMetricRows(db, ids), downsampled: [] } : await downsampledMetricRows(db, ids, { maxPoints });
   const order = new Map(ids.map((id, i) => [id, i]));
   return {
     runs: found
@@ -281,6 +304,26 @@ export async function compareRunMetrics(db: Db, input: z.input<typeof compareRun
         // the compare page's table of the settings that differ
         config: r.config,
       })),
-    samples: samples.map((s) => ({ ...s, runId: s.runId! })),
+    // `at` as epoch ms: a Date per sample is most of the payload once serialised (superjson)
+    samples: samples.map((s) => ({ ...s, runId: s.runId!, at: s.at.getTime() })),
+    downsampled,
+    maxPoints: full ? null : maxPoints,
   };
+}
+
+/** Every sample of `ids` (what the run and compare pages read before downsampling; kept for `full` and the benchmark). */
+export async function fullMetricRows(db: Db, ids: string[]) {
+  return db
+    .select({
+      runId: metricSamples.runId,
+      name: metricSamples.name,
+      step: metricSamples.step,
+      value: metricSamples.value,
+      labels: metricSamples.labels,
+      at: metricSamples.at,
+    })
+    .from(metricSamples)
+    .where(inArray(metricSamples.runId, ids))
+    .orderBy(asc(metricSamples.step), asc(metricSamples.at), asc(metricSamples.id))
+    .limit(1_000_000);
 }

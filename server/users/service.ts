@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import { roleSchema, type Role } from '@/core/roles';
 import type { Db } from '@/db/client';
@@ -77,6 +77,32 @@ export async function disableUser(db: Db, username: string, actor: string) {
       .where(and(eq(apiTokens.userId, user.id), isNull(apiTokens.revokedAt)));
     await appendAudit(tx, { actor, action: 'user.disable', targetType: 'user', targetId: user.id, details: { username } });
     return { username, disabled: true };
+  });
+}
+
+/**
+ * Re-enable a disabled user: they can sign in again with their password. What disabling ended
+ * stays ended: their sessions are gone and their API tokens stay revoked (issue new ones).
+ */
+export async function enableUser(db: Db, username: string, actor: string) {
+  const user = await findUser(db, username);
+  if (!user.disabled) throw new DomainError('CONFLICT', `user "${username}" is not disabled; nothing to re-enable`);
+  return db.transaction(async (tx) => {
+    // conditional, so two admins re-enabling at once write one audit row
+    const [row] = await tx
+      .update(users)
+      .set({ disabled: null })
+      .where(and(eq(users.id, user.id), isNotNull(users.disabled)))
+      .returning({ id: users.id });
+    if (!row) throw new DomainError('CONFLICT', `user "${username}" was re-enabled meanwhile`);
+    await appendAudit(tx, {
+      actor,
+      action: 'user.enable',
+      targetType: 'user',
+      targetId: user.id,
+      details: { username, disabledAt: user.disabled!.toISOString() },
+    });
+    return { username, disabled: false };
   });
 }
 

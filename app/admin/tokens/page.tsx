@@ -7,6 +7,7 @@ import { AdminOnly } from '@/components/admin/admin-only';
 import { fieldErrors } from '@/components/admin/field-errors';
 import { errorHint, errorMessage } from '@/components/api-error';
 import { Button } from '@/components/ui/button';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
 import { PageHeader, Section, inputClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
 import { formatDateTime, timeAgo } from '@/components/display-format';
@@ -113,13 +114,37 @@ function TokenTable() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const tokens = useQuery(trpc.tokens.list.queryOptions());
-  const revoke = useMutation(trpc.tokens.revoke.mutationOptions({ onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.tokens.list.queryKey() }) }));
+  // the token the admin is about to revoke (confirmed in a dialog: a revoked token cannot be restored)
+  const [revoking, setRevoking] = useState<{ id: string; name: string; username: string; prefix: string } | null>(null);
+  const revoke = useMutation(
+    trpc.tokens.revoke.mutationOptions({
+      onSuccess: () => setRevoking(null),
+      onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.tokens.list.queryKey() }),
+    }),
+  );
   if (tokens.isPending) return <Loading label="Loading tokens…" />;
   if (tokens.isError) return <ErrorNotice title="Could not load tokens" error={tokens.error} onRetry={() => tokens.refetch()} />;
   if (tokens.data.length === 0) return <EmptyState title="No API tokens">Create one above for scripts and CI.</EmptyState>;
   return (
     <>
-      {revoke.error && <ErrorNotice title="Revoke failed" error={revoke.error} />}
+      <ConfirmDialog
+        open={!!revoking}
+        title={`Revoke token “${revoking?.name ?? ''}”?`}
+        confirmLabel="Revoke token"
+        tone="danger"
+        busy={revoke.isPending}
+        error={revoke.error && <ErrorNotice title="Revoke failed" error={revoke.error} />}
+        onConfirm={() => revoking && revoke.mutate({ id: revoking.id })}
+        onCancel={() => {
+          setRevoking(null);
+          revoke.reset();
+        }}
+      >
+        <p>
+          Requests with <code className="font-mono">{revoking?.prefix}…</code> ({revoking?.username}) are refused from now on. A revoked token cannot be
+          restored; scripts using it need a new one.
+        </p>
+      </ConfirmDialog>
       <table className={tableClass} aria-label="API tokens">
         <thead>
           <tr>
@@ -145,7 +170,12 @@ function TokenTable() {
               </td>
               <td className={`${tdClass} text-right`}>
                 {!t.revokedAt && (
-                  <Button variant="danger" className="py-0.5" disabled={revoke.isPending} onClick={() => revoke.mutate({ id: t.id })}>
+                  <Button
+                    variant="danger"
+                    className="py-0.5"
+                    disabled={revoke.isPending}
+                    onClick={() => setRevoking({ id: t.id, name: t.name, username: t.username, prefix: t.prefix })}
+                  >
                     Revoke
                   </Button>
                 )}

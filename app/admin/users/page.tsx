@@ -7,6 +7,7 @@ import { ROLES, type Role } from '@/core/roles';
 import { AdminOnly } from '@/components/admin/admin-only';
 import { CreateUserForm } from '@/components/admin/create-user-form';
 import { Button } from '@/components/ui/button';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
 import { PageHeader, Section, controlClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
 import { formatDateTime } from '@/components/display-format';
@@ -20,7 +21,11 @@ function UsersTable() {
   const [confirmingReset, setConfirmingReset] = useState<string | null>(null);
   const [oneTime, setOneTime] = useState<{ username: string; password: string } | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.users.list.queryKey() });
-  const setRole = useMutation(trpc.users.setRole.mutationOptions({ onSettled: refresh }));
+  // a role change or re-enable waits in a dialog until confirmed
+  const [roleChange, setRoleChange] = useState<{ username: string; from: Role; to: Role } | null>(null);
+  const [enabling, setEnabling] = useState<string | null>(null);
+  const setRole = useMutation(trpc.users.setRole.mutationOptions({ onSuccess: () => setRoleChange(null), onSettled: refresh }));
+  const enable = useMutation(trpc.users.enable.mutationOptions({ onSuccess: () => setEnabling(null), onSettled: refresh }));
   const disable = useMutation(
     trpc.users.disable.mutationOptions({
       onSettled: () => {
@@ -41,7 +46,7 @@ function UsersTable() {
   if (users.isPending) return <Loading label="Loading users…" />;
   if (users.isError) return <ErrorNotice title="Could not load users" error={users.error} onRetry={() => users.refetch()} />;
   if (users.data.length === 0) return <EmptyState title="No users">Create one above.</EmptyState>;
-  const error = setRole.error ?? disable.error ?? reset.error;
+  const error = disable.error ?? reset.error;
   return (
     <>
       {error && <ErrorNotice title="Change refused" error={error} />}
@@ -57,6 +62,35 @@ function UsersTable() {
           </Button>
         </div>
       )}
+      <ConfirmDialog
+        open={!!roleChange}
+        title={`Change ${roleChange?.username ?? ''}'s role?`}
+        confirmLabel={`Make ${roleChange?.to ?? ''}`}
+        tone={roleChange?.to === 'admin' ? 'danger' : 'primary'}
+        busy={setRole.isPending}
+        error={setRole.error && <ErrorNotice title="Change refused" error={setRole.error} />}
+        onConfirm={() => roleChange && setRole.mutate({ username: roleChange.username, role: roleChange.to })}
+        onCancel={() => setRoleChange(null)}
+      >
+        <p>
+          <strong>{roleChange?.username}</strong> goes from <strong>{roleChange?.from}</strong> to <strong>{roleChange?.to}</strong>, effective on their next
+          request (their API tokens too).
+          {roleChange?.to === 'admin' && ' Admins manage users, tokens and the audit log.'}
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={!!enabling}
+        title={`Re-enable ${enabling ?? ''}?`}
+        confirmLabel="Re-enable"
+        busy={enable.isPending}
+        error={enable.error && <ErrorNotice title="Re-enable refused" error={enable.error} />}
+        onConfirm={() => enabling && enable.mutate({ username: enabling })}
+        onCancel={() => setEnabling(null)}
+      >
+        <p>
+          <strong>{enabling}</strong> can sign in again with their password. Their API tokens stay revoked; create new ones if they need them.
+        </p>
+      </ConfirmDialog>
       <table className={tableClass} aria-label="Users">
         <thead>
           <tr>
@@ -82,7 +116,10 @@ function UsersTable() {
                     value={u.role}
                     disabled={self || !!u.disabledAt || setRole.isPending}
                     title={self ? 'You cannot change your own role' : undefined}
-                    onChange={(e) => setRole.mutate({ username: u.username, role: e.target.value as Role })}
+                    onChange={(e) => {
+                      setRole.reset();
+                      setRoleChange({ username: u.username, from: u.role as Role, to: e.target.value as Role });
+                    }}
                   >
                     {ROLES.map((r) => (
                       <option key={r} value={r}>
@@ -102,6 +139,17 @@ function UsersTable() {
                   )}
                 </td>
                 <td className={`${tdClass} whitespace-nowrap text-right`}>
+                  {u.disabledAt && (
+                    <Button
+                      className="py-0.5"
+                      onClick={() => {
+                        enable.reset();
+                        setEnabling(u.username);
+                      }}
+                    >
+                      Re-enable
+                    </Button>
+                  )}
                   {!u.disabledAt &&
                     !self &&
                     (confirmingReset === u.username ? (

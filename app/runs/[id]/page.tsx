@@ -1,8 +1,8 @@
 'use client';
 import Link from 'next/link';
-import { useEffect, useMemo } from 'react';
+import { useCallback, useEffect, useMemo } from 'react';
 import { useParams } from 'next/navigation';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { errorCode } from '@/components/api-error';
 import { StatusBadge } from '@/components/ui/status-badge';
@@ -10,7 +10,7 @@ import { ErrorNotice, Loading } from '@/components/ui/states';
 import { Facts, PageHeader, Section } from '@/components/ui/layout-parts';
 import { RunActions } from '@/components/runs/run-actions';
 import { EventTimeline } from '@/components/runs/event-timeline';
-import { MetricCharts, type XContext } from '@/components/runs/metric-charts';
+import { MetricCharts, runSections, type FullCharts, type XContext } from '@/components/runs/metric-charts';
 import { ComparePicker } from '@/components/runs/compare-picker';
 import { EpisodeTable } from '@/components/runs/episode-table';
 import { ConfigView } from '@/components/runs/config-view';
@@ -35,8 +35,9 @@ export default function RunPage() {
   const other = arms ? (arms.main.id === id ? arms.control : arms.main) : null;
   const live = !!run.data && (isActive(run.data.status) || (!!other && isActive(other.status)));
   const events = useQuery({ ...trpc.runs.events.queryOptions({ id }), enabled: run.isSuccess, refetchInterval: live ? LIVE_MS : false });
+  const chartIds = useMemo(() => (other ? [id, other.id] : [id]), [id, other]);
   const metrics = useQuery({
-    ...trpc.runs.compare.queryOptions({ ids: other ? [id, other.id] : [id] }),
+    ...trpc.runs.compare.queryOptions({ ids: chartIds }),
     enabled: run.isSuccess,
     refetchInterval: live ? LIVE_MS * 2 : false,
   });
@@ -60,6 +61,24 @@ export default function RunPage() {
       c ? new Date(c.startedAt ?? c.createdAt).getTime() : undefined;
     return { startMs: (key) => startOf(byKey(key)), episodesPerStep: (key) => byKey(key)?.episodesPerIteration };
   }, [chartRuns, id, other?.id]);
+
+  // The series the server downsampled (long runs), and every sample for a chart's CSV.
+  const downsampledKeys = metrics.data?.downsampled;
+  const downsampled = useMemo(() => new Set((downsampledKeys ?? []).map((k) => k.slice(k.indexOf(':') + 1))), [downsampledKeys]);
+  const queryClient = useQueryClient();
+  const controlId = arms?.control.id;
+  const armLabels = useMemo(
+    () => (other ? (other.id === controlId ? { self: 'RL', other: 'control (lr 0)' } : { self: 'control (lr 0)', other: 'RL' }) : null),
+    [other, controlId],
+  );
+  const full = useCallback<FullCharts>(async () => {
+    const all = await queryClient.fetchQuery(trpc.runs.compare.queryOptions({ ids: chartIds, full: true }));
+    const armPart = other && armLabels ? { samples: all.samples.filter((s) => s.runId === other.id), labels: armLabels } : undefined;
+    return runSections(
+      all.samples.filter((s) => s.runId === id),
+      armPart,
+    );
+  }, [queryClient, trpc, chartIds, other, armLabels, id]);
 
   if (run.isPending) return <Loading label="Loading run…" />;
   if (run.isError) {
@@ -144,15 +163,10 @@ export default function RunPage() {
         ) : (
           <MetricCharts
             samples={metrics.data.samples.filter((s) => s.runId === r.id)}
-            arm={
-              other
-                ? {
-                    samples: metrics.data.samples.filter((s) => s.runId === other.id),
-                    labels: other.id === arms!.control.id ? { self: 'RL', other: 'control (lr 0)' } : { self: 'control (lr 0)', other: 'RL' },
-                  }
-                : undefined
-            }
+            arm={other && armLabels ? { samples: metrics.data.samples.filter((s) => s.runId === other.id), labels: armLabels } : undefined}
             ctx={ctx}
+            downsampled={downsampled}
+            full={full}
           />
         )}
       </Section>

@@ -1,13 +1,13 @@
 'use client';
 import Link from 'next/link';
-import { Suspense, useMemo } from 'react';
+import { Suspense, useCallback, useMemo } from 'react';
 import { useSearchParams } from 'next/navigation';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
 import { PageHeader, Section } from '@/components/ui/layout-parts';
 import { StatusBadge } from '@/components/ui/status-badge';
-import { ChartSections, type XContext } from '@/components/runs/metric-charts';
+import { ChartSections, type FullCharts, type XContext } from '@/components/runs/metric-charts';
 import { compareCharts, palette } from '@/components/runs/metric-groups';
 import { configDiff } from '@/components/runs/compare/config-diff';
 import { tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
@@ -45,6 +45,13 @@ function Compare() {
       episodesPerStep: (key) => byId(key)?.episodesPerIteration,
     };
   }, [compared]);
+  // Every sample, for the CSV of a downsampled chart.
+  const queryClient = useQueryClient();
+  const idsKey = ids.join(',');
+  const full = useCallback<FullCharts>(async () => {
+    const all = await queryClient.fetchQuery(trpc.runs.compare.queryOptions({ ids: idsKey.split(','), full: true }));
+    return compareCharts(all.runs, all.samples);
+  }, [queryClient, trpc, idsKey]);
   const header = (
     <PageHeader
       title="Compare runs"
@@ -79,8 +86,8 @@ function Compare() {
         <ErrorNotice title="Could not compare these runs" error={data.error} onRetry={() => data.refetch()} />
       </>
     );
-  const { runs, samples } = data.data;
-  const sections = compareCharts(runs, samples);
+  const { runs, samples, downsampled } = data.data;
+  const sections = compareCharts(runs, samples, new Set(downsampled.map((k) => k.slice(k.indexOf(':') + 1))));
   return (
     <>
       <title>Compare runs · Crucible</title>
@@ -108,7 +115,7 @@ function Compare() {
         {sections.length === 0 ? (
           <EmptyState title="No metrics yet">None of these runs has reported an iteration.</EmptyState>
         ) : (
-          <ChartSections sections={sections} ctx={ctx} />
+          <ChartSections sections={sections} ctx={ctx} full={full} />
         )}
       </Section>
     </>
