@@ -67,7 +67,21 @@ async function recordEvent(tx: DbOrTx, e: typeof runEvents.$inferInsert) {
 
 async function resolveSuite(tx: DbOrTx, name: string) {
   const [suite] = await tx.select().from(taskSuites).where(eq(taskSuites.name, name));
-  if (suite) return suite;
+  if (suite) {
+    // the RL loop runs input/output tasks only so far; scoring a repository task as one would give wrong rewards
+    const [repo] = await tx
+      .select({ id: tasks.id })
+      .from(tasks)
+      .where(and(eq(tasks.suiteId, suite.id), eq(tasks.kind, 'repo')))
+      .limit(1);
+    if (repo) {
+      throw new DomainError(
+        'BAD_REQUEST',
+        `task suite "${name}" holds repository tasks, which RL runs cannot train on yet (docs/agents.md, "Status"); run one episode with \`crucible episode run\`, or choose a suite of input/output tasks`,
+      );
+    }
+    return suite;
+  }
   if (name === BUILTIN_SUITE) return ensureBuiltinSuite(tx);
   throw new DomainError(
     'BAD_REQUEST',

@@ -68,6 +68,10 @@ describe('repository task import', () => {
     expect(new Set(rows.map((r) => r.language))).toEqual(new Set(['python', 'javascript']));
     expect(rows.filter((r) => r.split === 'heldout').length).toBe(suite.filter((t) => t.split === 'heldout').length);
     expect(await count('repo_tasks')).toBe(suite.length);
+    // the RL loop does not run repository tasks yet: a run on this suite is refused, not mis-scored
+    await expect(op.runs.create({ name: 'on-repos', config: { suite: 'repo-suite', quota: { cpus: 1, memoryMb: 1024 } } })).rejects.toThrow(
+      /task suite "repo-suite" holds repository tasks, which RL runs cannot train on yet/,
+    );
 
     const line = suite.find((t) => t.id === 'py-inventory-remove-missing')!;
     const stored = await loadStoredRepoTask(database.db, rows.find((r) => r.externalId === line.id)!.id);
