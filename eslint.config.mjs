@@ -34,7 +34,19 @@ const layerMessage =
   'breaks the layers (docs/architecture.md): declare what the library needs as an interface in the library (see workers/sandbox/ports.ts) and implement it in server/';
 
 const config = [
-  { ignores: ['node_modules/**', '.next/**', '.data/**', '.test-data/**', 'db/migrations/**', 'next-env.d.ts', 'test-results/**', 'playwright-report/**', 'tasks/repo-suite/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '.next/**',
+      '.data/**',
+      '.test-data/**',
+      'db/migrations/**',
+      'next-env.d.ts',
+      'test-results/**',
+      'playwright-report/**',
+      'tasks/repo-suite/**',
+    ],
+  },
   ...next,
   ...nextTs,
   {

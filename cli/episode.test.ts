@@ -94,9 +94,9 @@ describe('crucible episode run (real binary, bwrap)', () => {
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ task: 'py-intervals-touching', end: 'submitted', diff: '' });
     expect(out.turns[0].toolCalls[0].output).toContain('def merge');
-    const other = await crucible(['episode', 'run', '--task', 'x', '--suite', 'mine', '--script', path.join(dir, 'look.jsonl')]);
+    const other = await crucible(['episode', 'run', '--task', 'x', '--suite', 'never-imported', '--script', path.join(dir, 'look.jsonl')]);
     expect(other.code).toBe(2);
-    expect(other.stderr).toContain('pass its JSONL file with --task-file');
+    expect(other.stderr).toContain('no task suite "never-imported" in the database');
   });
 
   it('refuses a bad script by line number, and an unknown task with what there is', async () => {
@@ -128,4 +128,18 @@ describe('crucible episode run (real binary, bwrap)', () => {
     expect(missing.stderr).toContain('no task "nope" in');
     expect(missing.stderr).toContain('it has: py-add');
   });
+  it('takes the task from a suite imported into the database with --suite', async () => {
+    writeFileSync(path.join(dir, 'db-tasks.jsonl'), JSON.stringify(taskLine) + '\n');
+    writeFileSync(path.join(dir, 'db-script.jsonl'), script.map((s) => JSON.stringify(s)).join('\n') + '\n');
+    const imported = await crucible(['tasks', 'import', path.join(dir, 'db-tasks.jsonl'), '--format', 'crucible-repo', '--suite', 'mine', '--json']);
+    expect(imported.code, imported.stderr).toBe(0);
+    const r = await crucible(['episode', 'run', '--task', 'py-add', '--suite', 'mine', '--script', path.join(dir, 'db-script.jsonl'), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'graded', reward: 1, end: 'submitted' });
+    const missing = await crucible(['episode', 'run', '--task', 'nope', '--suite', 'mine', '--script', path.join(dir, 'db-script.jsonl')]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/no task "nope" in suite "mine"; it has: py-add/);
+    const noSuite = await crucible(['episode', 'run', '--task', 'py-add', '--suite', 'absent', '--script', path.join(dir, 'db-script.jsonl')]);
+    expect(noSuite.stderr).toMatch(/no task suite "absent" in the database; import it with `crucible tasks import/);
+  }, 180_000);
 });

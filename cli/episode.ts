@@ -13,7 +13,11 @@ import { builtInEnvSpec, ensureBuiltInEnvironment } from '@/workers/sandbox/env/
 import { gradeRepoTask } from '@/workers/agent/grade/grade-repo-task';
 import { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { SandboxError } from '@/workers/sandbox/types';
+import { eq } from 'drizzle-orm';
+import { tasks, taskSuites } from '@/db/schema';
+import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
 import { CliError, intOption, output, type Command } from './args';
+import { cliDatabase } from './database';
 
 /** The built-in suite's name for --suite (tasks/repo-suite). */
 const BUILTIN_SUITE = 'repo-suite';
@@ -22,7 +26,32 @@ const USAGE =
   'crucible episode run --task ID --script FILE.jsonl [--task-file FILE.jsonl | --suite repo-suite] [--runtime bwrap|NAME] [--env NAME] ' +
   '[--max-turns N] [--timeout-s N] [--no-grade] [--json]\n' +
   '  --script: one tool call a line, {"name": TOOL, "arguments": {...}} (or {"text": MESSAGE} for a raw message)\n' +
-  '  --task-file: a crucible-repo JSONL file (workspace dirs relative to it); default: the built-in suite (tasks/repo-suite)';
+  '  --task-file: a crucible-repo JSONL file (workspace dirs relative to it)\n' +
+  '  --suite: repo-suite (the built-in files, the default) or a suite imported with `crucible tasks import --format crucible-repo|swebench`';
+
+/** A repository task imported into the database, by suite name and task id. */
+async function storedTask(suite: string, id: string): Promise<RepoTask> {
+  const { db } = await cliDatabase();
+  const rows = await db
+    .select({ id: tasks.id, kind: tasks.kind, externalId: tasks.externalId })
+    .from(tasks)
+    .innerJoin(taskSuites, eq(taskSuites.id, tasks.suiteId))
+    .where(eq(taskSuites.name, suite));
+  if (!rows.length)
+    throw new CliError(
+      `no task suite "${suite}" in the database; import it with \`crucible tasks import FILE --format crucible-repo|swebench --suite ${suite}\``,
+    );
+  const row = rows.find((r) => r.externalId === id);
+  if (!row)
+    throw new CliError(
+      `no task "${id}" in suite "${suite}"; it has: ${rows
+        .slice(0, 10)
+        .map((r) => r.externalId)
+        .join(', ')}${rows.length > 10 ? ', …' : ''}`,
+    );
+  if (row.kind !== 'repo') throw new CliError(`task "${id}" of suite "${suite}" is an input/output task, not a repository task; episodes run repository tasks`);
+  return loadStoredRepoTask(db, row.id);
+}
 
 function readTaskFile(file: string): CrucibleRepoTaskLine[] {
   const lines: CrucibleRepoTaskLine[] = [];
@@ -58,9 +87,6 @@ function findTask(values: Record<string, unknown>): { line: CrucibleRepoTaskLine
     where = file;
     baseDir = path.dirname(path.resolve(file));
   } else {
-    const suite = (values.suite as string | undefined) ?? BUILTIN_SUITE;
-    if (suite !== BUILTIN_SUITE)
-      throw new CliError(`--suite ${suite}: only the built-in suite "${BUILTIN_SUITE}" is read here; for another suite pass its JSONL file with --task-file`);
     lines = loadRepoSuite();
     where = `the built-in suite (${REPO_SUITE_DIR})`;
     baseDir = REPO_SUITE_DIR;
@@ -104,12 +130,17 @@ export const commands: Command[] = [
       if (!runtime.success) throw new CliError(`--runtime: ${runtime.error.issues[0]!.message}`);
       const maxTurns = intOption(values['max-turns'], 'max-turns') ?? Math.max(30, script.steps.length + 1);
       const timeoutS = intOption(values['timeout-s'], 'timeout-s') ?? 600;
-      const { line, baseDir } = findTask(values);
+      const suite = values.suite as string | undefined;
       let task: RepoTask;
-      try {
-        task = resolveRepoTask(line, { baseDir });
-      } catch (e) {
-        throw new CliError(`task ${line.id}: ${(e as Error).message}`);
+      if (suite && suite !== BUILTIN_SUITE && !values['task-file']) {
+        task = await storedTask(suite, values.task as string);
+      } else {
+        const { line, baseDir } = findTask(values);
+        try {
+          task = resolveRepoTask(line, { baseDir });
+        } catch (e) {
+          throw new CliError(`task ${line.id}: ${(e as Error).message}`);
+        }
       }
       const env = (values.env as string | undefined) ?? task.environment;
       task = { ...task, environment: env }; // the grader runs where the episode ran
