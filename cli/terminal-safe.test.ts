@@ -86,7 +86,7 @@ describe('the CLI prints user-supplied text terminal-safe; --json stays exact', 
     const badFormat = await crucible(['tasks', 'import', file, '--format', EVIL]);
     expect(badFormat.code).toBe(2);
     expectTerminalSafe(badFormat, 'tasks import --format');
-    expect(badFormat.stderr).toContain(`--format must be crucible or humaneval, got "${SHOWN}"`);
+    expect(badFormat.stderr).toContain(`--format must be one of crucible, humaneval, crucible-repo, swebench, got "${SHOWN}"`);
     fs.appendFileSync(file, fs.readFileSync(file, 'utf8')); // the same task id twice: the error names it
     const dup = await crucible(['tasks', 'import', file, '--suite', 'evil-suite-2']);
     expect(dup.code).toBe(1);
