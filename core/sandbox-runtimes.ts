@@ -81,6 +81,14 @@ export const TIER_RUNTIME_PREFERENCES = {
   high: ['microvm', 'gvisor', 'bwrap'],
 } as const satisfies Record<'routine' | 'high', readonly SandboxRuntimeName[]>;
 
+/** Why a tier's default is not its first preference (what to install), or null when it is. */
+export function tierDefaultNote(tier: 'routine' | 'high', chosen: string): string | null {
+  const first = TIER_RUNTIME_PREFERENCES[tier][0];
+  return chosen === first
+    ? null
+    : `${tier} risk defaults to ${chosen}: ${first} is not installed on any sandbox host (install it with \`bash scripts/system-deps.sh\`, then restart the workers)`;
+}
+
 /**
  * The isolation a run gets for the tiers its config leaves unset, given the runtimes this
  * deployment's sandbox hosts have: each tier's first preference available, with a note for
@@ -90,18 +98,9 @@ export function defaultIsolation(available: readonly string[]): {
   isolation: { routine: SandboxRuntimeName; high: SandboxRuntimeName } | null;
   notes: string[];
 } {
-  const notes: string[] = [];
-  const pick = (tier: 'routine' | 'high'): SandboxRuntimeName | null => {
-    const prefs = TIER_RUNTIME_PREFERENCES[tier];
-    const chosen = prefs.find((n) => available.includes(n)) ?? null;
-    if (chosen && chosen !== prefs[0]) {
-      notes.push(
-        `${tier} risk defaults to ${chosen}: ${prefs[0]} is not installed on any sandbox host (install it with \`bash scripts/system-deps.sh\`, then restart the workers)`,
-      );
-    }
-    return chosen;
-  };
+  const pick = (tier: 'routine' | 'high'): SandboxRuntimeName | null => TIER_RUNTIME_PREFERENCES[tier].find((n) => available.includes(n)) ?? null;
   const routine = pick('routine');
   const high = pick('high');
+  const notes = [routine && tierDefaultNote('routine', routine), high && tierDefaultNote('high', high)].filter((n): n is string => !!n);
   return { isolation: routine && high ? { routine, high } : null, notes };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { runConfigSchema, runtimeName, type RunConfigInput } from '@/core/run-config';
-import { defaultIsolation } from '@/core/sandbox-runtimes';
+import { defaultIsolation, tierDefaultNote } from '@/core/sandbox-runtimes';
 import { RISK_TIERS } from '@/core/tasks';
 import { canonicalRuntimeName } from '@/workers/sandbox/runtimes/available-runtimes';
 import { DomainError } from '@/server/errors';
@@ -62,8 +62,11 @@ export function resolveLaunchIsolation(
         `or choose one of the runtimes available: ${deployment.available.join(', ') || 'none'}. Runtimes are never downgraded.`,
     );
   }
-  for (const note of defaults.notes) if (RISK_TIERS.some((t) => given[t] === undefined && note.startsWith(`${t} `))) notes.push(note);
   const unset = RISK_TIERS.filter((t) => given[t] === undefined);
-  if (unset.length) notes.unshift(`isolation defaults for this deployment: ${unset.map((t) => `${t} → ${isolation[t]}`).join(', ')}`);
+  if (unset.length) notes.push(`isolation defaults for this deployment: ${unset.map((t) => `${t} → ${isolation[t]}`).join(', ')}`);
+  for (const t of unset) {
+    const note = tierDefaultNote(t, isolation[t]!);
+    if (note) notes.push(note);
+  }
   return { config: { ...config, isolation: isolation as { routine: 'bwrap'; high: 'bwrap' } }, notes };
 }
