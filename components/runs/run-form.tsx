@@ -13,15 +13,15 @@ import { allFields, configFromValues, fieldGroups, valuesFromConfig, type FieldS
 const NAME = 'name';
 
 /** The most one sandbox host offers a task (from `runs.launchOptions`), so the form can say so before launch. */
-type HostLimit = { cpus: number; memoryMb: number; host: string };
+type HostLimit = { cpus: number; cpusHost: string; memoryMb: number; memoryHost: string };
 
 function validate(name: string, values: FormValues, largest?: HostLimit): Record<string, string> {
   const { config, errors } = configFromValues(values);
   const quota = config.quota as { cpus?: number; memoryMb?: number } | undefined;
   if (largest && quota?.cpus && quota.cpus > largest.cpus)
-    errors['quota.cpus'] = `At most ${largest.cpus}: no sandbox host has more vCPUs (largest: ${largest.host})`;
+    errors['quota.cpus'] = `At most ${largest.cpus}: no sandbox host has more vCPUs (largest: ${largest.cpusHost})`;
   if (largest && quota?.memoryMb && quota.memoryMb > largest.memoryMb)
-    errors['quota.memoryMb'] = `At most ${largest.memoryMb}: no sandbox host has more memory (largest: ${largest.host})`;
+    errors['quota.memoryMb'] = `At most ${largest.memoryMb}: no sandbox host has more memory (largest: ${largest.memoryHost})`;
   if (!name.trim()) errors[NAME] = 'Give the run a name';
   else if (name.trim().length > 120) errors[NAME] = 'Name is at most 120 characters';
   const parsed = runConfigSchema.safeParse(config);

@@ -13,8 +13,8 @@ export type Deployment = {
   source: 'workers' | 'this host';
   /** this host's runtime probe (with the reason each runtime is missing), when that is the source */
   probe?: RuntimeProbe[];
-  /** the most vCPUs and memory any one host offers a task, and where */
-  largest: { cpus: number; memoryMb: number; host: string };
+  /** the most vCPUs and the most memory any one host offers a task, and which host has each */
+  largest: { cpus: number; cpusHost: string; memoryMb: number; memoryHost: string };
 };
 
 let local: { at: number; probe: RuntimeProbe[]; capacity: NodeCapacity } | null = null;
@@ -31,17 +31,13 @@ export async function deploymentHosts(db: Db): Promise<Deployment> {
     .from(workers)
     .where(and(eq(workers.status, 'running'), sql`${workers.capacity} ? 'runtimes'`));
   if (rows.length) {
-    const big = rows.reduce((a, b) =>
-      b.capacity.cpus > a.capacity.cpus || (b.capacity.cpus === a.capacity.cpus && b.capacity.memoryMb > a.capacity.memoryMb) ? b : a,
-    );
+    const most = (figure: 'cpus' | 'memoryMb') => rows.reduce((a, b) => (b.capacity[figure] > a.capacity[figure] ? b : a));
+    const cpus = most('cpus');
+    const memory = most('memoryMb');
     return {
       available: [...new Set(rows.flatMap((r) => r.capacity.runtimes ?? []))].sort(),
       source: 'workers',
-      largest: {
-        cpus: Math.max(...rows.map((r) => r.capacity.cpus)),
-        memoryMb: Math.max(...rows.map((r) => r.capacity.memoryMb)),
-        host: big.host,
-      },
+      largest: { cpus: cpus.capacity.cpus, cpusHost: cpus.host, memoryMb: memory.capacity.memoryMb, memoryHost: memory.host },
     };
   }
   if (!local || Date.now() - local.at > 60_000) local = { at: Date.now(), probe: probeRuntimes(), capacity: detectCapacity() };
@@ -49,6 +45,6 @@ export async function deploymentHosts(db: Db): Promise<Deployment> {
     available: local.probe.filter((p) => p.available).map((p) => p.name),
     source: 'this host',
     probe: local.probe,
-    largest: { cpus: local.capacity.cpus, memoryMb: local.capacity.memoryMb, host: 'this host' },
+    largest: { cpus: local.capacity.cpus, cpusHost: 'this host', memoryMb: local.capacity.memoryMb, memoryHost: 'this host' },
   };
 }

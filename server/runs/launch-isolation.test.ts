@@ -9,6 +9,7 @@ import { joinNode } from '@/workers/scheduler/node';
 import { listRunEvents } from './service';
 import { deploymentHosts } from './deployment';
 import { launchRunSchema, resolveLaunchIsolation } from './launch-isolation';
+import { checkLaunchQuota } from './launch-quota';
 
 // Issue 18's risk-tier policy at launch: unset tiers get routine → gvisor, high → microvm where a
 // sandbox host has them; a named runtime no host has is refused before the run exists.
@@ -40,6 +41,16 @@ describe('risk-tier defaults (pure)', () => {
   });
 });
 
+describe('launch quota (pure)', () => {
+  it('names the host that has the most of each figure', () => {
+    const deployment = { source: 'workers' as const, largest: { cpus: 8, cpusHost: 'cpu-box', memoryMb: 65536, memoryHost: 'mem-box' } };
+    expect(() => checkLaunchQuota({ cpus: 8, memoryMb: 65536 }, deployment)).not.toThrow();
+    expect(() => checkLaunchQuota({ cpus: 16, memoryMb: 131072 }, deployment)).toThrow(
+      /quota\.cpus is 16 but the largest live sandbox host \(cpu-box\) has 8 vCPUs.*quota\.memoryMb is 131072 but the largest live sandbox host \(mem-box\) has 65536 MB/,
+    );
+  });
+});
+
 describe('launch against the deployment (real Postgres)', () => {
   let database: Database;
   beforeAll(async () => {
@@ -59,7 +70,7 @@ describe('launch against the deployment (real Postgres)', () => {
     expect(await deploymentHosts(db)).toEqual({
       available: ['bwrap', 'gvisor'],
       source: 'workers',
-      largest: { cpus: 2, memoryMb: 4096, host: 'node-a' },
+      largest: { cpus: 2, cpusHost: 'node-a', memoryMb: 4096, memoryHost: 'node-a' },
     });
   });
 

@@ -9,11 +9,13 @@ import type { Deployment } from './deployment';
  */
 export function checkLaunchQuota(quota: Pick<RunConfig['quota'], 'cpus' | 'memoryMb'>, deployment: Pick<Deployment, 'largest' | 'source'>): void {
   const { largest } = deployment;
-  const where = deployment.source === 'workers' ? `the largest live sandbox host (${largest.host})` : 'this host';
+  const where = (host: string) => (deployment.source === 'workers' ? `the largest live sandbox host (${host})` : 'this host');
   const problems: string[] = [];
-  if (quota.cpus > largest.cpus) problems.push(`quota.cpus is ${quota.cpus} but ${where} has ${largest.cpus} vCPUs; set it to at most ${largest.cpus}`);
+  if (quota.cpus > largest.cpus) {
+    problems.push(`quota.cpus is ${quota.cpus} but ${where(largest.cpusHost)} has ${largest.cpus} vCPUs; set it to at most ${largest.cpus}`);
+  }
   if (quota.memoryMb > largest.memoryMb) {
-    problems.push(`quota.memoryMb is ${quota.memoryMb} but ${where} has ${largest.memoryMb} MB; set it to at most ${largest.memoryMb}`);
+    problems.push(`quota.memoryMb is ${quota.memoryMb} but ${where(largest.memoryHost)} has ${largest.memoryMb} MB; set it to at most ${largest.memoryMb}`);
   }
   if (problems.length) {
     throw new DomainError('BAD_REQUEST', `no sandbox host is large enough for one task of this run, so no episode could ever start: ${problems.join('; ')}`);
