@@ -157,3 +157,28 @@ export type RepoGrade = {
   durationMs: number;
   error?: string;
 };
+
+/** One tool call of an agent turn as stored (turns.tool_calls): what was asked and what the agent saw. */
+export type StoredToolCall = {
+  name: string;
+  arguments: Record<string, unknown>;
+  /** the tool message the agent received (already capped) */
+  output: string;
+  error?: string;
+  durationMs: number;
+  submitted?: boolean;
+};
+
+/**
+ * How a repository task's episode was graded (episodes.grading): the agent's patch, the grade
+ * from the clean grading sandbox and its per-test results, so the episode page shows the
+ * grading run beside the agent's turns.
+ */
+export type EpisodeGrading = RepoGrade & {
+  /** the agent's changes as a unified diff against the pristine workspace */
+  patch: string;
+  /** files the diff could not represent (binary) */
+  binarySkipped: string[];
+  /** why the agent's episode ended */
+  end: AgentEpisodeEnd;
+};

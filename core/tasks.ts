@@ -36,3 +36,9 @@ export type IoTest = z.infer<typeof ioTest>;
  */
 export type TaskTests = { kind: 'io'; cases: IoTest[] } | { kind: 'humaneval'; check: string } | { kind: 'repo' };
 export type TaskTestKind = TaskTests['kind'];
+
+/**
+ * One check's result in a turn of an input/output or HumanEval task, stored per turn
+ * (turns.tests) so the episode page shows what each check got, not a summary line.
+ */
+export type TurnTestResult = { index: number; passed: boolean; ms: number; detail: string };

@@ -80,5 +80,11 @@ export const auditLog = pgTable(
     prevHash: text('prev_hash').notNull(),
     hash: text('hash').notNull(),
   },
-  (t) => [index('audit_log_target_idx').on(t.targetType, t.targetId)],
+  // the audit page filters by actor, action and time and pages by seq
+  (t) => [
+    index('audit_log_target_idx').on(t.targetType, t.targetId),
+    index('audit_log_actor_idx').on(t.actor, t.seq),
+    index('audit_log_action_idx').on(t.action, t.seq),
+    index('audit_log_at_idx').on(t.at),
+  ],
 );

@@ -1,4 +1,6 @@
 import { bigserial, doublePrecision, index, integer, jsonb, pgEnum, pgTable, real, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import type { EpisodeGrading, StoredToolCall } from '@/core/repo-tasks';
+import type { TurnTestResult } from '@/core/tasks';
 import { users } from './auth';
 import { policyVersions, runs, tasks } from './runs';
 
@@ -38,6 +40,8 @@ export const episodes = pgTable(
     endReason: text('end_reason'),
     error: text('error'),
     attempt: integer('attempt').notNull().default(1),
+    /** repository tasks: the agent's patch and the clean grading run's per-test results */
+    grading: jsonb('grading').$type<EpisodeGrading>(),
     startedAt: timestamp('started_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -68,6 +72,12 @@ export const turns = pgTable(
     sandboxMs: integer('sandbox_ms'),
     cpuMs: integer('cpu_ms'),
     maxRssMb: real('max_rss_mb'),
+    /** input/output tasks: each check's result this turn */
+    tests: jsonb('tests').$type<TurnTestResult[]>(),
+    /** agent turns: the tool calls the assistant message made and their outputs */
+    toolCalls: jsonb('tool_calls').$type<StoredToolCall[]>(),
+    /** agent turns: the workspace's diff against the pristine one after this turn */
+    workspaceDiff: text('workspace_diff'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('turns_episode_index_idx').on(t.episodeId, t.index)],
