@@ -1,6 +1,7 @@
 import { formatMs, formatNumber } from '../display-format';
 import { tableClass, tdClass, thClass } from '../ui/layout-parts';
-import { candidateOutput, testRows, turnOutcome, type TestCase } from './turn-outcome';
+import type { TurnTestResult } from '@/core/tasks';
+import { candidateOutput, exactTestRows, testRows, turnOutcome, type TestCase } from './turn-outcome';
 
 export type TurnView = {
   id: number;
@@ -15,6 +16,8 @@ export type TurnView = {
   sandboxMs: number | null;
   cpuMs: number | null;
   maxRssMb: number | null;
+  /** each check's own result, when the episode recorded it (older rows: null) */
+  tests?: TurnTestResult[] | null;
 };
 
 function Output({ label, text, note }: { label: string; text: string | null; note?: string }) {
@@ -42,6 +45,9 @@ const toneClass = { ok: 'bg-emerald-100 text-emerald-800', fail: 'bg-amber-100 t
 function TestsTable({ rows }: { rows: ReturnType<typeof testRows> }) {
   return (
     <div className="overflow-x-auto">
+      <p className="mb-1 text-xs text-slate-500" data-testid="tests-derived">
+        Derived from the turn&apos;s feedback line: this turn did not record each test&apos;s result.
+      </p>
       <table className={tableClass} aria-label="Test results" data-testid="test-results">
         <thead>
           <tr>
@@ -74,15 +80,52 @@ function TestsTable({ rows }: { rows: ReturnType<typeof testRows> }) {
   );
 }
 
+function ExactTestsTable({ rows }: { rows: ReturnType<typeof exactTestRows> }) {
+  const passed = rows.filter((r) => r.passed).length;
+  return (
+    <div className="overflow-x-auto">
+      <p className="mb-1 text-xs text-slate-500" data-testid="tests-exact">
+        Each test&apos;s result as recorded: {passed} of {rows.length} passed.
+      </p>
+      <table className={tableClass} aria-label="Test results" data-testid="test-results">
+        <thead>
+          <tr>
+            <th className={`${thClass} text-right`}>#</th>
+            <th className={thClass}>test</th>
+            <th className={thClass}>expected</th>
+            <th className={thClass}>passed</th>
+            <th className={`${thClass} text-right`}>time</th>
+            <th className={thClass}>detail</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.index} data-testid="test-row">
+              <td className={`${tdClass} text-right tabular-nums`}>{r.index}</td>
+              <td className={`${tdClass} font-mono text-xs`}>{r.name}</td>
+              <td className={`${tdClass} font-mono text-xs`}>{r.expected ?? '—'}</td>
+              <td className={tdClass}>{r.passed ? <span className="text-emerald-700">✓ yes</span> : <span className="text-red-700">✗ no</span>}</td>
+              <td className={`${tdClass} whitespace-nowrap text-right tabular-nums`}>{r.ms < 10 ? `${r.ms.toFixed(1)} ms` : formatMs(r.ms)}</td>
+              <td className={`${tdClass} break-all font-mono text-xs`}>{r.detail || '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 /**
- * One turn: what the policy did, what the checks said (per test, as far as the episode
- * recorded it), and what the candidate printed. The status comes from the checks, not from
- * the sandbox's exit code: the harness exits 0 even when the candidate's program never loaded.
+ * One turn: what the policy did, what the checks said (each test's own result when the turn
+ * recorded it, else as far as its feedback line tells), and what the candidate printed. The
+ * status comes from the checks, not from the sandbox's exit code: the harness exits 0 even
+ * when the candidate's program never loaded.
  */
 export function TurnCard({ turn, cases = [] }: { turn: TurnView; cases?: TestCase[] }) {
   const outcome = turnOutcome(turn);
   const out = candidateOutput(turn.stdout);
-  const rows = testRows(cases, outcome);
+  const exact = turn.tests?.length ? exactTestRows(cases, turn.tests) : null;
+  const rows = exact ? [] : testRows(cases, outcome);
   return (
     <article className="rounded border border-slate-200 bg-white" data-testid="turn" aria-label={`Turn ${turn.index}`}>
       <header className="flex flex-wrap items-center gap-x-4 gap-y-1 border-b border-slate-200 bg-slate-50 px-3 py-1.5 text-xs">
@@ -110,6 +153,7 @@ export function TurnCard({ turn, cases = [] }: { turn: TurnView; cases?: TestCas
             <span className="font-semibold">The program did not load</span>, so no test ran: <span className="font-mono">{outcome.loadError}</span>
           </div>
         )}
+        {exact && <ExactTestsTable rows={exact} />}
         {rows.length > 0 && <TestsTable rows={rows} />}
         <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
           <Output

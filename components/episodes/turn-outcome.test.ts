@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { candidateOutput, testCases, testRows, turnOutcome } from './turn-outcome';
+import { candidateOutput, exactTestRows, testCases, testRows, turnOutcome } from './turn-outcome';
 
 const io = {
   kind: 'io',
@@ -58,5 +58,24 @@ describe('turn outcome (from what an episode stores per turn)', () => {
     expect(testCases({ kind: 'humaneval', check: 'def check(c): ...' }, 'f')).toEqual([{ name: 'check(f)' }]);
     expect(testCases([{ input: ['a'], expected: 'A' }], 'up')).toEqual([{ name: '#0 up("a")', input: '"a"', expected: '"A"' }]);
     expect(testCases(null, 'f')).toEqual([]);
+  });
+});
+
+describe('exact per-test rows (turns.tests)', () => {
+  it('names each recorded check after the task case at its index, in index order, with its own result and time', () => {
+    const rows = exactTestRows(testCases(io, 'add'), [
+      { index: 1, passed: true, ms: 2, detail: 'returned 2' },
+      { index: 0, passed: false, ms: 3, detail: 'expected 5, got -1' },
+    ]);
+    expect(rows).toEqual([
+      { index: 0, name: 'add(2, 3)', expected: '5', passed: false, ms: 3, detail: 'expected 5, got -1' },
+      { index: 1, name: 'add(1, 1)', expected: '2', passed: true, ms: 2, detail: 'returned 2' },
+    ]);
+  });
+
+  it('a check the task does not list keeps its index and says so', () => {
+    expect(exactTestRows([], [{ index: 4, passed: true, ms: 1, detail: 'ok' }])).toEqual([
+      { index: 4, name: 'not among the task’s cases', expected: null, passed: true, ms: 1, detail: 'ok' },
+    ]);
   });
 });

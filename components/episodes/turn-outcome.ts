@@ -1,3 +1,5 @@
+import type { TurnTestResult } from '@/core/tasks';
+
 /**
  * What one turn's execution came to, from what an episode stores per turn (workers/rl/episode.ts):
  * the sandbox's exit code and status, the candidate's output, and the observation the policy
@@ -88,4 +90,21 @@ export function testRows(cases: TestCase[], outcome: TurnOutcome): TestRow[] {
     if (t.passed === 0) return { ...c, passed: false, result: i === 0 && outcome.firstFailure ? outcome.firstFailure : 'failed' };
     return { ...c, passed: null, result: `not recorded per test (${t.passed} of ${t.total} passed)` };
   });
+}
+
+export type ExactTestRow = { index: number; name: string; expected: string | null; passed: boolean; ms: number; detail: string };
+
+/**
+ * Per-test rows from what the turn recorded for each check (turns.tests), named after the
+ * task's cases by index (the index has its own column); a check the task does not list (e.g.
+ * a changed task) is named as such.
+ */
+export function exactTestRows(cases: TestCase[], tests: TurnTestResult[]): ExactTestRow[] {
+  return [...tests]
+    .sort((a, b) => a.index - b.index)
+    .map((t) => {
+      const c = cases[t.index];
+      const name = c ? c.name.replace(/^#\d+ /, '') : 'not among the task’s cases';
+      return { index: t.index, name, expected: c?.expected ?? null, passed: t.passed, ms: t.ms, detail: t.detail };
+    });
 }

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
-import { episodes, rewards, runs, tasks, turns } from '@/db/schema';
+import { episodes, repoTasks, rewards, runs, tasks, turns } from '@/db/schema';
 import { DomainError } from '@/server/errors';
 import { runBlindToReviewers } from '@/server/reviews/blind';
 
@@ -63,7 +63,19 @@ export async function listEpisodes(db: Db, input: z.input<typeof listEpisodesSch
   return { items, total, page: q.page, pageSize: q.pageSize };
 }
 
-/** A trajectory with everything needed to inspect it: task, every turn, reward. */
+/**
+ * What blind review withholds from a reviewer's episode read besides the reward: everything
+ * the reward is computed from. A repository task's grading run (its status, reward, components
+ * and per-test results: the FAIL_TO_PASS pass fraction is the reward), and an input/output
+ * turn's check results (per-check `tests` and the feedback line "2/3 passed; …", the same rule
+ * as the review item in server/reviews/queue.ts). An agent turn keeps its tool outputs: they
+ * are what the agent saw, and the hidden tests only run at grading.
+ */
+function withholdGrading<T extends { toolCalls: unknown; observation: string | null; tests: unknown }>(turnRows: T[]): T[] {
+  return turnRows.map((t) => (t.toolCalls ? { ...t, tests: null } : { ...t, tests: null, observation: null }));
+}
+
+/** A trajectory with everything needed to inspect it: task, every turn, reward, a repository task's grading run. */
 export async function getEpisode(db: Db, id: string, opts: EpisodeReadOptions = {}) {
   const [row] = await db
     .select({
@@ -77,16 +89,23 @@ export async function getEpisode(db: Db, id: string, opts: EpisodeReadOptions = 
     .leftJoin(tasks, eq(tasks.id, episodes.taskId))
     .where(eq(episodes.id, id));
   if (!row) throw new DomainError('NOT_FOUND', `no episode ${id}`);
-  const [turnRows, [reward]] = await Promise.all([
+  const [turnRows, [reward], [repo]] = await Promise.all([
     db.select().from(turns).where(eq(turns.episodeId, id)).orderBy(asc(turns.index)),
     db.select().from(rewards).where(eq(rewards.episodeId, id)),
+    // the test lists only (to label each graded test); the hidden test files stay server-side
+    row.task?.kind === 'repo'
+      ? db.select({ failToPass: repoTasks.failToPass, passToPass: repoTasks.passToPass }).from(repoTasks).where(eq(repoTasks.taskId, row.task.id))
+      : Promise.resolve([]),
   ]);
+  const withheld = row.rewardWithheld;
   return {
-    episode: row.episode,
+    episode: withheld ? { ...row.episode, grading: null } : row.episode,
     runName: row.runName,
     task: row.task,
-    turns: turnRows,
-    reward: row.rewardWithheld ? null : (reward ?? null),
-    rewardWithheld: row.rewardWithheld,
+    /** a repository task's FAIL_TO_PASS / PASS_TO_PASS test ids; null for input/output tasks */
+    repoTests: repo ?? null,
+    turns: withheld ? withholdGrading(turnRows) : turnRows,
+    reward: withheld ? null : (reward ?? null),
+    rewardWithheld: withheld,
   };
 }

@@ -7,6 +7,8 @@ import { StatusBadge } from '@/components/ui/status-badge';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
 import { Facts, PageHeader, Section, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
 import { TurnCard } from '@/components/episodes/turn-card';
+import { AgentTurnCard } from '@/components/episodes/agent-turn-card';
+import { GradingRun } from '@/components/episodes/grading-run';
 import { testCases } from '@/components/episodes/turn-outcome';
 import { durationBetween, formatDateTime, formatNumber } from '@/components/display-format';
 
@@ -30,9 +32,11 @@ export default function EpisodePage() {
       </div>
     );
   }
-  const { episode: e, task, turns, reward, runName } = q.data;
+  const { episode: e, task, turns, reward, runName, repoTests } = q.data;
   const sortedTurns = [...turns].sort((a, b) => a.index - b.index);
   const cases = task ? testCases(task.tests, task.entryPoint) : [];
+  // an agent episode (repository task): turns of tool calls, graded in a clean sandbox at the end
+  const agent = task?.kind === 'repo' || e.grading !== null || turns.some((t) => t.toolCalls !== null);
   return (
     <>
       <title>{`Episode ${e.id.slice(0, 8)} · Crucible`}</title>
@@ -52,7 +56,15 @@ export default function EpisodePage() {
             Episode {e.id.slice(0, 8)} <StatusBadge status={e.status} />
           </span>
         }
-        subtitle={task ? `Task ${task.externalId} (${task.language}, ${task.risk} risk)` : 'Task not recorded'}
+        subtitle={
+          <>
+            {task ? `${agent ? 'Repository task' : 'Task'} ${task.externalId} (${task.language}, ${task.risk} risk)` : 'Task not recorded'}
+            {' · runtime '}
+            <span className="font-mono" data-testid="episode-runtime">
+              {e.runtime ?? 'not recorded'}
+            </span>
+          </>
+        }
       />
       {e.error && (
         <div role="alert" className="mb-4 rounded border border-red-200 bg-red-50 px-3 py-2 text-red-800">
@@ -133,7 +145,11 @@ export default function EpisodePage() {
         <Section title="Task">
           <p className="mb-1 text-xs text-slate-500">
             {task.kind === 'repo' ? (
-              `Repository task · ${task.language} · ${task.split}`
+              <>
+                Repository task · {task.language} · {task.split}
+                {repoTests &&
+                  ` · graded on ${repoTests.failToPass.length} FAIL_TO_PASS and ${repoTests.passToPass.length} PASS_TO_PASS tests (hidden from the agent until grading)`}
+              </>
             ) : (
               <>
                 Entry point <code className="font-mono">{task.entryPoint}</code>
@@ -150,12 +166,34 @@ export default function EpisodePage() {
           </EmptyState>
         ) : (
           <div className="space-y-3">
-            {sortedTurns.map((t) => (
-              <TurnCard key={t.id} turn={t} cases={cases} />
-            ))}
+            {sortedTurns.map((t, i) =>
+              agent ? (
+                <AgentTurnCard key={t.id} turn={t} previousDiff={i > 0 ? sortedTurns[i - 1]!.workspaceDiff : null} />
+              ) : (
+                <TurnCard key={t.id} turn={t} cases={cases} />
+              ),
+            )}
           </div>
         )}
       </Section>
+      {agent && (
+        <Section title="Grading run">
+          {e.grading ? (
+            <GradingRun grading={e.grading} lists={repoTests} />
+          ) : q.data.rewardWithheld ? (
+            <EmptyState title="Grading withheld">
+              This episode&apos;s run is in a blind review queue: its grading run (the reward and each test&apos;s result) is shown to reviewers once the review
+              is done.
+            </EmptyState>
+          ) : (
+            <EmptyState title="Not graded">
+              {inProgress(e.status)
+                ? 'The grading run appears when the agent submits or runs out of turns.'
+                : 'This episode ended without a grading run (a sandbox failure ends an episode ungraded, never scored 0).'}
+            </EmptyState>
+          )}
+        </Section>
+      )}
     </>
   );
 }
