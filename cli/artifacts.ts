@@ -42,7 +42,7 @@ const list: Command = {
 const gcUsage = 'crucible artifacts gc [--grace-hours 24] [--dry-run] [--json]';
 const gc: Command = {
   name: 'artifacts gc',
-  summary: 'delete artifacts no policy version or environment references, published longer ago than the grace period',
+  summary: 'delete artifacts no policy version, environment or registered model references, published longer ago than the grace period',
   usage: gcUsage,
   options: { 'grace-hours': { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } },
   run: async ({ values }) => {

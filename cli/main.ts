@@ -20,12 +20,12 @@ const groups: Record<string, { summary: string; load: () => Promise<Command[]> }
     load: async () => [...(await import('./sandbox')).envCommands, ...(await import('./env-images')).envImageCommands],
   },
   artifacts: {
-    summary: 'list and garbage-collect the artifact store (checkpoints, environment images)',
+    summary: 'list and garbage-collect the artifact store (checkpoints, environment images, model files)',
     load: async () => (await import('./artifacts')).artifactCommands,
   },
   reward: { summary: 'score solutions from real execution', load: async () => (await import('./reward')).rewardCommands },
   episode: { summary: 'run an agent episode on a repository task with a scripted policy', load: async () => (await import('./episode')).commands },
-  models: { summary: 'Hugging Face model directories: inspect', load: async () => (await import('./models')).commands },
+  models: { summary: 'Hugging Face models: import, list, show, export, inspect', load: async () => (await import('./models')).commands },
   policy: {
     summary: "the built-in ONNX policy: init, sft, sample, inspect, export; fetch a run's version",
     load: async () => [...(await import('./policy')).commands, ...(await import('./run-policies')).runPolicyCommands],

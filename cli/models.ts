@@ -1,17 +1,54 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { z } from 'zod';
+import { EXPORT_FORMATS, modelName } from '@/core/models';
+import { getModel, modelDirectory, withModelStore, type ModelRow } from '@/server/models/service';
+import { exportHfDirectory } from '@/workers/policy/hf/export-hf';
 import { HfPolicy } from '@/workers/policy/hf/hf-policy';
 import type { Provider } from '@/workers/policy/onnx-session';
+import { apiOptions, cliApi } from './api';
 import { CliError, intOption, output, type Command } from './args';
+import { cliDatabase } from './database';
+import { table } from './format';
 
-// Hugging Face model directories: `models inspect DIR` and the `policy sample --model DIR`
-// path. Registering models in the database (`models import|list|show`) comes later.
+// Hugging Face models: `models inspect DIR` reads a directory; `models import|list|show`
+// register them in the database (their files in the artifact store, server/models); `models
+// export` writes a registered model back out as a Hugging Face directory; `policy sample
+// --model NAME|DIR` samples from either.
 
-async function loadModel(dir: unknown, usage: string, cpu: boolean): Promise<HfPolicy> {
-  if (typeof dir !== 'string' || !dir) throw new CliError(`missing model DIR (a local Hugging Face model directory)\nusage: ${usage}`);
+/**
+ * A registered model's directory on this host, rebuilt from the artifact store by hash
+ * (in-process: this host's database and store, like `policy fetch`).
+ */
+async function registeredModelDir(name: string): Promise<{ row: ModelRow; dir: string }> {
+  const db = (await cliDatabase()).db;
+  let row: ModelRow;
+  try {
+    row = await getModel(db, name);
+  } catch (e) {
+    throw new CliError((e as Error).message, 1);
+  }
+  const dir = await withModelStore(db, (store, root) => modelDirectory(store, row, root)).catch((e: Error) => {
+    throw new CliError(`cannot fetch the files of model "${name}" from the artifact store: ${e.message}`, 1);
+  });
+  return { row, dir };
+}
+
+/** `--model` / DIR: an existing directory is read as it is; otherwise the name of a registered model. */
+async function resolveModel(arg: unknown, usage: string): Promise<string> {
+  if (typeof arg !== 'string' || !arg) throw new CliError(`missing model (a registered model's NAME, or a local Hugging Face model DIR)\nusage: ${usage}`);
+  if (await fs.stat(arg).catch(() => undefined)) return arg;
+  if (!modelName.safeParse(arg).success || arg.includes('/'))
+    throw new CliError(`${arg}: no such directory (and not a model name; see \`crucible models list\`)\nusage: ${usage}`);
+  return (await registeredModelDir(arg)).dir;
+}
+
+async function loadModel(arg: unknown, usage: string, cpu: boolean): Promise<HfPolicy> {
+  const dir = await resolveModel(arg, usage);
   try {
     return await HfPolicy.load(dir, { providers: cpu ? (['cpu'] as Provider[]) : undefined });
   } catch (e) {
-    throw new CliError(`cannot load model ${dir}: ${(e as Error).message}`, 1);
+    throw new CliError(`cannot load model ${String(arg)}: ${(e as Error).message}`, 1);
   }
 }
 
@@ -27,9 +64,9 @@ function promptIds(v: unknown): number[] {
 }
 
 export const hfSampleUsage =
-  'crucible policy sample --model DIR (--prompt TEXT | --prompt-ids 1,2,3) [--chat] [--max-new-tokens 64] [--temperature 1] [--top-p 1] [--top-k 0] [--seed 0] [--cpu] [--json]';
+  'crucible policy sample --model NAME|DIR (--prompt TEXT | --prompt-ids 1,2,3) [--chat] [--max-new-tokens 64] [--temperature 1] [--top-p 1] [--top-k 0] [--seed 0] [--cpu] [--json]';
 
-/** `policy sample --model DIR`: one completion from a Hugging Face model directory. */
+/** `policy sample --model NAME|DIR`: one completion from a registered model or a Hugging Face model directory. */
 export async function sampleHfModel(values: Record<string, unknown>): Promise<number> {
   const prompts = (values.prompt as string[] | undefined) ?? [];
   if (prompts.length > 1) throw new CliError(`--model takes one --prompt\nusage: ${hfSampleUsage}`);
@@ -72,10 +109,10 @@ export async function sampleHfModel(values: Record<string, unknown>): Promise<nu
   }
 }
 
-const inspectUsage = 'crucible models inspect DIR [--json]';
+const inspectUsage = 'crucible models inspect NAME|DIR [--json]';
 const inspect: Command = {
   name: 'models inspect',
-  summary: 'read a local Hugging Face model directory: architecture, shape, parameters, dtypes, tokenizer, chat template',
+  summary: 'read a Hugging Face model (a local directory or a registered NAME): architecture, shape, parameters, dtypes, tokenizer, chat template',
   usage: inspectUsage,
   options: { json: { type: 'boolean' } },
   run: async ({ values, positionals }) => {
@@ -111,4 +148,127 @@ const inspect: Command = {
   },
 };
 
-export const commands: Command[] = [inspect];
+const fmtBytes = (n: number) => (n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${(n / 1e3).toFixed(1)} kB`);
+
+const importUsage =
+  "crucible models import DIR --name NAME [--json]\n  DIR is read by the process that runs the import: this host, or the console's host with --url";
+const importCmd: Command = {
+  name: 'models import',
+  summary: 'register a Hugging Face model directory: validated, its files published to the artifact store by sha256',
+  usage: importUsage,
+  options: { ...apiOptions, name: { type: 'string' } },
+  run: async ({ values, positionals }) => {
+    const dir = positionals[0];
+    if (!dir) throw new CliError(`missing DIR (a Hugging Face model directory)\nusage: ${importUsage}`);
+    if (!values.name) throw new CliError(`missing --name (what the model is registered as)\nusage: ${importUsage}`);
+    const api = await cliApi(values);
+    const row = await api.models.import.mutate({ name: values.name as string, dir: path.resolve(dir) });
+    output(
+      !!values.json,
+      row,
+      () =>
+        `registered ${row.name}: ${row.architecture}, ${row.parameters.toLocaleString()} parameters, ${row.dtype}, ${row.files.length} files (${fmtBytes(row.bytes)})\nweights sha256   ${row.weightsSha256}\ntokenizer sha256 ${row.tokenizerSha256}`,
+    );
+    return 0;
+  },
+};
+
+const list: Command = {
+  name: 'models list',
+  summary: 'registered models: architecture, parameters, dtype, size',
+  usage: 'crucible models list [--json]',
+  options: { ...apiOptions },
+  run: async ({ values }) => {
+    const rows = await (await cliApi(values)).models.list.query();
+    output(!!values.json, rows, () =>
+      rows.length
+        ? table(
+            rows.map((r) => ({
+              name: r.name,
+              architecture: r.architecture,
+              parameters: r.parameters.toLocaleString(),
+              dtype: r.dtype,
+              size: fmtBytes(r.bytes),
+              chatTemplate: r.chatTemplate ? 'yes' : 'no',
+              created: r.createdAt.toISOString().slice(0, 16).replace('T', ' '),
+            })),
+            ['name', 'architecture', 'parameters', 'dtype', 'size', 'chatTemplate', 'created'],
+          )
+        : 'no models registered; add one with `crucible models import DIR --name NAME`',
+    );
+    return 0;
+  },
+};
+
+const showUsage = 'crucible models show NAME [--json]';
+const show: Command = {
+  name: 'models show',
+  summary: 'one registered model: architecture, parameters, dtype, tokenizer, hashes, chat template and its preview',
+  usage: showUsage,
+  options: { ...apiOptions },
+  run: async ({ values, positionals }) => {
+    if (!positionals[0]) throw new CliError(`missing NAME\nusage: ${showUsage}`);
+    const m = await (await cliApi(values)).models.show.query({ name: positionals[0] });
+    output(!!values.json, m, () => {
+      const c = m.config;
+      const lines = [
+        `${m.name}`,
+        `architecture     ${m.architecture}`,
+        `parameters       ${m.parameters.toLocaleString()} (${m.dtype})`,
+        `shape            hidden=${String(c.hidden_size)} layers=${String(c.num_hidden_layers)} heads=${String(c.num_attention_heads)} kv-heads=${String(c.num_key_value_heads ?? c.num_attention_heads)} vocab=${String(c.vocab_size)} context=${String(c.max_position_embeddings)}`,
+        `tokenizer        vocab ${m.tokenizer.vocabSize}, bos ${m.tokenizer.bos ?? '-'}, eos ${m.tokenizer.eos ?? '-'}, pad ${m.tokenizer.pad ?? '-'}`,
+        `tokenizer sha256 ${m.tokenizerSha256}`,
+        `weights sha256   ${m.weightsSha256}`,
+        `files            ${m.files.map((f) => `${f.path} (${fmtBytes(f.size)})`).join(', ')}`,
+        `imported         ${m.createdAt.toISOString()} by ${m.createdBy}${m.source ? ` from ${m.source}` : ''}`,
+      ];
+      if (!m.chatTemplate) lines.push('chat template    none');
+      else {
+        lines.push('chat template', m.chatTemplate);
+        if (m.preview && 'text' in m.preview) lines.push(`preview (sample conversation, ${m.preview.tokens} tokens)`, m.preview.text);
+        else if (m.preview) lines.push(`preview: the template refuses the sample conversation: ${m.preview.error}`);
+      }
+      return lines.join('\n');
+    });
+    return 0;
+  },
+};
+
+const exportUsage =
+  'crucible models export NAME --format hf|peft --out DIR [--json]\n  hf: a Hugging Face directory (model.safetensors in the dtype it was imported in, config and tokenizer files)\n  peft: a LoRA adapter (adapter_config.json, adapter_model.safetensors) — from LoRA training, which registered base models do not have';
+const exportCmd: Command = {
+  name: 'models export',
+  summary: 'write a registered model out as a Hugging Face directory (--format hf) or a PEFT LoRA adapter (--format peft)',
+  usage: exportUsage,
+  options: { format: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' } },
+  run: async ({ values, positionals }) => {
+    const name = positionals[0];
+    if (!name) throw new CliError(`missing NAME (a registered model, see \`crucible models list\`)\nusage: ${exportUsage}`);
+    const format = values.format as string | undefined;
+    if (!format || !(EXPORT_FORMATS as readonly string[]).includes(format))
+      throw new CliError(`--format must be one of ${EXPORT_FORMATS.join(', ')}${format ? `, got "${format}"` : ''}\nusage: ${exportUsage}`);
+    if (!values.out) throw new CliError(`missing --out DIR\nusage: ${exportUsage}`);
+    const out = path.resolve(values.out as string);
+    const { row, dir } = await registeredModelDir(name);
+    if (format === 'peft')
+      throw new CliError(
+        `model "${name}" is a registered base model with no LoRA adapter: --format peft writes the adapter a LoRA-trained run produced; export the base with --format hf`,
+        1,
+      );
+    const r = await exportHfDirectory({ from: dir, out }).catch((e: Error) => {
+      throw new CliError(`cannot export model "${name}": ${e.message}`, 1);
+    });
+    const result = { name: row.name, format, ...r };
+    output(
+      !!values.json,
+      result,
+      () =>
+        `wrote ${out}: ${row.name} as a Hugging Face directory (${r.tensors} tensors, ${Object.entries(r.dtypes)
+          .map(([d, n]) => `${n} ${d}`)
+          .join(', ')})\n${r.files.map((f) => `  ${f.path.padEnd(26)} ${fmtBytes(f.size)}`).join('\n')}`,
+    );
+    return 0;
+  },
+};
+
+export const commands: Command[] = [inspect, importCmd, list, show, exportCmd];

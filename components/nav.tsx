@@ -12,6 +12,7 @@ type NavItem = { href: string; label: string; needs?: Capability };
 // Only pages that exist; later features add their entries here.
 const items: NavItem[] = [
   { href: '/runs', label: 'Runs' },
+  { href: '/models', label: 'Models' },
   { href: '/workers', label: 'Workers' },
   { href: '/resources', label: 'Resources' },
   { href: '/review', label: 'Review', needs: 'review' },
@@ -37,7 +38,7 @@ export function Nav({ user }: { user: CurrentUser | null }) {
   const visible = items.filter((i) => !i.needs || can(user?.role, i.needs));
   return (
     <header className="border-b border-slate-800 bg-slate-900 text-slate-200">
-      <div className="mx-auto flex h-11 max-w-7xl items-center gap-6 px-4">
+      <div className="mx-auto flex h-11 max-w-7xl items-center gap-4 px-4">
         <Link href="/runs" className="font-semibold tracking-tight text-white">
           Crucible
         </Link>
@@ -50,7 +51,7 @@ export function Nav({ user }: { user: CurrentUser | null }) {
                   key={i.href}
                   href={i.href}
                   aria-current={active ? 'page' : undefined}
-                  className={`rounded px-2.5 py-1 ${active ? 'bg-slate-700 text-white' : 'hover:bg-slate-800 hover:text-white'}`}
+                  className={`whitespace-nowrap rounded px-2 py-1 ${active ? 'bg-slate-700 text-white' : 'hover:bg-slate-800 hover:text-white'}`}
                 >
                   {i.label}
                 </Link>
@@ -58,7 +59,7 @@ export function Nav({ user }: { user: CurrentUser | null }) {
             })}
         </nav>
         {user && (
-          <div className="ml-auto flex items-center gap-3">
+          <div className="ml-auto flex items-center gap-3 whitespace-nowrap">
             <Link href="/account" title="Your account: change password" data-testid="current-user" className="text-slate-300 hover:text-white">
               {user.displayName || user.username} <span className="rounded bg-slate-700 px-1.5 py-0.5 text-xs text-slate-200">{user.role}</span>
             </Link>

@@ -3,3 +3,4 @@ export * from './runs';
 export * from './episodes';
 export * from './infra';
 export * from './artifacts';
+export * from './models';

@@ -1,11 +1,11 @@
 import { isNotNull, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { environments, policyVersions } from '@/db/schema';
+import { environments, models, policyVersions } from '@/db/schema';
 import type { ArtifactStore, StoredArtifact } from '@/workers/artifacts/artifact-store';
 
 /**
  * Garbage collection of the artifact store: artifacts nothing references any more (no policy
- * version, no environment image) and not published within `graceMs`. The grace covers the
+ * version, no environment image, no registered model's file) and not published within `graceMs`. The grace covers the
  * window between a publish and the row that references it (a learner publishes a checkpoint,
  * then inserts its version row); each candidate is checked again just before it is deleted.
  */
@@ -14,7 +14,7 @@ export type GcReport = { scanned: number; referenced: number; recent: number; de
 
 async function isReferenced(db: Db, sha256: string): Promise<boolean> {
   const [row] = await db.execute<{ n: number }>(
-    sql`select (select count(*) from ${policyVersions} where ${policyVersions.sha256} = ${sha256}) + (select count(*) from ${environments} where ${environments.imageSha256} = ${sha256}) as n`,
+    sql`select (select count(*) from ${policyVersions} where ${policyVersions.sha256} = ${sha256}) + (select count(*) from ${environments} where ${environments.imageSha256} = ${sha256}) + (select count(*) from ${models}, jsonb_array_elements(${models.files}) f where f->>'sha256' = ${sha256}) as n`,
   );
   return Number(row?.n ?? 0) > 0;
 }
@@ -24,6 +24,7 @@ export async function collectArtifactGarbage(db: Db, store: ArtifactStore, opts:
   const refs = new Set<string>([
     ...(await db.select({ sha: policyVersions.sha256 }).from(policyVersions)).map((r) => r.sha),
     ...(await db.select({ sha: environments.imageSha256 }).from(environments).where(isNotNull(environments.imageSha256))).map((r) => r.sha!),
+    ...(await db.select({ files: models.files }).from(models)).flatMap((r) => r.files.map((f) => f.sha256)),
   ]);
   const report: GcReport = { scanned: 0, referenced: 0, recent: 0, deleted: [], bytesFreed: 0, dryRun: !!opts.dryRun };
   for await (const a of store.backend.list()) {
@@ -52,6 +53,9 @@ export async function artifactReferences(db: Db): Promise<Map<string, string[]>>
   }
   for (const e of await db.select({ sha: environments.imageSha256, name: environments.name }).from(environments).where(isNotNull(environments.imageSha256))) {
     add(e.sha!, `environment ${e.name}`);
+  }
+  for (const m of await db.select({ name: models.name, files: models.files }).from(models)) {
+    for (const f of m.files) add(f.sha256, `model ${m.name} ${f.path}`);
   }
   return out;
 }

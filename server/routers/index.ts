@@ -2,6 +2,7 @@ import { createCallerFactory, router } from '@/server/trpc';
 import { auditRouter } from './audit';
 import { authRouter } from './auth';
 import { episodesRouter } from './episodes';
+import { modelsRouter } from './models';
 import { environmentsRouter } from './environments';
 import { resourcesRouter } from './resources';
 import { reviewsRouter } from './reviews';
@@ -24,6 +25,7 @@ export const appRouter = router({
   audit: auditRouter,
   workers: workersRouter,
   resources: resourcesRouter,
+  models: modelsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+/**
+ * Registered Hugging Face models (issue 15): the one definition of a model's name and of the
+ * file manifest its row records. Each file is an artifact in the artifact store, named by the
+ * sha256 of its bytes, so any host fetches the model by hash. Imports nothing from the project.
+ */
+
+export const MODEL_NAME_RULE = 'model names are 1-100 characters of letters, digits, ".", "_" and "-", starting with a letter or digit (e.g. "stories260K")';
+
+export const modelName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, MODEL_NAME_RULE);
+
+/** A file of a model directory: its name in the directory, and its artifact. */
+export const modelFile = z.object({
+  /** a plain file name (no directories): what it is called in a Hugging Face directory */
+  path: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a model file is a plain file name'),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  size: z.number().int().nonnegative(),
+});
+export type ModelFile = z.infer<typeof modelFile>;
+
+/**
+ * The files of a Hugging Face directory a registered model keeps. Anything else in the
+ * directory (READMEs, PyTorch .bin weights, images) is left out of the registry.
+ */
+export const MODEL_METADATA_FILES = [
+  'config.json',
+  'generation_config.json',
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'special_tokens_map.json',
+  'added_tokens.json',
+  'chat_template.jinja',
+  'tokenizer.model',
+] as const;
+
+/** Weight files: one `model.safetensors`, or the index and its `model-*.safetensors` shards. */
+export const isWeightFile = (name: string) => name === 'model.safetensors' || name === 'model.safetensors.index.json' || /^model-.*\.safetensors$/.test(name);
+
+export const EXPORT_FORMATS = ['hf', 'peft'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { modelName } from '@/core/models';
+import { actorOf } from '@/server/auth/identity';
+import { importModel, listModels, showModel, withModelStore } from '@/server/models/service';
+import { operatorProcedure, router, viewerProcedure } from '@/server/trpc';
+
+export const modelsRouter = router({
+  list: viewerProcedure.query(({ ctx }) => listModels(ctx.db)),
+  /** the row with its tokenizer's vocabulary and special ids, and the chat-template preview */
+  show: viewerProcedure
+    .input(z.object({ name: modelName }))
+    .query(({ ctx, input }) => withModelStore(ctx.db, (store, root) => showModel(ctx.db, store, input.name, root))),
+  /**
+   * Register a Hugging Face directory. `dir` is read by the process that runs this procedure:
+   * this host for the in-process CLI, the console's host over HTTP.
+   */
+  import: operatorProcedure
+    .input(z.object({ name: modelName, dir: z.string().min(1, 'give the model directory').max(4096) }))
+    .mutation(({ ctx, input }) => withModelStore(ctx.db, (store) => importModel(ctx.db, store, input, actorOf(ctx.user)))),
+});
