@@ -1,26 +1,13 @@
 import { Graph, type Value } from './onnx/graph';
-import { gradients } from './onnx/autodiff';
 import * as o from './onnx/ops';
 import { forward, paramInitializers, paramInputs, paramSpecs, type ModelConfig } from './model';
-import { buildLoss, METRICS, tempered, tokenLogprobs, type LossConfig, type LossInputs } from './losses';
-import { adamw, type OptimConfig } from './optim';
+import { tempered, tokenLogprobs } from './losses';
+import { appendLearner, lossInputs, type LearnerSpec } from './learner-graph';
 
-// The session graphs: training (forward + loss + backward [+ clip + AdamW]), scoring
+// The session graphs: training (forward, then learner-graph.ts: loss + backward [+ clip + AdamW]), scoring
 // (token logprobs and values, no gradients) and inference (with or without a KV cache).
 
-export type TrainGraphSpec = {
-  model: ModelConfig;
-  loss: LossConfig;
-  optim: OptimConfig;
-  batch: number;
-  seqLen: number;
-  /** 'update' applies the optimizer; 'accumulate' only adds this micro-batch's gradients. */
-  mode: 'update' | 'accumulate';
-  /** Whether gradients accumulated from earlier micro-batches come in as inputs. */
-  withAccumulator: boolean;
-  /** Whether reference-policy logprobs come in (KL metric and penalty). */
-  withReference: boolean;
-};
+export type TrainGraphSpec = LearnerSpec & { model: ModelConfig };
 
 function batchInputs(g: Graph, B: number, T: number) {
   return {
@@ -32,54 +19,12 @@ function batchInputs(g: Graph, B: number, T: number) {
 
 export function buildTrainGraph(s: TrainGraphSpec): Graph {
   const g = new Graph(`train_${s.loss.kind}_${s.mode}`);
-  const specs = paramSpecs(s.model);
   const p = paramInputs(g, s.model);
   const { tokens, positions, attnMask } = batchInputs(g, s.batch, s.seqLen);
-  const bt = [s.batch, s.seqLen];
-  const li: LossInputs = {
-    targets: g.input('targets', 'int64', bt),
-    weights: g.input('weights', 'float32', bt),
-    mask: g.input('mask', 'float32', bt),
-  };
-  if (s.loss.kind !== 'sft') {
-    li.advantages = g.input('advantages', 'float32', bt);
-    li.oldLogprobs = g.input('old_logprobs', 'float32', bt);
-    if (s.withReference) li.refLogprobs = g.input('ref_logprobs', 'float32', bt);
-  }
-  if (s.loss.kind === 'ppo') {
-    li.oldValues = g.input('old_values', 'float32', bt);
-    li.returns = g.input('returns', 'float32', bt);
-  }
+  const li = lossInputs(g, s);
   const out = forward(g, s.model, p, { tokens, positions, attnMask });
-  const { loss, metrics } = buildLoss(g, s.loss, out.logits, out.values, li);
-  for (const m of METRICS) g.output(metrics[m], `metric.${m}`);
-  const params = specs.map((sp) => p[sp.name]!);
-  let grads = gradients(loss, params);
-  if (s.withAccumulator) {
-    const acc = specs.map((sp) => g.input(`acc.${sp.name}`, 'float32', sp.shape));
-    grads = grads.map((d, i) => o.add(d, acc[i]!));
-  }
-  if (s.mode === 'accumulate') {
-    grads.forEach((d, i) => g.output(d, `new_acc.${specs[i]!.name}`));
-    return g;
-  }
-  const step = g.input('step', 'float32', []);
-  const entries = specs.map((sp, i) => ({
-    param: params[i]!,
-    grad: grads[i]!,
-    m: g.input(`m.${sp.name}`, 'float32', sp.shape),
-    v: g.input(`v.${sp.name}`, 'float32', sp.shape),
-    decay: sp.decay,
-  }));
-  const { updated, gradNorm, lr } = adamw(g, s.optim, step, entries);
-  updated.forEach((u, i) => {
-    const n = specs[i]!.name;
-    g.output(u.param, `new.${n}`);
-    g.output(u.m, `new_m.${n}`);
-    g.output(u.v, `new_v.${n}`);
-  });
-  g.output(gradNorm, 'grad_norm');
-  g.output(lr, 'lr');
+  const params = paramSpecs(s.model).map((sp) => ({ name: sp.name, value: p[sp.name]!, shape: sp.shape, decay: sp.decay }));
+  appendLearner(g, s, out.logits, out.values, li, params);
   return g;
 }
 

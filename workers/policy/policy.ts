@@ -1,18 +1,19 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { packBatch, paddedLength, TrainSequence, type Aggregation } from './batch';
+import { packBatch, paddedLength, type TrainSequence } from './batch';
 import { listVersions, readCheckpoint, versionFile, writeCheckpoint, type CheckpointState } from './checkpoint';
 import { buildInferenceGraph, buildScoreGraph, buildTrainGraph, type TrainGraphSpec } from './graphs';
-import { LossConfig, METRICS, type LossConfigInput, type MetricName } from './losses';
+import type { LossConfigInput, MetricName } from './losses';
 import { initParams, ModelConfig, ModelFields, paramSpecs } from './model';
 import { OptimConfig, type OptimConfigInput } from './optim';
 import { f32, ort, type LoadedSession, type Provider } from './onnx-session';
 import { generate, type Completion, type SampleOptionsInput } from './sample';
 import { BYTE_TOKENIZER, Tokenizer } from './tokenizer';
 import { SessionCache } from './session-cache';
+import { pick, planStep, runStep, type Params } from './train-step';
 
-export type Params = Map<string, ort.Tensor>;
+export type { Params };
 
 export type StepReport = Record<MetricName, number> & {
   step: number;
@@ -224,84 +225,33 @@ export class Policy {
    */
   async trainStep(sequences: z.input<typeof TrainSequence>[], lossInput: LossConfigInput, o: { microBatchSize?: number } = {}): Promise<StepReport> {
     const t0 = performance.now();
-    const loss = LossConfig.parse(lossInput);
-    const seqs = sequences.map((s) => TrainSequence.parse(s));
-    if (!seqs.length) throw new Error('trainStep needs at least one sequence');
-    const aggregation: Aggregation = loss.kind === 'sft' ? 'token' : loss.aggregation;
-    const normTokens = loss.kind === 'sft' ? undefined : loss.normTokens;
-    if (aggregation === 'token-sum-norm' && !normTokens)
-      throw new Error("aggregation 'token-sum-norm' needs normTokens (the per-sequence token budget the token sums are divided by)");
-    const withReference = loss.kind !== 'sft' && seqs.every((s) => s.refLogprobs);
-    if (loss.kind !== 'sft') {
-      if (loss.klCoef > 0 && !withReference) throw new Error('klCoef > 0 needs refLogprobs on every sequence');
-      if (seqs.some((s) => s.advantages === undefined || !s.oldLogprobs)) throw new Error(`${loss.kind} needs advantages and oldLogprobs on every sequence`);
-      if (loss.kind === 'ppo' && seqs.some((s) => !s.oldValues || !s.returns)) throw new Error('ppo needs oldValues and returns on every sequence');
-    }
-    const mb = Math.max(1, Math.min(o.microBatchSize ?? seqs.length, seqs.length));
-    const K = Math.ceil(seqs.length / mb);
-    const T = this.seqLenFor(Math.max(...seqs.map((s) => s.tokens.length)));
-    const tokenCounts = seqs.map((s) => s.lossMask.slice(1).reduce((a, b) => a + b, 0));
-    const stepTokens = tokenCounts.reduce((a, b) => a + b, 0);
-    const stepSequences = tokenCounts.filter((c) => c > 0).length;
-    const spec = (mode: TrainGraphSpec['mode'], withAccumulator: boolean): TrainGraphSpec => ({
-      model: this.model,
-      loss,
+    const plan = planStep(sequences, lossInput, o, (n) => this.seqLenFor(n));
+    const r = await runStep(plan, {
+      pad: this.tokenizer.spec.pad,
       optim: this.optim,
-      batch: mb,
-      seqLen: T,
-      mode,
-      withAccumulator,
-      withReference,
+      trainable: paramSpecs(this.model).map((s) => s.name),
+      feeds: this.paramFeeds(),
+      moments: this.moments,
+      step: this.step,
+      session: async (learner) => {
+        const s: TrainGraphSpec = { model: this.model, ...learner };
+        return (await this.session(JSON.stringify(s), () => buildTrainGraph(s).toBytes())).session;
+      },
     });
-    const sums = Object.fromEntries(METRICS.map((m) => [m, 0])) as Record<MetricName, number>;
-    let acc: Record<string, ort.Tensor> = {};
-    let last: ort.InferenceSession.OnnxValueMapType | undefined;
-    for (let k = 0; k < K; k++) {
-      const chunk = seqs.slice(k * mb, (k + 1) * mb);
-      const feeds = packBatch(chunk, { rows: mb, seqLen: T, pad: this.tokenizer.spec.pad, aggregation, stepTokens, stepSequences, normTokens });
-      const mode = k === K - 1 ? 'update' : 'accumulate';
-      const s = spec(mode, k > 0);
-      const { session } = await this.session(JSON.stringify(s), () => buildTrainGraph(s).toBytes());
-      const all: Record<string, ort.Tensor> = { ...this.paramFeeds(), ...feeds, ...acc };
-      if (mode === 'update') {
-        all.step = f32([this.step + 1], []);
-        for (const [n, t] of this.moments.m) all[`m.${n}`] = t;
-        for (const [n, t] of this.moments.v) all[`v.${n}`] = t;
-      }
-      const res = await session.run(pick(session, all));
-      for (const m of METRICS) sums[m] += Number((res[`metric.${m}`] as ort.Tensor).data[0]);
-      if (mode === 'accumulate') {
-        acc = {};
-        for (const sp of paramSpecs(this.model)) acc[`acc.${sp.name}`] = res[`new_acc.${sp.name}`] as ort.Tensor;
-      }
-      last = res;
-    }
-    const params: Params = new Map();
-    const m: Params = new Map();
-    const v: Params = new Map();
-    for (const sp of paramSpecs(this.model)) {
-      params.set(sp.name, last![`new.${sp.name}`] as ort.Tensor);
-      m.set(sp.name, last![`new_m.${sp.name}`] as ort.Tensor);
-      v.set(sp.name, last![`new_v.${sp.name}`] as ort.Tensor);
-    }
-    const gradNorm = Number((last!.grad_norm as ort.Tensor).data[0]);
-    // One NaN/Infinity anywhere poisons every weight after this step and every later one:
-    // keep the previous weights and moments instead and say so.
-    const skipped = !Number.isFinite(sums.loss) || !Number.isFinite(gradNorm) || ![...params.values()].every(allFinite);
-    if (!skipped) {
-      this.params = params;
-      this.moments = { m, v };
+    if (!r.skipped) {
+      this.params = r.params;
+      this.moments = { m: r.m, v: r.v };
       this.step += 1;
     }
     return {
-      ...sums,
+      ...r.sums,
       step: this.step,
-      skipped,
-      gradNorm,
-      lr: Number((last!.lr as ort.Tensor).data[0]),
-      tokens: stepTokens,
-      sequences: seqs.length,
-      microBatches: K,
+      skipped: r.skipped,
+      gradNorm: r.gradNorm,
+      lr: r.lr,
+      tokens: plan.stepTokens,
+      sequences: plan.seqs.length,
+      microBatches: plan.K,
       provider: this.provider,
       seconds: (performance.now() - t0) / 1000,
     };
@@ -310,21 +260,4 @@ export class Policy {
   async release(): Promise<void> {
     await this.cache.release();
   }
-}
-
-function allFinite(t: ort.Tensor): boolean {
-  const a = t.data as Float32Array;
-  for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i]!)) return false;
-  return true;
-}
-
-/** Only the feeds a session declares (onnxruntime rejects unknown inputs). */
-function pick(session: ort.InferenceSession, feeds: Record<string, ort.Tensor>): Record<string, ort.Tensor> {
-  const out: Record<string, ort.Tensor> = {};
-  for (const n of session.inputNames) {
-    const t = feeds[n];
-    if (!t) throw new Error(`missing feed ${n}`);
-    out[n] = t;
-  }
-  return out;
 }

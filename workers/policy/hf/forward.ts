@@ -1,4 +1,4 @@
-import type { Graph, Shape, Value } from '../onnx/graph';
+import type { Dim, Graph, Shape, Value } from '../onnx/graph';
 import * as o from '../onnx/ops';
 import { ropeInvFreq, type HfModelConfig } from './config';
 
@@ -24,7 +24,16 @@ export type HfForwardOutputs = {
   present: { k: Value; v: Value }[];
   /** [B, S] as a 1-D int64 shape tensor, for reshaping back to batch form. */
   batchShape: Value;
+  /** B and S as declared by `tokens`: numbers in training graphs (autodiff needs static shapes), names in sampling ones. */
+  dims: [Dim, Dim];
 };
+
+/**
+ * Extra terms on a projection's output (LoRA): called with the weight's checkpoint name
+ * (e.g. `model.layers.0.self_attn.q_proj.weight`), its input [N, in] and output [N, out];
+ * returns the output to use.
+ */
+export type LinearAdapter = (weight: string, x: Value, y: Value) => Value;
 
 /** Y = X Wᵀ + b for X [N, in], W [out, in] (PyTorch's nn.Linear). */
 export function linear(x: Value, w: Value, b?: Value): Value {
@@ -64,8 +73,10 @@ function applyRope(x: Value, rope: { cos: Value; sin: Value }, headDim: number):
   return o.add(o.mul(x, rope.cos), o.mul(rotated, rope.sin));
 }
 
-export function hfForward(g: Graph, c: HfModelConfig, p: Record<string, Value>, x: HfForwardInputs): HfForwardOutputs {
+export function hfForward(g: Graph, c: HfModelConfig, p: Record<string, Value>, x: HfForwardInputs, adapt?: LinearAdapter): HfForwardOutputs {
   const { nHeads: H, nKvHeads: KV, headDim: Dh } = c;
+  const dims = x.tokens.shape as [Dim, Dim];
+  const [B, S] = dims;
   const nRep = H / KV;
   const w = (name: string) => {
     const v = p[name];
@@ -73,6 +84,11 @@ export function hfForward(g: Graph, c: HfModelConfig, p: Record<string, Value>, 
     return v;
   };
   const opt = (name: string) => p[name];
+  /** A checkpoint projection `name` (e.g. `model.layers.0.mlp.up_proj`) applied to x [N, in]. */
+  const proj = (x: Value, name: string) => {
+    const y = linear(x, w(`${name}.weight`), opt(`${name}.bias`));
+    return adapt ? adapt(`${name}.weight`, x, y) : y;
+  };
   const batchShape = g.node('Shape', [x.tokens], [{ dtype: 'int64', shape: [2] }])[0]!;
   let h = g.scope('embed', () => o.gather(w('model.embed_tokens.weight'), o.reshape(x.tokens, [-1]))); // [N, d]
   const rope = g.scope('rope', () => rotary(g, c, x.positions));
@@ -83,9 +99,9 @@ export function hfForward(g: Graph, c: HfModelConfig, p: Record<string, Value>, 
     h = g.scope(`layer${l}`, () => {
       const attnOut = g.scope('attn', () => {
         const a = rmsNorm(h, w(`${L}.input_layernorm.weight`), c.rmsNormEps);
-        const heads = (proj: string, n: number, norm?: string) => {
-          const y = linear(a, w(`${L}.self_attn.${proj}.weight`), opt(`${L}.self_attn.${proj}.bias`));
-          let y4 = toBatch(y, batchShape, [n, Dh], ['batch', 'seq', n, Dh]);
+        const heads = (name: string, n: number, norm?: string) => {
+          const y = proj(a, `${L}.self_attn.${name}`);
+          let y4 = toBatch(y, batchShape, [n, Dh], [B, S, n, Dh]);
           if (norm) y4 = rmsNorm(y4, w(`${L}.self_attn.${norm}.weight`), c.rmsNormEps);
           return o.transpose(y4, [0, 2, 1, 3]); // [B, n, S, Dh]
         };
@@ -103,20 +119,20 @@ export function hfForward(g: Graph, c: HfModelConfig, p: Record<string, Value>, 
         const scores = o.add(o.mul(o.matmul(qg, kt), 1 / Math.sqrt(Dh)), mask);
         const ctx = o.matmul(o.softmax(scores, -1), o.unsqueeze(v, [2])); // [B, KV, nRep, S, Dh]
         const merged = o.reshape(o.transpose(o.reshape(ctx, [0, H, -1, Dh]), [0, 2, 1, 3]), [-1, H * Dh]);
-        return linear(merged, w(`${L}.self_attn.o_proj.weight`), opt(`${L}.self_attn.o_proj.bias`));
+        return proj(merged, `${L}.self_attn.o_proj`);
       });
       const h1 = o.add(h, attnOut);
       const mlpOut = g.scope('mlp', () => {
         const a = rmsNorm(h1, w(`${L}.post_attention_layernorm.weight`), c.rmsNormEps);
-        const gate = linear(a, w(`${L}.mlp.gate_proj.weight`), opt(`${L}.mlp.gate_proj.bias`));
-        const up = linear(a, w(`${L}.mlp.up_proj.weight`), opt(`${L}.mlp.up_proj.bias`));
-        return linear(o.mul(o.mul(gate, o.sigmoid(gate)), up), w(`${L}.mlp.down_proj.weight`), opt(`${L}.mlp.down_proj.bias`));
+        const gate = proj(a, `${L}.mlp.gate_proj`);
+        const up = proj(a, `${L}.mlp.up_proj`);
+        return proj(o.mul(o.mul(gate, o.sigmoid(gate)), up), `${L}.mlp.down_proj`);
       });
       return o.add(h1, mlpOut);
     });
   }
   const hidden = g.scope('norm', () => rmsNorm(h, w('model.norm.weight'), c.rmsNormEps));
-  return { hidden, present, batchShape };
+  return { hidden, present, batchShape, dims };
 }
 
 /** The output projection's weight: lm_head, or the embedding when tied. */
@@ -126,13 +142,13 @@ export function headWeight(c: HfModelConfig, p: Record<string, Value>): Value {
 
 /** Logits of every position, [B, S, vocab]. */
 export function allLogits(c: HfModelConfig, p: Record<string, Value>, out: HfForwardOutputs): Value {
-  return toBatch(linear(out.hidden, headWeight(c, p)), out.batchShape, [c.vocabSize], ['batch', 'seq', c.vocabSize]);
+  return toBatch(linear(out.hidden, headWeight(c, p)), out.batchShape, [c.vocabSize], [...out.dims, c.vocabSize]);
 }
 
 /** Logits of each row's last position only, [B, vocab] (what sampling needs). */
 export function lastLogits(c: HfModelConfig, p: Record<string, Value>, out: HfForwardOutputs): Value {
   const g = out.hidden.graph;
-  const h3 = toBatch(out.hidden, out.batchShape, [c.hiddenSize], ['batch', 'seq', c.hiddenSize]);
+  const h3 = toBatch(out.hidden, out.batchShape, [c.hiddenSize], [...out.dims, c.hiddenSize]);
   const last = o.gather(h3, g.scalar(-1, 'int64'), 1); // [B, hidden]
   return linear(last, headWeight(c, p));
 }

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { settings } from '@/core/settings';
 
-// Runs reference_torch.py (the independent PyTorch implementation the tests compare with).
+// Runs reference_torch.py and reference_train_torch.py (the independent PyTorch
+// implementations the tests compare with).
 
 export type ReferenceRequest = {
   make?: { dir: string; config: Record<string, unknown>; dtype: 'F32' | 'F16' | 'BF16'; shards?: number; seed: number }[];
@@ -23,7 +24,35 @@ export function torchPython(): string {
 }
 
 export function runReference(req: ReferenceRequest): Promise<ReferenceResult> {
-  const script = path.join(import.meta.dirname, 'reference_torch.py');
+  return runScript('reference_torch.py', req) as Promise<ReferenceResult>;
+}
+
+/** One case for reference_train_torch.py (the autograd reference of the training graphs). */
+export type TrainReferenceCase = {
+  dir: string;
+  lora?: { rank: number; alpha: number; targets: string[]; tensors: Record<string, number[]> };
+  /** Packed [B][T] feeds, as batch.ts's packBatch makes them. */
+  batch: Record<'tokens' | 'targets' | 'weights' | 'mask' | 'advantages' | 'old_logprobs' | 'ref_logprobs', number[][]>;
+  loss: Record<string, unknown>;
+  optim: Record<string, number>;
+  /** Also clip and take one torch.optim.AdamW step. */
+  step?: boolean;
+};
+export type TrainReferenceResult = {
+  logprobs: number[];
+  loss: number;
+  grads: Record<string, number[]>;
+  grad_norm?: number;
+  lr?: number;
+  updated?: Record<string, number[]>;
+};
+
+export function runTrainReference(cases: TrainReferenceCase[]): Promise<TrainReferenceResult[]> {
+  return runScript('reference_train_torch.py', cases) as Promise<TrainReferenceResult[]>;
+}
+
+function runScript(name: string, req: unknown): Promise<unknown> {
+  const script = path.join(import.meta.dirname, name);
   return new Promise((resolve, reject) => {
     const child = spawn(torchPython(), [script], { stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
@@ -32,8 +61,8 @@ export function runReference(req: ReferenceRequest): Promise<ReferenceResult> {
     child.stderr.on('data', (d: Buffer) => err.push(d));
     child.on('error', reject);
     child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`reference_torch.py exited ${code}: ${Buffer.concat(err).toString()}`));
-      resolve(JSON.parse(Buffer.concat(out).toString()) as ReferenceResult);
+      if (code !== 0) return reject(new Error(`${name} exited ${code}: ${Buffer.concat(err).toString()}`));
+      resolve(JSON.parse(Buffer.concat(out).toString()));
     });
     child.stdin.end(JSON.stringify(req));
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DType, Value } from './graph';
 import * as o from './ops';
 import { gradCheck, type CheckInput } from './gradcheck';
+import { linear, rmsNorm } from '../hf/forward';
 
 type Case = { name: string; dtype?: DType; inputs: Record<string, CheckInput>; build: (v: Record<string, Value>) => Value };
 
@@ -79,6 +80,47 @@ const cases: Case[] = [
   { name: 'Clip', inputs: { x: x234 }, build: (v) => o.clip(v.x!, -0.6, 0.7) },
   { name: 'Min (broadcast)', inputs: { a: x234, b: { shape: [4] } }, build: (v) => o.min(v.a!, v.b!) },
   { name: 'Max (broadcast)', inputs: { a: x234, b: { shape: [3, 4] } }, build: (v) => o.max(v.a!, v.b!) },
+  // Ops and compositions of the Hugging Face decoders (hf/forward.ts, hf/lora.ts).
+  {
+    name: 'Gemm with ONNX defaults (transB only: linear)',
+    inputs: { x: { shape: [3, 4] }, w: { shape: [5, 4] }, b: { shape: [5] } },
+    build: (v) => linear(v.x!, v.w!, v.b!),
+  },
+  {
+    name: 'Gemm transA only, alpha',
+    inputs: { a: { shape: [4, 3] }, b: { shape: [4, 2] } },
+    build: (v) => o.gemm(v.a!, v.b!, null, { transA: true, alpha: 0.3 }),
+  },
+  { name: 'Sin', inputs: { x: x234 }, build: (v) => o.sin(v.x!) },
+  { name: 'Cos', inputs: { x: x234 }, build: (v) => o.cos(v.x!) },
+  { name: 'RMSNorm (x and weight)', inputs: { x: { shape: [2, 3, 6] }, w: { shape: [6] } }, build: (v) => rmsNorm(v.x!, v.w!, 1e-5) },
+  {
+    name: 'RoPE rotate-half (x, cos, sin)',
+    inputs: { x: { shape: [1, 2, 3, 4] }, c: { shape: [1, 1, 3, 4] }, s: { shape: [1, 1, 3, 4] } },
+    build: (v) => {
+      const [x1, x2] = o.split(v.x!, [2, 2], -1);
+      return o.add(o.mul(v.x!, v.c!), o.mul(o.concat([o.neg(x2!), x1!], -1), v.s!));
+    },
+  },
+  {
+    name: 'SwiGLU',
+    inputs: { g: x234, u: x234 },
+    build: (v) => o.mul(o.mul(v.g!, o.sigmoid(v.g!)), v.u!),
+  },
+  {
+    name: 'GQA attention (KV heads broadcast over query groups)',
+    inputs: { q: { shape: [1, 2, 2, 3, 4] }, k: { shape: [1, 2, 3, 4] }, v: { shape: [1, 2, 3, 4] } },
+    build: (v) => {
+      const kt = o.unsqueeze(o.transpose(v.k!, [0, 1, 3, 2]), [2]); // [1, 2, 1, 4, 3]
+      const p = o.softmax(o.mul(o.matmul(v.q!, kt), 0.5), -1);
+      return o.matmul(p, o.unsqueeze(v.v!, [2])); // [1, 2, 2, 3, 4]
+    },
+  },
+  {
+    name: 'LoRA projection (W, A, B with alpha / r)',
+    inputs: { x: { shape: [3, 4] }, w: { shape: [5, 4] }, a: { shape: [2, 4] }, b: { shape: [5, 2] } },
+    build: (v) => o.add(linear(v.x!, v.w!), o.gemm(o.gemm(v.x!, v.a!, null, { transB: true }), v.b!, null, { transB: true, alpha: 4 })),
+  },
   { name: 'Cast round trip', dtype: 'float32', inputs: { x: x23 }, build: (v) => o.cast(o.mul(o.cast(v.x!, 'float64'), 2), 'float32') },
 ];
 

@@ -123,23 +123,18 @@ const RULES: Record<string, Rule> = {
   },
   Gemm: (n, [d], need) => {
     const [a, b, c] = n.inputs as Value[];
-    const alpha = (n.attrs.alpha as { float: number }).float;
-    const beta = (n.attrs.beta as { float: number }).float;
+    // ONNX defaults: alpha = beta = 1, no transposes (forward.ts's linear sets only transB).
+    const alpha = (n.attrs.alpha as { float: number } | undefined)?.float ?? 1;
+    const beta = (n.attrs.beta as { float: number } | undefined)?.float ?? 1;
     const tA = n.attrs.transA === 1;
     const tB = n.attrs.transB === 1;
-    const A = tA ? o.transpose(a!, [1, 0]) : a!;
-    const B = tB ? o.transpose(b!, [1, 0]) : b!;
+    // Y = alpha·op(a)·op(b): dop(a) = alpha·d·op(b)ᵀ, dop(b) = alpha·op(a)ᵀ·d, written as
+    // Gemms with transpose flags so no transposed copy of a weight is materialised.
     let da: Value | null = null;
     let db: Value | null = null;
-    if (need.has(a!.name)) {
-      const g = o.mul(o.matmul(d!, o.transpose(B, [1, 0])), alpha);
-      da = tA ? o.transpose(g, [1, 0]) : g;
-    }
-    if (need.has(b!.name)) {
-      const g = o.mul(o.matmul(o.transpose(A, [1, 0]), d!), alpha);
-      db = tB ? o.transpose(g, [1, 0]) : g;
-    }
-    const dc = c && need.has(c.name) ? unbroadcast(o.mul(d!, beta), c) : null;
+    if (need.has(a!.name)) da = tA ? o.gemm(b!, d!, null, { transA: tB, transB: true, alpha }) : o.gemm(d!, b!, null, { transB: !tB, alpha });
+    if (need.has(b!.name)) db = tB ? o.gemm(d!, a!, null, { transA: true, transB: tA, alpha }) : o.gemm(a!, d!, null, { transA: !tA, alpha });
+    const dc = c && need.has(c.name) ? unbroadcast(beta === 1 ? d! : o.mul(d!, beta), c) : null;
     return [da, db, dc];
   },
   Transpose: (n, [d]) => [o.transpose(d!, inv(n.attrs.perm as number[]))],
@@ -249,6 +244,8 @@ const RULES: Record<string, Rule> = {
   },
   Relu: (n, [d]) => [o.where(o.greater(n.inputs[0]!, 0), d!, 0)],
   Exp: (n, [d]) => [o.mul(d!, n.outputs[0]!)],
+  Sin: (n, [d]) => [o.mul(d!, o.cos(n.inputs[0]!))],
+  Cos: (n, [d]) => [o.neg(o.mul(d!, o.sin(n.inputs[0]!)))],
   Log: (n, [d]) => [o.div(d!, n.inputs[0]!)],
   Sqrt: (n, [d]) => [o.div(o.mul(d!, 0.5), n.outputs[0]!)],
   Erf: (n, [d]) => {

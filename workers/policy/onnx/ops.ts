@@ -52,6 +52,7 @@ export const relu = (x: Value) => unary('Relu', x);
 export const sigmoid = (x: Value) => unary('Sigmoid', x);
 export const erf = (x: Value) => unary('Erf', x);
 export const cos = (x: Value) => unary('Cos', x);
+export const sin = (x: Value) => unary('Sin', x);
 export const identity = (x: Value) => unary('Identity', x);
 export const gelu = (x: Value, approximate: 'none' | 'tanh' = 'none') => unary('Gelu', x, { approximate });
 export const softmax = (x: Value, axis = -1) => unary('Softmax', x, { axis });

@@ -1,0 +1,212 @@
+import { z } from 'zod';
+import { packBatch, paddedLength, type TrainSequence } from '../batch';
+import type { LearnerSpec } from '../learner-graph';
+import { METRICS, type LossConfigInput, type MetricName } from '../losses';
+import { f32, type LoadedSession, type ort } from '../onnx-session';
+import { OptimConfig, type OptimConfigInput } from '../optim';
+import type { PolicyOptions, StepReport } from '../policy';
+import { SessionCache } from '../session-cache';
+import { learnerSpec, pick, planStep, runStep, type Params } from '../train-step';
+import type { HfModelConfig } from './config';
+import { initLora, loraSpecs, LoraConfig } from './lora';
+import { loadHfModelDir, type HfModelDir } from './model-dir';
+import { buildHfScoreGraph, buildHfTrainGraph, hfTrainableNames, type HfTrainGraphSpec } from './train-graph';
+import { hfParamSpecs } from './weights';
+
+export const HfTrainOptions = z.object({
+  /** LoRA on these modules; absent means full fine-tuning of every checkpoint weight. */
+  lora: LoraConfig.optional(),
+  optim: z.custom<OptimConfigInput>().optional(),
+  /** Seeds the LoRA A initialisation. */
+  seed: z.number().int().default(0),
+});
+export type HfTrainOptions = z.input<typeof HfTrainOptions>;
+
+/**
+ * The learner for a Hugging Face decoder, with the byte Policy's learner surface
+ * (`trainStep`, `score`, `provider`, `release`), so the RL loop can drive either. Checkpoint
+ * weights are onnxruntime tensors fed to every session (one copy; pass an HfPolicy's
+ * `params` to share its). Full fine-tuning replaces them after each step and keeps AdamW
+ * moments for each; LoRA leaves them untouched and trains only the adapter factors (PEFT
+ * names), with moments only for those.
+ */
+export class HfTrainer {
+  private readonly cache = new SessionCache();
+
+  private constructor(
+    readonly model: HfModelDir,
+    readonly lora: LoraConfig | undefined,
+    readonly optim: OptimConfig,
+    /** Checkpoint weights by HF name (trained in place of the originals under full fine-tuning). */
+    private base: Record<string, ort.Tensor>,
+    /** LoRA factors by PEFT name (empty under full fine-tuning). */
+    private adapter: Params,
+    private moments: { m: Params; v: Params },
+    public step: number,
+    private readonly opts: PolicyOptions,
+  ) {}
+
+  static async load(dir: string, options: HfTrainOptions = {}, opts: PolicyOptions = {}): Promise<HfTrainer> {
+    return HfTrainer.fromModel(await loadHfModelDir(dir), options, opts);
+  }
+
+  /** Train a loaded model; `params` are existing tensors of its weights to share (e.g. an HfPolicy's). */
+  static fromModel(model: HfModelDir, options: HfTrainOptions = {}, opts: PolicyOptions = {}, params?: Record<string, ort.Tensor>): HfTrainer {
+    const o = HfTrainOptions.parse(options);
+    const c = model.config;
+    const base: Record<string, ort.Tensor> = {};
+    for (const s of hfParamSpecs(c)) base[s.name] = params?.[s.name] ?? f32(model.weights.get(s.name)!, s.shape);
+    const adapter: Params = new Map();
+    if (o.lora) {
+      const init = initLora(c, o.lora, o.seed);
+      for (const s of loraSpecs(c, o.lora)) adapter.set(s.name, f32(init.get(s.name)!, s.shape));
+    }
+    const trainer = new HfTrainer(model, o.lora, OptimConfig.parse(o.optim ?? {}), base, adapter, { m: new Map(), v: new Map() }, 0, opts);
+    for (const [n, t] of trainer.trainable()) {
+      trainer.moments.m.set(n, f32(new Float32Array(t.size), [...t.dims]));
+      trainer.moments.v.set(n, f32(new Float32Array(t.size), [...t.dims]));
+    }
+    return trainer;
+  }
+
+  get config(): HfModelConfig {
+    return this.model.config;
+  }
+
+  /** the execution provider the latest session ran on */
+  get provider() {
+    return this.cache.provider;
+  }
+
+  /** Every weight feed: checkpoint weights, plus the LoRA factors. */
+  get params(): Record<string, ort.Tensor> {
+    return { ...this.base, ...Object.fromEntries(this.adapter) };
+  }
+
+  /** The tensors the optimizer updates, by name, in graph order. */
+  trainable(): Params {
+    const all = this.params;
+    return new Map(hfTrainableNames(this.config, this.lora).map((n) => [n, all[n]!]));
+  }
+
+  /** Replace trainable tensors (e.g. the LoRA factors a test or checkpoint supplies); shapes must match. */
+  setTrainable(values: Map<string, Float32Array>): void {
+    const current = this.trainable();
+    for (const [n, data] of values) {
+      const t = current.get(n);
+      if (!t) throw new Error(`${n} is not a trainable tensor of this trainer (${this.lora ? 'LoRA: PEFT names' : 'full: checkpoint names'})`);
+      if (t.size !== data.length) throw new Error(`${n}: ${data.length} values for shape [${t.dims.join(', ')}]`);
+      if (this.adapter.has(n)) this.adapter.set(n, f32(data, [...t.dims]));
+      else this.base[n] = f32(data, [...t.dims]);
+    }
+  }
+
+  /** The trainable tensors' float32 data (checkpoint or PEFT names; not copies). */
+  trainableWeights(): Map<string, Float32Array> {
+    return new Map([...this.trainable()].map(([n, t]) => [n, t.data as Float32Array]));
+  }
+
+  private session(key: string, build: () => Uint8Array): Promise<LoadedSession> {
+    return this.cache.get(key, build, { providers: this.opts.providers, threads: this.opts.threads });
+  }
+
+  private seqLenFor(maxTokens: number): number {
+    const max = this.config.maxPositionEmbeddings;
+    if (maxTokens - 1 > max) throw new Error(`sequence of ${maxTokens} tokens exceeds max_position_embeddings ${max}`);
+    return Math.min(paddedLength(maxTokens), max);
+  }
+
+  private get pad(): number {
+    return this.model.tokenizer.pad ?? this.model.eosTokenIds[0] ?? 0;
+  }
+
+  private trainSession(learner: LearnerSpec) {
+    const s: HfTrainGraphSpec = { config: this.config, lora: this.lora, ...learner };
+    return this.session(`train:${JSON.stringify(learner)}`, () => buildHfTrainGraph(s).toBytes()).then((x) => x.session);
+  }
+
+  /**
+   * Token logprobs and entropies of sequences at `temperature` (default 1); entry i is about
+   * predicting token i, entry 0 is 0. `params` overrides weight feeds (a reference policy).
+   */
+  async score(sequences: number[][], o: { params?: Record<string, ort.Tensor>; temperature?: number } = {}) {
+    const B = sequences.length;
+    const T = this.seqLenFor(Math.max(...sequences.map((s) => s.length)));
+    const temp = o.temperature ?? 1;
+    if (!(temp > 0)) throw new Error(`score needs a temperature above 0, got ${temp} (greedy decoding has no distribution to score)`);
+    const { session } = await this.session(`score:${B}:${T}:${temp}`, () => buildHfScoreGraph(this.config, B, T, temp, this.lora).toBytes());
+    const seqs = sequences.map((tokens) => ({ tokens, lossMask: tokens.map(() => 1) }));
+    const feeds = packBatch(seqs, { rows: B, seqLen: T, pad: this.pad, aggregation: 'token', stepTokens: 1, stepSequences: 1 });
+    const res = await session.run(pick(session, { ...this.params, ...o.params, ...feeds }));
+    const lp = res.token_logprobs!.data as Float32Array;
+    const ent = res.entropy!.data as Float32Array;
+    return sequences.map((s, b) => {
+      const at = (a: Float32Array) => [0, ...Array.from(a.subarray(b * T, b * T + s.length - 1))];
+      return { logprobs: at(lp), entropy: at(ent) };
+    });
+  }
+
+  /**
+   * The loss's gradients with respect to every trainable tensor over the whole batch (one
+   * forward + backward, no update), with the step's metrics: for checks and diagnostics.
+   */
+  async gradients(sequences: z.input<typeof TrainSequence>[], lossInput: LossConfigInput) {
+    const plan = planStep(sequences, lossInput, {}, (n) => this.seqLenFor(n));
+    const session = await this.trainSession(learnerSpec(plan, this.optim, 'accumulate', false));
+    const feeds = packBatch(plan.seqs, {
+      rows: plan.mb,
+      seqLen: plan.T,
+      pad: this.pad,
+      aggregation: plan.aggregation,
+      stepTokens: plan.stepTokens,
+      stepSequences: plan.stepSequences,
+      normTokens: plan.normTokens,
+    });
+    const res = await session.run(pick(session, { ...this.params, ...feeds }));
+    const grads = new Map(hfTrainableNames(this.config, this.lora).map((n) => [n, res[`new_acc.${n}`]!.data as Float32Array]));
+    const metrics = Object.fromEntries(METRICS.map((m) => [m, Number(res[`metric.${m}`]!.data[0])])) as Record<MetricName, number>;
+    return { grads, metrics };
+  }
+
+  /**
+   * One optimizer step (the byte Policy's trainStep: micro-batches accumulate gradients,
+   * the last applies global-norm clipping and AdamW; a non-finite step is skipped).
+   */
+  async trainStep(sequences: z.input<typeof TrainSequence>[], lossInput: LossConfigInput, o: { microBatchSize?: number } = {}): Promise<StepReport> {
+    const t0 = performance.now();
+    const plan = planStep(sequences, lossInput, o, (n) => this.seqLenFor(n));
+    const r = await runStep(plan, {
+      pad: this.pad,
+      optim: this.optim,
+      trainable: hfTrainableNames(this.config, this.lora),
+      feeds: this.params,
+      moments: this.moments,
+      step: this.step,
+      session: (learner) => this.trainSession(learner),
+    });
+    if (!r.skipped) {
+      for (const [n, t] of r.params) {
+        if (this.lora) this.adapter.set(n, t);
+        else this.base[n] = t;
+      }
+      this.moments = { m: r.m, v: r.v };
+      this.step += 1;
+    }
+    return {
+      ...r.sums,
+      step: this.step,
+      skipped: r.skipped,
+      gradNorm: r.gradNorm,
+      lr: r.lr,
+      tokens: plan.stepTokens,
+      sequences: plan.seqs.length,
+      microBatches: plan.K,
+      provider: this.provider,
+      seconds: (performance.now() - t0) / 1000,
+    };
+  }
+
+  async release(): Promise<void> {
+    await this.cache.release();
+  }
+}
