@@ -5,7 +5,7 @@ import nextTs from 'eslint-config-next/typescript';
 // workers/scheduler) <- platform (db/, server/, workers' processes, cli/) ; app/ and components/
 // see core/, components/ and the API's types only. Checked on resolved paths (relative, `@/` and
 // dynamic imports alike) by import/no-restricted-paths, whose resolver eslint-config-next sets.
-const LIBRARIES = ['workers/sandbox', 'workers/policy', 'workers/scheduler', 'workers/artifacts'];
+const LIBRARIES = ['workers/sandbox', 'workers/policy', 'workers/scheduler', 'workers/artifacts', 'workers/agent'];
 const libraryFiles = LIBRARIES.map((d) => `${d}/**/*.{ts,tsx}`);
 // test code inside the libraries: tests, their fixtures and the shared test support
 const libraryTestFiles = LIBRARIES.flatMap((d) => [`${d}/**/*.test.ts`, `${d}/**/fixtures/**`, `${d}/test-support.ts`]);
@@ -38,6 +38,7 @@ const config = [
     ignores: [
       'node_modules/**',
       '.next/**',
+      '.next-*/**',
       '.data/**',
       '.test-data/**',
       'db/migrations/**',

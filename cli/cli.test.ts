@@ -68,6 +68,15 @@ describe('crucible CLI (local, straight to the database)', () => {
     expect(greedy.stderr).toMatch(/config\.temperature.*above 0.*greedy/s);
   });
 
+  it('--tools picks the agent tool set (submit always) and agent budgets go through --set; an unknown tool is refused', async () => {
+    const created = await crucible(['runs', 'create', '--name', 'tools', '--tools', 'bash, str_replace', '--set', 'agentTokenBudget=2048', '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout).config).toMatchObject({ tools: ['bash', 'str_replace', 'submit'], agentTokenBudget: 2048 });
+    const bad = await crucible(['runs', 'create', '--name', 'x', '--tools', 'bash,rm']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/config\.tools\.1/);
+  });
+
   it('bad input and unknown commands fail with a message that says what to do', async () => {
     const bad = await crucible(['runs', 'create', '--name', 'x', '--set', 'groupSize=0']);
     expect(bad.code).toBe(1);

@@ -85,12 +85,13 @@ export const commands: Command[] = [
     name: 'runs create',
     summary: 'launch a run (config defaults fill in anything not given)',
     usage:
-      'crucible runs create --name NAME [--config FILE|JSON] [--set key=value]... [--control-arm] [--json]\n  e.g. --set algorithm=ppo --set groupSize=4 --set quota.cpus=1\n  --control-arm (or --set controlArm=true) also launches a twin run with learning rate 0, linked to this one',
+      "crucible runs create --name NAME [--config FILE|JSON] [--set key=value]... [--tools LIST] [--control-arm] [--json]\n  e.g. --set algorithm=ppo --set groupSize=4 --set quota.cpus=1\n  --control-arm (or --set controlArm=true) also launches a twin run with learning rate 0, linked to this one\n  --tools bash,str_replace  a repository suite's agent tools (of bash, read_file, write_file, str_replace; submit is always given);\n    its budgets: --set maxTurns=N --set agentTokenBudget=N --set agentMaxNewTokens=N --set agentTimeBudgetS=N (docs/agents.md)",
     options: {
       ...apiOptions,
       name: { type: 'string' },
       config: { type: 'string' },
       set: { type: 'string', multiple: true },
+      tools: { type: 'string' },
       'control-arm': { type: 'boolean' },
     },
     run: async ({ values }) => {
@@ -98,6 +99,12 @@ export const commands: Command[] = [
       const api = await cliApi(values);
       // controlArm is a launch option, not part of the run's config
       const { controlArm, ...config } = configFrom(values);
+      // a list: comma-separated names (zod checks each against the tool names)
+      if (values.tools !== undefined)
+        config.tools = String(values.tools)
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean);
       if (controlArm !== undefined && typeof controlArm !== 'boolean')
         throw new CliError(`controlArm must be true or false, got ${JSON.stringify(controlArm)}`);
       const run = await api.runs.create.mutate({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SCHEDULING_TIERS } from '@/core/queues';
 import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
+import { AGENT_TOOL_NAMES, type AgentToolName } from '@/core/repo-tasks';
 
 /** Sandbox runtimes a risk tier may be mapped to: the fixed list. Resolved at run start; missing → refuse. */
 export const runtimeName = sandboxRuntimeName;
@@ -28,6 +29,16 @@ export const taskQuota = z.object({
     .max(10 * 1024 * 1024)
     .default(50 * 1024),
 });
+
+/**
+ * The tools an agent on repository tasks may call (docs/agents.md, "RL on repository suites"):
+ * a subset of AGENT_TOOL_NAMES, in their canonical order; `submit` is always included, since
+ * an agent must be able to end its episode.
+ */
+export const agentToolSet = z
+  .array(z.enum(AGENT_TOOL_NAMES))
+  .max(AGENT_TOOL_NAMES.length)
+  .transform((names): AgentToolName[] => AGENT_TOOL_NAMES.filter((n) => n === 'submit' || names.includes(n)));
 
 /** How this run's rewards are spot-checked (issue: reward spot checks). */
 export const reviewConfig = z.object({
@@ -65,7 +76,20 @@ export const runConfigSchema = z
     groupSize: z.number().int().min(1).max(256).default(8),
     tasksPerIteration: z.number().int().min(1).max(10_000).default(8),
     iterations: z.number().int().min(1).max(100_000).default(20),
+    /** Turns per episode: attempts of an input/output task, assistant messages of an agent on a repository task. */
     maxTurns: z.number().int().min(1).max(50).default(3),
+    /** Repository tasks: the tools the agent gets (submit always); calls to others are error observations. */
+    tools: agentToolSet.default([...AGENT_TOOL_NAMES]),
+    /**
+     * Repository tasks: the whole episode's token budget (prompt, every message). It is also
+     * the context (maxSeqLen) of the policy such a run creates, so every episode fits the
+     * learner as one sequence. The byte model's prompt with all five tools is about 3.5k tokens.
+     */
+    agentTokenBudget: z.number().int().min(1024).max(32_768).default(4096),
+    /** Repository tasks: tokens one assistant message may have (capped by what is left of the budget). */
+    agentMaxNewTokens: z.number().int().min(1).max(8192).default(256),
+    /** Repository tasks: wall clock of the agent's turns in one episode, in seconds (setup and grading not included). */
+    agentTimeBudgetS: z.number().int().min(10).max(3600).default(300),
     concurrency: z.number().int().min(1).max(10_000).default(4),
     /**
      * RL learning rate. 0 means "no update": the policy stays at v0 (after the warm start)

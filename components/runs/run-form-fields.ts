@@ -2,6 +2,7 @@ import { defaultRunConfig, type RunConfig } from '@/core/run-config';
 import { SCHEDULING_TIERS } from '@/core/queues';
 import { must } from '@/core/must';
 import { PROBED_RUNTIME_NAMES } from '@/core/sandbox-runtimes';
+import { AGENT_TOOL_NAMES } from '@/core/repo-tasks';
 
 /**
  * The isolation choices: one name per runtime (the form marks those no sandbox host has); a
@@ -13,7 +14,8 @@ const ISOLATION_RUNTIMES = PROBED_RUNTIME_NAMES;
 export type FieldSpec = {
   path: string;
   label: string;
-  kind: 'number' | 'text' | 'select';
+  /** checkboxes: one per option, the value a comma-separated list of the checked ones */
+  kind: 'number' | 'text' | 'select' | 'checkboxes';
   options?: readonly string[];
   step?: string;
   help?: string;
@@ -21,9 +23,12 @@ export type FieldSpec = {
   parse?: 'boolean' | 'numbers' | 'strings';
   /** empty means "the deployment's default", decided at launch: the field is left out of the config */
   deploymentDefault?: boolean;
+  /** checkboxes that are always checked (the agent's `submit`) */
+  fixed?: readonly string[];
 };
 
-export type FieldGroup = { title: string; fields: FieldSpec[] };
+/** `repoOnly`: shown only when the chosen suite holds repository tasks (the values still go into the config). */
+export type FieldGroup = { title: string; fields: FieldSpec[]; repoOnly?: boolean };
 
 export const fieldGroups: FieldGroup[] = [
   {
@@ -55,6 +60,30 @@ export const fieldGroups: FieldGroup[] = [
       { path: 'iterations', label: 'Iterations', kind: 'number', step: '1' },
       { path: 'maxTurns', label: 'Max turns per episode', kind: 'number', step: '1' },
       { path: 'concurrency', label: 'Concurrent episodes', kind: 'number', step: '1' },
+    ],
+  },
+  {
+    title: 'Agent (repository tasks)',
+    repoOnly: true,
+    fields: [
+      {
+        path: 'tools',
+        label: 'Tools',
+        kind: 'checkboxes',
+        options: AGENT_TOOL_NAMES,
+        fixed: ['submit'],
+        parse: 'strings',
+        help: 'What the agent may call; submit is always given. Other calls get an error observation.',
+      },
+      {
+        path: 'agentTokenBudget',
+        label: 'Token budget per episode',
+        kind: 'number',
+        step: '1',
+        help: 'The whole conversation; also the byte policy’s context. All five tools’ prompt is about 3.5k tokens.',
+      },
+      { path: 'agentMaxNewTokens', label: 'Tokens per message', kind: 'number', step: '1' },
+      { path: 'agentTimeBudgetS', label: 'Time budget per episode (s)', kind: 'number', step: '1', help: 'The agent’s turns; setup and grading not included.' },
     ],
   },
   {

@@ -98,6 +98,8 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
   const orphanServerErrors = Object.entries(serverErrors).filter(([k]) => !fieldKeys.has(k) && !allFields.some((f) => f.path.startsWith(`${k}.`)));
   const invalidCount = Object.keys(errors).length;
   const suiteNames = suites.data?.map((s) => s.name) ?? [];
+  // a suite of repository tasks runs agent episodes: then the tool set and agent budgets are shown
+  const repoSuite = (suites.data?.find((s) => s.name === values.suite)?.repoTasks ?? 0) > 0;
 
   const renderField = (f: FieldSpec) => {
     const err = shown(f.path);
@@ -112,7 +114,33 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
       onBlur: () => touch(f.path),
     } as const;
     let control;
-    if (f.kind === 'select' && f.deploymentDefault) {
+    if (f.kind === 'checkboxes') {
+      const checked = new Set((values[f.path] ?? '').split(',').map((x) => x.trim()));
+      const toggle = (o: string, on: boolean) => {
+        const next = f.options!.filter((x) => (x === o ? on : checked.has(x)));
+        setValue(f.path, next.join(', '));
+      };
+      control = (
+        <div role="group" id={id} aria-describedby={common['aria-describedby']} className="flex flex-wrap gap-x-4 gap-y-1 py-1">
+          {f.options!.map((o) => {
+            const fixed = f.fixed?.includes(o) ?? false;
+            return (
+              <label key={o} className="flex items-center gap-1.5 font-mono text-sm text-slate-700">
+                <input
+                  type="checkbox"
+                  name={`${f.path}.${o}`}
+                  checked={fixed || checked.has(o)}
+                  disabled={fixed}
+                  onChange={(e) => toggle(o, e.target.checked)}
+                  onBlur={() => touch(f.path)}
+                />
+                {o}
+              </label>
+            );
+          })}
+        </div>
+      );
+    } else if (f.kind === 'select' && f.deploymentDefault) {
       // runtimes: those no sandbox host has are shown but cannot be chosen
       const available = launchOptions.data?.runtimes;
       const tier = f.path.split('.').pop() as 'routine' | 'high';
@@ -175,6 +203,11 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
           <p id={`${id}-error`} role="alert" className="mt-1 text-xs text-red-700">
             {err}
           </p>
+        ) : f.path === 'suite' && repoSuite ? (
+          <p id={`${id}-help`} className="mt-1 text-xs text-slate-500" data-testid="repo-suite-note">
+            Repository tasks: the agent edits a workspace through tools over several turns and is graded by the task&apos;s tests. Choose its tools and budgets
+            under Agent.
+          </p>
         ) : f.path === 'suite' && suites.isSuccess && suiteNames.length === 0 ? (
           <p id={`${id}-help`} className="mt-1 text-xs text-amber-700">
             No task suites are imported yet; the run cannot start until this suite exists.
@@ -226,20 +259,22 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
           </p>
         )}
       </div>
-      {fieldGroups.map((g) => {
-        const gErrs = groupErrors(g.fields);
-        return (
-          <fieldset key={g.title} className="rounded border border-slate-200 bg-white p-3">
-            <legend className="px-1 text-xs font-semibold uppercase tracking-wide text-slate-600">{g.title}</legend>
-            <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3">{g.fields.map(renderField)}</div>
-            {gErrs.map((m) => (
-              <p key={m} role="alert" className="mt-2 text-xs text-red-700">
-                {m}
-              </p>
-            ))}
-          </fieldset>
-        );
-      })}
+      {fieldGroups
+        .filter((g) => !g.repoOnly || repoSuite)
+        .map((g) => {
+          const gErrs = groupErrors(g.fields);
+          return (
+            <fieldset key={g.title} className="rounded border border-slate-200 bg-white p-3">
+              <legend className="px-1 text-xs font-semibold uppercase tracking-wide text-slate-600">{g.title}</legend>
+              <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3">{g.fields.map(renderField)}</div>
+              {gErrs.map((m) => (
+                <p key={m} role="alert" className="mt-2 text-xs text-red-700">
+                  {m}
+                </p>
+              ))}
+            </fieldset>
+          );
+        })}
       <div className="rounded border border-slate-200 bg-white p-3">
         <label className="flex items-start gap-2 text-sm text-slate-700">
           <input

@@ -67,21 +67,8 @@ async function recordEvent(tx: DbOrTx, e: typeof runEvents.$inferInsert) {
 
 async function resolveSuite(tx: DbOrTx, name: string) {
   const [suite] = await tx.select().from(taskSuites).where(eq(taskSuites.name, name));
-  if (suite) {
-    // the RL loop runs input/output tasks only so far; scoring a repository task as one would give wrong rewards
-    const [repo] = await tx
-      .select({ id: tasks.id })
-      .from(tasks)
-      .where(and(eq(tasks.suiteId, suite.id), eq(tasks.kind, 'repo')))
-      .limit(1);
-    if (repo) {
-      throw new DomainError(
-        'BAD_REQUEST',
-        `task suite "${name}" holds repository tasks, which RL runs cannot train on yet (docs/agents.md, "Status"); run one episode with \`crucible episode run\`, or choose a suite of input/output tasks`,
-      );
-    }
-    return suite;
-  }
+  // a suite of repository tasks runs agent episodes (workers/rl/agent-episode.ts, docs/agents.md)
+  if (suite) return suite;
   if (name === BUILTIN_SUITE) return ensureBuiltinSuite(tx);
   throw new DomainError(
     'BAD_REQUEST',
@@ -259,7 +246,10 @@ export async function listSuites(db: Db) {
       id: taskSuites.id,
       name: taskSuites.name,
       description: taskSuites.description,
-      tasks: sql<number>`(select count(*)::int from tasks t where t.suite_id = ${taskSuites.id})`,
+      // qualified by hand: drizzle writes ${taskSuites.id} as a bare "id", which inside the subquery is tasks.id
+      tasks: sql<number>`(select count(*)::int from tasks t where t.suite_id = "task_suites"."id")`,
+      /** repository tasks in it: the launch form then offers the agent's tool set and budgets */
+      repoTasks: sql<number>`(select count(*)::int from tasks t where t.suite_id = "task_suites"."id" and t.kind = 'repo')`,
     })
     .from(taskSuites)
     .orderBy(asc(taskSuites.name));
@@ -318,8 +308,10 @@ export async function compareRunMetrics(db: Db, input: z.input<typeof compareRun
         // the compare page's table of the settings that differ
         config: r.config,
       })),
-    // `at` as epoch ms: a Date per sample is most of the payload once serialised (superjson)
-    samples: samples.map((s) => ({ ...s, runId: s.runId!, at: s.at.getTime() })),
+    // `at` as epoch ms: a Date per sample is most of the payload once serialised (superjson);
+    // labels only where a sample has some (most have none: an empty object each cost a fifth
+    // of the 8-run comparison's serialisation, docs/benchmarks.md)
+    samples: samples.map(({ labels, ...s }) => ({ ...s, runId: s.runId!, at: s.at.getTime(), ...(labels && Object.keys(labels).length ? { labels } : {}) })),
     downsampled,
     maxPoints: full ? null : maxPoints,
   };

@@ -68,10 +68,6 @@ describe('repository task import', () => {
     expect(new Set(rows.map((r) => r.language))).toEqual(new Set(['python', 'javascript']));
     expect(rows.filter((r) => r.split === 'heldout').length).toBe(suite.filter((t) => t.split === 'heldout').length);
     expect(await count('repo_tasks')).toBe(suite.length);
-    // the RL loop does not run repository tasks yet: a run on this suite is refused, not mis-scored
-    await expect(op.runs.create({ name: 'on-repos', config: { suite: 'repo-suite', quota: { cpus: 1, memoryMb: 1024 } } })).rejects.toThrow(
-      /task suite "repo-suite" holds repository tasks, which RL runs cannot train on yet/,
-    );
 
     const line = suite.find((t) => t.id === 'py-inventory-remove-missing')!;
     const stored = await loadStoredRepoTask(database.db, rows.find((r) => r.externalId === line.id)!.id);
@@ -89,6 +85,10 @@ describe('repository task import', () => {
 
     const [audit] = await database.sql`select details from audit_log where action = 'tasks.import' order by seq desc limit 1`;
     expect(audit!.details).toMatchObject({ name: 'repo-suite', tasks: suite.length, source: 'import:crucible-repo' });
+    // the RL loop runs repository tasks as agent episodes: a run on this suite is accepted with its tool set (submit always)
+    const run = await op.runs.create({ name: 'on-repos', config: { suite: 'repo-suite', tools: ['bash'], quota: { cpus: 1, memoryMb: 1024 } } });
+    expect(run.config.tools).toEqual(['bash', 'submit']);
+    expect((await op.runs.suites()).find((x) => x.name === 'repo-suite')).toMatchObject({ tasks: suite.length, repoTasks: suite.length });
   });
 
   it('converts a SWE-bench line from a local git repository: base commit tree, test_patch as hidden tests, patch as gold', async () => {

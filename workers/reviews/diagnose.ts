@@ -113,6 +113,11 @@ export const diagnoseHandler: JobHandler = {
         await tx.update(diagnoses).set({ status: 'failed', error, finishedAt: new Date() }).where(eq(diagnoses.id, diagnosisId));
       };
     if (!row.t) return fail('the episode has no task to re-run against');
+    // an agent episode's "final code" is a workspace patch, not a function body: re-running it as one would mis-score it
+    if (row.t.kind === 'repo')
+      return fail(
+        'repository-task episodes are not re-run by diagnosis yet: their result is a patch, graded in a clean sandbox; read the grading run (every test, the patch) on the episode page',
+      );
     const [last] = await ctx.db.select({ action: turns.action }).from(turns).where(eq(turns.episodeId, row.e.id)).orderBy(desc(turns.index)).limit(1);
     if (!last) return fail('the episode has no turns: there is no final code to re-run');
     const m = sandboxes(ctx.db);

@@ -1,4 +1,4 @@
-import type { TaskTests } from '@/core/tasks';
+import type { TaskTests, TurnTestResult } from '@/core/tasks';
 import type { Policy } from '@/workers/policy/policy';
 import { scoreSolution, type ScoreResult } from '@/workers/rl/reward/reward';
 import type { ScoringOptions } from '@/workers/rl/reward/scoring-options';
@@ -27,6 +27,8 @@ export type TurnRecord = {
   cpuMs: number;
   maxRssMb: number;
   truncated: boolean;
+  /** each check's result (turns.tests); null when no check ran (an infrastructure failure) */
+  tests: TurnTestResult[] | null;
 };
 
 export type EpisodeOutcome = {
@@ -51,6 +53,15 @@ export function buildPrompt(task: EpisodeTask, history: { body: string; observat
 /** What the candidate's code looks like as a whole file: the prompt's header plus the body. */
 export function sourceFor(task: EpisodeTask, body: string): string {
   return task.language === 'javascript' ? `${task.prompt}${body}\n}\n` : `${task.prompt}${body}\n`;
+}
+
+/** A check's detail is a value or an error message; a few hundred characters say which. */
+const DETAIL_MAX = 500;
+
+/** Each check's result as turns.tests stores it, or null where the harness did not run (infrastructure failure). */
+export function checkResults(s: ScoreResult): TurnTestResult[] | null {
+  if (s.harness.status !== 'ran') return null;
+  return s.harness.tests.map((t) => ({ index: t.index, passed: t.passed, ms: Math.round(t.ms * 1000) / 1000, detail: clean(t.detail.slice(0, DETAIL_MAX)) }));
 }
 
 /** Short execution feedback for the next turn (the visible checks' outcome). */
@@ -149,6 +160,7 @@ export async function runEpisode(o: {
       cpuMs: Math.round(exec.usage?.cpuMs ?? 0),
       maxRssMb: exec.usage?.maxRssMb ?? 0,
       truncated: c!.finishReason === 'length',
+      tests: checkResults(score),
     });
     if (score.status !== 'scored') {
       endReason = 'infra';

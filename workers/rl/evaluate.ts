@@ -8,12 +8,13 @@ import type { Policy } from '@/workers/policy/policy';
 import type { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { scoringOptions } from '@/workers/rl/reward/scoring-options';
 import { runEpisode } from './episode';
+import { agentHeldoutEval } from './agent-heldout';
 import type { RlSettings } from '@/core/settings';
 
 export type HeldoutEval = { passAt1: number; tasks: number; passAtK: number | null; k: number };
 
 /**
- * Held-out evaluation, single-turn. pass@1: one greedy attempt per task, share fully
+ * Held-out evaluation, single-turn (repository tasks: agent episodes, ./agent-heldout.ts). pass@1: one greedy attempt per task, share fully
  * passing. pass@k (when k > 0): k sampled attempts at the run's temperature per task,
  * share of tasks where any passes (the n = k estimator). Tasks whose sandbox failed
  * (infrastructure) are left out of both, never counted as failures.
@@ -33,6 +34,9 @@ export async function heldoutEval(
     .where(and(eq(tasks.suiteId, run.suiteId!), eq(tasks.split, 'heldout')))
     .orderBy(asc(tasks.externalId));
   if (s.heldoutLimit > 0) list = list.slice(0, s.heldoutLimit);
+  // repository tasks: agent episodes, graded like training's (./agent-heldout.ts); never scored as I/O
+  const repo = list.filter((t) => t.kind === 'repo');
+  if (repo.length) return agentHeldoutEval(db, manager, policy, run, s, repo, k);
   let passed = 0;
   let scored = 0;
   let anyPassed = 0;

@@ -11,6 +11,8 @@ import { checkIsolationPolicy } from '@/workers/sandbox/runtimes/isolation';
 import { runtimeOptions } from '@/workers/sandbox/runtimes/options';
 import { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { runEpisode, wasTruncated } from './episode';
+import { agentMessageCut, agentTokenBudget, repoEpisodeIds, repoEpisodeJob } from './agent-episode';
+import { agentRunStart } from './agent-run-start';
 import { heldoutEval, recordedHeldout } from './evaluate';
 import { latestVersion, loadRunPolicy, loadRunPolicyForTraining, publishCheckpoint, releasePolicies, versionRow, type CheckpointSource } from './policy-store';
 import type { ArtifactStore } from '@/workers/artifacts/artifact-store';
@@ -25,10 +27,12 @@ import { applyRunTransition, tryRunTransition } from '@/server/runs/lifecycle';
 import { buildLearnerBatch, needsReference, withLearnerDefaults } from './learner-batch';
 import { skippedStepsEvent } from './learner-steps';
 import { sftWarmStart, withOptimizer } from './sft';
+import { jobPhases, samplingStarted } from './phase-events';
 import { buildSequences, generatedTokens, inSlotOrder } from './learn/build-sequences';
 import { finishedEpisodes, iterationMetrics } from './learn/iteration-metrics';
 import { infraFailure } from './learn/infra-gate';
 import { learnerUpdates } from './learn/learner-updates';
+import { scoreInChunks } from './learn/attention-budget';
 import { selectBatch } from './learn/select-batch';
 import { advancePayload, episodePayload, learnPayload } from './payloads';
 
@@ -115,21 +119,30 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
             k: number;
           }
         | undefined;
+      // a repository suite: no I/O warm start, a context that holds an agent episode (./agent-run-start.ts)
+      const start = await agentRunStart(ctx.db, run, s);
       if (!v0) {
         let policy = Policy.create({
           seed: run.config.seed,
+          model: start.model,
           optim: { lr: s.sftLearningRate, warmupSteps: Math.min(10, s.sftSteps), totalSteps: Math.max(1, s.sftSteps) },
         });
         // held-out pass@1 of the random initialisation, so the curve shows what the warm start adds
-        const init = s.sftSteps > 0 ? await heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, s) : null;
+        const phases = jobPhases(ctx.db, run, job, s);
+        const init = start.sftSteps > 0 ? await phases.heldout('the initialisation', () => heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, s)) : null;
         const sft =
-          s.sftSteps > 0 ? { ...(await sftWarmStart(ctx.db, policy, run.suiteId!, s.sftSteps, run.config.seed)), heldoutPassAt1Before: init?.passAt1 } : null;
+          start.sftSteps > 0
+            ? {
+                ...(await phases.sft(s.sftSteps, () => sftWarmStart(ctx.db, policy, run.suiteId!, s.sftSteps, run.config.seed))),
+                heldoutPassAt1Before: init?.passAt1,
+              }
+            : null;
         // RL gets its own learning-rate phase: the run's learning rate, constant.
         // (A control arm, learning rate 0, never steps: it keeps the warm start's optimizer.)
         if (run.config.learningRate > 0)
           policy = await withOptimizer(policy, { lr: run.config.learningRate, warmupSteps: 0, totalSteps: Math.max(1, run.config.iterations), minLrRatio: 1 });
         const saved = await publishCheckpoint(checkpoints(ctx.db).store, policy, runId, 0, deps.dataDir);
-        const ev = await heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, s, { k: s.passAtK });
+        const ev = await phases.heldout('policy v0', () => heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, s, { k: s.passAtK }));
         created = {
           sha256: saved.sha256,
           bytes: saved.size,
@@ -164,6 +177,7 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
           if (created.passAtK != null)
             await tx.insert(metricSamples).values(rlSample(runId, 'heldout_pass_at_k', 0, created.passAtK, { k: String(created.k) }));
           v0 = await latestVersion(tx, runId);
+          for (const n of start.notes) await runEvent(tx, runId, n.type, n.message, n.data);
         }
         await applyRunTransition(tx, runId, 'start', `system:${RL_QUEUES.advance}`, {
           message: `training started from policy version ${v0?.version ?? 0}`,
@@ -171,6 +185,7 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
         });
         // entering running also enqueued an advance job (server/runs/lifecycle.ts); topUp is idempotent
         await topUp(tx, runId);
+        await samplingStarted(tx, run, 0, `system:${RL_QUEUES.advance}`);
       };
     },
   };
@@ -205,6 +220,21 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
       // A quarantined environment is refused by the sandbox manager (status env_mismatch): the
       // episode is then an infrastructure failure, masked, never scored 0.
       const policy = await loadRunPolicy(run, version, checkpoints(ctx.db));
+      // a repository task: an agent episode with tools in one sandbox (./agent-episode.ts)
+      if (t.kind === 'repo')
+        return repoEpisodeJob({
+          db: ctx.db,
+          run,
+          episode: e,
+          task: t,
+          version,
+          policy,
+          manager: sandboxes(ctx.db),
+          settings: s,
+          host,
+          workerId: ctx.workerId,
+          signal: ctx.signal,
+        });
       const startedAt = new Date();
       const out = await runEpisode({
         policy,
@@ -243,6 +273,7 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
             sandboxMs: x.sandboxMs,
             cpuMs: x.cpuMs,
             maxRssMb: x.maxRssMb,
+            tests: x.tests,
           })),
         );
         const base = {
@@ -320,6 +351,8 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
       const iteration = Number(job.payload.iteration);
       const run = await loadRun(ctx.db, runId);
       if (run.currentIteration !== iteration || run.status === 'cancelled' || run.status === 'failed') return;
+      const phases = jobPhases(ctx.db, run, job, s);
+      await phases.started('learning', iteration);
       const t0 = performance.now();
       // load
       const eps = await ctx.db
@@ -362,8 +395,15 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
       }
       const policy = await loadRunPolicyForTraining(run, current, checkpoints(ctx.db));
       // sequences: overlong masking asks the tokenizer whether a response was cut off at the budget
-      const { sequences, maskedOverlong } = buildSequences(config, batch.trainEpisodes, turnRows, (t) =>
-        wasTruncated(policy, languageOf.get(t.episodeId)!, generatedTokens(t)),
+      // repository-task episodes train as one sequence each, their turns concatenated
+      const wholeEpisodes = await repoEpisodeIds(ctx.db, trainIds);
+      const { sequences, maskedOverlong } = buildSequences(
+        config,
+        batch.trainEpisodes,
+        turnRows,
+        (t) =>
+          wholeEpisodes.has(t.episodeId) ? agentMessageCut(policy, generatedTokens(t)) : wasTruncated(policy, languageOf.get(t.episodeId)!, generatedTokens(t)),
+        wholeEpisodes,
       );
       let report: Awaited<ReturnType<typeof learnerUpdates>> | null = null;
       let klRewardPenalty = 0;
@@ -376,17 +416,29 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
           const ref = await loadRunPolicyForTraining(run, v0, checkpoints(ctx.db));
           // at the sampling temperature, like the stored logprobs and the training graph
           refLogprobs = (
-            await policy.score(
+            await scoreInChunks(
+              policy,
               sequences.map((q) => q.tokens),
               { params: ref.params, temperature: config.temperature },
             )
           ).map((x) => x.logprobs);
           await ref.release();
         }
-        const values = run.config.algorithm === 'ppo' ? (await policy.score(sequences.map((q) => q.tokens))).map((x) => x.values) : undefined;
+        const values =
+          run.config.algorithm === 'ppo'
+            ? (
+                await scoreInChunks(
+                  policy,
+                  sequences.map((q) => q.tokens),
+                )
+              ).map((x) => x.values)
+            : undefined;
         const built = buildLearnerBatch(config, { episodes: batch.trainEpisodes, turns: sequences, refLogprobs, values });
         klRewardPenalty = built.klRewardPenalty;
-        if (built.sequences.length) report = await learnerUpdates(policy, built.sequences, config, iteration, { normTokens: s.maxNewTokens });
+        if (built.sequences.length)
+          report = await learnerUpdates(policy, built.sequences, config, iteration, {
+            normTokens: wholeEpisodes.size ? agentTokenBudget(config, policy) : s.maxNewTokens,
+          });
       }
       const updateS = (performance.now() - t0) / 1000;
       const next = iteration + 1;
@@ -396,7 +448,7 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
       const ev =
         run.config.learningRate === 0
           ? await recordedHeldout(ctx.db, runId, withK ? s.passAtK : 0)
-          : await heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, s, { k: withK ? s.passAtK : 0 });
+          : await phases.heldout(`policy v${next}`, () => heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, s, { k: withK ? s.passAtK : 0 }), iteration);
       await policy.release();
       // metrics of the iteration
       const finished = finishedEpisodes(eps).map(({ e }) => e.id);
@@ -450,6 +502,7 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
         if (!completed) await runEvent(tx, runId, 'iteration', trained, { iteration, version: next });
         if (skippedEvent) await runEvent(tx, runId, skippedEvent.type, skippedEvent.message, skippedEvent.data);
         if (!done) await topUp(tx, runId);
+        if (!done) await samplingStarted(tx, locked, next, `system:${RL_QUEUES.learn}`);
         return { version: next, rewardMean: metrics.reward_mean, heldoutPassAt1: ev.passAt1 };
       };
     },

@@ -217,6 +217,24 @@ describe('agent episode on a persistent sandbox (scripted policy, bwrap)', () =>
     expect(r.patch).toBe(''); // the link is not a regular file: nothing changed
   });
 
+  it('offers only the chosen tools: their schemas alone in the prompt, a call to another is an error observation', async () => {
+    const r = await run(
+      pyTask,
+      [
+        { name: 'read_file', arguments: { path: 'calc.py' } },
+        { name: 'bash', arguments: { command: 'cat calc.py' } },
+        { name: 'submit', arguments: {} },
+      ],
+      { tools: ['bash', 'submit'] },
+    );
+    expect(r.end).toBe('submitted');
+    expect(outputs(r)[0]).toBe('error: unknown tool "read_file"; the tools are bash, submit');
+    expect(outputs(r)[1]).toMatch(/^def add/);
+    const system = new ByteTemplateRenderer().tokenizer.decode(r.sequence.ids.slice(r.sequence.spans[0]!.start, r.sequence.spans[0]!.end));
+    expect(system).toContain(JSON.stringify(toolSchemas(['bash', 'submit'])[0]));
+    expect(system).not.toContain('"read_file"');
+  });
+
   it('a sandbox failure ends the episode as sandbox_error, ungraded, and releases the sandbox', async () => {
     let graded = 0;
     const grade = async () => ++graded;

@@ -1,4 +1,4 @@
-import type { AgentEpisodeEnd, RepoTask } from '@/core/repo-tasks';
+import type { AgentEpisodeEnd, AgentToolName, RepoTask } from '@/core/repo-tasks';
 import type { SandboxManager } from '@/workers/sandbox/pool/manager';
 import type { Sandbox } from '@/workers/sandbox/runtimes/sandbox-runtime';
 import type { LimitsInput } from '@/workers/sandbox/types';
@@ -30,6 +30,8 @@ export type AgentEpisodeOptions<G> = {
   /** wall clock for the agent's turns (setup and grading not included) */
   timeBudgetMs?: number;
   toolLimits?: Partial<ToolLimits>;
+  /** the tools the agent gets (default: all): only their schemas are shown, calls to others are error observations */
+  tools?: readonly AgentToolName[];
   /** tool messages longer than this are cut in the middle with a marker */
   maxToolMessageChars?: number;
   setupTimeoutMs?: number;
@@ -86,7 +88,7 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
   const deadline = t0 + (o.timeBudgetMs ?? 600_000);
   const toolLimits = { ...defaultToolLimits, ...o.toolLimits };
   const ws = SANDBOX_WORKSPACE_DIR;
-  const conversation = o.renderer.begin({ system: o.systemPrompt ?? DEFAULT_SYSTEM_PROMPT, user: o.task.problemStatement, tools: toolSchemas() });
+  const conversation = o.renderer.begin({ system: o.systemPrompt ?? DEFAULT_SYSTEM_PROMPT, user: o.task.problemStatement, tools: toolSchemas(o.tools) });
   const turns: AgentTurn[] = [];
   const result = (end: AgentEpisodeEnd, extra: Partial<AgentEpisodeResult<G>> = {}): AgentEpisodeResult<G> => ({
     end,
@@ -148,7 +150,7 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
       const records: ToolCallRecord[] = [];
       let submitted = false;
       for (const call of parsed.calls) {
-        const rec = await executeToolCall({ sandbox: sb, workspaceDir: ws, limits: toolLimits, deadline }, call);
+        const rec = await executeToolCall({ sandbox: sb, workspaceDir: ws, limits: toolLimits, deadline, tools: o.tools }, call);
         records.push(rec);
         if (rec.infraError) {
           turns.push({ assistant: text, tokens: sample.tokens.length, toolCalls: records });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,9 @@ import { repoReward, type RepoRewardWeights } from './repo-reward';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const RUNNERS = { python: readFileSync(path.join(here, 'pytest-runner.py')), javascript: readFileSync(path.join(here, 'node-reporter.mjs')) };
+
+/** Names this grader in every reward it produces (like the I/O harness's HARNESS_VERSION): the runners' content decides the verdicts. */
+export const REPO_GRADER_VERSION = `repo-grader-1+${createHash('sha256').update(RUNNERS.python).update(RUNNERS.javascript).digest('hex').slice(0, 12)}`;
 
 /** Where the workspace lives in the grading sandbox; test ids are relative to it. */
 export const GRADE_WORKSPACE_DIR = '/work/repo';

@@ -4,7 +4,7 @@ import { readSandboxFile, SandboxFileError, writeSandboxFile } from './sandbox-f
 import { isToolName, toolArgs, type ToolArgs } from './tool-definitions';
 import type { ParsedToolCall } from './tool-call-text';
 import { resolveWorkspacePath } from './workspace-paths';
-import { AGENT_TOOL_NAMES } from '@/core/repo-tasks';
+import { AGENT_TOOL_NAMES, type AgentToolName } from '@/core/repo-tasks';
 
 export type ToolLimits = {
   /** bytes of a tool's output the agent sees; the rest is cut with a marker */
@@ -21,6 +21,8 @@ export type ToolContext = {
   limits: ToolLimits;
   /** epoch ms by which the episode must end: a bash command never runs past it */
   deadline?: number;
+  /** the tools this episode offers (default: all); a call to another is an error observation */
+  tools?: readonly AgentToolName[];
 };
 
 /** One executed call, as the episode records it and the agent sees it (`output`). */
@@ -50,7 +52,8 @@ export async function executeToolCall(ctx: ToolContext, call: ParsedToolCall): P
   const t0 = performance.now();
   if (!call.ok) return fail(call.name ?? '', {}, t0, call.error);
   const { name } = call;
-  if (!isToolName(name)) return fail(name, call.arguments, t0, `unknown tool "${name}"; the tools are ${AGENT_TOOL_NAMES.join(', ')}`);
+  const offered = ctx.tools ?? AGENT_TOOL_NAMES;
+  if (!isToolName(name) || !offered.includes(name)) return fail(name, call.arguments, t0, `unknown tool "${name}"; the tools are ${offered.join(', ')}`);
   const parsed = toolArgs[name].safeParse(call.arguments);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultRunConfig } from '@/core/run-config';
-import { buildSequences, generatedTokens, inSlotOrder, type StoredTurn } from './build-sequences';
+import { buildSequences, generatedTokens, inSlotOrder, wholeEpisodeSequence, type StoredTurn } from './build-sequences';
 
 // Two groups with signal (rewards differ inside each), so GRPO keeps every episode's turns.
 const episodes = [
@@ -60,6 +60,23 @@ describe('buildSequences: the turns the learner scores', () => {
     ];
     const { sequences } = buildSequences(config(), flat, turns, () => false);
     expect(sequences.map((q) => q.episodeId)).toEqual(['c', 'd']);
+  });
+
+  it('an agent episode (wholeEpisodes) is one sequence: its turns concatenated in index order, up to its last policy token', () => {
+    // episode a: turn 0 = prompt (0) + message (1) + tool output (0); turn 1 = message (1) + trailing tool output (0)
+    const a0 = { episodeId: 'a', index: 0, tokenIds: [10, 11, 12, 13, 14], lossMask: [0, 1, 1, 0, 0], logprobs: [0, -0.5, -0.6, 0, 0] };
+    const a1 = { episodeId: 'a', index: 1, tokenIds: [15, 16, 17], lossMask: [1, 0, 0], logprobs: [-0.7, 0, 0] };
+    const d0 = turn('d', 0, [1, 4]);
+    const { sequences } = buildSequences(config(), episodes, [a1, a0, d0], () => false, new Set(['a']));
+    expect(sequences).toEqual([
+      { episodeId: 'a', tokens: [10, 11, 12, 13, 14, 15], lossMask: [0, 1, 1, 0, 0, 1], oldLogprobs: [0, -0.5, -0.6, 0, 0, -0.7] },
+      { episodeId: 'd', tokens: [1, 4], lossMask: [0, 1], oldLogprobs: [-1, -1] },
+    ]);
+    expect(wholeEpisodeSequence([a0, a1]).tokens).toEqual([10, 11, 12, 13, 14, 15]);
+    // with maskTruncated, one cut-off message leaves the whole episode out (counted once)
+    const cut = buildSequences(config({ maskTruncated: true }), episodes, [a0, a1, d0], (t) => t.episodeId === 'a' && t.index === 1, new Set(['a']));
+    expect(cut.sequences.map((q) => q.episodeId)).toEqual(['d']);
+    expect(cut.maskedOverlong).toBe(1);
   });
 
   it('inSlotOrder orders turns by the episodes’ slot order, then turn index, not by id', () => {

@@ -18,21 +18,58 @@ export function inSlotOrder<T extends { episodeId: string; index: number }>(turn
 export const generatedTokens = (t: StoredTurn): number[] => t.tokenIds!.filter((_, i) => t.lossMask![i] === 1);
 
 /**
+ * An agent episode's training sequence: its turns' rows concatenated in index order (the
+ * episode's one token sequence, exactly as sampled), ending at its last policy token. What
+ * follows that token (the last tool messages and generation prompt, mask 0) conditions no
+ * trained token, and may run past the token budget, hence past the model's context.
+ */
+export function wholeEpisodeSequence(turns: StoredTurn[]): { tokens: number[]; lossMask: number[]; oldLogprobs: number[] } {
+  const ordered = [...turns].sort((a, b) => a.index - b.index);
+  const tokens = ordered.flatMap((t) => t.tokenIds ?? []);
+  const lossMask = ordered.flatMap((t) => t.lossMask ?? []);
+  const oldLogprobs = ordered.flatMap((t) => t.logprobs ?? []);
+  const end = lossMask.lastIndexOf(1) + 1;
+  return { tokens: tokens.slice(0, end), lossMask: lossMask.slice(0, end), oldLogprobs: oldLogprobs.slice(0, end) };
+}
+
+/**
  * The sequences the learner scores: turns with a response (at least two tokens, some of
  * them the policy's), minus, with `maskTruncated`, responses cut off at the token budget
  * (overlong masking: left out of the loss, counted in `maskedOverlong`). `truncated` says
  * whether a turn's response was cut off (the shell asks the tokenizer).
+ *
+ * Episodes in `wholeEpisodes` (agent episodes on repository tasks) are one sequence each,
+ * their turns concatenated (`wholeEpisodeSequence`); with `maskTruncated` such an episode is
+ * left out when any of its messages was cut off.
  */
 export function buildSequences(
   config: RunConfig,
   trainEpisodes: EpisodeReward[],
   turns: StoredTurn[],
   truncated: (t: StoredTurn) => boolean,
+  wholeEpisodes: ReadonlySet<string> = new Set(),
 ): { sequences: TurnSeq[]; maskedOverlong: number } {
   const overlong = (t: StoredTurn) => config.maskTruncated && truncated(t);
-  const maskedOverlong = turns.filter((t) => t.tokenIds && overlong(t)).length;
-  const kept: TurnSeq[] = turns
-    .filter((t) => t.tokenIds && t.tokenIds.length >= 2 && t.lossMask!.some((m) => m === 1) && !overlong(t))
-    .map((t) => ({ episodeId: t.episodeId, tokens: t.tokenIds!, lossMask: t.lossMask!, oldLogprobs: t.logprobs! }));
+  const perTurn = turns.filter((t) => !wholeEpisodes.has(t.episodeId));
+  let maskedOverlong = perTurn.filter((t) => t.tokenIds && overlong(t)).length;
+  const kept: TurnSeq[] = [];
+  const seen = new Set<string>();
+  // in the order given (slot order), one entry per whole episode at its first turn
+  for (const t of turns) {
+    if (!wholeEpisodes.has(t.episodeId)) {
+      if (t.tokenIds && t.tokenIds.length >= 2 && t.lossMask!.some((m) => m === 1) && !overlong(t))
+        kept.push({ episodeId: t.episodeId, tokens: t.tokenIds, lossMask: t.lossMask!, oldLogprobs: t.logprobs! });
+      continue;
+    }
+    if (seen.has(t.episodeId)) continue;
+    seen.add(t.episodeId);
+    const own = turns.filter((x) => x.episodeId === t.episodeId && x.tokenIds);
+    if (own.some(overlong)) {
+      maskedOverlong++;
+      continue;
+    }
+    const q = wholeEpisodeSequence(own);
+    if (q.tokens.length >= 2) kept.push({ episodeId: t.episodeId, ...q });
+  }
   return { sequences: turnsToScore(config, trainEpisodes, kept), maskedOverlong };
 }

@@ -1,0 +1,51 @@
+import { expect, test } from '@playwright/test';
+import { repoSuiteJsonl } from '@/workers/agent/suite/repo-suite';
+import { database, env, signIn } from './support';
+
+// The launch form on a suite of repository tasks: the agent's tool set and budgets appear only
+// for such a suite, submit cannot be unchecked, and the run is created with the chosen tools.
+const tag = Date.now().toString(36);
+const suite = `repo-e2e-${tag}`;
+const runName = `agent-${tag}`;
+
+test('launch form: a repository suite shows the tool-set choice, and the run gets the chosen tools (submit always)', async ({ page }) => {
+  await signIn(page, 'admin', env.adminPassword);
+  const imported = await page.request.post(`/api/tasks/import?suite=${suite}&format=crucible-repo`, {
+    headers: { 'content-type': 'application/x-ndjson' },
+    data: repoSuiteJsonl(),
+  });
+  expect(imported.status(), await imported.text()).toBe(200);
+
+  await page.goto('/runs/new');
+  await page.getByLabel('Run name').fill(runName);
+  // the suite field becomes a select once the suites are loaded
+  await expect(page.locator('select[name="suite"]')).toHaveValue('builtin');
+  // input/output suite: no agent settings
+  await expect(page.getByRole('group', { name: 'Agent (repository tasks)' })).toHaveCount(0);
+  await expect(page.locator('input[name="tools.bash"]')).toHaveCount(0);
+
+  await page.getByLabel('Task suite').selectOption(suite);
+  await expect(page.getByTestId('repo-suite-note')).toBeVisible();
+  for (const tool of ['bash', 'read_file', 'write_file', 'str_replace', 'submit']) await expect(page.locator(`input[name="tools.${tool}"]`)).toBeChecked();
+  await expect(page.locator('input[name="tools.submit"]')).toBeDisabled();
+  await page.locator('input[name="tools.read_file"]').uncheck();
+  await page.locator('input[name="tools.write_file"]').uncheck();
+  await page.getByLabel('Token budget per episode').fill('3072');
+  await page.getByLabel('Iterations').fill('1');
+  await page.getByRole('button', { name: 'Launch run' }).click();
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  const runId = page.url().split('/').pop()!;
+  await expect(page.getByTestId('config-tools')).toHaveText('bash,str_replace,submit');
+
+  const sql = database();
+  try {
+    const [row] = await sql`select config from runs where id = ${runId}`;
+    expect(row!.config).toMatchObject({ suite, tools: ['bash', 'str_replace', 'submit'], agentTokenBudget: 3072 });
+  } finally {
+    await sql.end();
+  }
+  // no need to train it here (workers/rl/agent-loop.test.ts does): cancel, so other specs keep the CPUs
+  await page.getByRole('button', { name: 'Cancel run' }).click();
+  await page.getByRole('button', { name: 'Confirm cancel' }).click();
+  await expect(page.getByText('cancelled').first()).toBeVisible();
+});

@@ -1,0 +1,258 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { episodes, rewards, runs, tasks, turns, type policyVersions } from '@/db/schema';
+import { AGENT_TOOL_NAMES, type EpisodeGrading, type RepoGrade, type RepoTask } from '@/core/repo-tasks';
+import type { RunConfig } from '@/core/run-config';
+import type { RlSettings } from '@/core/settings';
+import type { JobEffect } from '@/server/queue';
+import { sampleForReview } from '@/server/reviews/sampler';
+import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
+import { DEFAULT_SYSTEM_PROMPT, runAgentEpisode, type AgentEpisodeResult } from '@/workers/agent/episode/run-episode';
+import { toolSchemas } from '@/workers/agent/tools/tool-definitions';
+import { PermanentJobError } from '@/workers/jobs/job-handler';
+import { gradeRepoTask, REPO_GRADER_VERSION } from '@/workers/agent/grade/grade-repo-task';
+import type { AgentPolicy } from '@/workers/agent/policies/agent-policy';
+import { OnnxBytePolicy } from '@/workers/agent/policies/onnx-byte';
+import { ByteTemplateRenderer } from '@/workers/agent/render/byte-template';
+import type { Policy } from '@/workers/policy/policy';
+import type { SandboxManager } from '@/workers/sandbox/pool/manager';
+import { agentTurnRows, withoutNul, type AgentTurnRow } from './agent-turn-rows';
+import { scoringOptions } from './reward/scoring-options';
+import { episodeSeed, topUp } from './schedule';
+
+// Repository-task episodes in the RL loop (docs/agents.md, "RL on repository suites"): the run's
+// byte policy acts through tools in one sandbox for the whole episode, the patch is graded in a
+// clean sandbox, and the episode's one token sequence is stored as its turns. Input/output
+// episodes are workers/rl/episode.ts; rl.episode dispatches on tasks.kind.
+
+/**
+ * The episode's token budget: the run's, never above the policy's context, so the sequence the
+ * learner trains on (every assistant token lies within the budget) fits the model. The prompt
+ * alone must leave room for a message, or no episode of this run can sample anything.
+ */
+export function agentTokenBudget(config: Pick<RunConfig, 'agentTokenBudget'>, policy: Pick<Policy, 'model'>): number {
+  return Math.min(config.agentTokenBudget ?? 4096, policy.model.maxSeqLen);
+}
+
+/** Which of these episodes are repository-task episodes (the learner trains each as one sequence). */
+export async function repoEpisodeIds(db: Db, episodeIds: string[]): Promise<Set<string>> {
+  if (!episodeIds.length) return new Set();
+  const rows = await db
+    .select({ id: episodes.id })
+    .from(episodes)
+    .innerJoin(tasks, eq(tasks.id, episodes.taskId))
+    .where(and(inArray(episodes.id, episodeIds), eq(tasks.kind, 'repo')));
+  return new Set(rows.map((r) => r.id));
+}
+
+/** An agent message was cut off (at its token cap or the episode's budget) when it does not end with the model's EOS. */
+export const agentMessageCut = (policy: Pick<Policy, 'tokenizer'>, generated: number[]) =>
+  generated.length > 0 && generated.at(-1) !== policy.tokenizer.spec.eos;
+
+/** The run's byte policy as an agent policy, timing each message (the turn rows' policyMs). */
+class TimedPolicy implements AgentPolicy {
+  readonly name: string;
+  readonly ms: number[] = [];
+  constructor(
+    private readonly inner: AgentPolicy,
+    private readonly signal?: AbortSignal,
+  ) {
+    this.name = inner.name;
+  }
+  async next(...a: Parameters<AgentPolicy['next']>) {
+    // a lost lease or a stopping worker: end now (the episode's result will not be committed)
+    if (this.signal?.aborted) throw new Error('episode aborted (lease lost or worker stopping)');
+    const t0 = performance.now();
+    const out = await this.inner.next(...a);
+    this.ms.push(performance.now() - t0);
+    return out;
+  }
+}
+
+export type PlayedRepoEpisode = {
+  result: AgentEpisodeResult<RepoGrade>;
+  rows: AgentTurnRow[];
+  /** null when it counts: an infrastructure failure (the episode's sandbox, or the grader) to retry or mask, never scored */
+  infra: { status: 'sandbox_error' | 'env_mismatch'; reason: string } | null;
+  policyMs: number;
+};
+
+/**
+ * One repository-task episode of a run, graded: the run's isolation tier, the episode sandbox
+ * limits and the run's agent budgets and tool set; the policy samples at `temperature` with
+ * `seed` (each message seed + turn, so a slot replays token for token).
+ */
+export async function playRepoEpisode(o: {
+  run: { id: string; config: RunConfig };
+  task: RepoTask;
+  risk: 'routine' | 'high';
+  policy: Policy;
+  manager: SandboxManager;
+  settings: Pick<RlSettings, 'testTimeoutMs'>;
+  seed: number;
+  temperature: number;
+  episodeId?: string;
+  signal?: AbortSignal;
+}): Promise<PlayedRepoEpisode> {
+  const { run, task } = o;
+  const c = run.config;
+  // the same isolation policy as input/output episodes: the task's risk tier picks the run's runtime
+  const { sandbox } = scoringOptions(run, { risk: o.risk, environmentName: task.environment, tests: { kind: 'repo' } }, o.settings);
+  const policy = new TimedPolicy(new OnnxBytePolicy(o.policy, { temperature: o.temperature, topP: c.topP, seed: o.seed }), o.signal);
+  const context = { runId: run.id, episodeId: o.episodeId };
+  const renderer = new ByteTemplateRenderer();
+  const tokenBudget = agentTokenBudget(c, o.policy);
+  // a prompt that fills the budget leaves the agent no message: every episode would be an empty patch scored 0
+  const prompt = renderer.begin({ system: DEFAULT_SYSTEM_PROMPT, user: task.problemStatement, tools: toolSchemas(c.tools) }).sequence.ids.length;
+  if (prompt >= tokenBudget)
+    throw new PermanentJobError(
+      `task ${task.id}: the agent's prompt (system text, ${(c.tools ?? AGENT_TOOL_NAMES).length} tool schemas, problem statement) is ${prompt} tokens, the episode's token budget ${tokenBudget}; raise agentTokenBudget (about ${Math.ceil((prompt + 1024) / 512) * 512} leaves room to act) or offer fewer tools, and launch the run again`,
+    );
+  const result = await runAgentEpisode<RepoGrade>({
+    manager: o.manager,
+    task,
+    policy,
+    renderer,
+    runtime: sandbox.runtime,
+    env: sandbox.env,
+    limits: sandbox.limits,
+    maxTurns: c.maxTurns,
+    tokenBudget,
+    maxNewTokens: c.agentMaxNewTokens ?? 256,
+    timeBudgetMs: (c.agentTimeBudgetS ?? 300) * 1000,
+    tools: c.tools,
+    diffEachTurn: true,
+    // graded in a new, clean sandbox on the same runtime, environment and limits
+    grade: (t, patch) => gradeRepoTask(o.manager, t, patch, { runtime: sandbox.runtime, limits: sandbox.limits, context }),
+  });
+  const rows = agentTurnRows(result, policy.ms);
+  const policyMs = policy.ms.reduce((a, b) => a + b, 0);
+  if (result.end === 'sandbox_error') {
+    const reason = `sandbox_error: ${result.error ?? 'no detail'}`;
+    return { result, rows, policyMs, infra: { status: /env_mismatch/.test(reason) ? 'env_mismatch' : 'sandbox_error', reason } };
+  }
+  const grade = result.grade;
+  if (!grade || grade.status === 'infra_error' || grade.reward === null) {
+    const reason = `grader infra_error: ${grade?.error ?? 'not graded'}`;
+    return { result, rows, policyMs, infra: { status: /env_mismatch/.test(reason) ? 'env_mismatch' : 'sandbox_error', reason } };
+  }
+  return { result, rows, policyMs, infra: null };
+}
+
+/** What episodes.grading keeps: the grade, the patch it graded and why the episode ended. */
+export function episodeGrading(r: AgentEpisodeResult<RepoGrade>): EpisodeGrading | null {
+  if (!r.grade || r.patch === null) return null;
+  return { ...r.grade, error: r.grade.error && withoutNul(r.grade.error), patch: withoutNul(r.patch), binarySkipped: r.binarySkipped, end: r.end };
+}
+
+/**
+ * The reward's provenance: the grader's version and the task workspace's content hash (rewards
+ * has no column of its own for the workspace, so the harness version names both).
+ */
+export const repoHarnessVersion = (workspaceSha256: string) => `${REPO_GRADER_VERSION}@workspace:${workspaceSha256}`;
+
+type EpisodeRow = typeof episodes.$inferSelect;
+type TaskRow = typeof tasks.$inferSelect;
+type VersionRow = typeof policyVersions.$inferSelect;
+
+/**
+ * rl.episode for a repository task: play and grade the episode, then return the effect that
+ * commits with the job: its turns, its grading, and a reward, or, for an infrastructure failure,
+ * a retry (pending again) or a mask (never scored 0), exactly as input/output episodes are.
+ */
+export async function repoEpisodeJob(o: {
+  db: Db;
+  run: { id: string; config: RunConfig };
+  episode: EpisodeRow;
+  task: TaskRow;
+  version: VersionRow;
+  policy: Policy;
+  manager: SandboxManager;
+  settings: RlSettings;
+  host: string;
+  workerId: string;
+  signal?: AbortSignal;
+}): Promise<JobEffect> {
+  const { run, episode: e, version } = o;
+  const episodeId = e.id;
+  const task = await loadStoredRepoTask(o.db, o.task.id);
+  const startedAt = new Date();
+  const played = await playRepoEpisode({
+    run,
+    task,
+    risk: o.task.risk,
+    policy: o.policy,
+    manager: o.manager,
+    settings: o.settings,
+    seed: episodeSeed(run.config.seed, e.iteration, e.groupIndex, e.sampleIndex),
+    temperature: run.config.temperature,
+    episodeId,
+    signal: o.signal,
+  });
+  const { result, rows, infra } = played;
+  const retry = infra !== null && e.attempt <= o.settings.infraRetries;
+  const grade = result.grade;
+  return async (tx) => {
+    const [cur] = await tx.select({ status: episodes.status }).from(episodes).where(eq(episodes.id, episodeId)).for('update');
+    if (cur?.status !== 'running') return { skipped: cur?.status };
+    await tx.delete(turns).where(eq(turns.episodeId, episodeId));
+    if (rows.length) await tx.insert(turns).values(rows.map((r) => ({ episodeId, ...r })));
+    const base = {
+      policyVersionId: version.id,
+      runtime: grade?.runtime || result.runtime,
+      envHash: grade?.envHash || null,
+      host: o.host,
+      workerId: o.workerId,
+      turnsCount: rows.length,
+      grading: episodeGrading(result),
+      startedAt,
+      finishedAt: new Date(),
+    };
+    const done = () =>
+      tx
+        .update(runs)
+        .set({ episodesDone: sql`${runs.episodesDone} + 1`, updatedAt: new Date() })
+        .where(eq(runs.id, run.id));
+    if (retry) {
+      // infrastructure failure: not the policy's fault, run the slot again
+      await tx
+        .update(episodes)
+        .set({ ...base, status: 'pending', attempt: e.attempt + 1, error: `attempt ${e.attempt}: ${infra.reason.slice(0, 480)}`, endReason: 'infra' })
+        .where(eq(episodes.id, episodeId));
+    } else if (infra) {
+      // masked out of the loss and out of its group's baseline; never scored 0
+      await tx
+        .update(episodes)
+        .set({ ...base, status: infra.status, endReason: 'infra', error: infra.reason.slice(0, 480) })
+        .where(eq(episodes.id, episodeId));
+      await done();
+    } else {
+      await tx
+        .insert(rewards)
+        .values({
+          episodeId,
+          value: grade!.reward!,
+          components: grade!.components,
+          envHash: grade!.envHash,
+          harnessVersion: repoHarnessVersion(task.workspaceSha256),
+          policyVersionId: version.id,
+        })
+        .onConflictDoNothing();
+      await tx
+        .update(episodes)
+        .set({ ...base, status: 'scored', endReason: result.end })
+        .where(and(eq(episodes.id, episodeId)));
+      await done();
+      await sampleForReview(tx, episodeId);
+    }
+    await topUp(tx, run.id);
+    return {
+      status: retry ? 'retry' : (infra?.status ?? 'scored'),
+      reward: infra ? null : grade!.reward,
+      turns: rows.length,
+      end: result.end,
+      policyMs: Math.round(played.policyMs),
+      durationMs: result.durationMs,
+    };
+  };
+}

@@ -1,0 +1,74 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { tasks } from '@/db/schema';
+import { AGENT_TOOL_NAMES } from '@/core/repo-tasks';
+import type { RunConfig } from '@/core/run-config';
+import type { RlSettings } from '@/core/settings';
+
+/** Whether a suite holds repository tasks (suites are imported from one file, so one kind). */
+export async function suiteHoldsRepoTasks(db: Db, suiteId: string | null): Promise<boolean> {
+  if (!suiteId) return false;
+  const [row] = await db
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(and(eq(tasks.suiteId, suiteId), eq(tasks.kind, 'repo')))
+    .limit(1);
+  return !!row;
+}
+
+export type RunStartNote = { type: string; message: string; data: Record<string, unknown> };
+
+/**
+ * How rl.advance starts a run on this suite. Input/output suites: as configured (the SFT warm
+ * start on the train demonstrations, the default byte model). Repository suites: no warm start
+ * (it trains on I/O demonstrations; gold patches are not turned into agent transcripts), and a
+ * policy whose context (maxSeqLen) is the run's agent token budget, so every episode fits the
+ * learner as one sequence. `notes` become run events saying so.
+ */
+export async function agentRunStart(
+  db: Db,
+  run: { suiteId: string | null; config: RunConfig },
+  s: Pick<RlSettings, 'sftSteps' | 'heldoutLimit'>,
+): Promise<{ sftSteps: number; model?: { maxSeqLen: number }; notes: RunStartNote[] }> {
+  if (!(await suiteHoldsRepoTasks(db, run.suiteId))) return { sftSteps: s.sftSteps, notes: [] };
+  const c = run.config;
+  const maxSeqLen = c.agentTokenBudget ?? 4096;
+  const [{ n } = { n: 0 }] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(tasks)
+    .where(and(eq(tasks.suiteId, run.suiteId!), eq(tasks.split, 'heldout')));
+  const heldout = s.heldoutLimit > 0 ? Math.min(n, s.heldoutLimit) : n;
+  const notes: RunStartNote[] = [
+    {
+      type: 'agent_setup',
+      message: `repository suite: agent episodes with tools ${(c.tools ?? AGENT_TOOL_NAMES).join(', ')}, at most ${c.maxTurns} turns and ${maxSeqLen} tokens each; the byte policy's context is ${maxSeqLen} tokens so each episode trains as one sequence`,
+      data: {
+        tools: c.tools ?? AGENT_TOOL_NAMES,
+        maxTurns: c.maxTurns,
+        tokenBudget: maxSeqLen,
+        maxNewTokens: c.agentMaxNewTokens,
+        timeBudgetS: c.agentTimeBudgetS,
+      },
+    },
+  ];
+  if (s.sftSteps > 0)
+    notes.push({
+      type: 'sft_skipped',
+      message: `SFT warm start skipped: it trains on input/output demonstrations, and this suite holds repository tasks (CRUCIBLE_RL_SFT_STEPS=${s.sftSteps} applies to input/output suites)`,
+      data: { sftSteps: s.sftSteps },
+    });
+  notes.push(
+    heldout > 0
+      ? {
+          type: 'heldout_agent',
+          message: `held-out evaluation: one greedy agent episode on each of ${heldout} held-out repository task(s) per policy version, graded like training episodes; pass@1 = share with reward 1`,
+          data: { tasks: heldout },
+        }
+      : {
+          type: 'heldout_skipped',
+          message: 'held-out evaluation skipped: the suite has no held-out repository tasks; held-out pass@1 is recorded as 0 over 0 tasks',
+          data: { tasks: 0 },
+        },
+  );
+  return { sftSteps: 0, model: { maxSeqLen }, notes };
+}
