@@ -61,11 +61,14 @@ function Plot({ chart, controls, hidden, ctx }: { chart: ChartSpec; controls: Ch
         <Tooltip
           formatter={(v, key) => [
             Array.isArray(v) ? v.map((x) => formatSi(Number(x), 3)).join(' – ') : formatSi(Number(v), 4),
-            key === 'band' ? '±1 std' : (view.lines.find((l) => l.key === key)?.label ?? key),
+            key === 'band' ? '±1 std' : (view.lines.find((l) => l.key === key)?.label ?? view.bands.find((b) => b.key === key)?.label ?? key),
           ]}
           labelFormatter={(l) => `${view.xLabel} ${view.x.format(Number(l))}`}
         />
         {view.band && <Area dataKey="band" name="±1 std" type="linear" stroke="none" fill="#c7d2fe" fillOpacity={0.6} isAnimationActive={false} />}
+        {view.bands.map((b) => (
+          <Area key={b.key} dataKey={b.key} name={b.label} type="linear" stroke="none" fill={b.color} fillOpacity={0.15} isAnimationActive={false} />
+        ))}
         {view.lines.map((l) => (
           <Line
             key={l.key}
@@ -184,7 +187,7 @@ export function MetricChart({ chart, controls, ctx, full }: { chart: ChartSpec; 
           </button>
         </span>
       </div>
-      {metricHelpFor(chart.name) && <div className="text-[11px] text-slate-400">{metricHelpFor(chart.name)}</div>}
+      {(chart.help ?? metricHelpFor(chart.name)) && <div className="text-[11px] text-slate-400">{chart.help ?? metricHelpFor(chart.name)}</div>}
       {many && (
         <ul className="mt-1 flex flex-wrap gap-x-2 gap-y-0.5" aria-label={`${chart.name} series`}>
           {legendSeries.map((s) => {

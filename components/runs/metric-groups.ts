@@ -50,6 +50,13 @@ export type ChartSpec = {
   series: SeriesSpec[];
   /** A shaded [low, high] range drawn under the lines, stored on each point under `band`. */
   band?: boolean;
+  /**
+   * More shaded ranges, each belonging to one series (`of`) and hidden with it, stored on each
+   * point under `key` (the compare page's groups: min – max of a group's runs around its mean).
+   */
+  bands?: { key: string; of: string; color: string; label: string }[];
+  /** The line under the title, where this chart is not drawn as the metric's usual one (grouped runs). */
+  help?: string;
   /** Always show the legend (comparisons: which line is which run, even when only one has data). */
   legend?: boolean;
   points: ChartPoint[];

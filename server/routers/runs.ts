@@ -22,6 +22,7 @@ import { defaultIsolation } from '@/core/sandbox-runtimes';
 import { deploymentHosts } from '@/server/runs/deployment';
 import { launchRunSchema, resolveLaunchIsolation } from '@/server/runs/launch-isolation';
 import { checkLaunchQuota } from '@/server/runs/launch-quota';
+import { runProgress } from '@/server/runs/progress';
 import { limitedByBlindReview, redactRewardEvent, runsBlindToReviewers } from '@/server/reviews/blind';
 
 /**
@@ -55,6 +56,8 @@ export const runsRouter = router({
     const events = await listRunEvents(ctx.db, input.id);
     return (await blindFor(ctx.db, ctx.user, [input.id])).size ? events.map(redactRewardEvent) : events;
   }),
+  /** What the run is doing now: its phase events and the current iteration's episodes (server/runs/progress.ts). */
+  progress: viewerProcedure.input(byId).query(({ ctx, input }) => runProgress(ctx.db, input.id)),
   /**
    * Under blind review a reviewer gets no metric samples of a blind run at all: most series
    * (reward_mean/min/max, advantages, loss) are computed from the rewards.

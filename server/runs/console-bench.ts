@@ -7,7 +7,9 @@ import { sql } from 'drizzle-orm';
 import superjson from 'superjson';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
+import postgres from 'postgres';
 import { openDatabase } from '@/db/open-database';
+import { withDatabase } from '@/db/embedded';
 import { runs, taskSuites, tasks } from '@/db/schema';
 import { COMPARE_MAX_RUNS, RL_ITERATION_METRICS } from '@/core/metrics';
 import { defaultRunConfig } from '@/core/run-config';
@@ -17,7 +19,7 @@ import { chartView } from '@/components/runs/charts/chart-view';
 import { compareCharts, palette, runCharts, type SectionView } from '@/components/runs/metric-groups';
 
 /**
- * `npm run bench -- console [--iterations 500] [--episodes 50000] [--reps 7] [--json]`
+ * `npm run bench -- console [--iterations 500] [--episodes 50000] [--reps 7] [--no-stats] [--json]`
  *
  * What `/runs/[id]` and `/runs/compare` cost on a long run. A throwaway embedded PostgreSQL
  * gets one run of `iterations` iterations (every RL iteration metric, a labelled metric and
@@ -37,6 +39,7 @@ const optionsSchema = z.object({
   episodes: z.number().int().min(0).max(5_000_000),
   reps: z.number().int().min(1).max(100),
   json: z.boolean(),
+  stats: z.boolean(),
 });
 
 const median = (xs: number[]) => {
@@ -58,7 +61,7 @@ async function timed<T>(reps: number, f: () => Promise<T>): Promise<{ ms: number
 }
 
 /** Seed the runs; returns their ids, the first being the long run with episodes. */
-async function seed(db: Db, iterations: number, episodes: number): Promise<string[]> {
+export async function seed(db: Db, iterations: number, episodes: number): Promise<string[]> {
   const [suite] = await db.insert(taskSuites).values({ name: 'bench-console' }).returning();
   const taskRows = await db
     .insert(tasks)
@@ -127,7 +130,6 @@ async function seed(db: Db, iterations: number, episodes: number): Promise<strin
   await db.execute(sql`
     insert into rewards (episode_id, value, components, env_hash, harness_version)
     select e.id, random(), '{"passRate": 0.5}'::jsonb, 'sha256:bench', 'bench' from episodes e where e.run_id = ${long}::uuid`);
-  await db.execute(sql`analyze`);
   return ids;
 }
 
@@ -145,9 +147,16 @@ export async function main(argv: string[]): Promise<number> {
       episodes: { type: 'string', default: '50000' },
       reps: { type: 'string', default: '7' },
       json: { type: 'boolean', default: false },
+      'no-stats': { type: 'boolean', default: false },
     },
   });
-  const opts = optionsSchema.parse({ iterations: Number(values.iterations), episodes: Number(values.episodes), reps: Number(values.reps), json: values.json });
+  const opts = optionsSchema.parse({
+    iterations: Number(values.iterations),
+    episodes: Number(values.episodes),
+    reps: Number(values.reps),
+    json: values.json,
+    stats: !values['no-stats'],
+  });
   const log = (s: string) => !opts.json && console.log(s);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'crucible-bench-console-'));
   chmodSync(dir, 0o755); // the embedded Postgres (as root: another user) must traverse it
@@ -156,6 +165,18 @@ export async function main(argv: string[]): Promise<number> {
     const { db } = opened.database;
     const t0 = performance.now();
     const ids = await seed(db, opts.iterations, opts.episodes);
+    // Planner statistics, as autovacuum gives a deployment. The app role's `analyze` (what this
+    // bench ran before) skips every table it does not own, with only a warning, so the plans
+    // were made without statistics; the embedded server's superuser analyzes them all.
+    // --no-stats leaves them out, as the earlier measurements did.
+    if (opts.stats) {
+      const admin = postgres(withDatabase(opened.embedded!.url, 'crucible'), { max: 1, onnotice: () => {} });
+      try {
+        await admin`analyze`;
+      } finally {
+        await admin.end();
+      }
+    }
     const [{ n } = { n: 0 }] = await db.execute<{ n: number }>(sql`select count(*)::int as n from metric_samples`);
     log(
       `seeded ${COMPARE_MAX_RUNS} runs × ${opts.iterations} iterations (${n} metric samples), ${opts.episodes} episodes in ${((performance.now() - t0) / 1000).toFixed(1)} s`,

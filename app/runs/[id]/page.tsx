@@ -14,7 +14,7 @@ import { MetricCharts, runSections, type FullCharts, type XContext } from '@/com
 import { ComparePicker } from '@/components/runs/compare-picker';
 import { EpisodeTable } from '@/components/runs/episode-table';
 import { ConfigView } from '@/components/runs/config-view';
-import { ProgressBar } from '@/components/runs/progress-bar';
+import { RunProgress } from '@/components/runs/run-progress';
 import { RunReviewPanel } from '@/components/review/run-review-panel';
 import { isActive } from '@/core/run-status';
 import { formatDateTime, formatNumber, timeAgo } from '@/components/display-format';
@@ -126,7 +126,7 @@ export default function RunPage() {
       <Section title="Overview">
         <Facts
           items={[
-            ['Iteration', `${r.currentIteration} / ${r.config.iterations}`],
+            ['Iterations trained', `${r.currentIteration} / ${r.config.iterations}`],
             ['Episodes', `${r.episodesDone} / ${r.episodesTotal}`],
             ['Last reward mean', formatNumber(r.lastRewardMean)],
             ['Queue', `${r.config.queue} (prio ${r.config.priority})`],
@@ -135,7 +135,7 @@ export default function RunPage() {
           ]}
         />
         <div className="mt-3">
-          <ProgressBar done={r.currentIteration} total={r.config.iterations} label={`iteration ${r.currentIteration}/${r.config.iterations}`} />
+          <RunProgress runId={r.id} live={isActive(r.status)} refreshKey={progress} />
         </div>
         {other && (
           <p className="mt-2 text-xs text-slate-500" data-testid="control-arm">

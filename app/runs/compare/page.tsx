@@ -1,16 +1,17 @@
 'use client';
 import Link from 'next/link';
-import { Suspense, useCallback, useMemo } from 'react';
+import { Suspense, useCallback, useMemo, useState } from 'react';
 import { useSearchParams } from 'next/navigation';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
 import { PageHeader, Section } from '@/components/ui/layout-parts';
-import { StatusBadge } from '@/components/ui/status-badge';
 import { ChartSections, type FullCharts, type XContext } from '@/components/runs/metric-charts';
 import { compareCharts, palette } from '@/components/runs/metric-groups';
 import { configDiff } from '@/components/runs/compare/config-diff';
-import { tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { groupableFields, groupedSections, groupRuns } from '@/components/runs/compare/group-runs';
+import { RunsTableView } from '@/components/runs/compare/runs-table-view';
+import { controlClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
 import { isActive } from '@/core/run-status';
 
 const LIVE_MS = 6_000;
@@ -33,10 +34,16 @@ function Compare() {
     retry: false,
     refetchInterval: (q) => (q.state.data?.runs.some((r) => isActive(r.status)) ? LIVE_MS : false),
   });
-  // The charts' time and episodes x-axes: each run on its own clock, step × its episodes per iteration.
+  // Group by a config field (mean of each group's runs, min – max band); '' draws one line per run.
+  const [groupBy, setGroupBy] = useState('');
   const compared = data.data?.runs;
+  const fields = useMemo(() => (compared ? groupableFields(compared) : []), [compared]);
+  const field = fields.includes(groupBy) ? groupBy : '';
+  const groups = useMemo(() => (compared && field ? groupRuns(compared, field) : null), [compared, field]);
+  // The charts' time and episodes x-axes: each run on its own clock, step × its episodes per
+  // iteration; a group on its first run's.
   const ctx = useMemo<XContext>(() => {
-    const byId = (key: string) => compared?.find((r) => r.id === key);
+    const byId = (key: string) => compared?.find((r) => r.id === (groups?.find((g) => g.key === key)?.runIds[0] ?? key));
     return {
       startMs: (key) => {
         const r = byId(key);
@@ -44,18 +51,19 @@ function Compare() {
       },
       episodesPerStep: (key) => byId(key)?.episodesPerIteration,
     };
-  }, [compared]);
+  }, [compared, groups]);
   // Every sample, for the CSV of a downsampled chart.
   const queryClient = useQueryClient();
   const idsKey = ids.join(',');
   const full = useCallback<FullCharts>(async () => {
     const all = await queryClient.fetchQuery(trpc.runs.compare.queryOptions({ ids: idsKey.split(','), full: true }));
-    return compareCharts(all.runs, all.samples);
-  }, [queryClient, trpc, idsKey]);
+    const sections = compareCharts(all.runs, all.samples);
+    return groups ? groupedSections(sections, groups) : sections;
+  }, [queryClient, trpc, idsKey, groups]);
   const header = (
     <PageHeader
       title="Compare runs"
-      subtitle="One chart per metric, one line per run; smoothing, log scale and the x-axis (iteration, time, episodes) are set above the charts."
+      subtitle="One chart per metric, one line per run (or per group of runs: Group by); smoothing, log scale and the x-axis (iteration, time, episodes) are set above the charts."
     />
   );
   if (ids.length < 2) {
@@ -87,31 +95,47 @@ function Compare() {
       </>
     );
   const { runs, samples, downsampled } = data.data;
-  const sections = compareCharts(runs, samples, new Set(downsampled.map((k) => k.slice(k.indexOf(':') + 1))));
+  const perRun = compareCharts(runs, samples, new Set(downsampled.map((k) => k.slice(k.indexOf(':') + 1))));
+  const sections = groups ? groupedSections(perRun, groups) : perRun;
+  const colorOf = (id: string) => palette[runs.findIndex((r) => r.id === id) % palette.length]!;
   return (
     <>
       <title>Compare runs · Crucible</title>
       {header}
       <Section title="Runs">
-        <ul className="flex flex-wrap gap-x-6 gap-y-2" aria-label="Compared runs">
-          {runs.map((r, i) => (
-            <li key={r.id} className="flex items-center gap-2" data-testid="compared-run">
-              <span aria-hidden className="inline-block h-0.5 w-5" style={{ background: palette[i % palette.length] }} />
-              <Link href={`/runs/${r.id}`} className="font-medium text-accent hover:underline">
-                {r.name}
-              </Link>
-              <StatusBadge status={r.status} />
-              <span className="text-xs tabular-nums text-slate-500">
-                {r.algorithm.toUpperCase()} · iteration {r.currentIteration}/{r.iterations}
-              </span>
-            </li>
-          ))}
-        </ul>
+        <RunsTableView runs={runs} samples={samples} differing={fields} colorOf={colorOf} />
       </Section>
       <Section title="Config differences">
         <ConfigDiffTable runs={runs} />
       </Section>
-      <Section title="Metrics">
+      <Section
+        title="Metrics"
+        actions={
+          <label className="flex items-center gap-2 text-xs text-slate-600">
+            Group by
+            <select
+              className={`${controlClass} py-0.5 text-xs`}
+              value={field}
+              onChange={(e) => setGroupBy(e.target.value)}
+              aria-label="Group by"
+              disabled={!fields.length}
+            >
+              <option value="">none (a line per run)</option>
+              {fields.map((f) => (
+                <option key={f} value={f}>
+                  {f}
+                </option>
+              ))}
+            </select>
+          </label>
+        }
+      >
+        {groups && (
+          <p className="mb-2 text-xs text-slate-500" data-testid="group-note">
+            {groups.length} group{groups.length === 1 ? '' : 's'} by {field}: each line is the mean of its runs at each iteration, the band their minimum to
+            maximum.
+          </p>
+        )}
         {sections.length === 0 ? (
           <EmptyState title="No metrics yet">None of these runs has reported an iteration.</EmptyState>
         ) : (

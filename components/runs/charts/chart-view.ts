@@ -33,6 +33,8 @@ export type ChartView = {
   rows: ViewRow[];
   lines: ViewLine[];
   band: boolean;
+  /** the series' own ranges (ChartSpec.bands) whose series are shown */
+  bands: { key: string; color: string; label: string }[];
   x: Axis;
   y: Axis;
   xLabel: string;
@@ -93,7 +95,9 @@ export function chartView(spec: ChartSpec, controls: ChartControls, hidden: Read
   const mainHidden = hidden.has('value');
   const visible = spec.series.filter((s) => !hidden.has(s.key) && !(s.dashed && mainHidden));
   const showBand = !!spec.band && !mainHidden;
-  const keys = [...visible.map((s) => s.key), ...(showBand ? ['band'] : [])];
+  const bands = (spec.bands ?? []).filter((b) => visible.some((s) => s.key === b.of)).map(({ key, color, label }) => ({ key, color, label }));
+  const rangeKeys = [...(showBand ? ['band'] : []), ...bands.map((b) => b.key)];
+  const keys = [...visible.map((s) => s.key), ...rangeKeys];
   let rows = rekey(spec, keys, controls.x, ctx);
 
   const lines: ViewLine[] = [];
@@ -116,7 +120,7 @@ export function chartView(spec: ChartSpec, controls: ChartControls, hidden: Read
   const values: number[] = [];
   for (const r of rows) {
     for (const l of lines) if (typeof r[l.key] === 'number') values.push(r[l.key] as number);
-    if (showBand && Array.isArray(r.band)) values.push(...r.band);
+    for (const k of rangeKeys) if (Array.isArray(r[k])) values.push(...(r[k] as [number, number]));
   }
 
   let hiddenByLog = 0;
@@ -129,7 +133,10 @@ export function chartView(spec: ChartSpec, controls: ChartControls, hidden: Read
     rows = rows.map((r) => {
       const out: ViewRow = { ...r };
       for (const l of lines) if (typeof out[l.key] === 'number' && (out[l.key] as number) <= 0) out[l.key] = undefined;
-      if (Array.isArray(out.band)) out.band = out.band[1] > 0 ? [Math.max(out.band[0], log.domain[0]), out.band[1]] : undefined;
+      for (const k of rangeKeys) {
+        const b = out[k];
+        if (Array.isArray(b)) out[k] = b[1] > 0 ? [Math.max(b[0], log.domain[0]), b[1]] : undefined;
+      }
       return out;
     });
   } else y = linearAxis(values);
@@ -139,13 +146,14 @@ export function chartView(spec: ChartSpec, controls: ChartControls, hidden: Read
   if (controls.x === 'time') x = durationAxis(xs);
   // iterations and episodes are whole numbers: no 0.5 ticks
   else x = integerAxis(xs, 6);
-  return { rows, lines, band: showBand, x, y, xLabel: X_LABELS[controls.x], hiddenByLog };
+  return { rows, lines, band: showBand, bands, x, y, xLabel: X_LABELS[controls.x], hiddenByLog };
 }
 
 /** The rows as step-indexed points again (for the CSV of what the panel shows, raw values only). */
 export const rawColumns = (spec: ChartSpec, hidden: ReadonlySet<string>) => [
   ...spec.series.filter((s) => !hidden.has(s.key)).map((s) => ({ key: s.key, label: s.label })),
-  ...(spec.band && !hidden.has('value') ? [{ key: 'band', label: '±1 std' }] : []),
+  ...(spec.band && !hidden.has('value') ? [{ key: 'band', label: '±1 std', range: true }] : []),
+  ...(spec.bands ?? []).filter((b) => !hidden.has(b.of)).map((b) => ({ key: b.key, label: b.label, range: true })),
 ];
 
 export type { ChartPoint };

@@ -3,7 +3,8 @@
  * series has no value. A band [low, high] becomes two columns. Pure; the browser download
  * lives in the chart component.
  */
-export type CsvColumn = { key: string; label: string };
+/** `range`: the column holds [low, high] pairs (a band), written as two columns. */
+export type CsvColumn = { key: string; label: string; range?: boolean };
 
 const quote = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 
@@ -12,7 +13,7 @@ const cell = (v: unknown): string => (typeof v === 'number' && Number.isFinite(v
 export function chartCsv(xLabel: string, columns: CsvColumn[], rows: { x: number; [k: string]: unknown }[]): string {
   const header = [xLabel];
   for (const c of columns) {
-    if (c.key === 'band') header.push(`${c.label} low`, `${c.label} high`);
+    if (c.range || c.key === 'band') header.push(`${c.label} low`, `${c.label} high`);
     else header.push(c.label);
   }
   const lines = [header.map(quote).join(',')];
@@ -20,7 +21,7 @@ export function chartCsv(xLabel: string, columns: CsvColumn[], rows: { x: number
     const out = [cell(r.x)];
     for (const c of columns) {
       const v = r[c.key];
-      if (c.key === 'band') {
+      if (c.range || c.key === 'band') {
         const [lo, hi] = Array.isArray(v) ? (v as number[]) : [];
         out.push(cell(lo), cell(hi));
       } else out.push(cell(v));
