@@ -6,6 +6,10 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { childEnv } from '@/core/settings';
 import { HfPolicy } from '@/workers/policy/hf/hf-policy';
+import { writePeftAdapter } from '@/workers/policy/hf/export-peft';
+import { loraSpecs } from '@/workers/policy/hf/lora';
+import { readPeftAdapter } from '@/workers/policy/hf/lora-adapter';
+import { readHfConfig } from '@/workers/policy/hf/model-dir';
 import { CliError, parseFor, type Command } from './args';
 import { STORIES260K_DIR } from '@/test/models';
 import { runCrucible } from '@/test/cli';
@@ -239,5 +243,69 @@ describe('crucible models import|list|show|export (the real binary, real Postgre
     const orig = JSON.parse(await ok(['models', 'show', 'stories260K', '--json'])) as { tokenizerSha256: string; parameters: number };
     expect(again.tokenizerSha256).toBe(orig.tokenizerSha256);
     expect(again.parameters).toBe(orig.parameters);
+  });
+
+  it('--adapter: exports a PEFT adapter or the merged model, and samples with it', async () => {
+    // A LoRA adapter with nonzero B (what training produces), written as PEFT does.
+    const lora = { rank: 2, alpha: 16, targetModules: ['q_proj', 'up_proj'] as ('q_proj' | 'up_proj')[] };
+    let seed = 1;
+    const tensors = new Map(
+      loraSpecs(await readHfConfig(STORIES), lora).map((s) => {
+        const data = Float32Array.from({ length: s.shape[0]! * s.shape[1]! }, () => ((seed = (seed * 48271) % 2147483647) / 2147483647 - 0.5) * 0.4);
+        return [s.name, { shape: s.shape, data }];
+      }),
+    );
+    const adapterDir = path.join(dir, 'adapter-src');
+    await writePeftAdapter(adapterDir, { config: { r: 2, loraAlpha: 16, targetModules: lora.targetModules, baseModelNameOrPath: 'somewhere' }, tensors });
+
+    const peftOut = path.join(dir, 'adapter-export');
+    const r = JSON.parse(await ok(['models', 'export', 'stories260K', '--format', 'peft', '--adapter', adapterDir, '--out', peftOut, '--json'])) as {
+      tensors: number;
+    };
+    expect(r.tensors).toBe(20);
+    const back = await readPeftAdapter(peftOut);
+    expect(back.config.baseModelNameOrPath).toBe('stories260K');
+    for (const [n, t] of tensors) expect(back.tensors.get(n), n).toEqual(t);
+
+    const mergedOut = path.join(dir, 'merged-export');
+    await ok(['models', 'export', 'stories260K', '--format', 'hf', '--adapter', path.join(adapterDir, 'adapter_model.safetensors'), '--out', mergedOut]);
+    const [adapted, merged] = [await HfPolicy.load(STORIES, { providers: ['cpu'] }), await HfPolicy.load(mergedOut, { providers: ['cpu'] })];
+    try {
+      const [base] = await adapted.sample([[1, 403, 407, 261, 378]], { temperature: 0, maxNewTokens: 12 });
+      adapted.setAdapter(back);
+      const prompt = [1, 403, 407, 261, 378, 432, 383];
+      expect(Buffer.from((await merged.logits(prompt)).buffer).equals(Buffer.from((await adapted.logits(prompt)).buffer))).toBe(true);
+      const [greedy] = await adapted.sample([[1, 403, 407, 261, 378]], { temperature: 0, maxNewTokens: 12 });
+      const sampled = JSON.parse(
+        await ok([
+          'policy',
+          'sample',
+          '--model',
+          'stories260K',
+          '--adapter',
+          adapterDir,
+          '--prompt-ids',
+          '1,403,407,261,378',
+          '--max-new-tokens',
+          '12',
+          '--temperature',
+          '0',
+          '--cpu',
+          '--json',
+        ]),
+      ) as { tokens: number[] };
+      expect(sampled.tokens).toEqual(greedy!.tokens);
+      expect(greedy!.tokens).not.toEqual(base!.tokens);
+    } finally {
+      await adapted.release();
+      await merged.release();
+    }
+
+    expect(
+      await crucible(['models', 'export', 'stories260K', '--format', 'peft', '--adapter', path.join(dir, 'nope'), '--out', path.join(dir, 'y')]),
+    ).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/cannot use adapter .*nope: .*no such adapter/),
+    });
   });
 });

@@ -4,7 +4,12 @@ import { z } from 'zod';
 import { EXPORT_FORMATS, modelName } from '@/core/models';
 import { getModel, modelDirectory, withModelStore, type ModelRow } from '@/server/models/service';
 import { exportHfDirectory } from '@/workers/policy/hf/export-hf';
+import { mergeLora, writePeftAdapter } from '@/workers/policy/hf/export-peft';
 import { HfPolicy } from '@/workers/policy/hf/hf-policy';
+import { readPeftAdapter, type LoraAdapter } from '@/workers/policy/hf/lora-adapter';
+import { readHfConfig } from '@/workers/policy/hf/model-dir';
+import { loadHfWeights } from '@/workers/policy/hf/weights';
+import type { HfModelConfig } from '@/workers/policy/hf/config';
 import type { Provider } from '@/workers/policy/onnx-session';
 import { apiOptions, cliApi } from './api';
 import { CliError, intOption, output, type Command } from './args';
@@ -52,6 +57,15 @@ async function loadModel(arg: unknown, usage: string, cpu: boolean): Promise<HfP
   }
 }
 
+/** `--adapter DIR|FILE`: a PEFT LoRA adapter, checked against the model it will be applied to. */
+async function readAdapter(arg: string, model: HfModelConfig): Promise<LoraAdapter> {
+  try {
+    return await readPeftAdapter(path.resolve(arg), model);
+  } catch (e) {
+    throw new CliError(`cannot use adapter ${arg}: ${(e as Error).message}`, 1);
+  }
+}
+
 function promptIds(v: unknown): number[] {
   const parts = String(v)
     .split(',')
@@ -64,7 +78,7 @@ function promptIds(v: unknown): number[] {
 }
 
 export const hfSampleUsage =
-  'crucible policy sample --model NAME|DIR (--prompt TEXT | --prompt-ids 1,2,3) [--chat] [--max-new-tokens 64] [--temperature 1] [--top-p 1] [--top-k 0] [--seed 0] [--cpu] [--json]';
+  'crucible policy sample --model NAME|DIR [--adapter DIR] (--prompt TEXT | --prompt-ids 1,2,3) [--chat] [--max-new-tokens 64] [--temperature 1] [--top-p 1] [--top-k 0] [--seed 0] [--cpu] [--json]';
 
 /** `policy sample --model NAME|DIR`: one completion from a registered model or a Hugging Face model directory. */
 export async function sampleHfModel(values: Record<string, unknown>): Promise<number> {
@@ -78,6 +92,8 @@ export async function sampleHfModel(values: Record<string, unknown>): Promise<nu
   const ids = values['prompt-ids'] !== undefined ? promptIds(values['prompt-ids']) : undefined;
   const policy = await loadModel(values.model, hfSampleUsage, !!values.cpu);
   try {
+    // A PEFT adapter is merged into the weights it adapts (HfPolicy.setAdapter).
+    if (values.adapter !== undefined) policy.setAdapter(await readAdapter(String(values.adapter), policy.config));
     const opts = {
       maxNewTokens: intOption(values['max-new-tokens'], 'max-new-tokens') ?? 64,
       temperature: intOption(values.temperature, 'temperature'),
@@ -235,12 +251,16 @@ const show: Command = {
 };
 
 const exportUsage =
-  'crucible models export NAME --format hf|peft --out DIR [--json]\n  hf: a Hugging Face directory (model.safetensors in the dtype it was imported in, config and tokenizer files)\n  peft: a LoRA adapter (adapter_config.json, adapter_model.safetensors) — from LoRA training, which registered base models do not have';
+  'crucible models export NAME --format hf|peft --out DIR [--adapter DIR|FILE] [--json]\n' +
+  '  hf: a Hugging Face directory (model.safetensors in the dtype it was imported in, config and tokenizer files);\n' +
+  '      with --adapter, the PEFT LoRA adapter merged in (W + B·A·alpha/r, then stored in that dtype)\n' +
+  '  peft: the PEFT LoRA adapter given by --adapter (adapter_config.json, adapter_model.safetensors in float32),\n' +
+  '      checked against NAME and recorded with NAME as its base; a registered base model has no adapter of its own';
 const exportCmd: Command = {
   name: 'models export',
   summary: 'write a registered model out as a Hugging Face directory (--format hf) or a PEFT LoRA adapter (--format peft)',
   usage: exportUsage,
-  options: { format: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' } },
+  options: { format: { type: 'string' }, out: { type: 'string' }, adapter: { type: 'string' }, json: { type: 'boolean' } },
   run: async ({ values, positionals }) => {
     const name = positionals[0];
     if (!name) throw new CliError(`missing NAME (a registered model, see \`crucible models list\`)\nusage: ${exportUsage}`);
@@ -250,20 +270,36 @@ const exportCmd: Command = {
     if (!values.out) throw new CliError(`missing --out DIR\nusage: ${exportUsage}`);
     const out = path.resolve(values.out as string);
     const { row, dir } = await registeredModelDir(name);
-    if (format === 'peft')
+    if (format === 'peft' && values.adapter === undefined)
       throw new CliError(
-        `model "${name}" is a registered base model with no LoRA adapter: --format peft writes the adapter a LoRA-trained run produced; export the base with --format hf`,
+        `model "${name}" is a registered base model with no LoRA adapter: --format peft writes a LoRA adapter given with --adapter DIR; export the base with --format hf`,
         1,
       );
-    const r = await exportHfDirectory({ from: dir, out }).catch((e: Error) => {
-      throw new CliError(`cannot export model "${name}": ${e.message}`, 1);
-    });
-    const result = { name: row.name, format, ...r };
+    const fail = (e: Error): never => {
+      throw e instanceof CliError ? e : new CliError(`cannot export model "${name}": ${e.message}`, 1);
+    };
+    const config = values.adapter === undefined ? undefined : await readHfConfig(dir).catch(fail);
+    const adapter = config ? await readAdapter(String(values.adapter), config) : undefined;
+    if (format === 'peft') {
+      const r = await writePeftAdapter(out, { config: { ...adapter!.config, baseModelNameOrPath: row.name }, tensors: adapter!.tensors, base: config }).catch(
+        fail,
+      );
+      output(!!values.json, { name: row.name, format, adapter: path.resolve(String(values.adapter)), ...r }, () =>
+        [
+          `wrote ${out}: a LoRA adapter for ${row.name} (${r.tensors} tensors, PEFT format)`,
+          ...r.files.map((f) => `  ${f.path.padEnd(26)} ${fmtBytes(f.size)}`),
+        ].join('\n'),
+      );
+      return 0;
+    }
+    const weights = adapter && config ? mergeLora((await loadHfWeights(dir, config).catch(fail)).weights, adapter.config, adapter.tensors, config) : undefined;
+    const r = await exportHfDirectory({ from: dir, out, weights }).catch(fail);
+    const result = { name: row.name, format, ...(adapter ? { adapter: path.resolve(String(values.adapter)) } : {}), ...r };
     output(
       !!values.json,
       result,
       () =>
-        `wrote ${out}: ${row.name} as a Hugging Face directory (${r.tensors} tensors, ${Object.entries(r.dtypes)
+        `wrote ${out}: ${row.name}${adapter ? ' with the adapter merged' : ''} as a Hugging Face directory (${r.tensors} tensors, ${Object.entries(r.dtypes)
           .map(([d, n]) => `${n} ${d}`)
           .join(', ')})\n${r.files.map((f) => `  ${f.path.padEnd(26)} ${fmtBytes(f.size)}`).join('\n')}`,
     );

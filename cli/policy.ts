@@ -158,7 +158,7 @@ const sft: Command = {
 
 const sampleUsage =
   'crucible policy sample POLICY --prompt TEXT [--prompt TEXT...] [--n 1] [--max-new-tokens 64] [--temperature 1] [--top-p 1] [--top-k 0] [--stop TEXT...] [--seed 0] [--no-cache] [--cpu] [--json]\n' +
-  '       crucible policy sample --model DIR (--prompt TEXT | --prompt-ids 1,2,3) [--chat] [--max-new-tokens 64] [--temperature 1] [--seed 0] [--cpu] [--json]';
+  '       crucible policy sample --model DIR [--adapter DIR] (--prompt TEXT | --prompt-ids 1,2,3) [--chat] [--max-new-tokens 64] [--temperature 1] [--seed 0] [--cpu] [--json]';
 const sample: Command = {
   name: 'policy sample',
   summary: 'sample completions (batched, seeded) with their token logprobs',
@@ -178,10 +178,13 @@ const sample: Command = {
     model: { type: 'string' },
     'prompt-ids': { type: 'string' },
     chat: { type: 'boolean' },
+    adapter: { type: 'string' },
   },
   run: async ({ values, positionals }) => {
     // A Hugging Face model directory instead of a built-in policy (cli/models.ts).
     if (values.model !== undefined) return (await import('./models')).sampleHfModel(values);
+    if (values.adapter !== undefined)
+      throw new CliError(`--adapter applies a LoRA adapter to a Hugging Face --model; built-in policies take none\nusage: ${sampleUsage}`);
     const prompts = (values.prompt as string[] | undefined) ?? [];
     if (!prompts.length) throw new CliError(`missing --prompt\nusage: ${sampleUsage}`);
     const { policy } = await load(positionals[0], sampleUsage, values);

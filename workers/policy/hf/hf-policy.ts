@@ -7,6 +7,8 @@ import { loadHfModelDir, type HfModelDir } from './model-dir';
 import type { ChatMessage, HfTokenizer } from './tokenizer';
 import { hfParamSpecs } from './weights';
 import { SessionCache } from '../session-cache';
+import { mergeLora } from './export-peft';
+import type { LoraAdapter } from './lora-adapter';
 
 export type HfPolicyOptions = {
   providers?: Provider[];
@@ -18,14 +20,24 @@ export type HfPolicyOptions = {
 
 export type HfCompletion = Completion & { text: string };
 
+/** The adapter a policy samples with: its version and what the merged weights cost. */
+export type AppliedAdapter = { version?: string | number; weights: number; bytes: number };
+
 /**
  * A Hugging Face decoder loaded for sampling. The weights are onnxruntime tensors made
  * once from the loaded float32 arrays and fed to every session as inputs: onnxruntime-node
  * wraps a CPU tensor's buffer without copying it, so prefill, decode and logits sessions
  * share one copy of the weights (initializers would be copied into each session).
+ *
+ * A LoRA adapter (`setAdapter`) is merged into the weights it adapts, W + B·A·alpha/r, once
+ * per adapter version: the graphs stay the base model's, the base tensors stay untouched
+ * and shared, and only the adapted weights get a second, merged copy fed in their place.
  */
 export class HfPolicy {
   private readonly cache = new SessionCache();
+  /** Merged copies of the adapted weights, fed in place of the base ones (empty: no adapter). */
+  private merged: Record<string, ort.Tensor> = {};
+  private applied: AppliedAdapter | undefined;
   /** the execution provider the latest session ran on */
   get provider(): Provider {
     return this.cache.provider;
@@ -33,6 +45,7 @@ export class HfPolicy {
 
   private constructor(
     readonly model: HfModelDir,
+    /** The base weights, held once; an adapter never replaces them (`setAdapter`). */
     readonly params: Record<string, ort.Tensor>,
     private readonly opts: HfPolicyOptions,
   ) {}
@@ -46,6 +59,44 @@ export class HfPolicy {
 
   get config(): HfModelConfig {
     return this.model.config;
+  }
+
+  /** The adapter sampling and `logits` apply, if any. */
+  get adapter(): AppliedAdapter | undefined {
+    return this.applied;
+  }
+
+  /**
+   * Sample with a LoRA adapter (undefined: the base model again). The merge runs once per
+   * `version` (pass the trainer's step; the same version again is a no-op), and costs one
+   * float32 copy of each adapted weight, the base is not copied. Calls already running keep
+   * the weights they started with.
+   */
+  setAdapter(adapter: LoraAdapter | undefined, o: { version?: string | number } = {}): void {
+    if (!adapter) {
+      this.merged = {};
+      this.applied = undefined;
+      return;
+    }
+    const version = o.version;
+    if (version !== undefined && this.applied?.version === version) return;
+    const base = new Map(Object.entries(this.params).map(([n, t]) => [n, t.data as Float32Array]));
+    const all = mergeLora(base, adapter.config, adapter.tensors, this.config);
+    const shapes = new Map(hfParamSpecs(this.config).map((s) => [s.name, s.shape]));
+    const merged: Record<string, ort.Tensor> = {};
+    let bytes = 0;
+    for (const [n, w] of all) {
+      if (w === base.get(n)) continue;
+      merged[n] = f32(w, shapes.get(n)!);
+      bytes += w.byteLength;
+    }
+    this.merged = merged;
+    this.applied = { version, weights: Object.keys(merged).length, bytes };
+  }
+
+  /** Every weight feed: the base tensors, with the adapted ones replaced by their merged copies. */
+  private feeds(): Record<string, ort.Tensor> {
+    return { ...this.params, ...this.merged };
   }
 
   get tokenizer(): HfTokenizer {
@@ -77,7 +128,7 @@ export class HfPolicy {
       {
         prefill: prefill.session,
         decode: decode.session,
-        params: this.params,
+        params: this.feeds(),
         model: { vocabSize: c.vocabSize, nLayers: c.nLayers, maxSeqLen: c.maxPositionEmbeddings },
         pad: this.tokenizer.pad ?? eos ?? 0,
       },
@@ -99,7 +150,7 @@ export class HfPolicy {
     const mask = new Float32Array(S * S);
     for (let i = 0; i < S; i++) for (let j = i + 1; j < S; j++) mask[i * S + j] = NEG_INF;
     const res = await session.run({
-      ...this.params,
+      ...this.feeds(),
       tokens: i64(tokens, [1, S]),
       positions: i64(
         tokens.map((_, i) => i),

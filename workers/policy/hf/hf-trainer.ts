@@ -8,7 +8,10 @@ import type { PolicyOptions, StepReport } from '../policy';
 import { SessionCache } from '../session-cache';
 import { learnerSpec, pick, planStep, runStep, type Params } from '../train-step';
 import type { HfModelConfig } from './config';
+import { mergeLora, writePeftAdapter, type LoraTensor } from './export-peft';
 import { initLora, loraSpecs, LoraConfig } from './lora';
+import { adapterConfigOf, readPeftAdapter, type LoraAdapter } from './lora-adapter';
+import type { SafetensorsDType } from './safetensors';
 import { loadHfModelDir, type HfModelDir } from './model-dir';
 import { buildHfScoreGraph, buildHfTrainGraph, hfTrainableNames, type HfTrainGraphSpec } from './train-graph';
 import { hfParamSpecs } from './weights';
@@ -40,7 +43,7 @@ export class HfTrainer {
     /** Checkpoint weights by HF name (trained in place of the originals under full fine-tuning). */
     private base: Record<string, ort.Tensor>,
     /** LoRA factors by PEFT name (empty under full fine-tuning). */
-    private adapter: Params,
+    private factors: Params,
     private moments: { m: Params; v: Params },
     public step: number,
     private readonly opts: PolicyOptions,
@@ -80,7 +83,7 @@ export class HfTrainer {
 
   /** Every weight feed: checkpoint weights, plus the LoRA factors. */
   get params(): Record<string, ort.Tensor> {
-    return { ...this.base, ...Object.fromEntries(this.adapter) };
+    return { ...this.base, ...Object.fromEntries(this.factors) };
   }
 
   /** The tensors the optimizer updates, by name, in graph order. */
@@ -96,7 +99,7 @@ export class HfTrainer {
       const t = current.get(n);
       if (!t) throw new Error(`${n} is not a trainable tensor of this trainer (${this.lora ? 'LoRA: PEFT names' : 'full: checkpoint names'})`);
       if (t.size !== data.length) throw new Error(`${n}: ${data.length} values for shape [${t.dims.join(', ')}]`);
-      if (this.adapter.has(n)) this.adapter.set(n, f32(data, [...t.dims]));
+      if (this.factors.has(n)) this.factors.set(n, f32(data, [...t.dims]));
       else this.base[n] = f32(data, [...t.dims]);
     }
   }
@@ -104,6 +107,66 @@ export class HfTrainer {
   /** The trainable tensors' float32 data (checkpoint or PEFT names; not copies). */
   trainableWeights(): Map<string, Float32Array> {
     return new Map([...this.trainable()].map(([n, t]) => [n, t.data as Float32Array]));
+  }
+
+  private requireLora(what: string): LoraConfig {
+    if (!this.lora) throw new Error(`${what} needs a LoRA trainer; this one fine-tunes every weight (export its weights with exportWeights)`);
+    return this.lora;
+  }
+
+  /**
+   * The LoRA factors with their PEFT config, for `HfPolicy.setAdapter`, `writePeftAdapter`
+   * or `mergeLora` (the tensors' data are the trainer's, not copies).
+   */
+  adapter(baseModelNameOrPath = this.model.dir): LoraAdapter {
+    const lora = this.requireLora('adapter()');
+    const tensors = new Map<string, LoraTensor>();
+    for (const s of loraSpecs(this.config, lora)) tensors.set(s.name, { shape: s.shape, data: this.factors.get(s.name)!.data as Float32Array });
+    return { config: adapterConfigOf(lora, baseModelNameOrPath), tensors };
+  }
+
+  /** Write the adapter as PEFT does (`adapter_config.json`, `adapter_model.safetensors`) into an empty directory. */
+  async saveAdapter(out: string, o: { baseModelNameOrPath?: string; dtype?: SafetensorsDType } = {}) {
+    const a = this.adapter(o.baseModelNameOrPath);
+    return writePeftAdapter(out, { ...a, base: this.config, dtype: o.dtype });
+  }
+
+  /**
+   * Replace the factors with a PEFT adapter's (a directory or its adapter_model.safetensors,
+   * or one already read). Its r, lora_alpha and target_modules must be this trainer's and it
+   * must hold every factor. PEFT adapters carry no optimizer state, so AdamW moments and the
+   * step count start again from zero.
+   */
+  async loadAdapter(from: string | LoraAdapter): Promise<void> {
+    const lora = this.requireLora('loadAdapter');
+    const a = typeof from === 'string' ? await readPeftAdapter(from, this.config) : from;
+    const where = typeof from === 'string' ? `${from}: ` : '';
+    const same = (x: readonly string[], y: readonly string[]) => [...x].sort().join() === [...y].sort().join();
+    if (a.config.r !== lora.rank || a.config.loraAlpha !== lora.alpha || !same(a.config.targetModules, lora.targetModules))
+      throw new Error(
+        `${where}the adapter has r=${a.config.r}, lora_alpha=${a.config.loraAlpha}, target_modules=${a.config.targetModules.join(',')} but this trainer has ` +
+          `rank=${lora.rank}, alpha=${lora.alpha}, targetModules=${lora.targetModules.join(',')}: create the trainer with the adapter's settings (loraConfigOf)`,
+      );
+    const specs = loraSpecs(this.config, lora);
+    const missing = specs.filter((s) => !a.tensors.has(s.name));
+    if (missing.length) throw new Error(`${where}the adapter lacks ${missing.length} factor(s), e.g. ${missing[0]!.name}`);
+    this.setTrainable(new Map(specs.map((s) => [s.name, Float32Array.from(a.tensors.get(s.name)!.data)])));
+    for (const [n, t] of this.trainable()) {
+      this.moments.m.set(n, f32(new Float32Array(t.size), [...t.dims]));
+      this.moments.v.set(n, f32(new Float32Array(t.size), [...t.dims]));
+    }
+    this.step = 0;
+  }
+
+  /**
+   * The weights a Hugging Face export writes, by checkpoint name: under LoRA the base with
+   * the adapter merged in (W + B·A·alpha/r), under full fine-tuning the trained weights.
+   */
+  exportWeights(): Map<string, Float32Array> {
+    const base = new Map(Object.entries(this.base).map(([n, t]) => [n, t.data as Float32Array]));
+    if (!this.lora) return base;
+    const a = this.adapter();
+    return mergeLora(base, a.config, a.tensors, this.config);
   }
 
   private session(key: string, build: () => Uint8Array): Promise<LoadedSession> {
@@ -186,7 +249,7 @@ export class HfTrainer {
     });
     if (!r.skipped) {
       for (const [n, t] of r.params) {
-        if (this.lora) this.adapter.set(n, t);
+        if (this.lora) this.factors.set(n, t);
         else this.base[n] = t;
       }
       this.moments = { m: r.m, v: r.v };
