@@ -3,6 +3,7 @@
 const suites: Record<string, () => Promise<{ main: (argv: string[]) => Promise<number> }>> = {
   sandbox: () => import('@/workers/sandbox/bench'),
   learner: () => import('@/workers/policy/bench'),
+  llama: () => import('@/workers/policy/hf/llama-bench'),
   scheduler: () => import('@/workers/scheduler/bench'),
   loop: () => import('@/workers/rl/bench'),
   learning: () => import('@/workers/rl/learning-bench'),
