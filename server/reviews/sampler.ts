@@ -48,7 +48,9 @@ export async function sampleForReview(tx: DbOrTx, episodeId: string): Promise<Sa
 
   // Boundary cases.
   const boundary: string[] = [];
-  if (c.passRate !== undefined && c.passRate > 0 && c.passRate < 1) boundary.push('boundary:partial_pass');
+  // input/output rewards carry passRate, repository rewards the FAIL_TO_PASS fraction f2p
+  const partial = c.passRate ?? c.f2p;
+  if (partial !== undefined && partial > 0 && partial < 1) boundary.push('boundary:partial_pass');
   if (cfg.thresholds.some((t) => Math.abs(r - t) <= 0.05)) boundary.push('boundary:near_threshold');
   if (c.rerunDisagrees === 1) boundary.push('boundary:rerun_disagrees');
   if (boundary.length && draw(episodeId, 'boundary') < BOUNDARY_SHARE) reasons.push(...boundary);

@@ -3,9 +3,7 @@ import type { Policy } from '@/workers/policy/policy';
 import { scoreSolution, type ScoreResult } from '@/workers/rl/reward/reward';
 import type { ScoringOptions } from '@/workers/rl/reward/scoring-options';
 import type { SandboxManager } from '@/workers/sandbox/pool/manager';
-
-/** Postgres text cannot hold NUL; byte-level policies do emit it. Token ids keep the exact bytes. */
-const clean = (x: string) => x.replace(/\u0000/g, '\uFFFD');
+import { withoutNul as clean } from './agent-turn-rows';
 
 export type EpisodeTask = { language: 'python' | 'javascript'; prompt: string; entryPoint: string; tests: TaskTests };
 

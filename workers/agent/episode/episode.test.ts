@@ -9,7 +9,7 @@ import type { Sandbox } from '@/workers/sandbox/runtimes/sandbox-runtime';
 import { resolveRepoTask } from '../workspace/resolve-task';
 import { ByteTemplateRenderer } from '../render/byte-template';
 import { ScriptedPolicy, type ScriptStep } from '../policies/scripted';
-import { DEFAULT_SYSTEM_PROMPT, runAgentEpisode, type AgentEpisodeOptions } from './run-episode';
+import { AgentPolicyError, DEFAULT_SYSTEM_PROMPT, runAgentEpisode, type AgentEpisodeOptions } from './run-episode';
 import { toolSchemas } from '../tools/tool-definitions';
 
 // Real bwrap sandboxes (workers/sandbox/test-support), the default environment (python3, node).
@@ -270,6 +270,16 @@ describe('agent episode on a persistent sandbox (scripted policy, bwrap)', () =>
     expect(setup.error).toMatch(/the task's setup failed \(nonzero_exit, exit 3\): broken/);
     expect(setup.turns).toHaveLength(0);
     expect(graded).toBe(0);
+    expect(manager.stats().busy).toBe(0);
+  });
+  it('a failing policy is thrown as AgentPolicyError (not ended as sandbox_error, which the RL loop would mask), and the sandbox is released', async () => {
+    const policy = new ScriptedPolicy([{ name: 'bash', arguments: { command: 'true' } }]);
+    policy.next = async () => {
+      throw new Error('onnxruntime: out of memory');
+    };
+    await expect(runAgentEpisode({ manager, task: pyTask, policy, renderer: new ByteTemplateRenderer(), limits: episodeSandboxLimits })).rejects.toThrow(
+      AgentPolicyError,
+    );
     expect(manager.stats().busy).toBe(0);
   });
 });

@@ -74,6 +74,17 @@ export const DEFAULT_SYSTEM_PROMPT =
 class InfraError extends Error {}
 
 /**
+ * The policy itself failed (an ONNX error, out of memory at a long context, a sampler bug): not
+ * the sandbox's fault, so it is thrown to the caller rather than ended as sandbox_error, which
+ * the RL loop would retry and mask as an infrastructure failure.
+ */
+export class AgentPolicyError extends Error {
+  constructor(cause: unknown) {
+    super(`the agent's policy failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
+/**
  * One agent episode: one sandbox for all its turns (the workspace persists), the policy's
  * messages parsed for tool calls and executed, tool messages appended, until `submit`, max
  * turns, the token budget or the time budget. Then the workspace is read back and diffed
@@ -128,7 +139,8 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
     patch = diff.patch;
     binarySkipped = diff.binarySkipped;
   } catch (e) {
-    if (e instanceof TemplateNotPrefixStableError) throw e; // a renderer that cannot render this episode is a bug to see, not an infra failure
+    // a renderer that cannot render this episode, or a failing policy, is a bug to see, not an infra failure
+    if (e instanceof TemplateNotPrefixStableError || e instanceof AgentPolicyError) throw e;
     end = 'sandbox_error';
     error = (e as Error).message;
   } finally {
@@ -143,7 +155,9 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
       if (Date.now() >= deadline) return 'time_budget';
       const left = tokenBudget - conversation.sequence.ids.length;
       if (left <= 0) return 'token_budget';
-      const sample = await o.policy.next(conversation, { maxNewTokens: Math.min(maxNewTokens, left) });
+      const sample = await o.policy.next(conversation, { maxNewTokens: Math.min(maxNewTokens, left) }).catch((e: unknown) => {
+        throw new AgentPolicyError(e);
+      });
       conversation.appendAssistant(sample.tokens, sample.logprobs);
       const text = o.renderer.assistantText(sample.tokens);
       const parsed = parseToolCalls(text);

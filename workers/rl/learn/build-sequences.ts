@@ -54,6 +54,14 @@ export function buildSequences(
   let maskedOverlong = perTurn.filter((t) => t.tokenIds && overlong(t)).length;
   const kept: TurnSeq[] = [];
   const seen = new Set<string>();
+  // a whole episode's turns, grouped once (not re-filtered per episode)
+  const byEpisode = new Map<string, typeof turns>();
+  for (const t of turns) {
+    if (!wholeEpisodes.has(t.episodeId) || !t.tokenIds) continue;
+    const own = byEpisode.get(t.episodeId);
+    if (own) own.push(t);
+    else byEpisode.set(t.episodeId, [t]);
+  }
   // in the order given (slot order), one entry per whole episode at its first turn
   for (const t of turns) {
     if (!wholeEpisodes.has(t.episodeId)) {
@@ -63,7 +71,7 @@ export function buildSequences(
     }
     if (seen.has(t.episodeId)) continue;
     seen.add(t.episodeId);
-    const own = turns.filter((x) => x.episodeId === t.episodeId && x.tokenIds);
+    const own = byEpisode.get(t.episodeId) ?? [];
     if (own.some(overlong)) {
       maskedOverlong++;
       continue;
