@@ -5,6 +5,7 @@ import { Section, inputClass, tableClass, tdClass, thClass } from '@/components/
 import { formatDateTime, formatNumber } from '@/components/display-format';
 import { candidateOutput, turnOutcome } from '@/components/episodes/turn-outcome';
 import { CodeBlock } from './code-block';
+import { DiffView } from '@/components/episodes/diff-view';
 import { languageOf, type CodeLanguage } from './highlight';
 import { VERDICT_KEYS, type VerdictKey } from './shortcuts';
 
@@ -240,6 +241,11 @@ export function ItemView({
           ))}
         </div>
       </Section>
+      {item.patch !== null && (
+        <Section title="Patch (the agent's changes, as grading applied them)">
+          {item.patch ? <DiffView patch={item.patch} testId="review-patch" /> : <p className="text-slate-400">the agent changed nothing</p>}
+        </Section>
+      )}
       {item.revealed && (
         // Blind review: the components are the reward in parts, so a blind item has no such section at all until its verdict.
         <Section title="Reward components">

@@ -6,6 +6,7 @@ import { episodes, metricSamples, policyVersions, reviews, runEvents, runs, turn
 import { freshDatabase } from '@/test/database';
 import { callerAs } from '@/test/callers';
 import { seedEpisode, seedRun } from '@/test/seed';
+import type { EpisodeGrading } from '@/core/repo-tasks';
 import { SAMPLE_REASON_WITHHELD } from './blind';
 import { sampleForReview } from './sampler';
 
@@ -341,5 +342,43 @@ describe('blind review is blind', () => {
     await rev.reviews.submit({ id: id!, verdict: 'correct' });
     expect((await rev.reviews.item({ id: id! })).sampleReason).toBe(reason);
     expect((await rev.reviews.queue({ state: 'done', pageSize: 200 })).items.find((x) => x.id === id)?.sampleReason).toBe(reason);
+  });
+  it("(f) a blind repository-task item shows the agent's patch and tool outputs (what is judged), never the grade", async () => {
+    const { run, tasks } = await seedRun(database.db, { name: `secret-run-${Math.random().toString(36).slice(2, 7)}`, config: reviewCfg() });
+    const ep = await seedEpisode(database.db, run.id, tasks[0]!.id, 0.3141, { passRate: 0.2718 });
+    const patch = 'diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n';
+    const grading: EpisodeGrading = {
+      status: 'graded',
+      reward: 0.3141,
+      components: { f2p: 0.2718 },
+      tests: [],
+      patchApplied: true,
+      rejectedPaths: [],
+      runtime: 'bwrap',
+      envHash: 'sha256:e',
+      workspaceSha256: 'sha256:w',
+      durationMs: 1,
+      patch,
+      binarySkipped: [],
+      end: 'submitted',
+    };
+    await database.db.update(episodes).set({ grading }).where(eq(episodes.id, ep.id));
+    await database.db.delete(turns).where(eq(turns.episodeId, ep.id));
+    await database.db.insert(turns).values([
+      {
+        episodeId: ep.id,
+        index: 0,
+        action: 'I will run the tests',
+        observation: '$ pytest\n1 failed',
+        toolCalls: [{ name: 'bash', arguments: { command: 'pytest' }, output: '1 failed', durationMs: 5 }],
+      },
+    ]);
+    await database.db.insert(reviews).values({ episodeId: ep.id, runId: run.id, slot: 0, sampleReason: 'uniform' });
+    const rev = await callerAs(database.db, 'reviewer');
+    const { id } = await rev.reviews.claim({ runId: run.id });
+    const item = await rev.reviews.item({ id: id! });
+    expect(item.patch).toBe(patch);
+    expect(item.turns[0]!.observation).toBe('$ pytest\n1 failed');
+    expectNoSecrets(item, ['0.3141', '0.2718'], 'blind repo item');
   });
 });

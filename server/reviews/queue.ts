@@ -279,6 +279,8 @@ export async function reviewItem(db: Db, reviewId: string, viewer: { id: string 
       stderr: turns.stderr,
       exitCode: turns.exitCode,
       execStatus: turns.execStatus,
+      /** an agent turn (repository task): its observation is the tool output the agent saw */
+      agent: sql<boolean>`${turns.toolCalls} is not null`,
     })
     .from(turns)
     .where(eq(turns.episodeId, row.episode.id))
@@ -313,7 +315,10 @@ export async function reviewItem(db: Db, reviewId: string, viewer: { id: string 
       : null,
     // The observation is the check feedback the policy saw ("2/3 passed; …"): the reward's pass
     // count, withheld like the components. What the candidate printed stays: it is what is judged.
-    turns: revealed ? turnRows : turnRows.map((t) => ({ ...t, observation: null })),
+    // An agent turn's observation is its tool output (the hidden tests run only at grading), so it stays.
+    turns: revealed ? turnRows : turnRows.map((t) => (t.agent ? t : { ...t, observation: null })),
+    // A repository task's patch as grading applied it: what the reviewer judges (not reward data).
+    patch: row.episode.grading?.patch ?? null,
     components: revealed ? (reward?.components ?? null) : null, // the reward's parts (pass rate…) are the reward
     envHash: reward?.envHash ?? row.episode.envHash,
     baselineEnv: baseline
