@@ -37,5 +37,9 @@ export const MODEL_METADATA_FILES = [
 /** Weight files: one `model.safetensors`, or the index and its `model-*.safetensors` shards. */
 export const isWeightFile = (name: string) => name === 'model.safetensors' || name === 'model.safetensors.index.json' || /^model-.*\.safetensors$/.test(name);
 
+/** Projections LoRA can adapt, by PEFT's module names (the run config and the trainer share them). */
+export const LORA_MODULES = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
+export type LoraModule = (typeof LORA_MODULES)[number];
+
 export const EXPORT_FORMATS = ['hf', 'peft'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

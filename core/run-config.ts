@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SCHEDULING_TIERS } from '@/core/queues';
 import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
 import { AGENT_TOOL_NAMES, type AgentToolName } from '@/core/repo-tasks';
+import { LORA_MODULES, modelName } from '@/core/models';
 
 /** Sandbox runtimes a risk tier may be mapped to: the fixed list. Resolved at run start; missing → refuse. */
 export const runtimeName = sandboxRuntimeName;
@@ -40,6 +41,38 @@ export const agentToolSet = z
   .max(AGENT_TOOL_NAMES.length)
   .transform((names): AgentToolName[] => AGENT_TOOL_NAMES.filter((n) => n === 'submit' || names.includes(n)));
 
+/**
+ * The policy a run trains (issue 15): Crucible's built-in byte model, created from scratch
+ * (with the SFT warm start on the suite's demonstrations), or a registered Hugging Face model
+ * (`models import`) trained in full or through a LoRA adapter on the modules named.
+ */
+export const policyChoice = z
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('byte') }).strict(),
+    z
+      .object({
+        kind: z.literal('hf'),
+        /** a registered model's name (`crucible models list`) */
+        model: modelName,
+        training: z.enum(['full', 'lora']).default('lora'),
+        lora: z
+          .object({
+            rank: z.number().int().min(1).max(256).default(8),
+            alpha: z.number().positive().max(4096).default(16),
+            targetModules: z
+              .array(z.enum(LORA_MODULES))
+              .min(1, `LoRA needs at least one target module (${LORA_MODULES.join(', ')})`)
+              .refine((m) => new Set(m).size === m.length, 'each LoRA target module may be listed only once')
+              .default(['q_proj', 'v_proj']),
+          })
+          .strict()
+          .default({ rank: 8, alpha: 16, targetModules: ['q_proj', 'v_proj'] }),
+      })
+      .strict(),
+  ])
+  .default({ kind: 'byte' });
+export type PolicyChoice = z.output<typeof policyChoice>;
+
 /** How this run's rewards are spot-checked (issue: reward spot checks). */
 export const reviewConfig = z.object({
   /** share of scored episodes sampled for review; never below 5% */
@@ -58,9 +91,10 @@ export const reviewConfig = z.object({
  * The full, validated configuration of a training run. Every field has a sensible
  * default so `runs.create({name, suite})` is enough; bounds catch typos early.
  */
-export const runConfigSchema = z
+export const runConfigFields = z
   .object({
     algorithm: z.enum(['grpo', 'ppo']).default('grpo'),
+    policy: policyChoice,
     suite: z.string().min(1, 'choose a task suite').max(200).default('builtin'),
     /**
      * Curriculum: the train-split tasks (external ids, e.g. "py/add_7") that episodes are
@@ -175,6 +209,15 @@ export const runConfigSchema = z
     review: reviewConfig.default({ rate: 0.05, doubleReviewShare: 0.1, blind: true, disputed: 'exclude', thresholds: [0.5] }),
   })
   .strict();
+
+/** PPO's value loss needs a value head; the Hugging Face graphs have none yet. */
+export const ppoNeedsValueHead: [(c: { algorithm: string; policy: { kind: string } }) => boolean, { message: string; path: string[] }] = [
+  (c) => !(c.algorithm === 'ppo' && c.policy.kind === 'hf'),
+  { message: 'PPO needs a value head, which Hugging Face policies do not have yet: use algorithm "grpo" with a registered model', path: ['algorithm'] },
+];
+
+/** A run's config (the fields above, and the rules that span fields). */
+export const runConfigSchema = runConfigFields.refine(...ppoNeedsValueHead);
 
 export type RunConfig = z.output<typeof runConfigSchema>;
 export type RunConfigInput = z.input<typeof runConfigSchema>;

@@ -31,10 +31,40 @@ export const ioTest = z.object({ input: z.array(jsonValue), expected: jsonValue 
 export type IoTest = z.infer<typeof ioTest>;
 
 /**
- * How tests are stored in tasks.tests: explicit input/expected pairs, a HumanEval check(), or
- * for a repository task (tasks.kind = 'repo') a marker: its tests live in repo_tasks.
+ * What a text task (tasks.kind = 'text') checks of the text the policy writes, a
+ * continuation of the prompt: each is one test of its reward, applied by a checker program
+ * in the sandbox (workers/rl/reward/text-checker.py), which reads the text as data.
+ * - mentions: every word appears in the text (whole words, any case)
+ * - ends_sentence: the text ends with ".", "!" or "?" (a closing quote may follow)
+ * - min_words / max_words: the text has at least / at most n words
  */
-export type TaskTests = { kind: 'io'; cases: IoTest[] } | { kind: 'humaneval'; check: string } | { kind: 'repo' };
+export const textCheck = z.discriminatedUnion('type', [
+  z
+    .object({
+      type: z.literal('mentions'),
+      words: z
+        .array(z.string().regex(/^[A-Za-z][A-Za-z'-]{0,39}$/, "a word to mention is letters (and ' or -), at most 40"))
+        .min(1)
+        .max(10),
+    })
+    .strict(),
+  z.object({ type: z.literal('ends_sentence') }).strict(),
+  z.object({ type: z.literal('min_words'), n: z.number().int().min(1).max(10_000) }).strict(),
+  z.object({ type: z.literal('max_words'), n: z.number().int().min(1).max(10_000) }).strict(),
+]);
+export type TextCheck = z.infer<typeof textCheck>;
+export const textChecks = z.array(textCheck).min(1, 'a text task needs at least one check').max(20);
+
+/** Kinds of task (tasks.kind): a function against tests, a repository with tests, or text scored by checks. */
+export const TASK_KINDS = ['io', 'repo', 'text'] as const;
+export type TaskKind = (typeof TASK_KINDS)[number];
+
+/**
+ * How tests are stored in tasks.tests: explicit input/expected pairs, a HumanEval check(),
+ * a text task's checks, or for a repository task (tasks.kind = 'repo') a marker: its tests
+ * live in repo_tasks.
+ */
+export type TaskTests = { kind: 'io'; cases: IoTest[] } | { kind: 'humaneval'; check: string } | { kind: 'text'; checks: TextCheck[] } | { kind: 'repo' };
 export type TaskTestKind = TaskTests['kind'];
 
 /**

@@ -16,7 +16,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import type { RunConfig } from '@/core/run-config';
 import type { RepoTaskDifficulty, WorkspaceFiles } from '@/core/repo-tasks';
-import { RISK_TIERS, TASK_LANGUAGES } from '@/core/tasks';
+import { RISK_TIERS, TASK_LANGUAGES, type TaskKind } from '@/core/tasks';
 import { RUN_STATUSES } from '@/core/run-status';
 import { users } from './auth';
 
@@ -52,8 +52,8 @@ export const tasks = pgTable(
     difficulty: integer('difficulty'),
     environmentName: text('environment_name'),
     demonstration: text('demonstration'),
-    /** io: a function against input/output tests; repo: a repository task (details in repo_tasks) */
-    kind: text('kind').$type<'io' | 'repo'>().notNull().default('io'),
+    /** io: a function against input/output tests; repo: a repository task (details in repo_tasks); text: text scored by checks */
+    kind: text('kind').$type<TaskKind>().notNull().default('io'),
   },
   (t) => [uniqueIndex('tasks_suite_external_idx').on(t.suiteId, t.externalId)],
 );

@@ -1,14 +1,13 @@
 import { and, asc, desc, eq, ilike, inArray, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
-import { metricSamples, runEvents, runs, tasks, taskSuites } from '@/db/schema';
+import { metricSamples, models, runEvents, runs, tasks, taskSuites } from '@/db/schema';
 import { appendAudit, type DbOrTx } from '@/server/audit/service';
 import type { Tx } from '@/server/queue';
 import { DomainError } from '@/server/errors';
-import { BUILTIN_SUITE } from '@/server/tasks/builtin';
-import { ensureBuiltinSuite } from '@/server/tasks/service';
+import { ensureBundledSuite, ensureBuiltinSuite, isBundledSuite } from '@/server/tasks/service';
 import { COMPARE_MAX_RUNS } from '@/core/metrics';
-import { runConfigSchema, type RunConfigInput } from '@/core/run-config';
+import { runConfigSchema, type PolicyChoice, type RunConfigInput } from '@/core/run-config';
 import { allowedFrom, RUN_STATUSES, type RunAction, type RunStatus } from '@/core/run-status';
 import { applyRunTransition, wakeRunLoop } from './lifecycle';
 import { downsampledMetricRows } from './metric-downsample';
@@ -69,10 +68,10 @@ async function resolveSuite(tx: DbOrTx, name: string) {
   const [suite] = await tx.select().from(taskSuites).where(eq(taskSuites.name, name));
   // a suite of repository tasks runs agent episodes (workers/rl/agent-episode.ts, docs/agents.md)
   if (suite) return suite;
-  if (name === BUILTIN_SUITE) return ensureBuiltinSuite(tx);
+  if (isBundledSuite(name)) return ensureBundledSuite(tx, name);
   throw new DomainError(
     'BAD_REQUEST',
-    `task suite "${name}" does not exist; import it with \`crucible tasks import FILE --suite ${name}\` or choose "builtin"`,
+    `task suite "${name}" does not exist; import it with \`crucible tasks import FILE --suite ${name}\` or choose "builtin" (or "stories", text tasks for a registered story model)`,
   );
 }
 
@@ -90,6 +89,17 @@ async function checkTrainTasks(tx: DbOrTx, suite: { id: string; name: string }, 
       `trainTasks: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ` and ${missing.length - 10} more` : ''} not in the train split of suite "${suite.name}"; list its ids with \`crucible tasks list --suite ${suite.name} --split train\``,
     );
   }
+}
+
+/** A run that trains a Hugging Face model names one that is registered (its files are what every worker host fetches). */
+async function checkPolicyModel(tx: DbOrTx, policy: PolicyChoice) {
+  if (policy.kind !== 'hf') return;
+  const [row] = await tx.select({ name: models.name }).from(models).where(eq(models.name, policy.model));
+  if (!row)
+    throw new DomainError(
+      'BAD_REQUEST',
+      `policy.model: no model named "${policy.model}" is registered; register it with \`crucible models import DIR --name ${policy.model}\` (see \`crucible models list\`)`,
+    );
 }
 
 /** A run to create; `launchNotes` (what the launch decided, e.g. isolation defaults) go into its `created` event. */
@@ -114,6 +124,7 @@ async function createRunIn(tx: Tx, input: NewRunInput, actor: string, createdBy:
   }
   const suite = await resolveSuite(tx, config.suite);
   await checkTrainTasks(tx, suite, config.trainTasks);
+  await checkPolicyModel(tx, config.policy);
   const insert = async (runName: string, runConfig: typeof config, controlOf: string | null, from: string | null) => {
     const [run] = await tx
       .insert(runs)
@@ -241,6 +252,7 @@ export async function runMetrics(db: Db, runIds: string[], names?: string[], max
 
 export async function listSuites(db: Db) {
   await ensureBuiltinSuite(db);
+  await ensureBundledSuite(db, 'stories');
   const rows = await db
     .select({
       id: taskSuites.id,

@@ -6,6 +6,7 @@ import { environmentNameProblem } from '@/core/environments';
 import type { TaskFileFormat, TaskSplit } from '@/core/tasks';
 import { DomainError } from '@/server/errors';
 import { BUILTIN_SUITE, builtinSuite } from './builtin';
+import { STORIES_SUITE, storiesSuite } from './stories';
 import { parseTaskFile, type LineError, type ParsedTask } from './formats';
 import { parseRepoTaskFile, type ParsedRepoTask } from './repo-formats';
 
@@ -74,7 +75,7 @@ export async function saveSuite(
 
 /** The tasks row of a parsed task (repository tasks keep the rest in repo_tasks). */
 function taskRow(t: ParsedTask | ParsedRepoTask) {
-  if (!('repo' in t)) return { ...t, kind: 'io' as const };
+  if (!('repo' in t)) return { ...t, kind: t.tests.kind === 'text' ? ('text' as const) : ('io' as const) };
   const { repo: _repo, ...row } = t;
   return { ...row, kind: 'repo' as const };
 }
@@ -120,33 +121,45 @@ export async function importTasks(
 }
 
 export async function listSuiteTasks(db: Db, suiteName: string, split?: TaskSplit) {
-  if (suiteName === BUILTIN_SUITE) await ensureBuiltinSuite(db);
+  if (isBundledSuite(suiteName)) await ensureBundledSuite(db, suiteName);
   const [suite] = await db.select().from(taskSuites).where(eq(taskSuites.name, suiteName));
   if (!suite) throw new DomainError('NOT_FOUND', `no task suite "${suiteName}"`);
   const rows = await db.select().from(tasks).where(eq(tasks.suiteId, suite.id)).orderBy(asc(tasks.externalId));
   return split ? rows.filter((t) => t.split === split) : rows;
 }
 
-/** Create the built-in suite if it is missing (first start, first run). */
-export async function ensureBuiltinSuite(db: DbOrTx) {
-  const [existing] = await db.select().from(taskSuites).where(eq(taskSuites.name, BUILTIN_SUITE));
+/** Suites that ship with Crucible, created on first use: their tasks are generated, the same every time. */
+const BUNDLED_SUITES: Record<string, { description: string; tasks: () => (ParsedTask | ParsedRepoTask)[] }> = {
+  [BUILTIN_SUITE]: {
+    description: 'Built-in Python/JavaScript string, list and arithmetic functions (train + held-out splits, with demonstrations)',
+    tasks: builtinSuite,
+  },
+  [STORIES_SUITE]: {
+    description:
+      "Story openings to continue (text tasks for a pretrained story model such as stories260K): mention the prompt's child and thing, end the paragraph on a full sentence, at least 6 words; held-out names and things are not in train",
+    tasks: storiesSuite,
+  },
+};
+
+/** Whether `name` is a suite Crucible creates on first use. */
+export const isBundledSuite = (name: string) => Object.hasOwn(BUNDLED_SUITES, name);
+
+/** Create a bundled suite (builtin, stories) if it is missing (first start, first run). */
+export async function ensureBundledSuite(db: DbOrTx, name: string) {
+  const [existing] = await db.select().from(taskSuites).where(eq(taskSuites.name, name));
   if (existing) return existing;
+  const bundled = BUNDLED_SUITES[name];
+  if (!bundled) throw new Error(`${name} is not a bundled suite`);
   try {
-    const { suite } = await saveSuite(
-      db,
-      {
-        name: BUILTIN_SUITE,
-        source: 'builtin',
-        description: 'Built-in Python/JavaScript string, list and arithmetic functions (train + held-out splits, with demonstrations)',
-      },
-      builtinSuite(),
-      'system:bootstrap',
-    );
+    const { suite } = await saveSuite(db, { name, source: 'builtin', description: bundled.description }, bundled.tasks(), 'system:bootstrap');
     return suite;
   } catch (e) {
     // A concurrent first start created it (unique name); use theirs.
-    const [created] = await db.select().from(taskSuites).where(eq(taskSuites.name, BUILTIN_SUITE));
+    const [created] = await db.select().from(taskSuites).where(eq(taskSuites.name, name));
     if (created) return created;
     throw e;
   }
 }
+
+/** Create the built-in suite if it is missing (first start, first run). */
+export const ensureBuiltinSuite = (db: DbOrTx) => ensureBundledSuite(db, BUILTIN_SUITE);

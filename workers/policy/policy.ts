@@ -12,6 +12,7 @@ import { generate, type Completion, type SampleOptionsInput } from './sample';
 import { BYTE_TOKENIZER, Tokenizer } from './tokenizer';
 import { SessionCache } from './session-cache';
 import { pick, planStep, runStep, type Params } from './train-step';
+import type { RlPolicy } from './rl-policy';
 
 export type { Params };
 
@@ -59,7 +60,8 @@ export const DEFAULT_MODEL = { vocabSize: BYTE_TOKENIZER.vocabSize, dModel: 64, 
  * sampling (KV cache), scoring and training steps. This is the surface the RL loop uses:
  * create/load, sample, score, trainStep, save.
  */
-export class Policy {
+export class Policy implements RlPolicy {
+  readonly kind = 'byte' as const;
   private readonly cache = new SessionCache();
   /** The provider of the last session used (recorded with each step). */
   /** the execution provider the latest session ran on */
@@ -144,6 +146,24 @@ export class Policy {
     const versions = await listVersions(dir);
     const version = (versions.at(-1) ?? 0) + 1;
     return { version, ...(await writeCheckpoint(versionFile(dir, version), this.state())) };
+  }
+
+  get maxSeqLen(): number {
+    return this.model.maxSeqLen;
+  }
+  get eosId(): number {
+    return this.tokenizer.spec.eos;
+  }
+  /** A prompt with a leading BOS, as the byte model is trained. */
+  encodePrompt(text: string): number[] {
+    return this.tokenizer.encode(text, { bos: true });
+  }
+  decode(ids: number[]): string {
+    return this.tokenizer.decode(ids);
+  }
+  /** The byte model's line break is the byte 0x0A. */
+  newlineIds(): number[] {
+    return this.tokenizer.encode('\n');
   }
 
   /** Plain float32 weights (e.g. for export or inspection). */

@@ -15,6 +15,7 @@ import type { AgentPolicy } from '@/workers/agent/policies/agent-policy';
 import { OnnxBytePolicy } from '@/workers/agent/policies/onnx-byte';
 import { ByteTemplateRenderer } from '@/workers/agent/render/byte-template';
 import type { Policy } from '@/workers/policy/policy';
+import type { RlPolicy } from '@/workers/policy/rl-policy';
 import type { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { agentTurnRows, withoutNul, type AgentTurnRow } from './agent-turn-rows';
 import { scoringOptions } from './reward/scoring-options';
@@ -30,8 +31,8 @@ import { episodeSeed, topUp } from './schedule';
  * learner trains on (every assistant token lies within the budget) fits the model. The prompt
  * alone must leave room for a message, or no episode of this run can sample anything.
  */
-export function agentTokenBudget(config: Pick<RunConfig, 'agentTokenBudget'>, policy: Pick<Policy, 'model'>): number {
-  return Math.min(config.agentTokenBudget ?? 4096, policy.model.maxSeqLen);
+export function agentTokenBudget(config: Pick<RunConfig, 'agentTokenBudget'>, policy: Pick<RlPolicy, 'maxSeqLen'>): number {
+  return Math.min(config.agentTokenBudget ?? 4096, policy.maxSeqLen);
 }
 
 /** Which of these episodes are repository-task episodes (the learner trains each as one sequence). */

@@ -4,10 +4,12 @@ import type { Db } from '@/db/client';
 import { metricSamples, tasks } from '@/db/schema';
 import type { RunConfig } from '@/core/run-config';
 import type { TaskTests } from '@/core/tasks';
-import type { Policy } from '@/workers/policy/policy';
+import { Policy } from '@/workers/policy/policy';
+import type { RlPolicy } from '@/workers/policy/rl-policy';
 import type { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { scoringOptions } from '@/workers/rl/reward/scoring-options';
 import { runEpisode } from './episode';
+import { runTextEpisode } from './text-episode';
 import { agentHeldoutEval } from './agent-heldout';
 import type { RlSettings } from '@/core/settings';
 
@@ -22,7 +24,7 @@ export type HeldoutEval = { passAt1: number; tasks: number; passAtK: number | nu
 export async function heldoutEval(
   db: Db,
   manager: SandboxManager,
-  policy: Policy,
+  policy: RlPolicy,
   run: { id: string; suiteId: string | null; config: RunConfig },
   s: Pick<RlSettings, 'heldoutLimit' | 'maxNewTokens' | 'testTimeoutMs'>,
   o: { k?: number } = {},
@@ -36,26 +38,33 @@ export async function heldoutEval(
   if (s.heldoutLimit > 0) list = list.slice(0, s.heldoutLimit);
   // repository tasks: agent episodes, graded like training's (./agent-heldout.ts); never scored as I/O
   const repo = list.filter((t) => t.kind === 'repo');
-  if (repo.length) return agentHeldoutEval(db, manager, policy, run, s, repo, k);
+  if (repo.length) return agentHeldoutEval(db, manager, byteOnly(policy, 'repository tasks'), run, s, repo, k);
   let passed = 0;
   let scored = 0;
   let anyPassed = 0;
   let scoredK = 0;
   for (const t of list) {
-    const attempt = (seed: number, temperature: number) =>
-      runEpisode({
-        policy,
+    const tests = t.tests as TaskTests;
+    const attempt = (seed: number, temperature: number) => {
+      const common = {
         manager,
-        scoring: scoringOptions(run, { ...t, tests: t.tests as TaskTests }, s),
-        task: { language: t.language, prompt: t.prompt, entryPoint: t.entryPoint, tests: t.tests as TaskTests },
-        maxTurns: 1,
+        scoring: scoringOptions(run, { ...t, tests }, s),
         seed,
         temperature,
         topP: run.config.topP,
         maxNewTokens: s.maxNewTokens,
-        feedbackBudget: 0,
         context: { runId: run.id, episodeId: '' },
-      });
+      };
+      return tests.kind === 'text'
+        ? runTextEpisode({ ...common, policy, task: { prompt: t.prompt, checks: tests.checks } })
+        : runEpisode({
+            ...common,
+            policy: byteOnly(policy, 'input/output tasks'),
+            task: { language: t.language, prompt: t.prompt, entryPoint: t.entryPoint, tests },
+            maxTurns: 1,
+            feedbackBudget: 0,
+          });
+    };
     const greedy = await attempt(0, 0);
     if (greedy.score.status === 'scored') {
       scored++;
@@ -77,6 +86,11 @@ export async function heldoutEval(
     }
   }
   return { passAt1: scored ? passed / scored : 0, tasks: scored, passAtK: k > 0 ? (scoredK ? anyPassed / scoredK : 0) : null, k };
+}
+
+function byteOnly(policy: RlPolicy, what: string): Policy {
+  if (policy instanceof Policy) return policy;
+  throw new Error(`${what} need the built-in byte model; a registered model runs text tasks only for now`);
 }
 
 /**

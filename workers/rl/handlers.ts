@@ -6,7 +6,6 @@ import { sampleForReview } from '@/server/reviews/sampler';
 import { rlSettings, type Settings } from '@/core/settings';
 import type { TaskLanguage, TaskTests } from '@/core/tasks';
 import { PermanentJobError, type JobHandler } from '@/workers/jobs/job-handler';
-import { Policy } from '@/workers/policy/policy';
 import { checkIsolationPolicy } from '@/workers/sandbox/runtimes/isolation';
 import { runtimeOptions } from '@/workers/sandbox/runtimes/options';
 import { SandboxManager } from '@/workers/sandbox/pool/manager';
@@ -14,7 +13,18 @@ import { runEpisode, wasTruncated } from './episode';
 import { agentMessageCut, agentTokenBudget, repoEpisodeIds, repoEpisodeJob } from './agent-episode';
 import { agentRunStart } from './agent-run-start';
 import { heldoutEval, recordedHeldout } from './evaluate';
-import { latestVersion, loadRunPolicy, loadRunPolicyForTraining, publishCheckpoint, releasePolicies, versionRow, type CheckpointSource } from './policy-store';
+import {
+  bytePolicy,
+  latestVersion,
+  loadRunPolicy,
+  loadRunPolicyForTraining,
+  publishCheckpoint,
+  releasePolicies,
+  versionRow,
+  type CheckpointSource,
+} from './policy-store';
+import { createRunPolicy } from './run-policy';
+import { runTextEpisode, textTruncated } from './text-episode';
 import type { ArtifactStore } from '@/workers/artifacts/artifact-store';
 import { openArtifactStore } from '@/workers/artifacts/open-artifact-store';
 import { nodeName } from '@/workers/scheduler/node';
@@ -66,7 +76,7 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
   /** the artifact store the settings choose, and this host's cache of it */
   const artifacts = (db: Db) => (store ??= openArtifactStore(settings, { dataDir: deps.dataDir, db }));
   /** checkpoints by hash */
-  const checkpoints = (db: Db): CheckpointSource => ({ store: artifacts(db), dataDir: deps.dataDir });
+  const checkpoints = (db: Db): CheckpointSource => ({ store: artifacts(db), dataDir: deps.dataDir, db });
   let manager: SandboxManager | undefined;
   // environments another host published are fetched by hash rather than rebuilt here
   const sandboxes = (db: Db) =>
@@ -122,25 +132,31 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
       // a repository suite: no I/O warm start, a context that holds an agent episode (./agent-run-start.ts)
       const start = await agentRunStart(ctx.db, run, s);
       if (!v0) {
-        let policy = Policy.create({
-          seed: run.config.seed,
-          model: start.model,
-          optim: { lr: s.sftLearningRate, warmupSteps: Math.min(10, s.sftSteps), totalSteps: Math.max(1, s.sftSteps) },
-        });
+        // the byte model from scratch (SFT warm start below), or a registered model as it is (./run-policy.ts)
+        const made = await createRunPolicy(ctx.db, run, start, s, checkpoints(ctx.db));
+        start.notes.push(...made.notes);
+        let policy = made.policy;
         // held-out pass@1 of the random initialisation, so the curve shows what the warm start adds
         const phases = jobPhases(ctx.db, run, job, s);
-        const init = start.sftSteps > 0 ? await phases.heldout('the initialisation', () => heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, s)) : null;
-        const sft =
-          start.sftSteps > 0
-            ? {
-                ...(await phases.sft(s.sftSteps, () => sftWarmStart(ctx.db, policy, run.suiteId!, s.sftSteps, run.config.seed))),
-                heldoutPassAt1Before: init?.passAt1,
-              }
-            : null;
+        const warm = policy.kind === 'byte' && start.sftSteps > 0;
+        const init = warm ? await phases.heldout('the initialisation', () => heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, s)) : null;
+        const sft = warm
+          ? {
+              ...(await phases.sft(s.sftSteps, () =>
+                sftWarmStart(ctx.db, bytePolicy(run, policy, 'the SFT warm start'), run.suiteId!, s.sftSteps, run.config.seed),
+              )),
+              heldoutPassAt1Before: init?.passAt1,
+            }
+          : null;
         // RL gets its own learning-rate phase: the run's learning rate, constant.
         // (A control arm, learning rate 0, never steps: it keeps the warm start's optimizer.)
-        if (run.config.learningRate > 0)
-          policy = await withOptimizer(policy, { lr: run.config.learningRate, warmupSteps: 0, totalSteps: Math.max(1, run.config.iterations), minLrRatio: 1 });
+        if (run.config.learningRate > 0 && policy.kind === 'byte')
+          policy = await withOptimizer(bytePolicy(run, policy, 'the SFT warm start'), {
+            lr: run.config.learningRate,
+            warmupSteps: 0,
+            totalSteps: Math.max(1, run.config.iterations),
+            minLrRatio: 1,
+          });
         const saved = await publishCheckpoint(checkpoints(ctx.db).store, policy, runId, 0, deps.dataDir);
         const ev = await phases.heldout('policy v0', () => heldoutEval(ctx.db, sandboxes(ctx.db), policy, run, s, { k: s.passAtK }));
         created = {
@@ -228,7 +244,7 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
           episode: e,
           task: t,
           version,
-          policy,
+          policy: bytePolicy(run, policy, 'repository tasks'),
           manager: sandboxes(ctx.db),
           settings: s,
           host,
@@ -236,20 +252,28 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
           signal: ctx.signal,
         });
       const startedAt = new Date();
-      const out = await runEpisode({
-        policy,
+      const tests = t.tests as TaskTests;
+      const common = {
         manager: sandboxes(ctx.db),
-        scoring: scoringOptions(run, { ...t, tests: t.tests as TaskTests }, s),
-        task: { language: t.language, prompt: t.prompt, entryPoint: t.entryPoint, tests: t.tests as TaskTests },
-        maxTurns: run.config.maxTurns,
+        scoring: scoringOptions(run, { ...t, tests }, s),
         seed: episodeSeed(run.config.seed, e.iteration, e.groupIndex, e.sampleIndex),
         temperature: run.config.temperature,
         topP: run.config.topP,
         maxNewTokens: s.maxNewTokens,
-        feedbackBudget: s.feedbackBudget,
         context: { runId: run.id, episodeId },
         signal: ctx.signal,
-      });
+      };
+      // a text task: one continuation scored by the checker program (./text-episode.ts)
+      const out =
+        tests.kind === 'text'
+          ? await runTextEpisode({ ...common, policy, task: { prompt: t.prompt, checks: tests.checks } })
+          : await runEpisode({
+              ...common,
+              policy: bytePolicy(run, policy, 'input/output tasks'),
+              task: { language: t.language, prompt: t.prompt, entryPoint: t.entryPoint, tests },
+              maxTurns: run.config.maxTurns,
+              feedbackBudget: s.feedbackBudget,
+            });
       const infra = out.score.status !== 'scored';
       const retry = infra && e.attempt <= s.infraRetries;
       return async (tx) => {
@@ -385,13 +409,17 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
       const trainIds = batch.valid.map(({ e }) => e.id);
       const turnRows = inSlotOrder(trainIds.length ? await ctx.db.select().from(turns).where(inArray(turns.episodeId, trainIds)) : [], trainIds);
       const languageOf = new Map<string, TaskLanguage>();
+      const textEpisodes = new Set<string>();
       if (run.config.maskTruncated && trainIds.length) {
         const langs = await ctx.db
-          .select({ id: episodes.id, language: tasks.language })
+          .select({ id: episodes.id, language: tasks.language, kind: tasks.kind })
           .from(episodes)
           .innerJoin(tasks, eq(tasks.id, episodes.taskId))
           .where(inArray(episodes.id, trainIds));
-        for (const l of langs) languageOf.set(l.id, l.language);
+        for (const l of langs) {
+          languageOf.set(l.id, l.language);
+          if (l.kind === 'text') textEpisodes.add(l.id);
+        }
       }
       const policy = await loadRunPolicyForTraining(run, current, checkpoints(ctx.db));
       // sequences: overlong masking asks the tokenizer whether a response was cut off at the budget
@@ -402,7 +430,11 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
         batch.trainEpisodes,
         turnRows,
         (t) =>
-          wholeEpisodes.has(t.episodeId) ? agentMessageCut(policy, generatedTokens(t)) : wasTruncated(policy, languageOf.get(t.episodeId)!, generatedTokens(t)),
+          textEpisodes.has(t.episodeId)
+            ? textTruncated(policy, generatedTokens(t))
+            : wholeEpisodes.has(t.episodeId)
+              ? agentMessageCut(bytePolicy(run, policy, 'repository tasks'), generatedTokens(t))
+              : wasTruncated(bytePolicy(run, policy, 'input/output tasks'), languageOf.get(t.episodeId)!, generatedTokens(t)),
         wholeEpisodes,
       );
       let report: Awaited<ReturnType<typeof learnerUpdates>> | null = null;
@@ -428,7 +460,7 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
           run.config.algorithm === 'ppo'
             ? (
                 await scoreInChunks(
-                  policy,
+                  bytePolicy(run, policy, 'PPO (a value head)'),
                   sequences.map((q) => q.tokens),
                 )
               ).map((x) => x.values)

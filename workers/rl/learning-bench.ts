@@ -40,6 +40,8 @@ async function solvedByIteration(db: Db, runId: string) {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // a registered model's experiment (text tasks) is its own bench: ./text-learning-bench.ts
+  if (argv.some((a) => a === '--model' || a.startsWith('--model='))) return (await import('./text-learning-bench')).main(argv);
   const { values } = parseArgs({
     args: argv,
     options: {

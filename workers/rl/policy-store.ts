@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { and, desc, eq } from 'drizzle-orm';
@@ -8,24 +9,55 @@ import type { Executor } from '@/server/queue';
 import type { RunConfig } from '@/core/run-config';
 import { PermanentJobError } from '@/workers/jobs/job-handler';
 import { Policy } from '@/workers/policy/policy';
+import type { RlPolicy } from '@/workers/policy/rl-policy';
+import { HfRlPolicy } from '@/workers/policy/hf/hf-rl-policy';
+import { getModel, modelDirectory } from '@/server/models/service';
 import { ArtifactCorruptError, ArtifactMissingError, type ArtifactRef, type ArtifactStore } from '@/workers/artifacts/artifact-store';
 
 /** A run's local working directory for checkpoints being written (under the worker's data directory), before they are published. */
 export const policyDir = (runId: string, root: string = dataDir()) => path.join(root, 'policies', runId);
 
 // One loaded policy per checkpoint (by hash) per process: sessions are expensive to build.
-const cache = new Map<string, Promise<Policy>>();
+const cache = new Map<string, Promise<RlPolicy>>();
 
 export type VersionRow = typeof policyVersions.$inferSelect;
 
-/** Where checkpoints come from: the artifact store, and this host's data directory (for versions older than the store). */
-export type CheckpointSource = { store: ArtifactStore; dataDir: string };
+/**
+ * Where checkpoints come from: the artifact store, and this host's data directory (for
+ * versions older than the store); `db` finds a Hugging Face run's registered base model.
+ */
+export type CheckpointSource = { store: ArtifactStore; dataDir: string; db?: Db };
+
+type RunRef = { id: string; config: RunConfig };
+
+/** A Hugging Face run's base model on this host (fetched from the registry by hash) and its identity. */
+export async function runBaseModel(run: RunRef, from: CheckpointSource): Promise<{ dir: string; base: string }> {
+  const choice = run.config.policy;
+  if (choice.kind !== 'hf') throw new Error(`run ${run.id} trains the byte model, not a registered one`);
+  if (!from.db) throw new Error(`run ${run.id} trains model "${choice.model}": loading it needs the database (the models registry)`);
+  const row = await getModel(from.db, choice.model).catch((err: Error) => {
+    throw new PermanentJobError(`run ${run.id} trains model "${choice.model}": ${err.message}`);
+  });
+  return { dir: await modelDirectory(from.store, row, from.dataDir), base: row.weightsSha256 };
+}
+
+/** A checkpoint file of this run's kind of policy. */
+async function readPolicyFile(run: RunRef, file: string, from: CheckpointSource): Promise<RlPolicy> {
+  if (run.config.policy.kind === 'byte') return (await Policy.load(file)).policy;
+  const { dir, base } = await runBaseModel(run, from);
+  return HfRlPolicy.load(dir, file, { base });
+}
+
+const fileSha = async (file: string) =>
+  createHash('sha256')
+    .update(await fs.readFile(file))
+    .digest('hex');
 
 /**
  * Save a policy as a run's version `version`: written locally, published to the artifact
  * store (any worker host can then fetch it by its sha256), and the local file removed.
  */
-export async function publishCheckpoint(store: ArtifactStore, policy: Policy, runId: string, version: number, root: string): Promise<ArtifactRef> {
+export async function publishCheckpoint(store: ArtifactStore, policy: RlPolicy, runId: string, version: number, root: string): Promise<ArtifactRef> {
   const dir = policyDir(runId, root);
   await fs.mkdir(dir, { recursive: true });
   const file = path.join(dir, `v${String(version).padStart(6, '0')}.${process.pid}.ckpt`);
@@ -46,16 +78,26 @@ export async function publishCheckpoint(store: ArtifactStore, policy: Policy, ru
  * corrupted) or that was trained under a different learning rate than the run's config:
  * resuming from it would silently train something else.
  */
-export async function loadRunPolicy(run: { id: string; config: RunConfig }, v: VersionRow, from: CheckpointSource): Promise<Policy> {
+export async function loadRunPolicy(run: RunRef, v: VersionRow, from: CheckpointSource): Promise<RlPolicy> {
   const where = await checkpointOf(run, v, from);
-  const policy = await loadPolicy(where, v.sha256).catch(refuse(run, v));
+  const policy = await loadPolicy(run, where, v.sha256, from).catch(refuse(run, v));
   return checked(run, v, policy, cachedSha.get(v.sha256));
 }
 
 /** A private, mutable copy for the learner (the cached ones are shared by rollouts). */
-export async function loadRunPolicyForTraining(run: { id: string; config: RunConfig }, v: VersionRow, from: CheckpointSource): Promise<Policy> {
-  const r = await Policy.load(await checkpointOf(run, v, from)).catch(refuse(run, v));
-  return checked(run, v, r.policy, r.sha256);
+export async function loadRunPolicyForTraining(run: RunRef, v: VersionRow, from: CheckpointSource): Promise<RlPolicy> {
+  const file = await checkpointOf(run, v, from);
+  const sha = await fileSha(file);
+  const policy = await readPolicyFile(run, file, from).catch(refuse(run, v));
+  return checked(run, v, policy, sha);
+}
+
+/** The byte model of a run, for what only it can do yet (I/O and repository tasks, the SFT warm start). */
+export function bytePolicy(run: RunRef, policy: RlPolicy, what: string): Policy {
+  if (policy instanceof Policy) return policy;
+  throw new PermanentJobError(
+    `run ${run.id} trains the registered model "${run.config.policy.kind === 'hf' ? run.config.policy.model : '?'}", which runs text tasks only for now; ${what} need the built-in byte model (launch with policy {kind: "byte"}, or pick a suite of text tasks such as "stories")`,
+  );
 }
 
 /** A checkpoint that fails its own integrity check will not heal on retry: refuse, saying what to do. */
@@ -109,7 +151,7 @@ async function checkpointOf(run: { id: string }, v: VersionRow, { store, dataDir
   return store.fetch(v.sha256);
 }
 
-function checked(run: { id: string; config: RunConfig }, v: VersionRow, policy: Policy, sha: string | undefined): Policy {
+function checked<P extends RlPolicy>(run: RunRef, v: VersionRow, policy: P, sha: string | undefined): P {
   if (sha !== v.sha256) {
     throw new PermanentJobError(
       `the checkpoint loaded for policy version v${v.version} of run ${run.id} does not match it (sha256 ${sha?.slice(0, 12)} ≠ recorded ${v.sha256.slice(0, 12)}): it was modified or replaced; restore the original or clone the run to start over`,
@@ -127,13 +169,15 @@ function checked(run: { id: string; config: RunConfig }, v: VersionRow, policy: 
 const cachedSha = new Map<string, string>();
 
 /** The shared, loaded policy of a checkpoint file whose bytes are `sha256` (the cache key: the file may move, the bytes do not). */
-export function loadPolicy(file: string, sha256: string): Promise<Policy> {
+export function loadPolicy(run: RunRef, file: string, sha256: string, from: CheckpointSource): Promise<RlPolicy> {
   let p = cache.get(sha256);
   if (!p) {
-    p = Policy.load(file).then((r) => {
-      cachedSha.set(sha256, r.sha256);
-      return r.policy;
-    });
+    p = (async () => {
+      const sha = await fileSha(file);
+      const policy = await readPolicyFile(run, file, from);
+      cachedSha.set(sha256, sha);
+      return policy;
+    })();
     cache.set(sha256, p);
     p.catch(() => cache.delete(sha256));
     // Keep the cache small: a learner and a few rollout versions.

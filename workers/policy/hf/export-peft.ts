@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { LORA_MODULES, type LoraModule } from '@/core/models';
 import type { HfModelConfig } from './config';
 import { prepareEmptyDir } from './export-hf';
 import type { SafetensorsDType } from './safetensors';
@@ -15,8 +16,7 @@ import { hfParamSpecs } from './weights';
  * rsLoRA or DoRA). The trainer hands its tensors over under these names.
  */
 
-export const LORA_MODULES = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
-export type LoraModule = (typeof LORA_MODULES)[number];
+export { LORA_MODULES, type LoraModule };
 
 export const LoraAdapterConfig = z.object({
   r: z.number().int().positive(),

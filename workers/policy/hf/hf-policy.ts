@@ -94,6 +94,23 @@ export class HfPolicy {
     this.applied = { version, weights: Object.keys(merged).length, bytes };
   }
 
+  /**
+   * Sample with these tensors in place of the base ones of the same names (a full
+   * fine-tuning trainer's current weights: fed as they are, no copy); an empty record
+   * returns to the base model. Replaces any adapter.
+   */
+  useWeights(tensors: Record<string, ort.Tensor>, o: { version?: string | number } = {}): void {
+    const shapes = new Map(hfParamSpecs(this.config).map((s) => [s.name, s.shape]));
+    let bytes = 0;
+    for (const [n, t] of Object.entries(tensors)) {
+      const shape = shapes.get(n);
+      if (!shape || shape.join() !== t.dims.join()) throw new Error(`${n} is not a weight of this model with shape [${t.dims.join(', ')}]`);
+      bytes += t.size * 4;
+    }
+    this.merged = { ...tensors };
+    this.applied = Object.keys(tensors).length ? { version: o.version, weights: Object.keys(tensors).length, bytes } : undefined;
+  }
+
   /** Every weight feed: the base tensors, with the adapted ones replaced by their merged copies. */
   private feeds(): Record<string, ort.Tensor> {
     return { ...this.params, ...this.merged };

@@ -109,6 +109,35 @@ export class HfTrainer {
     return new Map([...this.trainable()].map(([n, t]) => [n, t.data as Float32Array]));
   }
 
+  /** AdamW moments of the trainable tensors (their data, not copies), for a checkpoint. */
+  optimizerState(): { m: Map<string, Float32Array>; v: Map<string, Float32Array> } {
+    const data = (p: Params) => new Map([...p].map(([n, t]) => [n, t.data as Float32Array]));
+    return { m: data(this.moments.m), v: data(this.moments.v) };
+  }
+
+  /**
+   * Resume from a checkpoint: the trainable tensors, their AdamW moments and the step count
+   * (every trainable tensor needs all three; shapes must match).
+   */
+  restore(state: { trainable: Map<string, Float32Array>; m: Map<string, Float32Array>; v: Map<string, Float32Array>; step: number }): void {
+    const current = this.trainable();
+    for (const n of current.keys())
+      if (!state.trainable.has(n) || !state.m.has(n) || !state.v.has(n)) throw new Error(`the checkpoint lacks ${n} (or its optimizer moments)`);
+    this.setTrainable(state.trainable);
+    for (const [n, t] of current) {
+      const dims = [...t.dims];
+      for (const [k, into] of [
+        ['m', this.moments.m],
+        ['v', this.moments.v],
+      ] as const) {
+        const d = state[k].get(n)!;
+        if (d.length !== t.size) throw new Error(`${k}.${n}: ${d.length} values for shape [${dims.join(', ')}]`);
+        into.set(n, f32(d, dims));
+      }
+    }
+    this.step = state.step;
+  }
+
   private requireLora(what: string): LoraConfig {
     if (!this.lora) throw new Error(`${what} needs a LoRA trainer; this one fine-tunes every weight (export its weights with exportWeights)`);
     return this.lora;

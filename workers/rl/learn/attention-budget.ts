@@ -1,4 +1,4 @@
-import type { Policy } from '@/workers/policy/policy';
+import type { RlPolicy } from '@/workers/policy/rl-policy';
 
 // Attention costs batch × T² per head and layer. Input/output turns are short (T ≤ 256), but an
 // agent episode is one sequence of up to agentTokenBudget tokens (4096 by default), where one
@@ -16,10 +16,14 @@ const longest = (seqs: number[][]) => Math.max(1, ...seqs.map((s) => s.length));
 export const trainMicroBatch = (maxTokens: number) => Math.max(1, Math.min(16, Math.floor(TRAIN_ATTENTION_BUDGET / (maxTokens * maxTokens))));
 
 /** `policy.score` over `sequences`, in as few calls as fit the budget (one call for short sequences), results in order. */
-export async function scoreInChunks(policy: Pick<Policy, 'score'>, sequences: number[][], o: Parameters<Policy['score']>[1] = {}) {
+export async function scoreInChunks<P extends Pick<RlPolicy, 'score'>>(
+  policy: P,
+  sequences: number[][],
+  o: Parameters<RlPolicy['score']>[1] = {},
+): Promise<Awaited<ReturnType<P['score']>>> {
   const T = longest(sequences);
   const rows = sequences.length * T * T <= SCORE_ATTENTION_BUDGET ? sequences.length : Math.max(1, Math.floor(SCORE_ATTENTION_BUDGET / (T * T)));
-  const out: Awaited<ReturnType<Policy['score']>> = [];
+  const out = [] as unknown as Awaited<ReturnType<P['score']>>;
   for (let i = 0; i < sequences.length; i += rows) out.push(...(await policy.score(sequences.slice(i, i + rows), o)));
   return out;
 }

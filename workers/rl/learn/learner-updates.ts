@@ -1,5 +1,5 @@
 import type { RunConfig } from '@/core/run-config';
-import type { Policy } from '@/workers/policy/policy';
+import type { RlPolicy } from '@/workers/policy/rl-policy';
 import { lossConfigFor } from '../learner-batch';
 import { summariseSteps } from '../learner-steps';
 import { prng, shuffle } from '../schedule';
@@ -12,10 +12,10 @@ import { trainMicroBatch } from './attention-budget';
  * clip ratios bite. Reports the mean of each metric over the steps. `normTokens` is the
  * per-turn token budget (the 'token-sum-norm' aggregation divides by it).
  */
-export async function learnerUpdates(policy: Policy, batch: Record<string, unknown>[], config: RunConfig, iteration: number, o: { normTokens: number }) {
+export async function learnerUpdates(policy: RlPolicy, batch: Record<string, unknown>[], config: RunConfig, iteration: number, o: { normTokens: number }) {
   const rand = prng(config.seed * 104_729 + iteration);
   const loss = lossConfigFor(config, { normTokens: o.normTokens });
-  const reports: Awaited<ReturnType<Policy['trainStep']>>[] = [];
+  const reports: Awaited<ReturnType<RlPolicy['trainStep']>>[] = [];
   const microBatchSize = trainMicroBatch(Math.max(1, ...batch.map((q) => (q.tokens as number[]).length)));
   for (let epoch = 0; epoch < config.updateEpochs; epoch++) {
     const order = shuffle(

@@ -1,0 +1,70 @@
+import { and, eq, ne } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { tasks } from '@/db/schema';
+import type { RunConfig } from '@/core/run-config';
+import type { RlSettings } from '@/core/settings';
+import { PermanentJobError } from '@/workers/jobs/job-handler';
+import { Policy } from '@/workers/policy/policy';
+import type { RlPolicy } from '@/workers/policy/rl-policy';
+import { HfRlPolicy, type HfTraining } from '@/workers/policy/hf/hf-rl-policy';
+import type { RunStartNote } from './agent-run-start';
+import { runBaseModel, type CheckpointSource } from './policy-store';
+
+/**
+ * A run's policy version 0, as its config's `policy` says: the byte model from scratch
+ * (with the SFT optimizer; rl.advance warm-starts it and then switches to the run's learning
+ * rate), or a registered Hugging Face model as published, with a fresh LoRA adapter or all
+ * its weights to train at the run's learning rate (no warm start: it is pretrained). A
+ * registered model runs text tasks only for now, so a suite with other kinds is refused.
+ */
+export async function createRunPolicy(
+  db: Db,
+  run: { id: string; suiteId: string | null; config: RunConfig },
+  start: { model?: { maxSeqLen: number } },
+  s: Pick<RlSettings, 'sftLearningRate' | 'sftSteps'>,
+  from: CheckpointSource,
+): Promise<{ policy: RlPolicy; notes: RunStartNote[] }> {
+  const c = run.config;
+  const choice = c.policy;
+  if (choice.kind === 'byte') {
+    const policy = Policy.create({
+      seed: c.seed,
+      model: start.model,
+      optim: { lr: s.sftLearningRate, warmupSteps: Math.min(10, s.sftSteps), totalSteps: Math.max(1, s.sftSteps) },
+    });
+    return { policy, notes: [] };
+  }
+  const [other] = await db
+    .select({ externalId: tasks.externalId, kind: tasks.kind })
+    .from(tasks)
+    .where(and(eq(tasks.suiteId, run.suiteId!), ne(tasks.kind, 'text')))
+    .limit(1);
+  if (other)
+    throw new PermanentJobError(
+      `run ${run.id} trains the registered model "${choice.model}", which runs text tasks only for now, but its suite holds ${other.kind} tasks (e.g. ${other.externalId}); use a text suite such as "stories", or the built-in byte model`,
+    );
+  const { dir, base } = await runBaseModel(run, from);
+  const training: HfTraining = choice.training === 'lora' ? { training: 'lora', lora: choice.lora } : { training: 'full' };
+  const policy = await HfRlPolicy.create(dir, {
+    training,
+    // a control arm (learning rate 0) never steps; its optimizer only has to be valid
+    optim: { lr: c.learningRate > 0 ? c.learningRate : 1e-4, warmupSteps: 0, totalSteps: Math.max(1, c.iterations), minLrRatio: 1 },
+    seed: c.seed,
+    base,
+  });
+  const how =
+    choice.training === 'lora'
+      ? `a LoRA adapter (rank ${choice.lora.rank}, alpha ${choice.lora.alpha}, on ${choice.lora.targetModules.join(', ')})`
+      : 'every weight (full fine-tuning)';
+  const trainable = [...policy.trainer.trainable().values()].reduce((n, t) => n + t.size, 0);
+  return {
+    policy,
+    notes: [
+      {
+        type: 'policy',
+        message: `policy: registered model "${choice.model}" (${policy.sampler.model.parameters.toLocaleString('en-US')} parameters, context ${policy.maxSeqLen} tokens), training ${how}: ${trainable.toLocaleString('en-US')} trainable parameters; no SFT warm start (the model is pretrained)`,
+        data: { model: choice.model, base, training: choice.training, lora: choice.training === 'lora' ? choice.lora : null, trainable },
+      },
+    ],
+  };
+}

@@ -1,0 +1,91 @@
+import type { TextCheck } from '@/core/tasks';
+import type { RlPolicy } from '@/workers/policy/rl-policy';
+import { scoreText } from '@/workers/rl/reward/text-reward';
+import type { ScoringOptions } from '@/workers/rl/reward/scoring-options';
+import type { SandboxManager } from '@/workers/sandbox/pool/manager';
+import { withoutNul as clean } from './agent-turn-rows';
+import { checkResults, type EpisodeOutcome } from './episode';
+
+export type TextTask = { prompt: string; checks: TextCheck[] };
+
+/** What the next reader sees of a text turn's checks: how many passed, and the first that failed. */
+export function textObservation(tests: { passed: boolean; detail: string }[]): string {
+  const failed = tests.find((t) => !t.passed);
+  return `${tests.filter((t) => t.passed).length}/${tests.length} checks passed${failed ? `; ${failed.detail.slice(0, 80)}` : ''}`;
+}
+
+/**
+ * Whether a text turn's continuation was cut off at the token budget: it ended neither at
+ * EOS nor at a line break (derived from the stored tokens, like the I/O episodes' rule).
+ */
+export function textTruncated(policy: Pick<RlPolicy, 'eosId' | 'newlineIds'>, generated: number[]): boolean {
+  if (!generated.length) return false;
+  const last = generated.at(-1)!;
+  return last !== policy.eosId && !policy.newlineIds().includes(last);
+}
+
+/**
+ * One text episode (a single turn): the policy continues the prompt until a line break,
+ * EOS or the token budget, and the checker program scores the continuation's text in a
+ * sandbox (./reward/text-reward.ts). The continuation is the text before the first line
+ * break; the tokens trained on are every token sampled, the one holding the break included,
+ * so the policy learns where to end a paragraph.
+ */
+export async function runTextEpisode(o: {
+  policy: RlPolicy;
+  manager: SandboxManager;
+  scoring: ScoringOptions;
+  task: TextTask;
+  seed: number;
+  temperature: number;
+  topP: number;
+  maxNewTokens: number;
+  context: { runId: string; episodeId: string };
+  signal?: AbortSignal;
+}): Promise<EpisodeOutcome> {
+  if (o.signal?.aborted) throw new Error('episode aborted (lease lost or worker stopping)');
+  const ids = o.policy.encodePrompt(o.task.prompt);
+  const room = o.policy.maxSeqLen - ids.length;
+  if (room < 1) throw new Error(`the prompt is ${ids.length} tokens, the policy's context is ${o.policy.maxSeqLen}: shorten the task's prompt`);
+  const t0 = performance.now();
+  const [c] = await o.policy.sample([ids], {
+    maxNewTokens: Math.min(o.maxNewTokens, room),
+    temperature: o.temperature,
+    topP: o.topP,
+    seed: o.seed >>> 0,
+    stop: o.policy.newlineIds().map((id) => [id]),
+  });
+  const policyMs = performance.now() - t0;
+  const text = o.policy.decode(c!.tokens).split('\n')[0]!.trimEnd();
+  const t1 = performance.now();
+  const score = await scoreText(o.manager, o.scoring.sandbox, o.task.checks, text, { context: o.context });
+  const sandboxMs = performance.now() - t1;
+  const exec = score.harness.exec;
+  const observation = score.status === 'scored' ? textObservation(score.harness.tests) : `infrastructure failure: ${score.status}`;
+  return {
+    turns: [
+      {
+        index: 0,
+        action: clean(text),
+        tokenIds: [...c!.promptTokens, ...c!.tokens],
+        lossMask: [...c!.promptTokens.map(() => 0), ...c!.tokens.map(() => 1)],
+        logprobs: [...c!.promptTokens.map(() => 0), ...c!.logprobs],
+        observation: clean(observation),
+        stdout: '',
+        stderr: clean((score.harness.harnessError ?? '').slice(0, 4000)),
+        exitCode: exec.exitCode,
+        execStatus: exec.status,
+        policyMs: Math.round(policyMs),
+        sandboxMs: Math.round(sandboxMs),
+        cpuMs: Math.round(exec.usage?.cpuMs ?? 0),
+        maxRssMb: exec.usage?.maxRssMb ?? 0,
+        truncated: c!.finishReason === 'length',
+        tests: checkResults(score),
+      },
+    ],
+    score,
+    endReason: score.status !== 'scored' ? 'infra' : score.components.passRate === 1 ? 'solved' : 'done',
+    policyMs,
+    sandboxMs,
+  };
+}
