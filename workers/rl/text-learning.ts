@@ -104,11 +104,9 @@ export async function heldoutTextRewards(
   return { perTask, checks: passes.map((x) => x / n), examples };
 }
 
-export function compareHeldout(
-  main: { perTask: number[]; checks: number[] },
-  control: { perTask: number[]; checks: number[] },
-  samples: number,
-): HeldoutComparison {
+type Measured = Awaited<ReturnType<typeof heldoutTextRewards>>;
+
+export function compareHeldout(main: Measured, control: Measured, samples: number): HeldoutComparison {
   const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / Math.max(1, a.length);
   const diffs = main.perTask.map((m, i) => m - control.perTask[i]!);
   return {
