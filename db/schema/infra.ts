@@ -4,6 +4,9 @@ import type { NodeCapacity, Resources } from '@/core/resources';
 import { environments, runs } from './runs';
 import { episodes } from './episodes';
 
+/** One line of a worker's log as its heartbeat stores it: when it was logged (ISO time) and the text. */
+export type WorkerLogLine = { at: string; line: string };
+
 /** A worker process (and the node it runs on) that has registered and heartbeats. */
 export const workers = pgTable(
   'workers',
@@ -22,6 +25,15 @@ export const workers = pgTable(
      * process of one node carries the same name and capacity; null for other workers.
      */
     node: text('node'),
+    /**
+     * This process's own use, reported with each heartbeat (workers/process/process-stats.ts):
+     * CPU as % of one core over the last heartbeat interval (above 100 when it uses several),
+     * resident set size in MB. Null until the first heartbeat.
+     */
+    cpuPercent: doublePrecision('cpu_percent'),
+    rssMb: doublePrecision('rss_mb'),
+    /** The newest lines of the worker's own log, oldest first, bounded and cleaned (workers/process/log-ring.ts). */
+    recentLogs: jsonb('recent_logs').$type<WorkerLogLine[]>().notNull().default([]),
   },
   (t) => [index('workers_heartbeat_idx').on(t.heartbeatAt), index('workers_node_idx').on(t.node)],
 );

@@ -26,7 +26,7 @@ export async function prometheusText(o: Overview): Promise<{ text: string; conte
     }
   }
   const sb = g('sandboxes', 'Live sandboxes by state', ['state']);
-  for (const [state, v] of Object.entries(o.sandboxes)) if (v !== null) sb.set({ state }, v);
+  for (const [state, v] of Object.entries(o.sandboxes)) sb.set({ state }, v);
   const depth = g('queue_depth', 'Queued jobs', ['tier', 'queue']);
   const running = g('jobs_running', 'Running (admitted) jobs', ['tier', 'queue']);
   for (const t of o.tiers) {
@@ -40,7 +40,7 @@ export async function prometheusText(o: Overview): Promise<{ text: string; conte
   for (const [r, v] of Object.entries(o.capacity)) cap.set({ resource: r }, v);
   for (const [r, v] of Object.entries(o.reserve)) res.set({ resource: r }, v);
   const runJobs = g('run_jobs_running', 'Running jobs per run', ['run']);
-  const runSb = g('run_sandboxes', 'Live sandboxes per run', ['run']);
+  const runSb = g('run_sandboxes', 'Busy sandboxes per run', ['run']);
   for (const r of o.runs) {
     runJobs.set({ run: r.run }, r.jobsRunning);
     runSb.set({ run: r.run }, r.sandboxes);

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
+import { clusterActivity } from '@/server/workers/activity';
 import { METRIC_SOURCES, RESOURCE_ROLLUPS, RESOURCE_WINDOW_MS as WINDOW_MS, RESOURCE_WINDOWS, type ResourceWindow } from '@/core/metrics';
 
 export const windowSchema = z.enum(RESOURCE_WINDOWS);
@@ -75,9 +76,12 @@ function schedulerQuota(figs: Figure[]): SchedulerQuota {
   };
 }
 
-/** What the /resources page and /api/metrics show: one shape built from the latest samples. */
+/**
+ * What the /resources page and /api/metrics show: node figures, capacity and quota from the
+ * latest samples; sandboxes, queues and runs live from the tables (`clusterActivity`).
+ */
 export async function resourceOverview(db: Db) {
-  const figs = await currentFigures(db);
+  const [figs, activity] = await Promise.all([currentFigures(db), clusterActivity(db)]);
   const sampledAt = figs.reduce<Date | null>((a, f) => (!a || f.at > a ? f.at : a), null);
   const pick = (name: string, where: (l: Record<string, string>) => boolean = () => true) =>
     figs.find((f) => f.name === name && where(f.labels))?.value ?? null;
@@ -101,37 +105,25 @@ export async function resourceOverview(db: Db) {
       gpus,
     };
   });
+  // Queues, sandboxes and runs now: the live snapshot /workers shows too (samples are the charts' history).
   const tiers = new Map<string, { tier: string; queued: number; admitted: number; queues: { queue: string; queued: number; running: number }[] }>();
-  for (const f of figs.filter((x) => x.name === 'queue_depth' || x.name === 'jobs_running')) {
-    const tier = f.labels.tier ?? 'standard';
-    const t = tiers.get(tier) ?? { tier, queued: 0, admitted: 0, queues: [] };
-    let q = t.queues.find((x) => x.queue === f.labels.queue);
-    if (!q) t.queues.push((q = { queue: f.labels.queue!, queued: 0, running: 0 }));
-    if (f.name === 'queue_depth') {
-      t.queued += f.value;
-      q.queued += f.value;
-    } else {
-      t.admitted += f.value;
-      q.running += f.value;
-    }
-    tiers.set(tier, t);
+  for (const q of activity.queues) {
+    const t = tiers.get(q.tier) ?? { tier: q.tier, queued: 0, admitted: 0, queues: [] };
+    t.queued += q.queued;
+    t.admitted += q.running;
+    t.queues.push({ queue: q.queue, queued: q.queued, running: q.running });
+    tiers.set(q.tier, t);
   }
-  const runs = [...new Set(figs.filter((f) => f.name.startsWith('run_')).map((f) => f.labels.run!))].map((run) => ({
-    run,
-    jobsRunning: pick('run_jobs_running', (l) => l.run === run) ?? 0,
-    sandboxes: pick('run_sandboxes', (l) => l.run === run) ?? 0,
-  }));
+  const runs = activity.runs.map((r) => ({ run: r.id, name: r.name, status: r.status, jobsRunning: r.jobsRunning, sandboxes: r.busySandboxes }));
   const byResource = (name: string) => Object.fromEntries(figs.filter((f) => f.name === name).map((f) => [f.labels.resource!, f.value]));
   return {
     sampledAt,
     /** No sample in the last minute means the metrics worker is not running. */
     samplerRunning: sampledAt !== null,
     nodes,
-    sandboxes: {
-      busy: pick('sandboxes', (l) => l.state === 'busy'),
-      idle: pick('sandboxes', (l) => l.state === 'idle'),
-      warm: pick('sandboxes', (l) => l.state === 'warm'),
-    },
+    /** Busy sandboxes, running jobs and active runs now (server/workers/activity.ts, the same as /workers). */
+    activity: { at: activity.at, totals: activity.totals },
+    sandboxes: activity.sandboxes,
     tiers: [...tiers.values()].sort((a, b) => a.tier.localeCompare(b.tier)),
     capacity: byResource('capacity'),
     reserve: byResource('reserve'),

@@ -2,10 +2,11 @@ import os from 'node:os';
 import { and, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import type { NodeCapacity } from '@/core/resources';
-import { workers } from '@/db/schema';
+import { workers, type WorkerLogLine } from '@/db/schema';
 import { WORKER_KINDS } from '@/core/queues';
 import { probeRuntimes } from '@/workers/sandbox/runtimes/available-runtimes';
 import { detectCapacity } from './capacity';
+import type { ProcessStats } from './process-stats';
 
 export type WorkerStatus = 'running' | 'stopped' | 'failed' | 'lost';
 
@@ -27,23 +28,38 @@ export async function registerWorker(db: Db, kind: string, capacity: NodeCapacit
   return id;
 }
 
+/** What a heartbeat reports besides being alive: the process's own use and, when they changed, its newest log lines. */
+export type HeartbeatReport = ProcessStats & { logs?: WorkerLogLine[] };
+
 /**
- * Record that the worker is alive. A worker that maintenance wrongly gave up on (a long
- * stall) comes back as running; a stopped one stays stopped.
+ * Record that the worker is alive, with what it reports. A worker that maintenance wrongly
+ * gave up on (a long stall) comes back as running; a stopped one stays stopped.
  */
-export async function heartbeatWorker(db: Db, id: string): Promise<boolean> {
+export async function heartbeatWorker(db: Db, id: string, report?: HeartbeatReport): Promise<boolean> {
   const rows = await db
     .update(workers)
-    .set({ heartbeatAt: sql`now()`, status: 'running', stoppedAt: null })
+    .set({
+      heartbeatAt: sql`now()`,
+      status: 'running',
+      stoppedAt: null,
+      ...(report && { cpuPercent: report.cpuPercent, rssMb: report.rssMb }),
+      ...(report?.logs && { recentLogs: report.logs }),
+    })
     .where(and(eq(workers.id, id), inArray(workers.status, ['running', 'lost'])))
     .returning({ id: workers.id });
   return rows.length > 0;
 }
 
-export async function markWorkerStopped(db: Db, id: string, status: Exclude<WorkerStatus, 'running' | 'lost'> = 'stopped'): Promise<void> {
+/** Mark the registration ended; `logs` keeps the worker's last lines (why it failed) for the console. */
+export async function markWorkerStopped(
+  db: Db,
+  id: string,
+  status: Exclude<WorkerStatus, 'running' | 'lost'> = 'stopped',
+  logs?: WorkerLogLine[],
+): Promise<void> {
   await db
     .update(workers)
-    .set({ status, stoppedAt: sql`now()` })
+    .set({ status, stoppedAt: sql`now()`, ...(logs && { recentLogs: logs }) })
     .where(eq(workers.id, id));
 }
 

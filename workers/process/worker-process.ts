@@ -2,7 +2,10 @@ import type { WorkerKind } from '@/core/queues';
 import type { Database, Db } from '@/db/client';
 import { settings } from '@/core/settings';
 import { openDatabase } from '@/db/open-database';
-import { heartbeatWorker, markWorkerStopped, registerWorker } from './registration';
+import { markWorkerStopped, registerWorker } from './registration';
+import { workerHeartbeat } from './heartbeat';
+import { LogRing } from './log-ring';
+import { processStatsSampler } from './process-stats';
 
 export type WorkerContext = {
   database: Database;
@@ -23,7 +26,13 @@ export const PARENT_PID_ENV = 'CRUCIBLE_PARENT_PID';
  * stopped and exit 0 (1 if `main` failed, so the supervisor restarts it).
  */
 export async function runWorkerProcess(kind: WorkerKind, main: (ctx: WorkerContext) => Promise<void>): Promise<never> {
-  const log = (message: string) => console.log(`${new Date().toISOString()} ${kind}[${process.pid}] ${message}`);
+  // The worker's own log: stdout for the supervisor, and a bounded ring the heartbeat stores for the console.
+  const ring = new LogRing();
+  const log = (message: string) => {
+    const at = new Date();
+    console.log(`${at.toISOString()} ${kind}[${process.pid}] ${message}`);
+    ring.push(message, at);
+  };
   const stop = new AbortController();
   let stopping = false;
   const onSignal = (sig: NodeJS.Signals) => {
@@ -54,8 +63,9 @@ export async function runWorkerProcess(kind: WorkerKind, main: (ctx: WorkerConte
   const { database } = opened;
   const workerId = await registerWorker(database.db, kind);
   log(`registered as ${workerId}`);
+  const heartbeat = workerHeartbeat({ db: database.db, workerId, ring, sample: processStatsSampler() });
   const beat = setInterval(() => {
-    heartbeatWorker(database.db, workerId).catch((e) => log(`heartbeat failed: ${(e as Error).message}`));
+    heartbeat().catch((e) => log(`heartbeat failed: ${(e as Error).message}`));
   }, heartbeatMs);
 
   let code = 0;
@@ -68,7 +78,9 @@ export async function runWorkerProcess(kind: WorkerKind, main: (ctx: WorkerConte
   }
   clearInterval(beat);
   if (orphanWatch) clearInterval(orphanWatch);
-  await markWorkerStopped(database.db, workerId, code === 0 ? 'stopped' : 'failed').catch((e) => log(`could not mark stopped: ${(e as Error).message}`));
+  await markWorkerStopped(database.db, workerId, code === 0 ? 'stopped' : 'failed', ring.snapshot()).catch((e) =>
+    log(`could not mark stopped: ${(e as Error).message}`),
+  );
   await opened.close().catch(() => {});
   log(code === 0 ? 'stopped' : 'exited after failure');
   process.exit(code);

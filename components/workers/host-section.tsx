@@ -1,0 +1,177 @@
+'use client';
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import type { RouterOutputs } from '@/components/trpc';
+import { StatusBadge } from '@/components/ui/status-badge';
+import { tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { formatDateTime, timeAgo } from '@/components/display-format';
+import { WORKER_KINDS } from '@/core/queues';
+import { formatCpuPercent, formatMemoryMb } from './units';
+import { UsageBar } from './usage-bar';
+
+export type HostView = RouterOutputs['workers']['list']['hosts'][number];
+type WorkerRow = HostView['workers'][number];
+
+// Workers heartbeat every 5 s and are declared lost after 30 s (CRUCIBLE_WORKER_HEARTBEAT_MS, CRUCIBLE_WORKER_STALE_MS in core/settings.ts).
+const LATE_MS = 15_000;
+
+/** Worker kinds that claim jobs from the queue: the others have none to hold, so "idle" would mislead. */
+const QUEUE_KINDS = new Set<string>([WORKER_KINDS.jobs, WORKER_KINDS.sandbox]);
+
+/** The DOM id of a host's section, so /resources can link a node straight to its workers. */
+export const hostAnchor = (hostname: string) => `host-${hostname.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+
+/**
+ * One node of the drill-down (node → workers → jobs): the host with its totals and the
+ * node's own CPU and memory as the metrics worker sampled them, opening onto its workers,
+ * each linked to its detail page.
+ */
+export function HostSection({ host, fetchedAt }: { host: HostView; fetchedAt: number }) {
+  const cap = host.capacity;
+  const n = host.node;
+  return (
+    <details open id={hostAnchor(host.hostname)} data-testid="host-section" className="group mb-4 rounded border border-slate-200 bg-white">
+      <summary className="flex cursor-pointer list-none flex-wrap items-center gap-x-6 gap-y-2 px-3 py-2 hover:bg-slate-50" data-testid="host-summary">
+        <span className="flex min-w-0 items-center gap-2">
+          <span aria-hidden className="text-slate-400 transition-transform group-open:rotate-90">
+            ▶
+          </span>
+          <span className="font-semibold text-slate-900" data-testid="host-name">
+            {host.hostname}
+          </span>
+          {host.nodes.some((x) => x !== host.hostname) && <span className="text-xs text-slate-500">node {host.nodes.join(', ')}</span>}
+        </span>
+        <HostFact label="Capacity">
+          {cap ? (
+            <>
+              {cap.cpus} vCPU · {formatMemoryMb(cap.memoryMb)}
+              {cap.gpuCount > 0 && ` · ${cap.gpuCount} GPU`}
+            </>
+          ) : (
+            '—'
+          )}
+        </HostFact>
+        <HostFact label="Node CPU">
+          {n.cpuUtilisation === null ? (
+            <span className="text-slate-400">not sampled</span>
+          ) : (
+            <>
+              <UsageBar value={n.cpuUtilisation} max={1} label={`${host.hostname} CPU`} /> {(n.cpuUtilisation * 100).toFixed(0)}%
+            </>
+          )}
+        </HostFact>
+        <HostFact label="Node memory">
+          {n.memoryUsedMb === null ? (
+            <span className="text-slate-400">not sampled</span>
+          ) : (
+            <>
+              <UsageBar value={n.memoryUsedMb} max={n.memoryTotalMb} label={`${host.hostname} memory`} /> {formatMemoryMb(n.memoryUsedMb)} /{' '}
+              {formatMemoryMb(n.memoryTotalMb)}
+            </>
+          )}
+        </HostFact>
+        <HostFact label="Workers">
+          <span data-testid="host-workers">{host.workersRunning}</span>
+          {host.workersEnded > 0 && <span className="text-slate-500"> (+{host.workersEnded} ended)</span>}
+        </HostFact>
+        <HostFact label="Workers' CPU · RSS">
+          {formatCpuPercent(host.cpuPercent)} · {formatMemoryMb(host.rssMb)}
+        </HostFact>
+        <HostFact label="Running jobs">
+          <span data-testid="host-running-jobs">{host.runningJobs}</span>
+        </HostFact>
+        <HostFact label="Busy sandboxes">
+          <span data-testid="host-busy-sandboxes">{host.busySandboxes}</span>
+        </HostFact>
+      </summary>
+      <div className="overflow-x-auto border-t border-slate-200">
+        <table className={tableClass} aria-label={`Workers on ${host.hostname}`}>
+          <thead>
+            <tr>
+              <th className={thClass} title="kind-host-pid-start">
+                Worker
+              </th>
+              <th className={thClass}>Status</th>
+              <th className={thClass} title="this process, % of one core over the last heartbeat interval">
+                CPU
+              </th>
+              <th className={thClass} title="resident memory of this process">
+                Memory
+              </th>
+              <th className={thClass}>Running now</th>
+              <th className={thClass} title="sandboxes this worker keeps busy now">
+                Sandboxes
+              </th>
+              <th className={thClass}>Heartbeat</th>
+            </tr>
+          </thead>
+          <tbody>
+            {host.workers.map((w) => (
+              <WorkerTableRow key={w.id} w={w} fetchedAt={fetchedAt} />
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </details>
+  );
+}
+
+function HostFact({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <span className="text-xs">
+      <span className="block text-slate-500">{label}</span>
+      <span className="whitespace-nowrap tabular-nums text-slate-800">{children}</span>
+    </span>
+  );
+}
+
+function WorkerTableRow({ w, fetchedAt }: { w: WorkerRow; fetchedAt: number }) {
+  const late = w.status === 'running' && fetchedAt - new Date(w.heartbeatAt).getTime() > LATE_MS;
+  return (
+    <tr data-testid="worker-row">
+      <td className={`${tdClass} whitespace-nowrap font-mono text-xs`}>
+        <Link className="text-accent hover:underline" href={`/workers/${encodeURIComponent(w.id)}`} data-testid="worker-link">
+          {w.id}
+        </Link>
+      </td>
+      <td className={tdClass}>
+        <StatusBadge status={w.status} />
+      </td>
+      <td className={`${tdClass} whitespace-nowrap text-xs tabular-nums`} data-testid="worker-cpu">
+        <UsageBar value={w.cpuPercent} max={100} label={`${w.id} CPU`} /> {formatCpuPercent(w.cpuPercent)}
+      </td>
+      <td className={`${tdClass} whitespace-nowrap text-xs tabular-nums`} data-testid="worker-memory">
+        {formatMemoryMb(w.rssMb)}
+      </td>
+      <td className={`${tdClass} text-xs`} data-testid="worker-jobs">
+        {w.jobs.length === 0 ? (
+          <span className="text-slate-400">{QUEUE_KINDS.has(w.kind) ? 'idle' : '—'}</span>
+        ) : (
+          <ul className="space-y-0.5">
+            {w.jobs.map((j) => (
+              <li key={j.id} data-testid="worker-job">
+                <span className="font-mono">{j.queue}</span> #{j.id}
+                {j.runId && (
+                  <>
+                    {' '}
+                    ·{' '}
+                    <Link className="text-accent hover:underline" href={`/runs/${j.runId}`}>
+                      run {j.runName ?? j.runId.slice(0, 8)}
+                    </Link>
+                  </>
+                )}
+                {j.startedAt && <span className="text-slate-500"> · for {timeAgo(j.startedAt, fetchedAt).replace(/ ago$/, '')}</span>}
+                {j.attempts > 1 && <span className="text-amber-700"> · attempt {j.attempts}</span>}
+              </li>
+            ))}
+          </ul>
+        )}
+      </td>
+      <td className={`${tdClass} text-xs tabular-nums`}>{w.busySandboxes || <span className="text-slate-400">0</span>}</td>
+      <td className={`${tdClass} whitespace-nowrap text-xs ${late ? 'font-medium text-red-700' : 'text-slate-600'}`} title={formatDateTime(w.heartbeatAt)}>
+        {timeAgo(w.heartbeatAt, fetchedAt)}
+        {late && ' (late)'}
+      </td>
+    </tr>
+  );
+}
