@@ -8,6 +8,7 @@ import type { Database } from '@/db/client';
 import { identify } from '@/server/auth/identity';
 import { appRouter } from '@/server/routers';
 import { runCrucible } from '@/test/cli';
+import { STORIES260K_DIR } from '@/test/models';
 import { freshDatabase, ownerConnection } from '@/test/database';
 
 let database: Database;
@@ -89,6 +90,52 @@ describe('crucible CLI (local, straight to the database)', () => {
     const help = await crucible(['runs', 'create', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/usage: crucible runs create --name NAME/);
+  });
+
+  // each `runs create` below is a new process that probes this host's sandbox runtimes for the
+  // launch check (seconds; about 20 s on a loaded host): more time than one test's default
+  it('--model, --training and --lora-* choose the policy', { timeout: 240_000 }, async () => {
+    // the model registry keeps files in this data dir's artifact store (not the repository's .data/)
+    const dataDir = { CRUCIBLE_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-cli-policy-')) };
+    const imported = await crucible(['models', 'import', STORIES260K_DIR, '--name', 'stories260K'], dataDir);
+    expect(imported.code, imported.stderr).toBe(0);
+    const policyOf = async (args: string[]) => {
+      const r = await crucible(['runs', 'create', '--name', 'policy', ...args, '--json'], dataDir);
+      expect(r.code, r.stderr).toBe(0);
+      return (JSON.parse(r.stdout) as { config: { policy: unknown } }).config.policy;
+    };
+    expect(await policyOf([])).toEqual({ kind: 'byte' });
+    expect(await policyOf(['--model', 'stories260K', '--lora-rank', '4', '--lora-targets', 'q_proj, k_proj'])).toEqual({
+      kind: 'hf',
+      model: 'stories260K',
+      training: 'lora',
+      lora: { rank: 4, alpha: 16, targetModules: ['q_proj', 'k_proj'] },
+    });
+    // (the text output says which policy the run got)
+    const full = await crucible(['runs', 'create', '--name', 'policy text', '--model', 'stories260K', '--training', 'full'], dataDir);
+    expect(full.stdout).toMatch(/policy stories260K · full fine-tuning/);
+  });
+
+  it('policy flags that cannot go together are refused before the API; bad values by the API', { timeout: 240_000 }, async () => {
+    const dataDir = { CRUCIBLE_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-cli-policy-')) };
+    // refused by the CLI (usage, exit 2): what the flags cannot mean together
+    const refused = async (args: string[], message: RegExp, code = 2) => {
+      const r = await crucible(['runs', 'create', '--name', 'refused', ...args], dataDir);
+      expect(r.stderr).toMatch(message);
+      expect(r.code, r.stderr).toBe(code);
+    };
+    await refused(['--lora-rank', '4'], /--lora-rank applies to a registered model: add --model NAME/);
+    await refused(['--training', 'full'], /--training applies to a registered model/);
+    await refused(['--model', 'stories260K', '--training', 'full', '--lora-rank', '4'], /--lora-rank cannot be used with --training full/);
+    await refused(['--model', 'stories260K', '--training', 'half'], /--training must be full or lora, got "half"/);
+    await refused(['--model', 'stories260K', '--lora-rank', 'big'], /--lora-rank must be a number, got "big"/);
+    await refused(['--model', 'stories260K', '--lora-targets', 'q_proj,x_proj'], /unknown module "x_proj"; choose from q_proj, k_proj/);
+    await refused(['--model', 'stories260K', '--set', 'policy.kind=byte'], /the policy is given twice/);
+    // refused by the API (exit 1), naming the config path: ranges and PPO (checked before the model's
+    // registration), an unregistered model
+    await refused(['--model', 'stories260K', '--lora-rank', '0'], /config\.policy\.lora\.rank/, 1);
+    await refused(['--model', 'stories260K', '--set', 'algorithm=ppo'], /config\.algorithm.*PPO needs a value head/, 1);
+    await refused(['--model', 'nope'], /no model named "nope" is registered/, 1);
   });
 
   it('audit verify exits 0 on an intact chain and 1 after a row is edited in SQL', async () => {

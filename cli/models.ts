@@ -15,6 +15,7 @@ import { apiOptions, cliApi } from './api';
 import { CliError, intOption, output, type Command } from './args';
 import { cliDatabase } from './database';
 import { table } from './format';
+import { exportRunModel } from './run-model-export';
 
 // Hugging Face models: `models inspect DIR` reads a directory; `models import|list|show`
 // register them in the database (their files in the artifact store, server/models); `models
@@ -252,6 +253,8 @@ const show: Command = {
 
 const exportUsage =
   'crucible models export NAME --format hf|peft --out DIR [--adapter DIR|FILE] [--json]\n' +
+  'crucible models export --run RUN [--version N] --format hf|peft --out DIR [--json]\n' +
+  "  --run: a run's trained policy (its latest version, or vN) on the registered model it trains\n" +
   '  hf: a Hugging Face directory (model.safetensors in the dtype it was imported in, config and tokenizer files);\n' +
   '      with --adapter, the PEFT LoRA adapter merged in (W + B·A·alpha/r, then stored in that dtype)\n' +
   '  peft: the PEFT LoRA adapter given by --adapter (adapter_config.json, adapter_model.safetensors in float32),\n' +
@@ -260,8 +263,17 @@ const exportCmd: Command = {
   name: 'models export',
   summary: 'write a registered model out as a Hugging Face directory (--format hf) or a PEFT LoRA adapter (--format peft)',
   usage: exportUsage,
-  options: { format: { type: 'string' }, out: { type: 'string' }, adapter: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    format: { type: 'string' },
+    out: { type: 'string' },
+    adapter: { type: 'string' },
+    run: { type: 'string' },
+    version: { type: 'string' },
+    json: { type: 'boolean' },
+  },
   run: async ({ values, positionals }) => {
+    if (values.run !== undefined) return exportRun(values);
+    if (values.version !== undefined) throw new CliError(`--version needs --run RUN (a run's policy version)\nusage: ${exportUsage}`);
     const name = positionals[0];
     if (!name) throw new CliError(`missing NAME (a registered model, see \`crucible models list\`)\nusage: ${exportUsage}`);
     const format = values.format as string | undefined;
@@ -306,5 +318,27 @@ const exportCmd: Command = {
     return 0;
   },
 };
+
+async function exportRun(values: Record<string, unknown>): Promise<number> {
+  const format = values.format as string | undefined;
+  if (format !== 'hf' && format !== 'peft')
+    throw new CliError(`--format must be one of ${EXPORT_FORMATS.join(', ')}${format ? `, got "${format}"` : ''}\nusage: ${exportUsage}`);
+  if (values.adapter !== undefined) throw new CliError(`--adapter and --run exclude each other: a run's LoRA adapter is its own\nusage: ${exportUsage}`);
+  if (!values.out) throw new CliError(`missing --out DIR\nusage: ${exportUsage}`);
+  const out = path.resolve(values.out as string);
+  const version = intOption(values.version, 'version');
+  if (version !== undefined && !(Number.isInteger(version) && version >= 0))
+    throw new CliError(`--version must be a policy version (0, 1, …), got "${String(values.version)}"`);
+  const r = await exportRunModel({ run: String(values.run), version, format, out }).catch((e: Error) => {
+    throw e instanceof CliError ? e : new CliError(`cannot export run ${String(values.run)}: ${e.message}`, 1);
+  });
+  output(!!values.json, { ...r, format, out }, () =>
+    [
+      `wrote ${out}: run ${r.run} v${r.version} (${r.training === 'lora' ? 'LoRA' : 'full fine-tuning'} of ${r.model}) ${format === 'peft' ? 'as a PEFT LoRA adapter' : 'as a Hugging Face directory'}`,
+      ...r.files.map((f) => `  ${f.path.padEnd(26)} ${fmtBytes(f.size)}`),
+    ].join('\n'),
+  );
+  return 0;
+}
 
 export const commands: Command[] = [inspect, importCmd, list, show, exportCmd];

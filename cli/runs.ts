@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { CliError, intOption, output, type Command } from './args';
 import { apiOptions, cliApi, type ApiInputs } from './api';
 import { table } from './format';
+import { policyFromFlags, policyOptions, policyText, policyUsage } from './run-policy-flags';
 
 type Run = { episodesDone: number; episodesTotal: number; lastRewardMean: number | null; config: { algorithm: string } };
 
@@ -85,7 +86,9 @@ export const commands: Command[] = [
     name: 'runs create',
     summary: 'launch a run (config defaults fill in anything not given)',
     usage:
-      "crucible runs create --name NAME [--config FILE|JSON] [--set key=value]... [--tools LIST] [--control-arm] [--json]\n  e.g. --set algorithm=ppo --set groupSize=4 --set quota.cpus=1\n  --control-arm (or --set controlArm=true) also launches a twin run with learning rate 0, linked to this one\n  --tools bash,str_replace  a repository suite's agent tools (of bash, read_file, write_file, str_replace; submit is always given);\n    its budgets: --set maxTurns=N --set agentTokenBudget=N --set agentMaxNewTokens=N --set agentTimeBudgetS=N (docs/agents.md)",
+      'crucible runs create --name NAME [--config FILE|JSON] [--set key=value]... [--model NAME [--training lora|full] [--lora-rank N] [--lora-alpha X] [--lora-targets LIST]] [--tools LIST] [--control-arm] [--json]\n  e.g. --set algorithm=ppo --set groupSize=4 --set quota.cpus=1\n' +
+      `${policyUsage}\n` +
+      "  --control-arm (or --set controlArm=true) also launches a twin run with learning rate 0, linked to this one\n  --tools bash,str_replace  a repository suite's agent tools (of bash, read_file, write_file, str_replace; submit is always given);\n    its budgets: --set maxTurns=N --set agentTokenBudget=N --set agentMaxNewTokens=N --set agentTimeBudgetS=N (docs/agents.md)",
     options: {
       ...apiOptions,
       name: { type: 'string' },
@@ -93,6 +96,7 @@ export const commands: Command[] = [
       set: { type: 'string', multiple: true },
       tools: { type: 'string' },
       'control-arm': { type: 'boolean' },
+      ...policyOptions,
     },
     run: async ({ values }) => {
       if (!values.name) throw new CliError('--name is required\nusage: crucible runs create --name NAME [--set key=value]...');
@@ -105,6 +109,8 @@ export const commands: Command[] = [
           .split(',')
           .map((x) => x.trim())
           .filter(Boolean);
+      const policy = policyFromFlags(values, config.policy);
+      if (policy) config.policy = policy;
       if (controlArm !== undefined && typeof controlArm !== 'boolean')
         throw new CliError(`controlArm must be true or false, got ${JSON.stringify(controlArm)}`);
       const run = await api.runs.create.mutate({
@@ -115,7 +121,8 @@ export const commands: Command[] = [
       output(
         !!values.json,
         run,
-        () => `created run ${run.id} (${run.name}), status ${run.status}${run.controlRunId ? `; control arm (learning rate 0) ${run.controlRunId}` : ''}`,
+        () =>
+          `created run ${run.id} (${run.name}), status ${run.status}, policy ${policyText(run.config.policy)}${run.controlRunId ? `; control arm (learning rate 0) ${run.controlRunId}` : ''}`,
       );
       return 0;
     },

@@ -72,6 +72,15 @@ export const policyChoice = z
   ])
   .default({ kind: 'byte' });
 export type PolicyChoice = z.output<typeof policyChoice>;
+export type PolicyChoiceInput = z.input<typeof policyChoice>;
+
+/** A run's policy in words, as the console and the CLI show it (a config from before `policy` existed trains the byte model). */
+export function describePolicy(policy: PolicyChoice | undefined): { model: string | null; training: string } {
+  if (!policy || policy.kind === 'byte') return { model: null, training: 'byte model (built-in)' };
+  if (policy.training === 'full') return { model: policy.model, training: 'full fine-tuning' };
+  const { rank, alpha, targetModules } = policy.lora;
+  return { model: policy.model, training: `LoRA r=${rank} α=${alpha} on ${targetModules.join(', ')}` };
+}
 
 /** How this run's rewards are spot-checked (issue: reward spot checks). */
 export const reviewConfig = z.object({

@@ -2,6 +2,7 @@
 import { useState } from 'react';
 import type { RunConfig } from '@/core/run-config';
 import { fieldGroups } from './run-form-fields';
+import { PolicySummary } from './policy-summary';
 
 function getPath(obj: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
@@ -20,25 +21,31 @@ export function ConfigView({ config }: { config: RunConfig }) {
       {raw ? (
         <pre className="log-block">{JSON.stringify(config, null, 2)}</pre>
       ) : (
-        <div className="grid grid-cols-1 gap-4 md:grid-cols-2 xl:grid-cols-3">
-          {fieldGroups.map((g) => (
-            <div key={g.title}>
-              <h3 className="mb-1 text-xs font-semibold text-slate-500">{g.title}</h3>
-              <table className="w-full text-sm">
-                <tbody>
-                  {g.fields.map((f) => (
-                    <tr key={f.path} className="border-b border-slate-100">
-                      <td className="py-0.5 pr-2 text-slate-600">{f.label}</td>
-                      <td className="py-0.5 text-right font-mono text-xs" data-testid={`config-${f.path}`}>
-                        {String(getPath(config, f.path) ?? '—')}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          ))}
-        </div>
+        <>
+          <p className="mb-3 text-sm">
+            <span className="mr-2 text-xs font-semibold text-slate-500">Policy</span>
+            <PolicySummary policy={config.policy} testId="config-policy" />
+          </p>
+          <div className="grid grid-cols-1 gap-4 md:grid-cols-2 xl:grid-cols-3">
+            {fieldGroups.map((g) => (
+              <div key={g.title}>
+                <h3 className="mb-1 text-xs font-semibold text-slate-500">{g.title}</h3>
+                <table className="w-full text-sm">
+                  <tbody>
+                    {g.fields.map((f) => (
+                      <tr key={f.path} className="border-b border-slate-100">
+                        <td className="py-0.5 pr-2 text-slate-600">{f.label}</td>
+                        <td className="py-0.5 text-right font-mono text-xs" data-testid={`config-${f.path}`}>
+                          {String(getPath(config, f.path) ?? '—')}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            ))}
+          </div>
+        </>
       )}
     </div>
   );

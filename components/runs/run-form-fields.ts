@@ -3,6 +3,7 @@ import { SCHEDULING_TIERS } from '@/core/queues';
 import { must } from '@/core/must';
 import { PROBED_RUNTIME_NAMES } from '@/core/sandbox-runtimes';
 import { AGENT_TOOL_NAMES } from '@/core/repo-tasks';
+import { policyFromValues, policyValues } from './policy-fields';
 
 /**
  * The isolation choices: one name per runtime (the form marks those no sandbox host has); a
@@ -272,9 +273,12 @@ function getPath(obj: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
 }
 
-/** Form strings from a config (a run being copied), or the defaults for a new run (deployment defaults left empty). */
+/**
+ * Form strings from a config (a run being copied), or the defaults for a new run (deployment
+ * defaults left empty). The policy's values come from policy-fields.ts.
+ */
 export function valuesFromConfig(config?: Partial<RunConfig>): FormValues {
-  const out: FormValues = {};
+  const out: FormValues = policyValues(config?.policy);
   for (const f of allFields) {
     if (!config && f.deploymentDefault) {
       out[f.path] = '';
@@ -322,5 +326,8 @@ export function configFromValues(values: FormValues): { config: Record<string, u
     for (const k of parents) o = (o[k] ??= {}) as Record<string, unknown>;
     o[leaf] = v;
   }
+  const policy = policyFromValues(values);
+  config.policy = policy.policy;
+  Object.assign(errors, policy.errors);
   return { config, errors };
 }

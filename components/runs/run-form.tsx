@@ -9,14 +9,20 @@ import { errorHint, errorMessage, validationIssues } from '../api-error';
 import { Button, buttonClass } from '../ui/button';
 import { inputClass } from '../ui/layout-parts';
 import { allFields, configFromValues, fieldGroups, valuesFromConfig, type FieldSpec, type FormValues } from './run-form-fields';
+import { isPolicyKey, POLICY_KEYS } from './policy-fields';
+import { PolicySection, type ModelsState } from './policy-section';
 
 const NAME = 'name';
 
 /** The most one sandbox host offers a task (from `runs.launchOptions`), so the form can say so before launch. */
 type HostLimit = { cpus: number; cpusHost: string; memoryMb: number; memoryHost: string };
 
-function validate(name: string, values: FormValues, largest?: HostLimit): Record<string, string> {
+function validate(name: string, values: FormValues, largest?: HostLimit, models?: ModelsState): Record<string, string> {
   const { config, errors } = configFromValues(values);
+  // the server refuses an unregistered model too; saying so here names the field (a copied run's model may have been removed)
+  const model = values[POLICY_KEYS.model];
+  if (model && models?.status === 'success' && !models.models.some((m) => m.name === model))
+    errors[POLICY_KEYS.model] = `No model named "${model}" is registered: choose another, or register it with npx crucible models import DIR --name ${model}`;
   const quota = config.quota as { cpus?: number; memoryMb?: number } | undefined;
   if (largest && quota?.cpus && quota.cpus > largest.cpus)
     errors['quota.cpus'] = `At most ${largest.cpus}: no sandbox host has more vCPUs (largest: ${largest.cpusHost})`;
@@ -46,9 +52,19 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
   const [controlArm, setControlArm] = useState(false);
   const suites = useQuery(trpc.runs.suites.queryOptions());
   const launchOptions = useQuery(trpc.runs.launchOptions.queryOptions());
+  const modelsQuery = useQuery(trpc.models.list.queryOptions());
+  const models = useMemo<ModelsState>(
+    () =>
+      modelsQuery.isError
+        ? { status: 'error', error: modelsQuery.error }
+        : modelsQuery.isSuccess
+          ? { status: 'success', models: modelsQuery.data }
+          : { status: 'pending' },
+    [modelsQuery.isError, modelsQuery.error, modelsQuery.isSuccess, modelsQuery.data],
+  );
 
   const largest = launchOptions.data?.largest;
-  const errors = useMemo(() => validate(name, values, largest), [name, values, largest]);
+  const errors = useMemo(() => validate(name, values, largest, models), [name, values, largest, models]);
   const create = useMutation(
     trpc.runs.create.mutationOptions({
       onSuccess: async (run) => {
@@ -72,6 +88,8 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
   const setValue = (key: string, v: string) => {
     setValues((vs) => ({ ...vs, [key]: v }));
     touch(key);
+    // choosing a registered model while PPO is picked: say at once that PPO is not available for it
+    if (key === POLICY_KEYS.model && v) touch('algorithm');
   };
 
   const submit = (e: FormEvent) => {
@@ -89,13 +107,20 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
     create.mutate({ name: name.trim(), config: { ...runConfigSchema.parse(config), isolation }, controlArm });
   };
 
-  const fieldKeys = new Set([NAME, ...allFields.map((f) => f.path)]);
+  const fieldKeys = new Set([NAME, ...allFields.map((f) => f.path), ...Object.values(POLICY_KEYS)]);
   // Errors on objects (e.g. "at least one reward weight must be positive") belong to a group.
   const groupErrors = (fields: FieldSpec[]) =>
     Object.entries({ ...serverErrors, ...(submitted || fields.some((f) => touched.has(f.path)) ? errors : {}) })
       .filter(([k]) => !fieldKeys.has(k) && fields.some((f) => f.path.startsWith(`${k}.`)))
       .map(([, m]) => m);
-  const orphanServerErrors = Object.entries(serverErrors).filter(([k]) => !fieldKeys.has(k) && !allFields.some((f) => f.path.startsWith(`${k}.`)));
+  const orphanServerErrors = Object.entries(serverErrors).filter(
+    ([k]) => !fieldKeys.has(k) && !isPolicyKey(k) && !allFields.some((f) => f.path.startsWith(`${k}.`)),
+  );
+  // errors on the policy as a whole or on keys without a control of their own (e.g. one target module's name)
+  const policyErrors = Object.entries({ ...serverErrors, ...(submitted || Object.values(POLICY_KEYS).some((k) => touched.has(k)) ? errors : {}) })
+    .filter(([k]) => isPolicyKey(k) && !fieldKeys.has(k))
+    .map(([, m]) => m);
+  const hfPolicy = !!values[POLICY_KEYS.model];
   const invalidCount = Object.keys(errors).length;
   const suiteNames = suites.data?.map((s) => s.name) ?? [];
   // a suite of repository tasks runs agent episodes: then the tool set and agent budgets are shown
@@ -161,11 +186,13 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
         </select>
       );
     } else if (f.kind === 'select') {
+      // PPO needs a value head, which Hugging Face policies lack: not offered for them (kept if already chosen, so its error shows)
+      const unavailable = (o: string) => f.path === 'algorithm' && o === 'ppo' && hfPolicy;
       control = (
         <select {...common} onChange={(e) => setValue(f.path, e.target.value)}>
           {f.options!.map((o) => (
-            <option key={o} value={o}>
-              {o}
+            <option key={o} value={o} disabled={unavailable(o) && values[f.path] !== o}>
+              {unavailable(o) ? `${o} (not for Hugging Face models)` : o}
             </option>
           ))}
         </select>
@@ -259,6 +286,7 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
           </p>
         )}
       </div>
+      <PolicySection values={values} setValue={setValue} touch={touch} shown={shown} models={models} sectionErrors={policyErrors} />
       {fieldGroups
         .filter((g) => !g.repoOnly || repoSuite)
         .map((g) => {

@@ -91,9 +91,23 @@ async function checkTrainTasks(tx: DbOrTx, suite: { id: string; name: string }, 
   }
 }
 
-/** A run that trains a Hugging Face model names one that is registered (its files are what every worker host fetches). */
-async function checkPolicyModel(tx: DbOrTx, policy: PolicyChoice) {
+/**
+ * A run that trains a Hugging Face model names one that is registered (its files are what
+ * every worker host fetches), on a suite of text tasks: the I/O and agent prompts are written
+ * for the byte model's tokenizer, so the workers refuse other kinds (workers/rl/run-policy.ts).
+ */
+async function checkPolicyModel(tx: DbOrTx, policy: PolicyChoice, suite: { id: string; name: string }) {
   if (policy.kind !== 'hf') return;
+  const [other] = await tx
+    .select({ externalId: tasks.externalId, kind: tasks.kind })
+    .from(tasks)
+    .where(and(eq(tasks.suiteId, suite.id), sql`${tasks.kind} <> 'text'`))
+    .limit(1);
+  if (other)
+    throw new DomainError(
+      'BAD_REQUEST',
+      `policy: a registered model runs text tasks only for now, but suite "${suite.name}" holds ${other.kind} tasks (e.g. ${other.externalId}); choose a text suite such as "stories", or the built-in byte model`,
+    );
   const [row] = await tx.select({ name: models.name }).from(models).where(eq(models.name, policy.model));
   if (!row)
     throw new DomainError(
@@ -124,7 +138,7 @@ async function createRunIn(tx: Tx, input: NewRunInput, actor: string, createdBy:
   }
   const suite = await resolveSuite(tx, config.suite);
   await checkTrainTasks(tx, suite, config.trainTasks);
-  await checkPolicyModel(tx, config.policy);
+  await checkPolicyModel(tx, config.policy, suite);
   const insert = async (runName: string, runConfig: typeof config, controlOf: string | null, from: string | null) => {
     const [run] = await tx
       .insert(runs)

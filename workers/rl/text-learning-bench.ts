@@ -22,6 +22,7 @@ export async function main(argv: string[]): Promise<number> {
       minutes: { type: 'string', default: '15' },
       samples: { type: 'string', default: '8' },
       lr: { type: 'string' },
+      kl: { type: 'string' },
       seed: { type: 'string', default: '1' },
       iterations: { type: 'string' },
       json: { type: 'boolean' },
@@ -45,6 +46,7 @@ export async function main(argv: string[]): Promise<number> {
     minutes,
     samples,
     learningRate,
+    klCoef: values.kl === undefined ? undefined : Number(values.kl),
     seed: Number(values.seed),
     iterations: values.iterations ? Number(values.iterations) : undefined,
     log,
@@ -56,7 +58,7 @@ export async function main(argv: string[]): Promise<number> {
   const h = r.heldout;
   const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
   log(
-    `\n${r.iterations} iterations in ${r.wallS.toFixed(0)} s (lr ${r.config.learningRate}, group ${r.config.groupSize} × ${r.config.tasksPerIteration} tasks)`,
+    `\n${r.iterations} iterations in ${r.wallS.toFixed(0)} s (lr ${r.config.learningRate}, KL coefficient ${r.config.klCoef}, group ${r.config.groupSize} × ${r.config.tasksPerIteration} tasks)`,
   );
   log(`train reward by iteration: ${r.rewardCurve.map((x) => x.toFixed(2)).join(' ')}`);
   log(

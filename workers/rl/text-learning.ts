@@ -35,7 +35,8 @@ export const STORIES_CONFIG = {
   iterations: 100_000,
   maxTurns: 1,
   concurrency: 2,
-  learningRate: 2e-3,
+  // 2e-3 learned faster at first but collapsed onto one short sentence (ends cleanly, names nothing)
+  learningRate: 1e-3,
   klCoef: 0,
   updateEpochs: 1,
   miniBatches: 2,
@@ -127,7 +128,7 @@ export type StoriesResult = {
   iterations: number;
   rewardCurve: number[];
   heldout: HeldoutComparison;
-  config: typeof STORIES_CONFIG & { learningRate: number };
+  config: typeof STORIES_CONFIG & { learningRate: number; klCoef: number };
 };
 
 /**
@@ -142,6 +143,7 @@ export async function runStoriesExperiment(o: {
   iterations?: number;
   samples: number;
   learningRate?: number;
+  klCoef?: number;
   seed?: number;
   log?: (line: string) => void;
 }): Promise<StoriesResult> {
@@ -168,6 +170,7 @@ export async function runStoriesExperiment(o: {
     const config = {
       ...STORIES_CONFIG,
       learningRate: o.learningRate ?? STORIES_CONFIG.learningRate,
+      klCoef: o.klCoef ?? STORIES_CONFIG.klCoef,
       seed: o.seed ?? STORIES_CONFIG.seed,
       iterations: o.iterations ?? STORIES_CONFIG.iterations,
     };

@@ -14,6 +14,7 @@ import { MetricCharts, runSections, type FullCharts, type XContext } from '@/com
 import { ComparePicker } from '@/components/runs/compare-picker';
 import { EpisodeTable } from '@/components/runs/episode-table';
 import { ConfigView } from '@/components/runs/config-view';
+import { PolicySummary } from '@/components/runs/policy-summary';
 import { RunProgress } from '@/components/runs/run-progress';
 import { RunReviewPanel } from '@/components/review/run-review-panel';
 import { isActive } from '@/core/run-status';
@@ -134,6 +135,13 @@ export default function RunPage() {
             ['Finished', formatDateTime(r.finishedAt)],
           ]}
         />
+        {/* its own line: a model with its LoRA settings is longer than a Facts cell */}
+        <dl className="mt-2">
+          <dt className="text-xs text-slate-500">Policy</dt>
+          <dd className="font-medium">
+            <PolicySummary policy={r.config.policy} testId="overview-policy" />
+          </dd>
+        </dl>
         <div className="mt-3">
           <RunProgress runId={r.id} live={isActive(r.status)} refreshKey={progress} />
         </div>

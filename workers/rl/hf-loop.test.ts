@@ -1,0 +1,136 @@
+import path from 'node:path';
+import { and, asc, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runConfigSchema, type PolicyChoiceInput } from '@/core/run-config';
+import { episodes, policyVersions, rewards, runEvents, turns } from '@/db/schema';
+import { importModel } from '@/server/models/service';
+import { createRun } from '@/server/runs/service';
+import { readHeader } from '@/workers/policy/hf/safetensors';
+import { TEXT_CHECKER_VERSION } from './reward/text-reward';
+import { inProcessRl, untilRun } from './test-support';
+
+const MODEL = path.resolve('../shared/models/stories260K-hf');
+const logs: string[] = [];
+const rl = await inProcessRl(
+  'hf-loop',
+  { CRUCIBLE_RL_SFT_STEPS: '50', CRUCIBLE_RL_HELDOUT_LIMIT: '4', CRUCIBLE_RL_PASS_K: '0', CRUCIBLE_RL_MAX_NEW_TOKENS: '24' },
+  { log: (m) => logs.push(m) },
+);
+const { db } = rl;
+beforeAll(async () => {
+  await importModel(db, rl.artifacts, { name: 'stories260K', dir: MODEL }, 'test');
+  rl.start();
+});
+afterAll(() => rl.stop());
+
+const small = {
+  suite: 'stories',
+  seed: 3,
+  iterations: 2,
+  tasksPerIteration: 3,
+  groupSize: 4,
+  concurrency: 2,
+  learningRate: 2e-3,
+  klCoef: 0.01,
+  updateEpochs: 1,
+  miniBatches: 2,
+};
+const finished = (id: string) =>
+  untilRun(
+    db,
+    id,
+    'the run to end',
+    (r) => ['completed', 'failed'].includes(r.status),
+    240_000,
+    () => logs.slice(-5).join(' | '),
+  );
+
+describe('RL on a registered Hugging Face model (stories260K, text tasks, real sandboxes, ONNX on CPU)', () => {
+  it.each([
+    ['full', { kind: 'hf', model: 'stories260K', training: 'full' }],
+    ['lora', { kind: 'hf', model: 'stories260K', training: 'lora', lora: { rank: 4, alpha: 8, targetModules: ['q_proj', 'v_proj'] } }],
+  ] satisfies [string, PolicyChoiceInput][])(
+    'trains it (%s): text episodes scored by the checker, versions by hash, the reference KL from v0',
+    async (training, policy) => {
+      const run = await createRun(db, { name: `stories-${training}`, config: { ...small, policy } }, 'test');
+      const done = await finished(run.id);
+      expect(done.error).toBeNull();
+      expect(done.status).toBe('completed');
+      const versions = await db.select().from(policyVersions).where(eq(policyVersions.runId, run.id)).orderBy(asc(policyVersions.version));
+      expect(versions.map((v) => v.version)).toEqual([0, 1, 2]);
+      expect(new Set(versions.map((v) => v.sha256)).size).toBe(3); // every update changed the trained tensors
+      expect(versions[2]!.executionProvider).toBe('cpu');
+      const m = versions[2]!.metrics as Record<string, number>;
+      expect(m.kl).toBeGreaterThan(0); // against v0, the reference (klCoef 0.01)
+      expect(m.grad_norm).toBeGreaterThan(0);
+      // the sampler's logprobs (HfPolicy, KV cache) are the trainer's (HfTrainer, full sequence) on the first, on-policy step
+      expect(Math.abs(m.logprob_mismatch!)).toBeLessThan(1e-4);
+      // a checkpoint holds what training changes, applied to the registered model's weights by hash
+      const h = await readHeader(await rl.artifacts.fetch(versions[2]!.sha256));
+      expect(h.metadata).toMatchObject({ format: 'crucible-hf-rl-1', step: '4' }); // 2 iterations × 1 epoch × 2 minibatches
+      expect(JSON.parse(h.metadata.training!)).toMatchObject({ training });
+      if (training === 'lora') expect([...h.tensors.keys()].every((n) => /lora_[AB]/.test(n))).toBe(true);
+      else expect(h.tensors.has('w.model.embed_tokens.weight')).toBe(true);
+      // no warm start: the model is pretrained; the run says what it trains
+      const events = await db.select().from(runEvents).where(eq(runEvents.runId, run.id));
+      expect(events.find((e) => e.type === 'policy')?.message).toMatch(
+        new RegExp(`registered model "stories260K" .*training ${training === 'lora' ? 'a LoRA adapter \\(rank 4' : 'every weight'}`),
+      );
+      expect(events.some((e) => e.type === 'sft')).toBe(false);
+      // every episode: one turn of English text, scored by the text checker in a sandbox
+      const eps = await db
+        .select({ e: episodes, t: turns, r: rewards })
+        .from(episodes)
+        .innerJoin(turns, eq(turns.episodeId, episodes.id))
+        .innerJoin(rewards, eq(rewards.episodeId, episodes.id))
+        .where(and(eq(episodes.runId, run.id)));
+      expect(eps).toHaveLength(2 * 3 * 4);
+      for (const { e, t, r } of eps) {
+        expect(e.status).toBe('scored');
+        expect(r.harnessVersion).toBe(TEXT_CHECKER_VERSION);
+        expect(e.runtime).toBe('bwrap');
+        expect(t.tests).toHaveLength(4);
+        expect(r.value).toBeCloseTo(t.tests!.filter((x) => x.passed).length / 4, 6);
+        expect(t.action).not.toContain('\n');
+        expect(t.lossMask!.filter((m) => m === 1).length).toBeGreaterThan(0);
+      }
+      // it reads as English: most words of the continuations are common words of children's stories
+      const words = eps.flatMap(({ t }) => t.action.toLowerCase().match(/[a-z]+/g) ?? []);
+      const common = new Set([
+        'the',
+        'a',
+        'and',
+        'to',
+        'was',
+        'she',
+        'he',
+        'her',
+        'his',
+        'it',
+        'they',
+        'with',
+        'play',
+        'happy',
+        'said',
+        'day',
+        'one',
+        'in',
+        'of',
+      ]);
+      expect(words.filter((w) => common.has(w)).length / words.length).toBeGreaterThan(0.2);
+    },
+  );
+
+  it('refuses what a registered model cannot do yet, saying why', async () => {
+    await expect(createRun(db, { name: 'nope', config: { ...small, policy: { kind: 'hf', model: 'no-such-model' } } }, 'test')).rejects.toThrow(
+      /policy\.model: no model named "no-such-model" is registered; register it with `crucible models import DIR --name no-such-model`/,
+    );
+    expect(runConfigSchema.safeParse({ algorithm: 'ppo', policy: { kind: 'hf', model: 'stories260K' } }).error?.issues[0]?.message).toMatch(
+      /PPO needs a value head/,
+    );
+    // the built-in suite's I/O tasks need the byte model: refused at launch with the reason
+    await expect(createRun(db, { name: 'io', config: { ...small, suite: 'builtin', policy: { kind: 'hf', model: 'stories260K' } } }, 'test')).rejects.toThrow(
+      /a registered model runs text tasks only for now, but suite "builtin" holds io tasks/,
+    );
+  });
+});
