@@ -6,6 +6,8 @@ import { exportHfDirectory } from '@/workers/policy/hf/export-hf';
 import { writePeftAdapter } from '@/workers/policy/hf/export-peft';
 import { HfRlPolicy } from '@/workers/policy/hf/hf-rl-policy';
 import { loadRunPolicyForTraining } from '@/workers/rl/policy-store';
+import type { Db } from '@/db/client';
+import type { ArtifactStore } from '@/workers/artifacts/artifact-store';
 import { CliError } from './args';
 import { cliDatabase } from './database';
 
@@ -16,6 +18,14 @@ import { cliDatabase } from './database';
  */
 export async function exportRunModel(o: { run: string; version?: number; format: 'hf' | 'peft'; out: string }) {
   const { db } = await cliDatabase();
+  return withModelStore(db, (store, root) => exportRunPolicy({ db, store, root }, o));
+}
+
+/** The export itself, on a given database and artifact store (the CLI's, or a test's). */
+export async function exportRunPolicy(
+  { db, store, root }: { db: Db; store: ArtifactStore; root: string },
+  o: { run: string; version?: number; format: 'hf' | 'peft'; out: string },
+) {
   if (!z.uuid().safeParse(o.run).success) throw new CliError(`--run must be a run id (see \`crucible runs list\`), got "${o.run}"`);
   const [run] = await db.select().from(runs).where(eq(runs.id, o.run));
   if (!run) throw new CliError(`no run ${o.run}`, 1);
@@ -30,19 +40,17 @@ export async function exportRunModel(o: { run: string; version?: number; format:
   const row = await getModel(db, choice.model).catch((e: Error) => {
     throw new CliError(e.message, 1);
   });
-  return withModelStore(db, async (store, root) => {
-    const dir = await modelDirectory(store, row, root);
-    const policy = await loadRunPolicyForTraining(run, v, { store, dataDir: root, db });
-    if (!(policy instanceof HfRlPolicy)) throw new CliError(`run ${run.id}: version v${v.version} is not a Hugging Face policy checkpoint`, 1);
-    try {
-      const source = { run: run.id, version: v.version, sha256: v.sha256, model: row.name, training: choice.training };
-      if (o.format === 'peft') {
-        const a = policy.trainer.adapter(row.name);
-        return { ...source, ...(await writePeftAdapter(o.out, { ...a, base: policy.trainer.config })) };
-      }
-      return { ...source, ...(await exportHfDirectory({ from: dir, out: o.out, weights: policy.trainer.exportWeights() })) };
-    } finally {
-      await policy.release();
+  const dir = await modelDirectory(store, row, root);
+  const policy = await loadRunPolicyForTraining(run, v, { store, dataDir: root, db });
+  if (!(policy instanceof HfRlPolicy)) throw new CliError(`run ${run.id}: version v${v.version} is not a Hugging Face policy checkpoint`, 1);
+  try {
+    const source = { run: run.id, version: v.version, sha256: v.sha256, model: row.name, training: choice.training };
+    if (o.format === 'peft') {
+      const a = policy.trainer.adapter(row.name);
+      return { ...source, ...(await writePeftAdapter(o.out, { ...a, base: policy.trainer.config })) };
     }
-  });
+    return { ...source, ...(await exportHfDirectory({ from: dir, out: o.out, weights: policy.trainer.exportWeights() })) };
+  } finally {
+    await policy.release();
+  }
 }

@@ -3,7 +3,10 @@ import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runConfigSchema, type PolicyChoiceInput } from '@/core/run-config';
 import { episodes, policyVersions, rewards, runEvents, turns } from '@/db/schema';
-import { importModel } from '@/server/models/service';
+import { getModel, importModel } from '@/server/models/service';
+import { exportRunPolicy } from '@/cli/run-model-export';
+import { HfPolicy } from '@/workers/policy/hf/hf-policy';
+import { HfRlPolicy } from '@/workers/policy/hf/hf-rl-policy';
 import { createRun } from '@/server/runs/service';
 import { readHeader } from '@/workers/policy/hf/safetensors';
 import { TEXT_CHECKER_VERSION } from './reward/text-reward';
@@ -71,6 +74,29 @@ describe('RL on a registered Hugging Face model (stories260K, text tasks, real s
       expect(JSON.parse(h.metadata.training!)).toMatchObject({ training });
       if (training === 'lora') expect([...h.tensors.keys()].every((n) => /lora_[AB]/.test(n))).toBe(true);
       else expect(h.tensors.has('w.model.embed_tokens.weight')).toBe(true);
+      // `models export --run`: the trained policy as a Hugging Face directory, which loads and samples with the trained weights
+      const out = path.join(rl.dataDir, `export-${training}`);
+      const exported = await exportRunPolicy({ db, store: rl.artifacts, root: rl.dataDir }, { run: run.id, format: 'hf', out });
+      expect(exported).toMatchObject({ version: 2, model: 'stories260K', training });
+      const trained = await HfRlPolicy.load(MODEL, await rl.artifacts.fetch(versions[2]!.sha256), { base: (await getModel(db, 'stories260K')).weightsSha256 });
+      const reloaded = await HfPolicy.load(out);
+      const probe = trained.encodePrompt('Lily had a red ball.');
+      const [a, b] = [(await trained.score([probe]))[0]!.logprobs, Array.from(await reloaded.logits(probe))];
+      expect(b.length).toBe(probe.length * reloaded.config.vocabSize);
+      const lp = (logits: number[], i: number, t: number) => {
+        const row = logits.slice(i * reloaded.config.vocabSize, (i + 1) * reloaded.config.vocabSize);
+        const m = Math.max(...row);
+        return row[t]! - m - Math.log(row.reduce((s, x) => s + Math.exp(x - m), 0));
+      };
+      for (let i = 1; i < probe.length; i++) expect(Math.abs(lp(b, i - 1, probe[i]!) - a[i]!)).toBeLessThan(1e-4);
+      if (training === 'lora') {
+        const peft = await exportRunPolicy({ db, store: rl.artifacts, root: rl.dataDir }, { run: run.id, format: 'peft', out: `${out}-peft` });
+        expect(peft.files.map((f) => f.path).sort()).toEqual(['adapter_config.json', 'adapter_model.safetensors']);
+      } else
+        await expect(exportRunPolicy({ db, store: rl.artifacts, root: rl.dataDir }, { run: run.id, format: 'peft', out: `${out}-peft` })).rejects.toThrow(
+          /fine-tunes every weight .* export it with --format hf/,
+        );
+      await Promise.all([trained.release(), reloaded.release()]);
       // no warm start: the model is pretrained; the run says what it trains
       const events = await db.select().from(runEvents).where(eq(runEvents.runId, run.id));
       expect(events.find((e) => e.type === 'policy')?.message).toMatch(
