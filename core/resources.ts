@@ -46,3 +46,13 @@ export function capacityResources(c: NodeCapacity): Resources {
  * `resource` label value each is written with (/resources, /api/metrics read these labels).
  */
 export const RESOURCE_METRIC_LABELS = { cpu: 'cpu', memoryMb: 'memory_mb', gpu: 'gpu' } as const satisfies Partial<Record<ResourceKey, string>>;
+
+/** Sandbox `state` values counted as busy, idle and warm (`running`, `ready`: rows of older versions), for /resources, /workers and the metrics sampler. */
+export const SANDBOX_STATE_CLASSES = { busy: ['busy', 'running'], idle: ['idle', 'ready'], warm: ['warm'] } as const;
+export type SandboxStateClass = keyof typeof SANDBOX_STATE_CLASSES;
+
+/** Which class a sandbox state counts in (null: not counted, e.g. being destroyed). */
+export function sandboxClass(state: string): SandboxStateClass | null {
+  for (const [k, states] of Object.entries(SANDBOX_STATE_CLASSES)) if ((states as readonly string[]).includes(state)) return k as SandboxStateClass;
+  return null;
+}

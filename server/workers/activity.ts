@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { LIVE_RUN_STATUSES } from '@/core/run-status';
+import { SANDBOX_STATE_CLASSES, sandboxClass } from '@/core/resources';
 
 /**
  * What the cluster is doing now, read live from the tables the work itself changes (`jobs`
@@ -9,9 +10,6 @@ import { LIVE_RUN_STATUSES } from '@/core/run-status';
  * and active runs from here, so the pages agree; the metrics worker's samples are history
  * (charts), never the "now" figure.
  */
-
-/** Sandbox `state` values counted as busy, idle and warm (`running`, `ready`: rows of older versions). */
-export const SANDBOX_STATE_CLASSES = { busy: ['busy', 'running'], idle: ['idle', 'ready'], warm: ['warm'] } as const;
 
 /** How many rows of each list are returned (the totals are counted, not taken from the lists). */
 const LIST_LIMIT = 2000;
@@ -95,12 +93,6 @@ export async function listBusySandboxes(q: Query, workerId?: string): Promise<Bu
     where s.destroyed_at is null and s.state in ${busyStates} ${workerId === undefined ? sql`` : sql`and s.worker_id = ${workerId}`}
     order by s.updated_at, s.id limit ${LIST_LIMIT}`);
   return rows.map((s) => ({ id: s.id, workerId: s.worker_id, runtime: s.runtime, episodeId: s.episode_id, runId: s.run_id, since: new Date(s.since) }));
-}
-
-function sandboxClass(state: string): keyof typeof SANDBOX_STATE_CLASSES | null {
-  for (const [k, states] of Object.entries(SANDBOX_STATE_CLASSES))
-    if ((states as readonly string[]).includes(state)) return k as keyof typeof SANDBOX_STATE_CLASSES;
-  return null;
 }
 
 /**

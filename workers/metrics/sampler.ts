@@ -6,6 +6,7 @@ import { RESOURCE_METRIC_LABELS } from '@/core/resources';
 import type { Db } from '@/db/client';
 import { metricSamples } from '@/db/schema';
 import { cpuUtilisation, readCpuTimes, readGpus, readMemory, type CpuTimes, type GpuReading } from './node-stats';
+import { sandboxClass } from '@/core/resources';
 
 type Point = { name: string; value: number; labels: Record<string, string> };
 
@@ -40,7 +41,7 @@ export async function sampleCluster(db: Db, reserveFraction: number): Promise<Po
   );
   const byState: Record<string, number> = { busy: 0, idle: 0, warm: 0 };
   for (const r of sandboxes) {
-    const k = r.state === 'running' || r.state === 'busy' ? 'busy' : r.state === 'warm' ? 'warm' : r.state === 'idle' || r.state === 'ready' ? 'idle' : null;
+    const k = sandboxClass(r.state);
     if (k) byState[k] = (byState[k] ?? 0) + r.n;
   }
   for (const [state, n] of Object.entries(byState)) points.push({ name: 'sandboxes', value: n, labels: { state } });
