@@ -53,6 +53,12 @@ export const textCheck = z.discriminatedUnion('type', [
   z.object({ type: z.literal('max_words'), n: z.number().int().min(1).max(10_000) }).strict(),
 ]);
 export type TextCheck = z.infer<typeof textCheck>;
+/** A check in words, as the episode page and the review item name it. */
+export function describeTextCheck(c: TextCheck): string {
+  if (c.type === 'mentions') return `mentions ${c.words.join(', ')}`;
+  if (c.type === 'ends_sentence') return 'ends a sentence';
+  return `${c.type === 'min_words' ? 'at least' : 'at most'} ${c.n} words`;
+}
 export const textChecks = z.array(textCheck).min(1, 'a text task needs at least one check').max(20);
 
 /** Kinds of task (tasks.kind): a function against tests, a repository with tests, or text scored by checks. */

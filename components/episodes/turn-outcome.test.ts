@@ -78,4 +78,9 @@ describe('exact per-test rows (turns.tests)', () => {
       { index: 4, name: 'not among the task’s cases', expected: null, passed: true, ms: 1, detail: 'ok' },
     ]);
   });
+
+  it("names a text task's checks as the checker applies them", () => {
+    const tests = { kind: 'text', checks: [{ type: 'mentions', words: ['Lily'] }, { type: 'ends_sentence' }, { type: 'min_words', n: 6 }] };
+    expect(testCases(tests, 'story').map((c) => c.name)).toEqual(['#0 mentions Lily', '#1 ends a sentence', '#2 at least 6 words']);
+  });
 });

@@ -1,4 +1,4 @@
-import type { TurnTestResult } from '@/core/tasks';
+import { describeTextCheck, textChecks, type TurnTestResult } from '@/core/tasks';
 
 /**
  * What one turn's execution came to, from what an episode stores per turn (workers/rl/episode.ts):
@@ -72,6 +72,8 @@ export function testCases(tests: unknown, entryPoint: string | null): TestCase[]
     });
   }
   if (t?.kind === 'humaneval') return [{ name: `check(${entryPoint ?? 'candidate'})` }];
+  const text = textChecks.safeParse((tests as { checks?: unknown } | null)?.checks);
+  if (t?.kind === 'text' && text.success) return text.data.map((c, i) => ({ name: `#${i} ${describeTextCheck(c)}` }));
   return [];
 }
 

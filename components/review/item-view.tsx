@@ -4,6 +4,7 @@ import type { RouterOutputs } from '@/components/trpc';
 import { Section, inputClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
 import { formatDateTime, formatNumber } from '@/components/display-format';
 import { candidateOutput, turnOutcome } from '@/components/episodes/turn-outcome';
+import { describeTextCheck, textChecks } from '@/core/tasks';
 import { CodeBlock } from './code-block';
 import { DiffView } from '@/components/episodes/diff-view';
 import { languageOf, type CodeLanguage } from './highlight';
@@ -128,6 +129,15 @@ function Components({ components }: { components: unknown }) {
 function TestsView({ tests, lang }: { tests: unknown; lang: CodeLanguage }) {
   const t = tests as { kind?: string; check?: string; cases?: { input: unknown[]; expected: unknown }[] } | null;
   if (t?.kind === 'humaneval' && typeof t.check === 'string') return <CodeBlock code={t.check} language={lang} testId="task-tests" />;
+  const text = textChecks.safeParse((tests as { checks?: unknown } | null)?.checks);
+  if (t?.kind === 'text' && text.success)
+    return (
+      <ul className="list-disc pl-5 text-sm" aria-label="Checks of the text" data-testid="task-tests">
+        {text.data.map((c, i) => (
+          <li key={i}>{describeTextCheck(c)}</li>
+        ))}
+      </ul>
+    );
   const cases = t?.kind === 'io' ? t.cases : Array.isArray(tests) ? (tests as { input: unknown[]; expected: unknown }[]) : null;
   if (!cases)
     return (

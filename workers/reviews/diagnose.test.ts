@@ -77,4 +77,32 @@ describe('diagnosis of a disputed reward', () => {
     expect(baseline.reward).toBeGreaterThan(0.9);
     expect(scored).toMatchObject({ status: 'scored', envHash: env.hash, components: { passRate: 1 } });
   }, 120_000);
+
+  it('a text task is re-run through the text checker on its text (the worker from above)', async () => {
+    const env = ensureDefaultEnvironment(path.join(dataDir, 'envs'));
+    const {
+      run,
+      tasks: [task],
+    } = await seedRun(database.db, { tasks: 1, config: { review: { rate: 1, doubleReviewShare: 0, blind: true, disputed: 'exclude', thresholds: [0.5] } } });
+    await database.db
+      .update(tasks)
+      .set({ kind: 'text', tests: { kind: 'text', checks: [{ type: 'mentions', words: ['Lily'] }, { type: 'ends_sentence' }] } })
+      .where(eq(tasks.id, task!.id));
+    const ep = await seedEpisode(database.db, run.id, task!.id, 0, { envHash: env.hash, actions: ['Lily found her ball and smiled.'] });
+    await sampleForReview(database.db, ep.id);
+    const reviewer = await callerAs(database.db, 'reviewer');
+    const { id } = await reviewer.reviews.claim({ runId: run.id });
+    await reviewer.reviews.submit({ id: id!, verdict: 'false_negative', correctedReward: 1 });
+    const d = await waitFor(
+      'the diagnosis',
+      async () => {
+        const r = await reviewer.reviews.diagnosis({ id: id! });
+        return r && r.status !== 'pending' ? r : null;
+      },
+      90_000,
+      250,
+    );
+    expect(d.status, JSON.stringify(d)).toBe('done');
+    expect(d.baseline).toMatchObject({ status: 'scored', reward: 1, components: { passRate: 1, testsTotal: 2 } });
+  }, 120_000);
 });

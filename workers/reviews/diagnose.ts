@@ -13,6 +13,7 @@ import type { JobEffect } from '@/server/queue';
 import { PermanentJobError, type JobHandler } from '@/workers/jobs/job-handler';
 import { sourceFor } from '@/workers/rl/episode';
 import { scoreSolution, type ScoreResult } from '@/workers/rl/reward/reward';
+import { scoreText } from '@/workers/rl/reward/text-reward';
 import { scoringOptions } from '@/workers/rl/reward/scoring-options';
 import { rlSettings, settings } from '@/core/settings';
 import { hashHex } from '@/workers/sandbox/env/env-store';
@@ -135,9 +136,14 @@ export const diagnoseHandler: JobHandler = {
         return missing(label, 'quarantined', envHash, (e as Error).message);
       }
       const { sandbox, ...opts } = scoring;
+      const context = { runId: row.e.runId, episodeId: row.e.id };
+      // a text task's action is the text itself, scored by the text checker as the episode was
+      const tests = task.tests;
       return summary(
         label,
-        await scoreSolution(m, { ...sandbox, env: envName }, task, source, { ...opts, context: { runId: row.e.runId, episodeId: row.e.id } }),
+        tests.kind === 'text'
+          ? await scoreText(m, { ...sandbox, env: envName }, tests.checks, last.action, { context })
+          : await scoreSolution(m, { ...sandbox, env: envName }, task, source, { ...opts, context }),
       );
     };
     const baseline = await rerun('baseline', baselineName, null);
