@@ -131,10 +131,9 @@ describe('crucible CLI (local, straight to the database)', () => {
     await refused(['--model', 'stories260K', '--lora-rank', 'big'], /--lora-rank must be a number, got "big"/);
     await refused(['--model', 'stories260K', '--lora-targets', 'q_proj,x_proj'], /unknown module "x_proj"; choose from q_proj, k_proj/);
     await refused(['--model', 'stories260K', '--set', 'policy.kind=byte'], /the policy is given twice/);
-    // refused by the API (exit 1), naming the config path: ranges and PPO (checked before the model's
+    // refused by the API (exit 1), naming the config path: ranges (checked before the model's
     // registration), an unregistered model
     await refused(['--model', 'stories260K', '--lora-rank', '0'], /config\.policy\.lora\.rank/, 1);
-    await refused(['--model', 'stories260K', '--set', 'algorithm=ppo'], /config\.algorithm.*PPO needs a value head/, 1);
     await refused(['--model', 'nope'], /no model named "nope" is registered/, 1);
   });
 

@@ -14,7 +14,7 @@ export const policyOptions = {
 export const policyUsage =
   '  --model NAME  train a registered Hugging Face model (`crucible models list`) instead of the built-in byte model;\n' +
   '    --training lora|full (default lora), and for LoRA --lora-rank N (default 8) --lora-alpha X (default 16)\n' +
-  `    --lora-targets q_proj,v_proj (the default; of ${LORA_MODULES.join(', ')}). PPO is not available for these models.`;
+  `    --lora-targets q_proj,v_proj (the default; of ${LORA_MODULES.join(', ')}). Under PPO a value head is trained with the model.`;
 
 const LORA_FLAGS = ['lora-rank', 'lora-alpha', 'lora-targets'] as const;
 

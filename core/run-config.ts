@@ -219,14 +219,8 @@ export const runConfigFields = z
   })
   .strict();
 
-/** PPO's value loss needs a value head; the Hugging Face graphs have none yet. */
-export const ppoNeedsValueHead: [(c: { algorithm: string; policy: { kind: string } }) => boolean, { message: string; path: string[] }] = [
-  (c) => !(c.algorithm === 'ppo' && c.policy.kind === 'hf'),
-  { message: 'PPO needs a value head, which Hugging Face policies do not have yet: use algorithm "grpo" with a registered model', path: ['algorithm'] },
-];
-
-/** A run's config (the fields above, and the rules that span fields). */
-export const runConfigSchema = runConfigFields.refine(...ppoNeedsValueHead);
+/** A run's config. */
+export const runConfigSchema = runConfigFields;
 
 export type RunConfig = z.output<typeof runConfigSchema>;
 export type RunConfigInput = z.input<typeof runConfigSchema>;

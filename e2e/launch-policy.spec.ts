@@ -63,13 +63,11 @@ test('launch form: choose a registered model under LoRA, and the run page shows 
   await expect(modelSelect).toHaveValue('');
   await expect(modelSelect.locator('option', { hasText: model })).toHaveCount(1);
 
-  // PPO first, then the model: the form says at once that PPO is not available for it
+  // PPO is open to a registered model (a value head is trained with it)
   await page.getByLabel('Algorithm').selectOption('ppo');
   await modelSelect.selectOption(model);
-  await expect(page.locator('#field-algorithm-error')).toContainText('PPO needs a value head');
-  await page.getByLabel('Algorithm').selectOption('grpo');
   await expect(page.locator('#field-algorithm-error')).toHaveCount(0);
-  await expect(page.locator('select[name="algorithm"] option[value="ppo"]')).toBeDisabled();
+  await page.getByLabel('Algorithm').selectOption('grpo');
 
   // the chosen model's facts, from models.list
   const facts = policy.getByTestId('policy-model-facts');

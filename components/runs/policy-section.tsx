@@ -160,7 +160,7 @@ export function PolicySection({ values, setValue, touch, shown, models, sectionE
               {training === 'lora'
                 ? 'Trains small low-rank adapters on the chosen projections; the base weights stay frozen.'
                 : 'Trains every weight, with optimizer state for all of them.'}{' '}
-              Runs on Hugging Face models use GRPO: PPO needs a value head, which they do not have yet.
+              Under PPO a value head on the model is trained with it.
             </p>
           </fieldset>
         )}

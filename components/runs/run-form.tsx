@@ -88,8 +88,6 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
   const setValue = (key: string, v: string) => {
     setValues((vs) => ({ ...vs, [key]: v }));
     touch(key);
-    // choosing a registered model while PPO is picked: say at once that PPO is not available for it
-    if (key === POLICY_KEYS.model && v) touch('algorithm');
   };
 
   const submit = (e: FormEvent) => {
@@ -120,7 +118,6 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
   const policyErrors = Object.entries({ ...serverErrors, ...(submitted || Object.values(POLICY_KEYS).some((k) => touched.has(k)) ? errors : {}) })
     .filter(([k]) => isPolicyKey(k) && !fieldKeys.has(k))
     .map(([, m]) => m);
-  const hfPolicy = !!values[POLICY_KEYS.model];
   const invalidCount = Object.keys(errors).length;
   const suiteNames = suites.data?.map((s) => s.name) ?? [];
   // a suite of repository tasks runs agent episodes: then the tool set and agent budgets are shown
@@ -186,13 +183,11 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
         </select>
       );
     } else if (f.kind === 'select') {
-      // PPO needs a value head, which Hugging Face policies lack: not offered for them (kept if already chosen, so its error shows)
-      const unavailable = (o: string) => f.path === 'algorithm' && o === 'ppo' && hfPolicy;
       control = (
         <select {...common} onChange={(e) => setValue(f.path, e.target.value)}>
           {f.options!.map((o) => (
-            <option key={o} value={o} disabled={unavailable(o) && values[f.path] !== o}>
-              {unavailable(o) ? `${o} (not for Hugging Face models)` : o}
+            <option key={o} value={o}>
+              {o}
             </option>
           ))}
         </select>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ppoNeedsValueHead, runConfigFields, runtimeName, type RunConfigInput } from '@/core/run-config';
+import { runConfigFields, runtimeName, type RunConfigInput } from '@/core/run-config';
 import { defaultIsolation, tierDefaultNote } from '@/core/sandbox-runtimes';
 import { RISK_TIERS } from '@/core/tasks';
 import { canonicalRuntimeName } from '@/workers/sandbox/runtimes/available-runtimes';
@@ -13,11 +13,9 @@ import { newRunSchema } from './service';
  * never changed).
  */
 export const launchRunSchema = newRunSchema.extend({
-  config: runConfigFields
-    .extend({
-      isolation: z.object({ routine: runtimeName.optional(), high: runtimeName.optional() }).strict().optional(),
-    })
-    .refine(...ppoNeedsValueHead),
+  config: runConfigFields.extend({
+    isolation: z.object({ routine: runtimeName.optional(), high: runtimeName.optional() }).strict().optional(),
+  }),
 });
 export type LaunchRunInput = z.input<typeof launchRunSchema>;
 

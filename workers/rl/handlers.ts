@@ -460,10 +460,14 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
           run.config.algorithm === 'ppo'
             ? (
                 await scoreInChunks(
-                  bytePolicy(run, policy, 'PPO (a value head)'),
+                  policy,
                   sequences.map((q) => q.tokens),
                 )
-              ).map((x) => x.values)
+              ).map((x) => {
+                if (!x.values)
+                  throw new PermanentJobError(`run ${runId} trains with PPO, but its policy has no value head (a checkpoint from before PPO was chosen?)`);
+                return x.values;
+              })
             : undefined;
         const built = buildLearnerBatch(config, { episodes: batch.trainEpisodes, turns: sequences, refLogprobs, values });
         klRewardPenalty = built.klRewardPenalty;

@@ -44,7 +44,9 @@ export async function createRunPolicy(
       `run ${run.id} trains the registered model "${choice.model}", which runs text tasks only for now, but its suite holds ${other.kind} tasks (e.g. ${other.externalId}); use a text suite such as "stories", or the built-in byte model`,
     );
   const { dir, base } = await runBaseModel(run, from);
-  const training: HfTraining = choice.training === 'lora' ? { training: 'lora', lora: choice.lora } : { training: 'full' };
+  // PPO's critic: a value head on the model, trained with it (HfTrainer `valueHead`)
+  const valueHead = c.algorithm === 'ppo';
+  const training: HfTraining = choice.training === 'lora' ? { training: 'lora', lora: choice.lora, valueHead } : { training: 'full', valueHead };
   const policy = await HfRlPolicy.create(dir, {
     training,
     // a control arm (learning rate 0) never steps; its optimizer only has to be valid
@@ -62,7 +64,7 @@ export async function createRunPolicy(
     notes: [
       {
         type: 'policy',
-        message: `policy: registered model "${choice.model}" (${policy.sampler.model.parameters.toLocaleString('en-US')} parameters, context ${policy.maxSeqLen} tokens), training ${how}: ${trainable.toLocaleString('en-US')} trainable parameters; no SFT warm start (the model is pretrained)`,
+        message: `policy: registered model "${choice.model}" (${policy.sampler.model.parameters.toLocaleString('en-US')} parameters, context ${policy.maxSeqLen} tokens), training ${how}: ${trainable.toLocaleString('en-US')} trainable parameters; no SFT warm start (the model is pretrained)${valueHead ? '; PPO: a value head (zeros) trained with it' : ''}`,
         data: { model: choice.model, base, training: choice.training, lora: choice.training === 'lora' ? choice.lora : null, trainable },
       },
     ],

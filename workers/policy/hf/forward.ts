@@ -48,7 +48,7 @@ export function rmsNorm(x: Value, w: Value, eps: number): Value {
 }
 
 /** Reshape to a shape only known at run time: the [B, S] shape tensor followed by `tail`. */
-function toBatch(x: Value, batchShape: Value, tail: number[], shape: Shape): Value {
+export function toBatch(x: Value, batchShape: Value, tail: number[], shape: Shape): Value {
   const g = x.graph;
   const target = o.concat([batchShape, g.ints(tail)], 0);
   return g.node('Reshape', [x, target], [{ dtype: x.dtype, shape }])[0]!;

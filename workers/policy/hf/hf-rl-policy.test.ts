@@ -62,3 +62,52 @@ describe.each(['full', 'lora'] as const)('a Hugging Face model as the RL policy 
     await Promise.all([p.release(), q.release()]);
   });
 });
+
+describe('PPO on a Hugging Face model: the value head (stories260K)', () => {
+  it("scores values, and the value loss's gradient on the head matches finite differences", async () => {
+    const p = await HfRlPolicy.create(MODEL, {
+      training: { training: 'lora', lora: { rank: 2, alpha: 4, targetModules: ['q_proj'] }, valueHead: true },
+      optim,
+      seed: 1,
+      base: 'b',
+    });
+    const tokens = p.encodePrompt('Tim had a big red kite. He ran with it.');
+    const n = tokens.length;
+    // a value head trained a little, so values and their gradient are not trivially 0
+    const head = new Float32Array(64).map((_, i) => Math.sin(i) * 0.1);
+    p.trainer.setTrainable(
+      new Map([
+        ['v_head.summary.weight', head],
+        ['v_head.summary.bias', Float32Array.of(0.05)],
+      ]),
+    );
+    const scored = (await p.score([tokens]))[0]!;
+    expect(scored.values).toHaveLength(n);
+    expect(new Set(scored.values!.slice(1)).size).toBeGreaterThan(1); // one estimate per position
+    const seq = {
+      tokens,
+      lossMask: tokens.map((_, i) => (i >= 4 ? 1 : 0)),
+      oldLogprobs: scored.logprobs,
+      advantages: tokens.map(() => 0.3),
+      returns: tokens.map((_, i) => (i % 3) - 1),
+      oldValues: scored.values!,
+    };
+    const loss = { kind: 'ppo' as const, valueClip: 100 };
+    const { grads, metrics } = await p.trainer.gradients([seq], loss);
+    expect(metrics.valueLoss).toBeGreaterThan(0);
+    const g = grads.get('v_head.summary.weight')!;
+    expect(Math.max(...g.map(Math.abs))).toBeGreaterThan(1e-3); // the value loss reaches the head
+    const lossAt = async (j: number, d: number) => {
+      const w = Float32Array.from(head);
+      w[j] = w[j]! + d;
+      p.trainer.setTrainable(new Map([['v_head.summary.weight', w]]));
+      return (await p.trainer.gradients([seq], loss)).metrics.loss;
+    };
+    for (const j of [0, 17, 63]) {
+      const eps = 1e-2;
+      const fd = ((await lossAt(j, eps)) - (await lossAt(j, -eps))) / (2 * eps);
+      expect(Math.abs(fd - g[j]!)).toBeLessThan(2e-3 + 2e-2 * Math.abs(g[j]!));
+    }
+    await p.release();
+  });
+});

@@ -15,12 +15,12 @@ import { writeSafetensorsFile } from './safetensors-writer';
 
 const FORMAT = 'crucible-hf-rl-1';
 
-/** How a run trains a Hugging Face model: every weight, or a LoRA adapter. */
+/** How a run trains a Hugging Face model: every weight, or a LoRA adapter; with a value head for PPO. */
 export const HfTraining = z.discriminatedUnion('training', [
-  z.object({ training: z.literal('full') }),
-  z.object({ training: z.literal('lora'), lora: LoraConfig }),
+  z.object({ training: z.literal('full'), valueHead: z.boolean().default(false) }),
+  z.object({ training: z.literal('lora'), lora: LoraConfig, valueHead: z.boolean().default(false) }),
 ]);
-export type HfTraining = z.infer<typeof HfTraining>;
+export type HfTraining = z.input<typeof HfTraining>;
 
 const Meta = z.object({
   format: z.literal(FORMAT),
@@ -63,7 +63,7 @@ export class HfRlPolicy implements RlPolicy {
     const sampler = await HfPolicy.load(modelDir, opts);
     const trainer = HfTrainer.fromModel(
       sampler.model,
-      { lora: o.training.training === 'lora' ? o.training.lora : undefined, optim: o.optim, seed: o.seed },
+      { lora: o.training.training === 'lora' ? o.training.lora : undefined, optim: o.optim, seed: o.seed, valueHead: o.training.valueHead ?? false },
       opts,
       sampler.params,
     );

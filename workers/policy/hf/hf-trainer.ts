@@ -13,7 +13,7 @@ import { initLora, loraSpecs, LoraConfig } from './lora';
 import { adapterConfigOf, readPeftAdapter, type LoraAdapter } from './lora-adapter';
 import type { SafetensorsDType } from './safetensors';
 import { loadHfModelDir, type HfModelDir } from './model-dir';
-import { buildHfScoreGraph, buildHfTrainGraph, hfTrainableNames, type HfTrainGraphSpec } from './train-graph';
+import { buildHfScoreGraph, buildHfTrainGraph, hfTrainableNames, valueHeadSpecs, type HfTrainGraphSpec } from './train-graph';
 import { hfParamSpecs } from './weights';
 
 export const HfTrainOptions = z.object({
@@ -22,6 +22,8 @@ export const HfTrainOptions = z.object({
   optim: z.custom<OptimConfigInput>().optional(),
   /** Seeds the LoRA A initialisation. */
   seed: z.number().int().default(0),
+  /** A value head for PPO (train-graph.ts `valueHeadSpecs`), created as zeros and trained with the rest. */
+  valueHead: z.boolean().default(false),
 });
 export type HfTrainOptions = z.input<typeof HfTrainOptions>;
 
@@ -39,10 +41,11 @@ export class HfTrainer {
   private constructor(
     readonly model: HfModelDir,
     readonly lora: LoraConfig | undefined,
+    readonly valueHead: boolean,
     readonly optim: OptimConfig,
     /** Checkpoint weights by HF name (trained in place of the originals under full fine-tuning). */
     private base: Record<string, ort.Tensor>,
-    /** LoRA factors by PEFT name (empty under full fine-tuning). */
+    /** What the trainer adds to the checkpoint: LoRA factors by PEFT name, and the value head (empty under full fine-tuning without one). */
     private factors: Params,
     private moments: { m: Params; v: Params },
     public step: number,
@@ -64,7 +67,8 @@ export class HfTrainer {
       const init = initLora(c, o.lora, o.seed);
       for (const s of loraSpecs(c, o.lora)) adapter.set(s.name, f32(init.get(s.name)!, s.shape));
     }
-    const trainer = new HfTrainer(model, o.lora, OptimConfig.parse(o.optim ?? {}), base, adapter, { m: new Map(), v: new Map() }, 0, opts);
+    if (o.valueHead) for (const s of valueHeadSpecs(c)) adapter.set(s.name, f32(new Float32Array(s.shape.reduce((a, d) => a * d, 1)), s.shape));
+    const trainer = new HfTrainer(model, o.lora, o.valueHead, OptimConfig.parse(o.optim ?? {}), base, adapter, { m: new Map(), v: new Map() }, 0, opts);
     for (const [n, t] of trainer.trainable()) {
       trainer.moments.m.set(n, f32(new Float32Array(t.size), [...t.dims]));
       trainer.moments.v.set(n, f32(new Float32Array(t.size), [...t.dims]));
@@ -89,7 +93,7 @@ export class HfTrainer {
   /** The tensors the optimizer updates, by name, in graph order. */
   trainable(): Params {
     const all = this.params;
-    return new Map(hfTrainableNames(this.config, this.lora).map((n) => [n, all[n]!]));
+    return new Map(hfTrainableNames(this.config, this.lora, this.valueHead).map((n) => [n, all[n]!]));
   }
 
   /** Replace trainable tensors (e.g. the LoRA factors a test or checkpoint supplies); shapes must match. */
@@ -213,7 +217,7 @@ export class HfTrainer {
   }
 
   private trainSession(learner: LearnerSpec) {
-    const s: HfTrainGraphSpec = { config: this.config, lora: this.lora, ...learner };
+    const s: HfTrainGraphSpec = { config: this.config, lora: this.lora, valueHead: this.valueHead, ...learner };
     return this.session(`train:${JSON.stringify(learner)}`, () => buildHfTrainGraph(s).toBytes()).then((x) => x.session);
   }
 
@@ -226,15 +230,17 @@ export class HfTrainer {
     const T = this.seqLenFor(Math.max(...sequences.map((s) => s.length)));
     const temp = o.temperature ?? 1;
     if (!(temp > 0)) throw new Error(`score needs a temperature above 0, got ${temp} (greedy decoding has no distribution to score)`);
-    const { session } = await this.session(`score:${B}:${T}:${temp}`, () => buildHfScoreGraph(this.config, B, T, temp, this.lora).toBytes());
+    const { session } = await this.session(`score:${B}:${T}:${temp}`, () => buildHfScoreGraph(this.config, B, T, temp, this.lora, this.valueHead).toBytes());
     const seqs = sequences.map((tokens) => ({ tokens, lossMask: tokens.map(() => 1) }));
     const feeds = packBatch(seqs, { rows: B, seqLen: T, pad: this.pad, aggregation: 'token', stepTokens: 1, stepSequences: 1 });
     const res = await session.run(pick(session, { ...this.params, ...o.params, ...feeds }));
     const lp = res.token_logprobs!.data as Float32Array;
     const ent = res.entropy!.data as Float32Array;
+    const val = res.values?.data as Float32Array | undefined;
     return sequences.map((s, b) => {
       const at = (a: Float32Array) => [0, ...Array.from(a.subarray(b * T, b * T + s.length - 1))];
-      return { logprobs: at(lp), entropy: at(ent) };
+      // values as the byte model's score gives them: entry i is the estimate before token i
+      return { logprobs: at(lp), entropy: at(ent), ...(val ? { values: at(val) } : {}) };
     });
   }
 
@@ -255,7 +261,7 @@ export class HfTrainer {
       normTokens: plan.normTokens,
     });
     const res = await session.run(pick(session, { ...this.params, ...feeds }));
-    const grads = new Map(hfTrainableNames(this.config, this.lora).map((n) => [n, res[`new_acc.${n}`]!.data as Float32Array]));
+    const grads = new Map(hfTrainableNames(this.config, this.lora, this.valueHead).map((n) => [n, res[`new_acc.${n}`]!.data as Float32Array]));
     const metrics = Object.fromEntries(METRICS.map((m) => [m, Number(res[`metric.${m}`]!.data[0])])) as Record<MetricName, number>;
     return { grads, metrics };
   }
@@ -270,7 +276,7 @@ export class HfTrainer {
     const r = await runStep(plan, {
       pad: this.pad,
       optim: this.optim,
-      trainable: hfTrainableNames(this.config, this.lora),
+      trainable: hfTrainableNames(this.config, this.lora, this.valueHead),
       feeds: this.params,
       moments: this.moments,
       step: this.step,
@@ -278,7 +284,7 @@ export class HfTrainer {
     });
     if (!r.skipped) {
       for (const [n, t] of r.params) {
-        if (this.lora) this.factors.set(n, t);
+        if (this.factors.has(n)) this.factors.set(n, t);
         else this.base[n] = t;
       }
       this.moments = { m: r.m, v: r.v };

@@ -3,7 +3,7 @@ import * as o from '../onnx/ops';
 import { appendLearner, lossInputs, type LearnerSpec, type Trainable } from '../learner-graph';
 import { tempered, tokenLogprobs } from '../losses';
 import type { HfModelConfig } from './config';
-import { allLogits, hfForward, type LinearAdapter } from './forward';
+import { allLogits, hfForward, linear, toBatch, type LinearAdapter } from './forward';
 import { loraAdapter, loraSpecs, type LoraConfig } from './lora';
 import { hfParamSpecs } from './weights';
 
@@ -12,7 +12,18 @@ import { hfParamSpecs } from './weights';
 // Full fine-tuning differentiates every checkpoint weight; LoRA differentiates only the
 // adapter factors, and the base weights stay plain inputs (frozen, fed from the one copy).
 
-export type HfTrainGraphSpec = LearnerSpec & { config: HfModelConfig; lora?: LoraConfig };
+export type HfTrainGraphSpec = LearnerSpec & { config: HfModelConfig; lora?: LoraConfig; valueHead?: boolean };
+
+/**
+ * PPO's critic on a Hugging Face decoder: a linear head on the final (normed) hidden state,
+ * under TRL's names (`AutoModelForCausalLMWithValueHead`'s `v_head.summary`). It is not part
+ * of the checkpoint: the trainer creates it (zeros), trains it in full and LoRA alike, and
+ * the run's checkpoints carry it; exports leave it out.
+ */
+export const valueHeadSpecs = (c: HfModelConfig) => [
+  { name: 'v_head.summary.weight', shape: [1, c.hiddenSize] },
+  { name: 'v_head.summary.bias', shape: [1] },
+];
 
 /**
  * Which weights decay under AdamW: matrices (embeddings, projections, LoRA factors), not
@@ -22,20 +33,28 @@ export const decays = (shape: number[]) => shape.length === 2;
 
 type Built = { g: Graph; params: Record<string, Value>; adapt?: LinearAdapter; trainables: Trainable[] };
 
-function declare(name: string, c: HfModelConfig, lora: LoraConfig | undefined): Built {
+function declare(name: string, c: HfModelConfig, lora: LoraConfig | undefined, valueHead = false): Built {
   const g = new Graph(name);
   const params: Record<string, Value> = {};
   const trainables: Trainable[] = [];
-  for (const s of hfParamSpecs(c)) {
-    params[s.name] = g.input(s.name, 'float32', s.shape);
-    if (!lora) trainables.push({ name: s.name, value: params[s.name]!, shape: s.shape, decay: decays(s.shape) });
-  }
-  if (!lora) return { g, params, trainables };
-  for (const s of loraSpecs(c, lora)) {
+  const train = (s: { name: string; shape: number[] }) => {
     params[s.name] = g.input(s.name, 'float32', s.shape);
     trainables.push({ name: s.name, value: params[s.name]!, shape: s.shape, decay: decays(s.shape) });
+  };
+  for (const s of hfParamSpecs(c)) {
+    if (lora) params[s.name] = g.input(s.name, 'float32', s.shape);
+    else train(s);
   }
-  return { g, params, trainables, adapt: loraAdapter(g, c, lora, params) };
+  if (lora) for (const s of loraSpecs(c, lora)) train(s);
+  if (valueHead) for (const s of valueHeadSpecs(c)) train(s);
+  return { g, params, trainables, adapt: lora ? loraAdapter(g, c, lora, params) : undefined };
+}
+
+/** The value head's estimate at every position, [B, T]. */
+function values(c: HfModelConfig, p: Record<string, Value>, out: ReturnType<typeof hfForward>): Value {
+  const [w, b] = valueHeadSpecs(c).map((s) => p[s.name]!);
+  const v = linear(out.hidden, w!, b); // [B·T, 1]
+  return o.squeeze(toBatch(v, out.batchShape, [1], [...out.dims, 1]), [-1]);
 }
 
 function batchInputs(g: Graph, B: number, T: number) {
@@ -46,9 +65,9 @@ function batchInputs(g: Graph, B: number, T: number) {
   };
 }
 
-/** The trainable tensors' names, in graph order (full: checkpoint names; LoRA: PEFT names). */
-export function hfTrainableNames(c: HfModelConfig, lora?: LoraConfig): string[] {
-  return lora ? loraSpecs(c, lora).map((s) => s.name) : hfParamSpecs(c).map((s) => s.name);
+/** The trainable tensors' names, in graph order (full: checkpoint names; LoRA: PEFT names; then the value head's). */
+export function hfTrainableNames(c: HfModelConfig, lora?: LoraConfig, valueHead = false): string[] {
+  return [...(lora ? loraSpecs(c, lora) : hfParamSpecs(c)), ...(valueHead ? valueHeadSpecs(c) : [])].map((s) => s.name);
 }
 
 /**
@@ -57,25 +76,26 @@ export function hfTrainableNames(c: HfModelConfig, lora?: LoraConfig): string[] 
  * `grad_norm`, `lr`). HF checkpoints have no value head, so PPO is refused.
  */
 export function buildHfTrainGraph(s: HfTrainGraphSpec): Graph {
-  if (s.loss.kind === 'ppo') throw new Error('ppo needs a value head, which Hugging Face checkpoints lack: train them with grpo or sft');
-  const { g, params, adapt, trainables } = declare(`hf_train_${s.loss.kind}_${s.mode}${s.lora ? '_lora' : ''}`, s.config, s.lora);
+  if (s.loss.kind === 'ppo' && !s.valueHead) throw new Error('ppo needs a value head: create the trainer with valueHead: true');
+  const { g, params, adapt, trainables } = declare(`hf_train_${s.loss.kind}_${s.mode}${s.lora ? '_lora' : ''}`, s.config, s.lora, s.valueHead);
   const x = batchInputs(g, s.batch, s.seqLen);
   const li = lossInputs(g, s);
   const out = hfForward(g, s.config, params, x, adapt);
   const logits = allLogits(s.config, params, out);
-  // No critic: the loss reads values only for PPO.
-  appendLearner(g, s, logits, g.scalar(0, 'float32'), li, trainables);
+  // the loss reads values only for PPO; a value head under another loss gets no gradient
+  appendLearner(g, s, logits, s.valueHead ? values(s.config, params, out) : g.scalar(0, 'float32'), li, trainables);
   return g;
 }
 
-/** Token logprobs and entropies of given sequences at `temperature` (old and reference policies). */
-export function buildHfScoreGraph(c: HfModelConfig, batch: number, seqLen: number, temperature = 1, lora?: LoraConfig): Graph {
-  const { g, params, adapt } = declare('hf_score', c, lora);
+/** Token logprobs and entropies (and with a value head, values) of given sequences at `temperature` (old and reference policies). */
+export function buildHfScoreGraph(c: HfModelConfig, batch: number, seqLen: number, temperature = 1, lora?: LoraConfig, valueHead = false): Graph {
+  const { g, params, adapt } = declare('hf_score', c, lora, valueHead);
   const x = batchInputs(g, batch, seqLen);
   const targets = g.input('targets', 'int64', [batch, seqLen]);
   const out = hfForward(g, c, params, x, adapt);
   const { logp, all } = tokenLogprobs(tempered(allLogits(c, params, out), temperature), targets);
   g.output(logp, 'token_logprobs');
   g.output(o.neg(o.reduceSum(o.mul(o.exp(all), all), [-1])), 'entropy');
+  if (valueHead) g.output(values(c, params, out), 'values');
   return g;
 }
