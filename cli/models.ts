@@ -272,7 +272,10 @@ const exportCmd: Command = {
     json: { type: 'boolean' },
   },
   run: async ({ values, positionals }) => {
-    if (values.run !== undefined) return exportRun(values);
+    if (values.run !== undefined) {
+      if (positionals.length) throw new CliError(`--run RUN names the model itself (the one the run trains): drop "${positionals[0]}"\nusage: ${exportUsage}`);
+      return exportRun(values);
+    }
     if (values.version !== undefined) throw new CliError(`--version needs --run RUN (a run's policy version)\nusage: ${exportUsage}`);
     const name = positionals[0];
     if (!name) throw new CliError(`missing NAME (a registered model, see \`crucible models list\`)\nusage: ${exportUsage}`);

@@ -151,8 +151,8 @@ export class Policy implements RlPolicy {
   get maxSeqLen(): number {
     return this.model.maxSeqLen;
   }
-  get eosId(): number {
-    return this.tokenizer.spec.eos;
+  get eosIds(): number[] {
+    return [this.tokenizer.spec.eos];
   }
   /** A prompt with a leading BOS, as the byte model is trained. */
   encodePrompt(text: string): number[] {

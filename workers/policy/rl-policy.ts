@@ -17,8 +17,8 @@ export interface RlPolicy {
   readonly provider: Provider;
   /** longest sequence (prompt and continuation) the policy takes */
   readonly maxSeqLen: number;
-  /** the token that ends a generation */
-  readonly eosId: number;
+  /** the tokens that end a generation (a model may have several, e.g. `<|eot_id|>` and `<|end_of_text|>`) */
+  readonly eosIds: readonly number[];
   readonly optim: OptimConfig;
   /** optimizer steps taken */
   readonly step: number;

@@ -4,12 +4,12 @@ import type { Db } from '@/db/client';
 import { metricSamples, tasks } from '@/db/schema';
 import type { RunConfig } from '@/core/run-config';
 import type { TaskTests } from '@/core/tasks';
-import { Policy } from '@/workers/policy/policy';
 import type { RlPolicy } from '@/workers/policy/rl-policy';
 import type { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { scoringOptions } from '@/workers/rl/reward/scoring-options';
 import { runEpisode } from './episode';
 import { runTextEpisode } from './text-episode';
+import { bytePolicy } from './policy-store';
 import { agentHeldoutEval } from './agent-heldout';
 import type { RlSettings } from '@/core/settings';
 
@@ -38,7 +38,7 @@ export async function heldoutEval(
   if (s.heldoutLimit > 0) list = list.slice(0, s.heldoutLimit);
   // repository tasks: agent episodes, graded like training's (./agent-heldout.ts); never scored as I/O
   const repo = list.filter((t) => t.kind === 'repo');
-  if (repo.length) return agentHeldoutEval(db, manager, byteOnly(policy, 'repository tasks'), run, s, repo, k);
+  if (repo.length) return agentHeldoutEval(db, manager, bytePolicy(run, policy, 'repository tasks'), run, s, repo, k);
   let passed = 0;
   let scored = 0;
   let anyPassed = 0;
@@ -59,7 +59,7 @@ export async function heldoutEval(
         ? runTextEpisode({ ...common, policy, task: { prompt: t.prompt, checks: tests.checks } })
         : runEpisode({
             ...common,
-            policy: byteOnly(policy, 'input/output tasks'),
+            policy: bytePolicy(run, policy, 'input/output tasks'),
             task: { language: t.language, prompt: t.prompt, entryPoint: t.entryPoint, tests },
             maxTurns: 1,
             feedbackBudget: 0,
@@ -86,11 +86,6 @@ export async function heldoutEval(
     }
   }
   return { passAt1: scored ? passed / scored : 0, tasks: scored, passAtK: k > 0 ? (scoredK ? anyPassed / scoredK : 0) : null, k };
-}
-
-function byteOnly(policy: RlPolicy, what: string): Policy {
-  if (policy instanceof Policy) return policy;
-  throw new Error(`${what} need the built-in byte model; a registered model runs text tasks only for now`);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { TextCheck } from '@/core/tasks';
+import { PermanentJobError } from '@/workers/jobs/job-handler';
 import type { RlPolicy } from '@/workers/policy/rl-policy';
 import { scoreText } from '@/workers/rl/reward/text-reward';
 import type { ScoringOptions } from '@/workers/rl/reward/scoring-options';
@@ -18,10 +19,10 @@ export function textObservation(tests: { passed: boolean; detail: string }[]): s
  * Whether a text turn's continuation was cut off at the token budget: it ended neither at
  * EOS nor at a line break (derived from the stored tokens, like the I/O episodes' rule).
  */
-export function textTruncated(policy: Pick<RlPolicy, 'eosId' | 'newlineIds'>, generated: number[]): boolean {
+export function textTruncated(policy: Pick<RlPolicy, 'eosIds' | 'newlineIds'>, generated: number[]): boolean {
   if (!generated.length) return false;
   const last = generated.at(-1)!;
-  return last !== policy.eosId && !policy.newlineIds().includes(last);
+  return !policy.eosIds.includes(last) && !policy.newlineIds().includes(last);
 }
 
 /**
@@ -46,7 +47,7 @@ export async function runTextEpisode(o: {
   if (o.signal?.aborted) throw new Error('episode aborted (lease lost or worker stopping)');
   const ids = o.policy.encodePrompt(o.task.prompt);
   const room = o.policy.maxSeqLen - ids.length;
-  if (room < 1) throw new Error(`the prompt is ${ids.length} tokens, the policy's context is ${o.policy.maxSeqLen}: shorten the task's prompt`);
+  if (room < 1) throw new PermanentJobError(`the prompt is ${ids.length} tokens, the policy's context is ${o.policy.maxSeqLen}: shorten the task's prompt`);
   const t0 = performance.now();
   const [c] = await o.policy.sample([ids], {
     maxNewTokens: Math.min(o.maxNewTokens, room),

@@ -64,6 +64,15 @@ describe.each(['full', 'lora'] as const)('a Hugging Face model as the RL policy 
 });
 
 describe('PPO on a Hugging Face model: the value head (stories260K)', () => {
+  it('under full fine-tuning samples with the trained weights, the value head left to the trainer', async () => {
+    const p = await HfRlPolicy.create(MODEL, { training: { training: 'full', valueHead: true }, optim, seed: 1, base: 'b' });
+    await trainOnce(p);
+    const [c] = await p.sample([p.encodePrompt('Sue had a cat.')], { maxNewTokens: 8, temperature: 1, seed: 2 });
+    const scored = (await p.score([[...c!.promptTokens, ...c!.tokens]]))[0]!;
+    expect(maxDiff(c!.logprobs, scored.logprobs.slice(c!.promptTokens.length))).toBeLessThan(1e-4);
+    await p.release();
+  });
+
   it("scores values, and the value loss's gradient on the head matches finite differences", async () => {
     const p = await HfRlPolicy.create(MODEL, {
       training: { training: 'lora', lora: { rank: 2, alpha: 4, targetModules: ['q_proj'] }, valueHead: true },

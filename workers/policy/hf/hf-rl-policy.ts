@@ -12,6 +12,7 @@ import { HfTrainer } from './hf-trainer';
 import { LoraConfig } from './lora';
 import { readHeader, readTensorF32 } from './safetensors';
 import { writeSafetensorsFile } from './safetensors-writer';
+import { hfParamSpecs } from './weights';
 
 const FORMAT = 'crucible-hf-rl-1';
 
@@ -67,7 +68,8 @@ export class HfRlPolicy implements RlPolicy {
       opts,
       sampler.params,
     );
-    return new HfRlPolicy(sampler, trainer, o.training, o.base);
+    // normalised (defaults filled), so a checkpoint's bytes do not depend on how the caller spelled it
+    return new HfRlPolicy(sampler, trainer, HfTraining.parse(o.training), o.base);
   }
 
   /** A policy saved by `save`, on its base model (refused if the checkpoint is for another base). */
@@ -97,8 +99,9 @@ export class HfRlPolicy implements RlPolicy {
   get maxSeqLen() {
     return this.sampler.config.maxPositionEmbeddings;
   }
-  get eosId() {
-    return this.sampler.model.eosTokenIds[0] ?? this.sampler.tokenizer.eos ?? 0;
+  get eosIds(): number[] {
+    const ids = this.sampler.model.eosTokenIds;
+    return ids.length ? ids : [this.sampler.tokenizer.eos ?? 0];
   }
   get optim(): OptimConfig {
     return this.trainer.optim;
@@ -130,8 +133,11 @@ export class HfRlPolicy implements RlPolicy {
   /** The trainer's current weights into the sampler (once per optimizer step). */
   private sync() {
     if (this.training.training === 'lora') this.sampler.setAdapter(this.trainer.adapter(), { version: this.trainer.step });
-    else if (this.sampler.adapter?.version !== this.trainer.step)
-      this.sampler.useWeights(Object.fromEntries(this.trainer.trainable()), { version: this.trainer.step });
+    else if (this.sampler.adapter?.version !== this.trainer.step) {
+      // the value head is the trainer's, not a weight the sampler feeds
+      const weights = new Set(hfParamSpecs(this.sampler.config).map((s) => s.name));
+      this.sampler.useWeights(Object.fromEntries([...this.trainer.trainable()].filter(([n]) => weights.has(n))), { version: this.trainer.step });
+    }
   }
 
   async sample(

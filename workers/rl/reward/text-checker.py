@@ -7,7 +7,8 @@ import json, re, sys
 job = json.loads(sys.stdin.buffer.read())
 text = job["text"]
 words = re.findall(r"[A-Za-z][A-Za-z'-]*", text)
-lower = {w.lower() for w in words}
+# a name in the possessive ("Lily's") mentions the name
+lower = {w.lower() for w in words} | {re.sub(r"'s$", "", w.lower()) for w in words}
 
 
 def check(c):

@@ -1,25 +1,11 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { TextCheck } from '@/core/tasks';
 import { storiesSuite, storyChecks } from '@/server/tasks/stories';
-import { ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
-import { SandboxManager } from '@/workers/sandbox/pool/manager';
+import { testManager } from '@/workers/sandbox/test-support';
 import { scoreText, TEXT_CHECKER_VERSION } from './text-reward';
 
-let manager: SandboxManager;
-let dataDir: string;
-beforeAll(() => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-text-reward-'));
-  fs.chmodSync(dataDir, 0o755); // sandboxed processes run as nobody and must reach the env store
-  manager = new SandboxManager({ dataDir });
-  ensureDefaultEnvironment(manager.storeDir);
-});
-afterAll(async () => {
-  await manager.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+const { manager, cleanup } = testManager('text-reward');
+afterAll(cleanup);
 
 const sandbox = { runtime: 'bwrap', env: 'default', limits: { cpus: 0.5, memoryMb: 256, diskMb: 64 } };
 const checks = storyChecks('Lily', 'ball');
@@ -50,6 +36,8 @@ describe('text rewards, scored by the checker program in a sandbox', () => {
     const quoted = await score('"LILY, get the ball!" said Mom. "Come home now."');
     expect(quoted.reward).toBe(1);
     expect((await score('Lilyanne saw the balloon fly away over the hill.')).harness.tests.slice(0, 2).map((t) => t.passed)).toEqual([false, false]);
+    // a possessive mentions the name
+    expect((await score("Lily's ball rolled away.")).harness.tests.slice(0, 2).map((t) => t.passed)).toEqual([true, true]);
     expect((await score('one two three', [{ type: 'max_words', n: 3 }])).reward).toBe(1);
     expect((await score('one two three four', [{ type: 'max_words', n: 3 }])).reward).toBe(0);
   });
@@ -66,6 +54,15 @@ describe('text rewards, scored by the checker program in a sandbox', () => {
     expect(r.harness.tests.map((t) => t.passed)).toEqual([false, false, false, true]);
     const big = await score(`${'Lily kicks the ball. '.repeat(50_000)}`);
     expect(big.reward).toBe(1);
+  });
+});
+
+describe('a checker run that cannot report every check', () => {
+  it('is an infrastructure failure (no reward), never a 0', async () => {
+    const cut = await scoreText(manager, { ...sandbox, limits: { ...sandbox.limits, outputBytes: 40 } }, checks, 'Lily has a ball and it is red.');
+    expect(cut.status).toBe('sandbox_error');
+    expect(cut.reward).toBeNull();
+    expect(cut.harness.harnessError).toMatch(/the text checker did not finish/);
   });
 });
 

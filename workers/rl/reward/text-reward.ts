@@ -46,10 +46,14 @@ export async function scoreText(
   const records = new Map<number, { passed: boolean; detail: string }>();
   for (const line of exec.stdout.split('\n')) {
     if (!line.startsWith(marker)) continue;
-    const rec = JSON.parse(line.slice(marker.length)) as { i: number; passed: boolean; detail: string };
-    records.set(rec.i, rec);
+    try {
+      const rec = JSON.parse(line.slice(marker.length)) as { i: number; passed: boolean; detail: string };
+      records.set(rec.i, rec);
+    } catch {
+      /* a cut-off line is a missing record: an infrastructure failure below */
+    }
   }
-  if (exec.status !== 'ok' || records.size !== total)
+  if (exec.status !== 'ok' || exec.stdoutTruncated || records.size !== total)
     return infra(
       'sandbox_error',
       `the text checker did not finish (${exec.status}, ${records.size}/${total} checks): ${exec.error ?? exec.stderr.slice(0, 300)}`,
