@@ -19,6 +19,7 @@ import {
   loadRunPolicy,
   loadRunPolicyForTraining,
   publishCheckpoint,
+  referenceParams,
   releasePolicies,
   versionRow,
   type CheckpointSource,
@@ -445,7 +446,7 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
         if (needsReference(config)) {
           const v0 = await versionRow(ctx.db, runId, 0);
           if (!v0) throw new PermanentJobError(`run ${runId} has no reference policy (version 0)`);
-          const ref = await loadRunPolicyForTraining(run, v0, checkpoints(ctx.db));
+          const ref = await referenceParams(run, v0, checkpoints(ctx.db), policy);
           // at the sampling temperature, like the stored logprobs and the training graph
           refLogprobs = (
             await scoreInChunks(

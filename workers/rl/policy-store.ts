@@ -92,6 +92,27 @@ export async function loadRunPolicyForTraining(run: RunRef, v: VersionRow, from:
   return checked(run, v, policy, sha);
 }
 
+/**
+ * Weight feeds of version `v` for scoring with `policy` (the reference policy's, for the KL):
+ * a Hugging Face run reads only the version's trained tensors onto the shared base (no second
+ * model); the byte model loads the checkpoint. `release` frees what was loaded.
+ */
+export async function referenceParams(
+  run: RunRef,
+  v: VersionRow,
+  from: CheckpointSource,
+  policy: RlPolicy,
+): Promise<{ params: unknown; release: () => Promise<void> }> {
+  if (policy instanceof HfRlPolicy) {
+    const file = await checkpointOf(run, v, from);
+    if ((await fileSha(file)) !== v.sha256)
+      throw new PermanentJobError(`policy version v${v.version} of run ${run.id}: its checkpoint does not match the recorded sha256`);
+    return { params: await policy.versionParams(file).catch(refuse(run, v)), release: async () => {} };
+  }
+  const ref = await loadRunPolicyForTraining(run, v, from);
+  return { params: ref.params, release: () => ref.release() };
+}
+
 /** The byte model of a run, for what only it can do yet (I/O and repository tasks, the SFT warm start). */
 export function bytePolicy(run: RunRef, policy: RlPolicy, what: string): Policy {
   if (policy instanceof Policy) return policy;

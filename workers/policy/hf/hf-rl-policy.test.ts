@@ -57,6 +57,12 @@ describe.each(['full', 'lora'] as const)('a Hugging Face model as the RL policy 
     await trainOnce(q);
     const [c, d] = [await p.score(seqs.map((s) => s.tokens)), await q.score(seqs.map((s) => s.tokens))];
     for (let i = 0; i < c.length; i++) expect(maxDiff(c[i]!.logprobs, d[i]!.logprobs)).toBeLessThan(1e-6);
+    // v1's weights as score feeds of a policy trained further (the reference, for the KL) score as v1 itself does
+    const asV1 = await p.score(
+      seqs.map((s) => s.tokens),
+      { params: await p.versionParams(file) },
+    );
+    for (let i = 0; i < a.length; i++) expect(maxDiff(asV1[i]!.logprobs, a[i]!.logprobs)).toBeLessThan(1e-6);
     await expect(HfRlPolicy.load(MODEL, file, { base: 'base-b' })).rejects.toThrow(/trained on base model base-a.*not base-b/);
     if (training === 'lora') expect(fs.statSync(file).size).toBeLessThan(100_000); // the adapter and its moments, not the model
     await Promise.all([p.release(), q.release()]);

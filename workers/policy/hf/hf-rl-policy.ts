@@ -7,6 +7,7 @@ import type { LossConfigInput } from '../losses';
 import type { OptimConfig, OptimConfigInput } from '../optim';
 import type { PolicyOptions, SampledCompletion, StepReport } from '../policy';
 import type { RlPolicy } from '../rl-policy';
+import { f32, type ort } from '../onnx-session';
 import { HfPolicy } from './hf-policy';
 import { HfTrainer } from './hf-trainer';
 import { LoraConfig } from './lora';
@@ -128,6 +129,21 @@ export class HfRlPolicy implements RlPolicy {
       this.newlines = out;
     }
     return this.newlines;
+  }
+
+  /**
+   * Weight feeds of another version of this policy (the reference, v0) for `score`'s
+   * `params`: this model's base tensors (shared, never trained: the sampler's) with the
+   * version's trained tensors read from its checkpoint. Its AdamW moments are not read, and
+   * no second model or sessions are built.
+   */
+  async versionParams(file: string): Promise<Record<string, ort.Tensor>> {
+    const h = await readHeader(file);
+    const meta = Meta.safeParse(h.metadata);
+    if (!meta.success || meta.data.base !== this.base) throw new Error(`${file} is not a checkpoint of this policy's base model`);
+    const out: Record<string, ort.Tensor> = { ...this.sampler.params };
+    for (const [n, t] of this.trainer.trainable()) out[n] = f32(await readTensorF32(h, `w.${n}`), [...t.dims]);
+    return out;
   }
 
   /** The trainer's current weights into the sampler (once per optimizer step). */
