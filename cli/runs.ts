@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { CliError, intOption, output, type Command } from './args';
 import { apiOptions, cliApi, type ApiInputs } from './api';
+import { RUN_EVENTS_MAX_PAGE } from '@/server/runs/run-events';
 import { table } from './format';
 import { policyFromFlags, policyOptions, policyText, policyUsage } from './run-policy-flags';
 
@@ -137,7 +138,14 @@ export const commands: Command[] = [
       if (!id) throw new CliError('missing RUN_ID\nusage: crucible runs show RUN_ID');
       const api = await cliApi(values);
       const run = await api.runs.get.query({ id });
-      const events = await api.runs.events.query({ id });
+      // every event, oldest first as before paging: the API serves them newest first, a page at a time
+      let page = await api.runs.events.query({ id, limit: RUN_EVENTS_MAX_PAGE });
+      const events = [...page.items];
+      while (page.nextCursor !== null) {
+        page = await api.runs.events.query({ id, cursor: page.nextCursor, limit: RUN_EVENTS_MAX_PAGE });
+        events.push(...page.items);
+      }
+      events.reverse();
       output(!!values.json, { ...run, events }, () =>
         [
           `${run.name}  (${run.id})`,

@@ -1,11 +1,29 @@
 'use client';
-import { useState } from 'react';
+import { Fragment, useState } from 'react';
 import type { RunConfig } from '@/core/run-config';
 import { fieldGroups } from './run-form-fields';
 import { PolicySummary } from './policy-summary';
 
 function getPath(obj: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
+}
+
+/**
+ * A value with a line-break opportunity after each comma: a list has no spaces
+ * ("bash,read_file,write_file,str_replace,submit") and would run over the next column.
+ * The text stays as it was (a <wbr> has none).
+ */
+function ValueText({ text }: { text: string }) {
+  return text.split(',').map((part, i) => (
+    <Fragment key={i}>
+      {i > 0 && (
+        <>
+          ,<wbr />
+        </>
+      )}
+      {part}
+    </Fragment>
+  ));
 }
 
 /** The run's resolved config, grouped like the launch form, with the raw JSON one click away. */
@@ -26,7 +44,8 @@ export function ConfigView({ config }: { config: RunConfig }) {
             <span className="mr-2 text-xs font-semibold text-slate-500">Policy</span>
             <PolicySummary policy={config.policy} testId="config-policy" />
           </p>
-          <div className="grid grid-cols-1 gap-4 md:grid-cols-2 xl:grid-cols-3">
+          {/* columns by the room the view has (half the page from 1024 px), not the viewport's width */}
+          <div className="grid grid-cols-[repeat(auto-fill,minmax(13rem,1fr))] gap-4">
             {fieldGroups.map((g) => (
               <div key={g.title}>
                 <h3 className="mb-1 text-xs font-semibold text-slate-500">{g.title}</h3>
@@ -36,7 +55,7 @@ export function ConfigView({ config }: { config: RunConfig }) {
                       <tr key={f.path} className="border-b border-slate-100">
                         <td className="py-0.5 pr-2 text-slate-600">{f.label}</td>
                         <td className="py-0.5 text-right font-mono text-xs" data-testid={`config-${f.path}`}>
-                          {String(getPath(config, f.path) ?? '—')}
+                          <ValueText text={String(getPath(config, f.path) ?? '—')} />
                         </td>
                       </tr>
                     ))}

@@ -22,7 +22,7 @@ export function RunActions({ run }: { run: { id: string; name: string; status: s
   const refresh = () =>
     Promise.all([
       queryClient.invalidateQueries({ queryKey: trpc.runs.get.queryKey({ id: run.id }) }),
-      queryClient.invalidateQueries({ queryKey: trpc.runs.events.queryKey({ id: run.id }) }),
+      queryClient.invalidateQueries({ queryKey: trpc.runs.events.infiniteQueryKey({ id: run.id }) }),
       queryClient.invalidateQueries({ queryKey: trpc.runs.list.pathKey() }),
     ]);
   const pause = useMutation(trpc.runs.pause.mutationOptions({ onSuccess: refresh }));

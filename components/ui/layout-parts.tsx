@@ -24,14 +24,18 @@ export function Section({ title, actions, children }: { title: string; actions?:
   );
 }
 
-/** Label/value pairs in a compact grid. */
+/**
+ * Label/value pairs in a compact grid. Six columns only from 1280 px: at 1024 a sixth of the
+ * page is narrower than a date ("2026-12-05 08:57:30Z"). Values wrap rather than truncate, so
+ * a long one (a model name, a hash) is never cut off.
+ */
 export function Facts({ items }: { items: [string, ReactNode][] }) {
   return (
-    <dl className="grid grid-cols-2 gap-x-6 gap-y-2 sm:grid-cols-3 lg:grid-cols-6">
+    <dl className="grid grid-cols-2 gap-x-6 gap-y-2 sm:grid-cols-3 xl:grid-cols-6">
       {items.map(([k, v]) => (
         <div key={k} className="min-w-0">
           <dt className="text-xs text-slate-500">{k}</dt>
-          <dd className="truncate font-medium tabular-nums">{v}</dd>
+          <dd className="font-medium tabular-nums wrap-break-word">{v}</dd>
         </div>
       ))}
     </dl>

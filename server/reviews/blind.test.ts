@@ -254,7 +254,7 @@ describe('blind review is blind', () => {
       get: await c.runs.get({ id: s.run.id }),
       metrics: await c.runs.metrics({ ids: [s.run.id] }),
       compare: await c.runs.compare({ ids: [s.run.id] }),
-      events: await c.runs.events({ id: s.run.id }),
+      events: (await c.runs.events({ id: s.run.id })).items,
     });
     // Any reviewer, holding the item or not: the run's figures would give the item's reward.
     const rev = await callerAs(database.db, 'reviewer');

@@ -8,7 +8,6 @@ import {
   compareRunsSchema,
   createRun,
   getRun,
-  listRunEvents,
   listRuns,
   listRunsSchema,
   listSuites,
@@ -23,6 +22,7 @@ import { deploymentHosts } from '@/server/runs/deployment';
 import { launchRunSchema, resolveLaunchIsolation } from '@/server/runs/launch-isolation';
 import { checkLaunchQuota } from '@/server/runs/launch-quota';
 import { runProgress } from '@/server/runs/progress';
+import { listRunEventsPage, runEventsPageSchema } from '@/server/runs/run-events';
 import { limitedByBlindReview, redactRewardEvent, runsBlindToReviewers } from '@/server/reviews/blind';
 
 /**
@@ -52,9 +52,10 @@ export const runsRouter = router({
     const run = await getRun(ctx.db, input.id);
     return { ...withRewardOf(run, await blindFor(ctx.db, ctx.user, [run.id])), allowedActions: actionsFor(run.status as RunStatus) };
   }),
-  events: viewerProcedure.input(byId).query(async ({ ctx, input }) => {
-    const events = await listRunEvents(ctx.db, input.id);
-    return (await blindFor(ctx.db, ctx.user, [input.id])).size ? events.map(redactRewardEvent) : events;
+  /** A page of the run's events, newest first; `nextCursor` asks for the older page (server/runs/run-events.ts). */
+  events: viewerProcedure.input(runEventsPageSchema).query(async ({ ctx, input }) => {
+    const [page, blind] = await Promise.all([listRunEventsPage(ctx.db, input), blindFor(ctx.db, ctx.user, [input.id])]);
+    return blind.size ? { ...page, items: page.items.map(redactRewardEvent) } : page;
   }),
   /** What the run is doing now: its phase events and the current iteration's episodes (server/runs/progress.ts). */
   progress: viewerProcedure.input(byId).query(({ ctx, input }) => runProgress(ctx.db, input.id)),

@@ -14,6 +14,7 @@ import { runs, taskSuites, tasks } from '@/db/schema';
 import { COMPARE_MAX_RUNS, RL_ITERATION_METRICS } from '@/core/metrics';
 import { defaultRunConfig } from '@/core/run-config';
 import { createCaller } from '@/server/routers';
+import { RUN_EVENTS_MAX_PAGE } from './run-events';
 import { createUser } from '@/server/users/service';
 import { chartView } from '@/components/runs/charts/chart-view';
 import { compareCharts, palette, runCharts, type SectionView } from '@/components/runs/metric-groups';
@@ -205,7 +206,12 @@ export async function main(argv: string[]): Promise<number> {
 
     // /runs/[id]: what the page asks for on load
     await pair('runs.get', () => caller.runs.get({ id: long }));
-    await pair('runs.events', () => caller.runs.events({ id: long }));
+    // the newest page (what the timeline loads), against every event at once (before paging)
+    await pair(
+      'runs.events (newest page)',
+      () => caller.runs.events({ id: long }),
+      () => caller.runs.events({ id: long, limit: RUN_EVENTS_MAX_PAGE }),
+    );
     const page = await pair(
       'runs.compare (run page, 1 run)',
       () => caller.runs.compare({ ids: [long] }),

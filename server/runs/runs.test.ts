@@ -49,9 +49,10 @@ describe('runs', () => {
     expect((await op.runs.resume({ id: run.id })).status).toBe('queued');
     expect((await op.runs.cancel({ id: run.id })).status).toBe('cancelled');
     await expect(op.runs.resume({ id: run.id })).rejects.toThrow(/cancelled run cannot be resumed/);
-    const events = await op.runs.events({ id: run.id });
-    expect(events.map((e) => e.type)).toEqual(['created', 'pause', 'resume', 'cancel']);
-    expect(events.map((e) => e.toStatus)).toEqual(['queued', 'paused', 'queued', 'cancelled']);
+    const { items: events } = await op.runs.events({ id: run.id });
+    // newest first
+    expect(events.map((e) => e.type)).toEqual(['cancel', 'resume', 'pause', 'created']);
+    expect(events.map((e) => e.toStatus)).toEqual(['cancelled', 'queued', 'paused', 'queued']);
     const detail = await op.runs.get({ id: run.id });
     expect(detail.allowedActions).toEqual([]);
   });

@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import { useCallback, useEffect, useMemo } from 'react';
 import { useParams } from 'next/navigation';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { errorCode } from '@/components/api-error';
 import { StatusBadge } from '@/components/ui/status-badge';
@@ -35,7 +35,15 @@ export default function RunPage() {
   const arms = run.data?.arms ?? null;
   const other = arms ? (arms.main.id === id ? arms.control : arms.main) : null;
   const live = !!run.data && (isActive(run.data.status) || (!!other && isActive(other.status)));
-  const events = useQuery({ ...trpc.runs.events.queryOptions({ id }), enabled: run.isSuccess, refetchInterval: live ? LIVE_MS : false });
+  // Newest page first, older pages on request ("Load older events"). A refetch (the live poll)
+  // re-reads every loaded page from the newest, each from the one before's cursor, so new
+  // events push the older ones down without repeating or losing any.
+  const events = useInfiniteQuery({
+    ...trpc.runs.events.infiniteQueryOptions({ id }, { getNextPageParam: (page) => page.nextCursor }),
+    enabled: run.isSuccess,
+    refetchInterval: live ? LIVE_MS : false,
+  });
+  const eventItems = useMemo(() => events.data?.pages.flatMap((p) => p.items) ?? [], [events.data]);
   const chartIds = useMemo(() => (other ? [id, other.id] : [id]), [id, other]);
   const metrics = useQuery({
     ...trpc.runs.compare.queryOptions({ ids: chartIds }),
@@ -178,14 +186,25 @@ export default function RunPage() {
           />
         )}
       </Section>
-      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
+      {/* items-start: the events box keeps its own height beside a long config */}
+      <div className="grid grid-cols-1 items-start gap-4 lg:grid-cols-2">
         <Section title="Events">
-          {events.isPending ? (
-            <Loading label="Loading events…" />
+          {/* a failed older page (or poll) keeps the events already shown; only a first load that failed replaces them */}
+          {events.data ? (
+            <EventTimeline
+              events={eventItems}
+              older={{
+                hasMore: events.hasNextPage,
+                loading: events.isFetchingNextPage,
+                error: events.isFetchNextPageError ? events.error : null,
+                pages: events.data.pages.length,
+                load: () => void events.fetchNextPage(),
+              }}
+            />
           ) : events.isError ? (
             <ErrorNotice title="Could not load events" error={events.error} onRetry={() => events.refetch()} />
           ) : (
-            <EventTimeline events={events.data} />
+            <Loading label="Loading events…" />
           )}
         </Section>
         <Section title="Config">
