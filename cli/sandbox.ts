@@ -4,7 +4,7 @@ import path from 'node:path';
 import { settings } from '@/core/settings';
 import type { Db } from '@/db/client';
 import { environmentNameProblem } from '@/core/environments';
-import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
+import { PROBED_RUNTIME_NAMES, sandboxRuntimeName } from '@/core/sandbox-runtimes';
 import { recordEnvironment, recordVerification } from '@/server/environments/registry';
 import { sandboxRecords } from '@/server/environments/sandbox-records';
 import {
@@ -197,7 +197,7 @@ const runtimes: Command = {
   usage: 'crucible sandbox runtimes [--json]',
   options: { json: { type: 'boolean' } },
   run: async ({ values }) => {
-    const rows = ['bwrap', 'oci:crun', 'oci:runc', 'gvisor', 'microvm', 'oci:kata-runtime'].map((name) => {
+    const rows = PROBED_RUNTIME_NAMES.map((name) => {
       const rt = runtimeByName(name);
       // gVisor: its version and which platform (ptrace, systrap, kvm) works here, each with why not;
       // microvm: the accelerator (kvm or tcg) as its platform, with why KVM is not used

@@ -1,7 +1,7 @@
 'use client';
 import { useState, type ReactNode } from 'react';
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { createTRPCClient, httpBatchLink } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpLink, splitLink } from '@trpc/client';
 import superjson from 'superjson';
 import type { AppRouter } from '@/server/routers/index';
 import { TRPCProvider } from './trpc';
@@ -39,12 +39,23 @@ function apiUrl(serverPort: number) {
  * `serverPort`: the console's port (settings().PORT), passed in by the root layout because
  * client components see no server settings (only NEXT_PUBLIC_* variables reach them).
  */
+/** Procedures that can take seconds: never batched with others. */
+const SLOW_PROCEDURES = new Set(['runs.launchOptions']);
+
 export function Providers({ children, serverPort }: { children: ReactNode; serverPort: number }) {
   const [queryClient] = useState(makeQueryClient);
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
-      // At most 10 calls a request: the server refuses batches over CRUCIBLE_MAX_BATCH (default 20).
-      links: [httpBatchLink({ url: apiUrl(serverPort), transformer: superjson, maxItems: 10 })],
+      links: [
+        splitLink({
+          // slow calls go alone, so a batch of fast ones (the launch form's suites and models) never waits on them:
+          // runs.launchOptions probes the sandbox runtimes (seconds on a loaded host)
+          condition: (op) => SLOW_PROCEDURES.has(op.path),
+          true: httpLink({ url: apiUrl(serverPort), transformer: superjson }),
+          // At most 10 calls a request: the server refuses batches over CRUCIBLE_MAX_BATCH (default 20).
+          false: httpBatchLink({ url: apiUrl(serverPort), transformer: superjson, maxItems: 10 }),
+        }),
+      ],
     }),
   );
   return (

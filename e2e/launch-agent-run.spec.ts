@@ -33,7 +33,8 @@ test('launch form: a repository suite shows the tool-set choice, and the run get
   await page.getByLabel('Token budget per episode').fill('3072');
   await page.getByLabel('Iterations').fill('1');
   await page.getByRole('button', { name: 'Launch run' }).click();
-  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  // before any sandbox worker has registered, a launch waits for this host's runtime probe (about 20 s)
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/, { timeout: 60_000 });
   const runId = page.url().split('/').pop()!;
   await expect(page.getByTestId('config-tools')).toHaveText('bash,str_replace,submit');
 

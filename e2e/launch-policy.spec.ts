@@ -43,8 +43,8 @@ test('launch form: choose a registered model under LoRA, and the run page shows 
   test.setTimeout(120_000);
   await signIn(page, 'admin', env.adminPassword);
 
-  // runs.launchOptions probes this host's sandbox runtimes (about 20 s on a loaded host, then cached
-  // for a minute) and the form's queries are batched with it: pay that once here
+  // runs.launchOptions probes this host's sandbox runtimes until a sandbox worker has registered
+  // (about 20 s, in a child process, then cached for a minute): pay that once here
   await trpcQuery(page, 'runs.launchOptions');
 
   // With no model registered the section says how to register one (only checkable on a fresh
@@ -107,7 +107,7 @@ test('launch form: choose a registered model under LoRA, and the run page shows 
   await expect(page.getByRole('alert').filter({ hasText: 'runs text tasks only for now' })).toBeVisible();
   await page.getByLabel('Task suite').selectOption('stories');
   await page.getByRole('button', { name: 'Launch run' }).click();
-  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/, { timeout: 60_000 }); // a launch before any sandbox worker registered waits for the runtime probe
   const runId = page.url().split('/').pop()!;
   // No need to train it here: cancel it, so other specs keep the CPUs (it may have completed its one iteration already)
   const cancel = await page.request.post('/api/trpc/runs.cancel', { data: { json: { id: runId } } });

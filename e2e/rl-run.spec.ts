@@ -24,7 +24,7 @@ async function launchTinyRun(page: Page, name: string, opts: { iterations: strin
   await page.getByLabel('Max turns per episode').fill('1');
   await page.getByLabel('Concurrent episodes').fill('2');
   await page.getByRole('button', { name: 'Launch run' }).click();
-  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/, { timeout: 60_000 }); // a launch before any sandbox worker registered waits for the runtime probe
   await expect(page.getByRole('heading', { level: 1 })).toContainText(name);
   return page.url().split('/').pop()!;
 }

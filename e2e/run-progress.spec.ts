@@ -38,7 +38,7 @@ test('a new run names its phase from the start: warm start, held-out evaluation,
   await page.getByLabel('Max turns per episode').fill('1');
   await page.getByLabel('Concurrent episodes').fill('2');
   await page.getByRole('button', { name: 'Launch run' }).click();
-  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/, { timeout: 60_000 }); // a launch before any sandbox worker registered waits for the runtime probe
 
   // from the first second: the run says what it waits for or does, never a bare "queued"
   const phase = page.getByTestId('run-phase');

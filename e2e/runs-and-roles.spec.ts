@@ -53,7 +53,7 @@ test('operator launches a run from the form, finds it listed, and pauses, resume
   await page.getByLabel('Group size').fill('4');
   await expect(groupError).toHaveCount(0);
   await page.getByRole('button', { name: 'Launch run' }).click();
-  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/, { timeout: 60_000 }); // a launch before any sandbox worker registered waits for the runtime probe
   await expect(page.getByRole('heading', { level: 1 })).toContainText(runName);
   await expect(page.getByTestId('config-groupSize')).toHaveText('4');
 
@@ -64,7 +64,7 @@ test('operator launches a run from the form, finds it listed, and pauses, resume
   await expect(row).toHaveCount(1);
   await expect(row.getByTestId('status')).toHaveText('queued');
   await row.getByRole('link', { name: runName }).click();
-  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/, { timeout: 60_000 }); // a launch before any sandbox worker registered waits for the runtime probe
 
   const status = page.getByTestId('run-status');
   await expect(status).toHaveText(/queued|running/);

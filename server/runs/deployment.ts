@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { and, eq, sql } from 'drizzle-orm';
 import type { NodeCapacity } from '@/core/resources';
 import type { Db } from '@/db/client';
@@ -18,6 +20,34 @@ export type Deployment = {
 };
 
 let local: { at: number; probe: RuntimeProbe[]; capacity: NodeCapacity } | null = null;
+let probing: Promise<RuntimeProbe[]> | null = null;
+
+/**
+ * This host's runtime probe, run in a child process (`crucible sandbox runtimes --json`):
+ * probing microvm tries to boot a KVM guest, which takes seconds, and run synchronously in
+ * the web server it would stall every other request until it ends. One probe at a time.
+ */
+function probeInChild(): Promise<RuntimeProbe[]> {
+  probing ??= new Promise<RuntimeProbe[]>((resolve) => {
+    execFile(
+      process.execPath,
+      [path.resolve('scripts/crucible.mjs'), 'sandbox', 'runtimes', '--json'],
+      { timeout: 120_000, maxBuffer: 4 << 20 },
+      (err, stdout) => {
+        try {
+          if (err) throw err;
+          const rows = JSON.parse(stdout) as { name: string; available: boolean; reason?: string }[];
+          resolve(rows.map((r) => ({ name: r.name, available: r.available === true, ...(r.reason ? { reason: r.reason } : {}) })));
+        } catch {
+          resolve(probeRuntimes()); // no CLI here (e.g. a bundled server): probe in-process, as before
+        }
+      },
+    );
+  }).finally(() => {
+    probing = null;
+  });
+  return probing;
+}
 
 /**
  * The deployment as launches see it: the union of the runtimes live sandbox-running workers
@@ -40,7 +70,7 @@ export async function deploymentHosts(db: Db): Promise<Deployment> {
       largest: { cpus: cpus.capacity.cpus, cpusHost: cpus.host, memoryMb: memory.capacity.memoryMb, memoryHost: memory.host },
     };
   }
-  if (!local || Date.now() - local.at > 60_000) local = { at: Date.now(), probe: probeRuntimes(), capacity: detectCapacity() };
+  if (!local || Date.now() - local.at > 60_000) local = { at: Date.now(), probe: await probeInChild(), capacity: detectCapacity() };
   return {
     available: local.probe.filter((p) => p.available).map((p) => p.name),
     source: 'this host',
