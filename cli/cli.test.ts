@@ -105,14 +105,15 @@ describe('crucible CLI (local, straight to the database)', () => {
       return (JSON.parse(r.stdout) as { config: { policy: unknown } }).config.policy;
     };
     expect(await policyOf([])).toEqual({ kind: 'byte' });
-    expect(await policyOf(['--model', 'stories260K', '--lora-rank', '4', '--lora-targets', 'q_proj, k_proj'])).toEqual({
+    // a registered model trains on text tasks: the built-in stories suite
+    expect(await policyOf(['--model', 'stories260K', '--lora-rank', '4', '--lora-targets', 'q_proj, k_proj', '--set', 'suite=stories'])).toEqual({
       kind: 'hf',
       model: 'stories260K',
       training: 'lora',
       lora: { rank: 4, alpha: 16, targetModules: ['q_proj', 'k_proj'] },
     });
     // (the text output says which policy the run got)
-    const full = await crucible(['runs', 'create', '--name', 'policy text', '--model', 'stories260K', '--training', 'full'], dataDir);
+    const full = await crucible(['runs', 'create', '--name', 'policy text', '--model', 'stories260K', '--training', 'full', '--set', 'suite=stories'], dataDir);
     expect(full.stdout).toMatch(/policy stories260K · full fine-tuning/);
   });
 
@@ -135,6 +136,7 @@ describe('crucible CLI (local, straight to the database)', () => {
     // registration), an unregistered model
     await refused(['--model', 'stories260K', '--lora-rank', '0'], /config\.policy\.lora\.rank/, 1);
     await refused(['--model', 'nope'], /no model named "nope" is registered/, 1);
+    await refused(['--model', 'stories260K'], /a registered model runs text tasks only for now, but suite "builtin" holds io tasks/, 1);
   });
 
   it('audit verify exits 0 on an intact chain and 1 after a row is edited in SQL', async () => {

@@ -110,7 +110,7 @@ describe('crucible sandbox exec (CLI contract)', () => {
       reason?: string;
     };
     const rows = JSON.parse(here.stdout) as Row[];
-    expect(rows.map((r) => r.name)).toEqual(['bwrap', 'oci:crun', 'oci:runc', 'gvisor', 'microvm', 'oci:kata-runtime']);
+    expect(rows.map((r) => r.name)).toEqual(['bwrap', 'oci:crun', 'oci:runc', 'gvisor', 'microvm', 'oci:kata-runtime', 'oci:youki']);
     // microvm names its accelerator (kvm or tcg) where QEMU and its kernel are installed, else what to install
     const microvm = rows.find((r) => r.name === 'microvm')!;
     if (microvm.available) expect(microvm.platform).toMatch(/^(kvm|tcg)$/);

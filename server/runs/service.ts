@@ -98,6 +98,12 @@ async function checkTrainTasks(tx: DbOrTx, suite: { id: string; name: string }, 
  */
 async function checkPolicyModel(tx: DbOrTx, policy: PolicyChoice, suite: { id: string; name: string }) {
   if (policy.kind !== 'hf') return;
+  const [row] = await tx.select({ name: models.name }).from(models).where(eq(models.name, policy.model));
+  if (!row)
+    throw new DomainError(
+      'BAD_REQUEST',
+      `policy.model: no model named "${policy.model}" is registered; register it with \`crucible models import DIR --name ${policy.model}\` (see \`crucible models list\`)`,
+    );
   const [other] = await tx
     .select({ externalId: tasks.externalId, kind: tasks.kind })
     .from(tasks)
@@ -107,12 +113,6 @@ async function checkPolicyModel(tx: DbOrTx, policy: PolicyChoice, suite: { id: s
     throw new DomainError(
       'BAD_REQUEST',
       `policy: a registered model runs text tasks only for now, but suite "${suite.name}" holds ${other.kind} tasks (e.g. ${other.externalId}); choose a text suite such as "stories", or the built-in byte model`,
-    );
-  const [row] = await tx.select({ name: models.name }).from(models).where(eq(models.name, policy.model));
-  if (!row)
-    throw new DomainError(
-      'BAD_REQUEST',
-      `policy.model: no model named "${policy.model}" is registered; register it with \`crucible models import DIR --name ${policy.model}\` (see \`crucible models list\`)`,
     );
 }
 

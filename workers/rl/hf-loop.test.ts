@@ -10,9 +10,10 @@ import { HfRlPolicy } from '@/workers/policy/hf/hf-rl-policy';
 import { createRun } from '@/server/runs/service';
 import { readHeader, readTensorF32 } from '@/workers/policy/hf/safetensors';
 import { TEXT_CHECKER_VERSION } from './reward/text-reward';
+import { STORIES260K_DIR } from '@/test/models';
 import { inProcessRl, untilRun } from './test-support';
 
-const MODEL = path.resolve('../shared/models/stories260K-hf');
+const MODEL = STORIES260K_DIR;
 const logs: string[] = [];
 const rl = await inProcessRl(
   'hf-loop',

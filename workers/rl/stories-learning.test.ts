@@ -1,6 +1,6 @@
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { settings } from '@/core/settings';
+import { STORIES260K_DIR } from '@/test/models';
 import { runStoriesExperiment, STORIES_CONFIG } from './text-learning';
 
 /**
@@ -18,7 +18,7 @@ describe('RL on a pretrained model against the no-update control (stories260K, r
   it('raises the held-out reward above the control, p < 0.01 over held-out tasks', async () => {
     const t0 = Date.now();
     const r = await runStoriesExperiment({
-      modelDir: path.resolve('../shared/models/stories260K-hf'),
+      modelDir: STORIES260K_DIR,
       minutes: 8,
       iterations: 12,
       samples: 4,

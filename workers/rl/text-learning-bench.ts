@@ -3,8 +3,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runStoriesExperiment } from './text-learning';
 
-/** Where the bench finds a model named on its command line: the shared stories260K checkout, or a directory. */
-const MODEL_DIRS: Record<string, string> = { stories260K: path.resolve('../shared/models/stories260K-hf') };
+/** Where the bench finds a model named on its command line: the vendored stories260K. */
+const MODEL_DIRS: Record<string, string> = { stories260K: path.resolve('test/models/stories260K-hf') };
 
 /**
  * `npm run bench -- learning --model stories260K [--minutes 15] [--samples 8] [--lr 2e-3]

@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { STORIES260K_DIR } from '@/test/models';
 import { HfRlPolicy } from './hf-rl-policy';
 
-const MODEL = path.resolve('../shared/models/stories260K-hf');
+const MODEL = STORIES260K_DIR;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-hf-rl-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
