@@ -2,6 +2,7 @@
 import { useState, type ReactNode } from 'react';
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createTRPCClient, httpBatchLink, httpLink, splitLink } from '@trpc/client';
+import { z } from 'zod';
 import superjson from 'superjson';
 import type { AppRouter } from '@/server/routers/index';
 import { TRPCProvider } from './trpc';
@@ -39,6 +40,10 @@ function apiUrl(serverPort: number) {
  * `serverPort`: the console's port (settings().PORT), passed in by the root layout because
  * client components see no server settings (only NEXT_PUBLIC_* variables reach them).
  */
+// zod v4 compiles object parsers with `new Function` unless jitless; the console's CSP has no
+// 'unsafe-eval', and its probe for eval is itself reported as a violation
+z.config({ jitless: true });
+
 /** Procedures that can take seconds: never batched with others. */
 const SLOW_PROCEDURES = new Set(['runs.launchOptions']);
 
