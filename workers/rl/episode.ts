@@ -1,5 +1,6 @@
 import type { TaskTests, TurnTestResult } from '@/core/tasks';
 import type { Policy } from '@/workers/policy/policy';
+import type { Completion } from '@/workers/policy/sample';
 import { scoreSolution, type ScoreResult } from '@/workers/rl/reward/reward';
 import type { ScoringOptions } from '@/workers/rl/reward/scoring-options';
 import type { SandboxManager } from '@/workers/sandbox/pool/manager';
@@ -60,6 +61,15 @@ const DETAIL_MAX = 500;
 export function checkResults(s: ScoreResult): TurnTestResult[] | null {
   if (s.harness.status !== 'ran') return null;
   return s.harness.tests.map((t) => ({ index: t.index, passed: t.passed, ms: Math.round(t.ms * 1000) / 1000, detail: clean(t.detail.slice(0, DETAIL_MAX)) }));
+}
+
+/** A turn's sequence as stored: the prompt's tokens (mask 0, logprob 0), then the sampled ones (mask 1, their logprobs). */
+export function sampledSpan(c: Pick<Completion, 'promptTokens' | 'tokens' | 'logprobs'>) {
+  return {
+    tokenIds: [...c.promptTokens, ...c.tokens],
+    lossMask: [...c.promptTokens.map(() => 0), ...c.tokens.map(() => 1)],
+    logprobs: [...c.promptTokens.map(() => 0), ...c.logprobs],
+  };
 }
 
 /** Short execution feedback for the next turn (the visible checks' outcome). */
@@ -144,9 +154,7 @@ export async function runEpisode(o: {
     turns.push({
       index: t,
       action: clean(body),
-      tokenIds: [...c!.promptTokens, ...c!.tokens],
-      lossMask: [...c!.promptTokens.map(() => 0), ...c!.tokens.map(() => 1)],
-      logprobs: [...c!.promptTokens.map(() => 0), ...c!.logprobs],
+      ...sampledSpan(c!),
       observation: clean(observation),
       // what the program printed; the harness's own protocol lines are not the candidate's output
       stdout: clean(score.harness.output.slice(0, 4000)),

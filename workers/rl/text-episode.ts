@@ -5,7 +5,7 @@ import { scoreText } from '@/workers/rl/reward/text-reward';
 import type { ScoringOptions } from '@/workers/rl/reward/scoring-options';
 import type { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { withoutNul as clean } from './agent-turn-rows';
-import { checkResults, type EpisodeOutcome } from './episode';
+import { checkResults, sampledSpan, type EpisodeOutcome } from './episode';
 
 export type TextTask = { prompt: string; checks: TextCheck[] };
 
@@ -68,9 +68,7 @@ export async function runTextEpisode(o: {
       {
         index: 0,
         action: clean(text),
-        tokenIds: [...c!.promptTokens, ...c!.tokens],
-        lossMask: [...c!.promptTokens.map(() => 0), ...c!.tokens.map(() => 1)],
-        logprobs: [...c!.promptTokens.map(() => 0), ...c!.logprobs],
+        ...sampledSpan(c!),
         observation: clean(observation),
         stdout: '',
         stderr: clean((score.harness.harnessError ?? '').slice(0, 4000)),
