@@ -136,7 +136,7 @@ describe('crucible CLI (local, straight to the database)', () => {
     // registration), an unregistered model
     await refused(['--model', 'stories260K', '--lora-rank', '0'], /config\.policy\.lora\.rank/, 1);
     await refused(['--model', 'nope'], /no model named "nope" is registered/, 1);
-    await refused(['--model', 'stories260K'], /a registered model runs text tasks only for now, but suite "builtin" holds io tasks/, 1);
+    await refused(['--model', 'stories260K'], /a registered model runs text and repository tasks, but suite "builtin" holds io tasks/, 1);
   });
 
   it('audit verify exits 0 on an intact chain and 1 after a row is edited in SQL', async () => {

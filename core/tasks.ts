@@ -64,6 +64,12 @@ export const textChecks = z.array(textCheck).min(1, 'a text task needs at least 
 /** Kinds of task (tasks.kind): a function against tests, a repository with tests, or text scored by checks. */
 export const TASK_KINDS = ['io', 'repo', 'text'] as const;
 export type TaskKind = (typeof TASK_KINDS)[number];
+/**
+ * What a registered (Hugging Face) model can run: text tasks, and repository tasks as agent
+ * conversations in its chat template. I/O tasks' prompts and stop strings are written for the
+ * built-in byte model's tokenizer.
+ */
+export const HF_TASK_KINDS = ['text', 'repo'] as const satisfies readonly TaskKind[];
 
 /**
  * How tests are stored in tasks.tests: explicit input/expected pairs, a HumanEval check(),

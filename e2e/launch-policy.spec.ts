@@ -104,7 +104,7 @@ test('launch form: choose a registered model under LoRA, and the run page shows 
   // the built-in suite's I/O tasks need the byte model: the launch is refused, saying so
   await page.getByLabel('Task suite').selectOption('builtin');
   await page.getByRole('button', { name: 'Launch run' }).click();
-  await expect(page.getByRole('alert').filter({ hasText: 'runs text tasks only for now' })).toBeVisible();
+  await expect(page.getByRole('alert').filter({ hasText: 'runs text and repository tasks' })).toBeVisible();
   await page.getByLabel('Task suite').selectOption('stories');
   await page.getByRole('button', { name: 'Launch run' }).click();
   await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/, { timeout: 60_000 }); // a launch before any sandbox worker registered waits for the runtime probe

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, ilike, inArray, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, ilike, inArray, notInArray, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { metricSamples, models, runEvents, runs, tasks, taskSuites } from '@/db/schema';
@@ -7,6 +7,7 @@ import type { Tx } from '@/server/queue';
 import { DomainError } from '@/server/errors';
 import { ensureBundledSuite, ensureBuiltinSuite, isBundledSuite } from '@/server/tasks/service';
 import { COMPARE_MAX_RUNS } from '@/core/metrics';
+import { HF_TASK_KINDS } from '@/core/tasks';
 import { runConfigSchema, type PolicyChoice, type RunConfigInput } from '@/core/run-config';
 import { allowedFrom, RUN_STATUSES, type RunAction, type RunStatus } from '@/core/run-status';
 import { applyRunTransition, wakeRunLoop } from './lifecycle';
@@ -93,12 +94,13 @@ async function checkTrainTasks(tx: DbOrTx, suite: { id: string; name: string }, 
 
 /**
  * A run that trains a Hugging Face model names one that is registered (its files are what
- * every worker host fetches), on a suite of text tasks: the I/O and agent prompts are written
- * for the byte model's tokenizer, so the workers refuse other kinds (workers/rl/run-policy.ts).
+ * every worker host fetches), on a suite it can run (HF_TASK_KINDS): text tasks, or
+ * repository tasks when the model has a chat template to hold the agent conversation in.
+ * I/O prompts are written for the byte model's tokenizer (workers/rl/run-policy.ts).
  */
 async function checkPolicyModel(tx: DbOrTx, policy: PolicyChoice, suite: { id: string; name: string }) {
   if (policy.kind !== 'hf') return;
-  const [row] = await tx.select({ name: models.name }).from(models).where(eq(models.name, policy.model));
+  const [row] = await tx.select({ name: models.name, chatTemplate: models.chatTemplate }).from(models).where(eq(models.name, policy.model));
   if (!row)
     throw new DomainError(
       'BAD_REQUEST',
@@ -107,12 +109,23 @@ async function checkPolicyModel(tx: DbOrTx, policy: PolicyChoice, suite: { id: s
   const [other] = await tx
     .select({ externalId: tasks.externalId, kind: tasks.kind })
     .from(tasks)
-    .where(and(eq(tasks.suiteId, suite.id), sql`${tasks.kind} <> 'text'`))
+    .where(and(eq(tasks.suiteId, suite.id), notInArray(tasks.kind, [...HF_TASK_KINDS])))
     .limit(1);
   if (other)
     throw new DomainError(
       'BAD_REQUEST',
-      `policy: a registered model runs text tasks only for now, but suite "${suite.name}" holds ${other.kind} tasks (e.g. ${other.externalId}); choose a text suite such as "stories", or the built-in byte model`,
+      `policy: a registered model runs text and repository tasks, but suite "${suite.name}" holds ${other.kind} tasks (e.g. ${other.externalId}), whose prompts are written for the byte model; choose a text suite such as "stories", a repository suite, or the built-in byte model`,
+    );
+  if (row.chatTemplate) return;
+  const [repo] = await tx
+    .select({ externalId: tasks.externalId })
+    .from(tasks)
+    .where(and(eq(tasks.suiteId, suite.id), eq(tasks.kind, 'repo')))
+    .limit(1);
+  if (repo)
+    throw new DomainError(
+      'BAD_REQUEST',
+      `policy: model "${policy.model}" has no chat template, and suite "${suite.name}" holds repository tasks, which are agent conversations rendered with the model's chat template; add chat_template.jinja (or chat_template in tokenizer_config.json) to the model directory and import it again, or choose a text suite`,
     );
 }
 

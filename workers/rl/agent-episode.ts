@@ -12,17 +12,17 @@ import { toolSchemas } from '@/workers/agent/tools/tool-definitions';
 import { PermanentJobError } from '@/workers/jobs/job-handler';
 import { gradeRepoTask, REPO_GRADER_VERSION } from '@/workers/agent/grade/grade-repo-task';
 import type { AgentPolicy } from '@/workers/agent/policies/agent-policy';
-import { OnnxBytePolicy } from '@/workers/agent/policies/onnx-byte';
-import { ByteTemplateRenderer } from '@/workers/agent/render/byte-template';
-import type { Policy } from '@/workers/policy/policy';
+import { SampledAgentPolicy } from '@/workers/agent/policies/sampled-policy';
+import type { ChatRenderer } from '@/workers/agent/render/chat-renderer';
 import type { RlPolicy } from '@/workers/policy/rl-policy';
 import type { SandboxManager } from '@/workers/sandbox/pool/manager';
+import { agentRenderer } from './agent-renderer';
 import { agentTurnRows, withoutNul, type AgentTurnRow } from './agent-turn-rows';
 import { scoringOptions } from './reward/scoring-options';
 import { episodeSeed, topUp } from './schedule';
 
 // Repository-task episodes in the RL loop (docs/agents.md, "RL on repository suites"): the run's
-// byte policy acts through tools in one sandbox for the whole episode, the patch is graded in a
+// policy (the byte model, or a registered model with its chat template) acts through tools in one sandbox for the whole episode, the patch is graded in a
 // clean sandbox, and the episode's one token sequence is stored as its turns. Input/output
 // episodes are workers/rl/episode.ts; rl.episode dispatches on tasks.kind.
 
@@ -46,11 +46,11 @@ export async function repoEpisodeIds(db: Db, episodeIds: string[]): Promise<Set<
   return new Set(rows.map((r) => r.id));
 }
 
-/** An agent message was cut off (at its token cap or the episode's budget) when it does not end with the model's EOS. */
-export const agentMessageCut = (policy: Pick<Policy, 'tokenizer'>, generated: number[]) =>
-  generated.length > 0 && generated.at(-1) !== policy.tokenizer.spec.eos;
+/** An agent message was cut off (at its token cap or the episode's budget) when it does not end with the renderer's end-of-message token. */
+export const agentMessageCut = (renderer: Pick<ChatRenderer, 'stopTokens'>, generated: number[]) =>
+  generated.length > 0 && !renderer.stopTokens.includes(generated.at(-1)!);
 
-/** The run's byte policy as an agent policy, timing each message (the turn rows' policyMs). */
+/** The run's policy as an agent policy, timing each message (the turn rows' policyMs). */
 class TimedPolicy implements AgentPolicy {
   readonly name: string;
   readonly ms: number[] = [];
@@ -87,7 +87,7 @@ export async function playRepoEpisode(o: {
   run: { id: string; config: RunConfig };
   task: RepoTask;
   risk: 'routine' | 'high';
-  policy: Policy;
+  policy: RlPolicy;
   manager: SandboxManager;
   settings: Pick<RlSettings, 'testTimeoutMs'>;
   seed: number;
@@ -99,9 +99,9 @@ export async function playRepoEpisode(o: {
   const c = run.config;
   // the same isolation policy as input/output episodes: the task's risk tier picks the run's runtime
   const { sandbox } = scoringOptions(run, { risk: o.risk, environmentName: task.environment, tests: { kind: 'repo' } }, o.settings);
-  const policy = new TimedPolicy(new OnnxBytePolicy(o.policy, { temperature: o.temperature, topP: c.topP, seed: o.seed }), o.signal);
+  const policy = new TimedPolicy(new SampledAgentPolicy(o.policy, { temperature: o.temperature, topP: c.topP, seed: o.seed }), o.signal);
   const context = { runId: run.id, episodeId: o.episodeId };
-  const renderer = new ByteTemplateRenderer();
+  const renderer = agentRenderer(o.policy, c.policy.kind === 'hf' ? `model "${c.policy.model}"` : undefined);
   const tokenBudget = agentTokenBudget(c, o.policy);
   // a prompt that fills the budget leaves the agent no message: every episode would be an empty patch scored 0
   const prompt = renderer.begin({ system: DEFAULT_SYSTEM_PROMPT, user: task.problemStatement, tools: toolSchemas(c.tools) }).sequence.ids.length;
@@ -167,7 +167,7 @@ export async function repoEpisodeJob(o: {
   episode: EpisodeRow;
   task: TaskRow;
   version: VersionRow;
-  policy: Policy;
+  policy: RlPolicy;
   manager: SandboxManager;
   settings: RlSettings;
   host: string;

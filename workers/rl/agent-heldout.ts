@@ -3,7 +3,7 @@ import type { tasks } from '@/db/schema';
 import type { RunConfig } from '@/core/run-config';
 import type { RlSettings } from '@/core/settings';
 import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
-import type { Policy } from '@/workers/policy/policy';
+import type { RlPolicy } from '@/workers/policy/rl-policy';
 import type { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { playRepoEpisode } from './agent-episode';
 import type { HeldoutEval } from './evaluate';
@@ -18,7 +18,7 @@ import type { HeldoutEval } from './evaluate';
 export async function agentHeldoutEval(
   db: Db,
   manager: SandboxManager,
-  policy: Policy,
+  policy: RlPolicy,
   run: { id: string; config: RunConfig },
   s: Pick<RlSettings, 'testTimeoutMs'>,
   list: (typeof tasks.$inferSelect)[],

@@ -41,7 +41,11 @@ export async function agentRunStart(
   const notes: RunStartNote[] = [
     {
       type: 'agent_setup',
-      message: `repository suite: agent episodes with tools ${(c.tools ?? AGENT_TOOL_NAMES).join(', ')}, at most ${c.maxTurns} turns and ${maxSeqLen} tokens each; the byte policy's context is ${maxSeqLen} tokens so each episode trains as one sequence`,
+      message: `repository suite: agent episodes with tools ${(c.tools ?? AGENT_TOOL_NAMES).join(', ')}, at most ${c.maxTurns} turns and ${maxSeqLen} tokens each; ${
+        c.policy.kind === 'byte'
+          ? `the byte policy's context is ${maxSeqLen} tokens so each episode trains as one sequence`
+          : `rendered with model "${c.policy.model}"'s chat template, the budget capped at its context so each episode trains as one sequence`
+      }`,
       data: {
         tools: c.tools ?? AGENT_TOOL_NAMES,
         maxTurns: c.maxTurns,
@@ -51,7 +55,7 @@ export async function agentRunStart(
       },
     },
   ];
-  if (s.sftSteps > 0)
+  if (s.sftSteps > 0 && c.policy.kind === 'byte')
     notes.push({
       type: 'sft_skipped',
       message: `SFT warm start skipped: it trains on input/output demonstrations, and this suite holds repository tasks (CRUCIBLE_RL_SFT_STEPS=${s.sftSteps} applies to input/output suites)`,

@@ -38,7 +38,7 @@ export async function heldoutEval(
   if (s.heldoutLimit > 0) list = list.slice(0, s.heldoutLimit);
   // repository tasks: agent episodes, graded like training's (./agent-heldout.ts); never scored as I/O
   const repo = list.filter((t) => t.kind === 'repo');
-  if (repo.length) return agentHeldoutEval(db, manager, bytePolicy(run, policy, 'repository tasks'), run, s, repo, k);
+  if (repo.length) return agentHeldoutEval(db, manager, policy, run, s, repo, k);
   let passed = 0;
   let scored = 0;
   let anyPassed = 0;

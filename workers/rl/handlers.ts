@@ -11,6 +11,7 @@ import { runtimeOptions } from '@/workers/sandbox/runtimes/options';
 import { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { runEpisode, wasTruncated } from './episode';
 import { agentMessageCut, agentTokenBudget, repoEpisodeIds, repoEpisodeJob } from './agent-episode';
+import { agentRenderer } from './agent-renderer';
 import { agentRunStart } from './agent-run-start';
 import { heldoutEval, recordedHeldout } from './evaluate';
 import {
@@ -245,7 +246,7 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
           episode: e,
           task: t,
           version,
-          policy: bytePolicy(run, policy, 'repository tasks'),
+          policy,
           manager: sandboxes(ctx.db),
           settings: s,
           host,
@@ -434,7 +435,7 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
           textEpisodes.has(t.episodeId)
             ? textTruncated(policy, generatedTokens(t))
             : wholeEpisodes.has(t.episodeId)
-              ? agentMessageCut(bytePolicy(run, policy, 'repository tasks'), generatedTokens(t))
+              ? agentMessageCut(agentRenderer(policy), generatedTokens(t))
               : wasTruncated(bytePolicy(run, policy, 'input/output tasks'), languageOf.get(t.episodeId)!, generatedTokens(t)),
         wholeEpisodes,
       );

@@ -176,7 +176,7 @@ describe('RL on a registered Hugging Face model (stories260K, text tasks, real s
     );
     // the built-in suite's I/O tasks need the byte model: refused at launch with the reason
     await expect(createRun(db, { name: 'io', config: { ...small, suite: 'builtin', policy: { kind: 'hf', model: 'stories260K' } } }, 'test')).rejects.toThrow(
-      /a registered model runs text tasks only for now, but suite "builtin" holds io tasks/,
+      /a registered model runs text and repository tasks, but suite "builtin" holds io tasks/,
     );
   });
 });

@@ -113,11 +113,11 @@ export async function referenceParams(
   return { params: ref.params, release: () => ref.release() };
 }
 
-/** The byte model of a run, for what only it can do yet (I/O and repository tasks, the SFT warm start). */
+/** The byte model of a run, for what only it can do yet (I/O tasks, the SFT warm start). */
 export function bytePolicy(run: RunRef, policy: RlPolicy, what: string): Policy {
   if (policy instanceof Policy) return policy;
   throw new PermanentJobError(
-    `run ${run.id} trains the registered model "${run.config.policy.kind === 'hf' ? run.config.policy.model : '?'}", which runs text tasks only for now; ${what} need the built-in byte model (launch with policy {kind: "byte"}, or pick a suite of text tasks such as "stories")`,
+    `run ${run.id} trains the registered model "${run.config.policy.kind === 'hf' ? run.config.policy.model : '?'}", which runs text and repository tasks; ${what} need the built-in byte model (launch with policy {kind: "byte"}, or pick a text suite such as "stories" or a repository suite)`,
   );
 }
 

@@ -1,6 +1,7 @@
-import { and, eq, ne } from 'drizzle-orm';
+import { and, eq, notInArray } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { tasks } from '@/db/schema';
+import { HF_TASK_KINDS } from '@/core/tasks';
 import type { RunConfig } from '@/core/run-config';
 import type { RlSettings } from '@/core/settings';
 import { PermanentJobError } from '@/workers/jobs/job-handler';
@@ -8,6 +9,7 @@ import { Policy } from '@/workers/policy/policy';
 import type { RlPolicy } from '@/workers/policy/rl-policy';
 import { HfRlPolicy, type HfTraining } from '@/workers/policy/hf/hf-rl-policy';
 import type { RunStartNote } from './agent-run-start';
+import { agentRenderer } from './agent-renderer';
 import { runBaseModel, type CheckpointSource } from './policy-store';
 
 /**
@@ -15,7 +17,7 @@ import { runBaseModel, type CheckpointSource } from './policy-store';
  * (with the SFT optimizer; rl.advance warm-starts it and then switches to the run's learning
  * rate), or a registered Hugging Face model as published, with a fresh LoRA adapter or all
  * its weights to train at the run's learning rate (no warm start: it is pretrained). A
- * registered model runs text tasks only for now, so a suite with other kinds is refused.
+ * registered model runs text and repository tasks (HF_TASK_KINDS); an I/O suite is refused.
  */
 export async function createRunPolicy(
   db: Db,
@@ -34,14 +36,15 @@ export async function createRunPolicy(
     });
     return { policy, notes: [] };
   }
+  // I/O tasks' prompts and stop strings are written for the byte tokenizer; text and repository tasks are not
   const [other] = await db
     .select({ externalId: tasks.externalId, kind: tasks.kind })
     .from(tasks)
-    .where(and(eq(tasks.suiteId, run.suiteId!), ne(tasks.kind, 'text')))
+    .where(and(eq(tasks.suiteId, run.suiteId!), notInArray(tasks.kind, [...HF_TASK_KINDS])))
     .limit(1);
   if (other)
     throw new PermanentJobError(
-      `run ${run.id} trains the registered model "${choice.model}", which runs text tasks only for now, but its suite holds ${other.kind} tasks (e.g. ${other.externalId}); use a text suite such as "stories", or the built-in byte model`,
+      `run ${run.id} trains the registered model "${choice.model}", which runs text and repository tasks, but its suite holds ${other.kind} tasks (e.g. ${other.externalId}); use a text suite such as "stories", a repository suite, or the built-in byte model`,
     );
   const { dir, base } = await runBaseModel(run, from);
   // PPO's critic: a value head on the model, trained with it (HfTrainer `valueHead`)
@@ -54,6 +57,16 @@ export async function createRunPolicy(
     seed: c.seed,
     base,
   });
+  // a repository suite: the model holds agent conversations in its own chat template (refused for good without one)
+  const agents = start.model !== undefined;
+  if (agents) {
+    try {
+      agentRenderer(policy, `model "${choice.model}"`);
+    } catch (e) {
+      await policy.release();
+      throw e;
+    }
+  }
   const how =
     choice.training === 'lora'
       ? `a LoRA adapter (rank ${choice.lora.rank}, alpha ${choice.lora.alpha}, on ${choice.lora.targetModules.join(', ')})`
@@ -64,7 +77,9 @@ export async function createRunPolicy(
     notes: [
       {
         type: 'policy',
-        message: `policy: registered model "${choice.model}" (${policy.sampler.model.parameters.toLocaleString('en-US')} parameters, context ${policy.maxSeqLen} tokens), training ${how}: ${trainable.toLocaleString('en-US')} trainable parameters; no SFT warm start (the model is pretrained)${valueHead ? '; PPO: a value head (zeros) trained with it' : ''}`,
+        message: `policy: registered model "${choice.model}" (${policy.sampler.model.parameters.toLocaleString('en-US')} parameters, context ${policy.maxSeqLen} tokens), training ${how}: ${trainable.toLocaleString('en-US')} trainable parameters; no SFT warm start (the model is pretrained)${valueHead ? '; PPO: a value head (zeros) trained with it' : ''}${
+          agents ? `; agent conversations in its own chat template, each episode at most ${Math.min(start.model!.maxSeqLen, policy.maxSeqLen)} tokens` : ''
+        }`,
         data: { model: choice.model, base, training: choice.training, lora: choice.training === 'lora' ? choice.lora : null, trainable },
       },
     ],

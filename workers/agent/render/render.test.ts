@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { STORIES260K_DIR } from '@/test/models';
+import { HERMES_TOOL_TEMPLATE, STORIES260K_DIR } from '@/test/models';
 import { HfTokenizer } from '@/workers/policy/hf/tokenizer';
 import { toolSchemas } from '../tools/tool-definitions';
 import { formatToolCall } from '../tools/tool-call-text';
@@ -10,18 +10,7 @@ import { truncateToolContent } from './chat-renderer';
 
 // A Hermes/Qwen-style template (stories260K has none): <|im_start|>role\ncontent END\n, tools in the
 // system turn, tool results as role "tool". END is the tokenizer's eos (a real special token here).
-const HERMES = `{%- for message in messages -%}
-{{- '<|im_start|>' + message.role + '\\n' -}}
-{%- if message.role == 'system' and tools is defined -%}
-{{- message.content + '\\n# Tools\\n<tools>' -}}{%- for t in tools -%}{{- '\\n' + (t | tojson) -}}{%- endfor -%}{{- '\\n</tools>' -}}
-{%- elif message.role == 'tool' -%}
-{{- '<tool_response>\\n' + message.content + '\\n</tool_response>' -}}
-{%- else -%}
-{{- message.content -}}
-{%- endif -%}
-{{- eos_token + '\\n' -}}
-{%- endfor -%}
-{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\\n' -}}{%- endif -%}`;
+const HERMES = HERMES_TOOL_TEMPLATE;
 
 const setup = { system: 'You fix bugs.', user: 'Make add() return the sum.', tools: toolSchemas() };
 const turns = [

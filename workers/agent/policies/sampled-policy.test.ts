@@ -7,7 +7,7 @@ import type { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { runAgentEpisode } from '../episode/run-episode';
 import { ByteTemplateRenderer } from '../render/byte-template';
 import { resolveRepoTask } from '../workspace/resolve-task';
-import { OnnxBytePolicy } from './onnx-byte';
+import { SampledAgentPolicy } from './sampled-policy';
 
 let manager: SandboxManager;
 let cleanup: () => Promise<void>;
@@ -36,7 +36,7 @@ describe('the ONNX byte model as an agent policy (tiny random weights)', () => {
       const r = await runAgentEpisode({
         manager,
         task,
-        policy: new OnnxBytePolicy(policy, { seed: 7 }),
+        policy: new SampledAgentPolicy(policy, { seed: 7 }),
         renderer: new ByteTemplateRenderer(),
         limits: episodeSandboxLimits,
         maxTurns: 2,

@@ -1,0 +1,125 @@
+import path from 'node:path';
+import { asc, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PolicyChoiceInput } from '@/core/run-config';
+import { episodes, metricSamples, policyVersions, rewards, runEvents, tasks, turns } from '@/db/schema';
+import { importModel } from '@/server/models/service';
+import { createRun } from '@/server/runs/service';
+import { importTasks } from '@/server/tasks/service';
+import { storiesChatModel, STORIES260K_DIR } from '@/test/models';
+import { DEFAULT_SYSTEM_PROMPT } from '@/workers/agent/episode/run-episode';
+import { REPO_GRADER_VERSION } from '@/workers/agent/grade/grade-repo-task';
+import { ChatTemplateRenderer } from '@/workers/agent/render/chat-template';
+import { repoSuiteJsonl } from '@/workers/agent/suite/repo-suite';
+import { toolSchemas } from '@/workers/agent/tools/tool-definitions';
+import { HfTokenizer } from '@/workers/policy/hf/tokenizer';
+import { inProcessRl, untilRun } from './test-support';
+
+// A registered Hugging Face model as the agent on repository tasks, end to end: real Postgres,
+// bwrap sandboxes, the real grader, ONNX on CPU. The model is stories260K with a Hermes-style
+// chat template and a longer context added (test/models.ts): it writes stories, not tool
+// calls, so this checks the plumbing (rendering in the model's own template, one exact token
+// sequence per episode, the learner on it), not skill.
+const logs: string[] = [];
+const rl = await inProcessRl('hf-agent', { CRUCIBLE_RL_HELDOUT_LIMIT: '1', CRUCIBLE_RL_PASS_K: '0' }, { log: (m) => logs.push(m) });
+const { db } = rl;
+let chatDir = '';
+beforeAll(async () => {
+  chatDir = await storiesChatModel(path.join(rl.dataDir, 'stories-chat'), { maxPositionEmbeddings: 2048 });
+  await importModel(db, rl.artifacts, { name: 'stories-chat', dir: chatDir }, 'test');
+  await importModel(db, rl.artifacts, { name: 'stories260K', dir: STORIES260K_DIR }, 'test');
+  await importTasks(db, { text: repoSuiteJsonl(), format: 'crucible-repo', suite: 'repo-suite', baseDir: '/' }, 'test');
+  rl.start();
+});
+afterAll(() => rl.stop());
+
+const TRAIN = ['js-semver-sort-numeric', 'py-intervals-touching'];
+const config = {
+  seed: 5,
+  suite: 'repo-suite',
+  algorithm: 'ppo' as const, // a story model scores 0 everywhere: GRPO's groups would carry no signal
+  trainTasks: TRAIN,
+  tasksPerIteration: 2,
+  groupSize: 2,
+  iterations: 1,
+  maxTurns: 2,
+  concurrency: 2,
+  tools: ['bash' as const],
+  agentTokenBudget: 1536,
+  agentMaxNewTokens: 48,
+  learningRate: 1e-3,
+  klCoef: 0,
+  updateEpochs: 1,
+  miniBatches: 1,
+  temperature: 1,
+};
+const lora: PolicyChoiceInput = { kind: 'hf', model: 'stories-chat', training: 'lora', lora: { rank: 4, alpha: 8, targetModules: ['q_proj', 'v_proj'] } };
+
+describe('a registered Hugging Face model as the agent on repository tasks', () => {
+  it('acts in its own chat template; each episode is one exact token sequence, graded, and trained on', async () => {
+    const run = await createRun(db, { name: 'hf-agents', config: { ...config, policy: lora } }, 'test');
+    const done = await untilRun(
+      db,
+      run.id,
+      'the run to finish',
+      (r) => r.status === 'completed' || r.status === 'failed',
+      200_000,
+      () => logs.slice(-5).join(' | '),
+    );
+    expect(done.error).toBeNull();
+    expect(done.status).toBe('completed');
+
+    const events = await db.select().from(runEvents).where(eq(runEvents.runId, run.id));
+    expect(events.find((e) => e.type === 'agent_setup')?.message).toMatch(/rendered with model "stories-chat"'s chat template/);
+    expect(events.find((e) => e.type === 'policy')?.message).toMatch(/agent conversations in its own chat template, each episode at most 1536 tokens/);
+    expect(events.some((e) => e.type === 'sft_skipped')).toBe(false); // a pretrained model has no warm start to skip
+
+    const eps = await db.select({ e: episodes, t: tasks }).from(episodes).innerJoin(tasks, eq(tasks.id, episodes.taskId)).where(eq(episodes.runId, run.id));
+    expect(eps).toHaveLength(4);
+    expect(eps.every(({ e }) => ['scored', 'sandbox_error', 'env_mismatch'].includes(e.status))).toBe(true);
+    const scored = eps.filter(({ e }) => e.status === 'scored');
+    expect(scored.length).toBeGreaterThan(0);
+
+    const tok = await HfTokenizer.load(chatDir);
+    const renderer = new ChatTemplateRenderer(tok, { chatTemplate: tok.chatTemplate! });
+    for (const { e, t } of scored) {
+      const [r] = await db.select().from(rewards).where(eq(rewards.episodeId, e.id));
+      expect(r!.value).toBe(e.grading!.reward);
+      expect(r!.harnessVersion).toBe(`${REPO_GRADER_VERSION}@workspace:${e.grading!.workspaceSha256}`);
+      const ts = await db.select().from(turns).where(eq(turns.episodeId, e.id)).orderBy(asc(turns.index));
+      const ids = ts.flatMap((x) => x.tokenIds!);
+      const mask = ts.flatMap((x) => x.lossMask!);
+      // it opens with the model's own template over system + user + the chosen tools' schemas (mask 0)
+      const prompt = renderer.begin({ system: DEFAULT_SYSTEM_PROMPT, user: t.prompt, tools: toolSchemas(['bash', 'submit']) }).sequence.ids;
+      expect(ids.slice(0, prompt.length)).toEqual(prompt);
+      expect(mask.slice(0, prompt.length).every((m) => m === 0)).toBe(true);
+      expect(tok.decode(prompt, { skipSpecial: false })).toMatch(/^<\|im_start\|>system\n[\s\S]*<tools>[\s\S]*"bash"[\s\S]*<\|im_start\|>assistant\n$/);
+      expect(mask.lastIndexOf(1) + 1).toBeLessThanOrEqual(1536);
+      for (const x of ts) {
+        const own = x.tokenIds!.filter((_, i) => x.lossMask![i] === 1);
+        expect(own.length).toBeGreaterThan(0);
+        expect(x.action).toBe(renderer.assistantText(own).replace(/\u0000/g, '\uFFFD'));
+        // after the message: the template's tool turn and the next generation prompt, or nothing (the last turn)
+        const rest = tok.decode(x.tokenIds!.slice(x.lossMask!.lastIndexOf(1) + 1), { skipSpecial: false });
+        // (a sentencepiece tokenizer's dummy prefix puts a space at the start of each separately tokenized piece)
+        if (rest) expect(rest).toMatch(/<\|im_start\|>tool\n<tool_response>\n[\s\S]*<\/tool_response><\/s>\s*<\|im_start\|>assistant\n$/);
+      }
+    }
+
+    // the learner trained one sequence per scored episode on exactly the stored tokens: recomputed over the
+    // whole stored sequence, its logprobs are the sampler's, turn by turn (nothing re-tokenized between turns)
+    const m = await db.select().from(metricSamples).where(eq(metricSamples.runId, run.id));
+    const metric = (name: string) => m.filter((x) => x.name === name).map((x) => x.value);
+    expect(metric('trained_sequences')).toEqual([scored.length]);
+    expect(Math.max(...metric('logprob_mismatch').map(Math.abs))).toBeLessThan(1e-4);
+    const versions = await db.select().from(policyVersions).where(eq(policyVersions.runId, run.id)).orderBy(asc(policyVersions.version));
+    expect(versions.map((v) => v.version)).toEqual([0, 1]);
+    expect(versions[1]!.sha256).not.toBe(versions[0]!.sha256);
+  }, 240_000);
+
+  it('refuses, at launch, a model with no chat template on a repository suite, saying what to add', async () => {
+    await expect(
+      createRun(db, { name: 'no-template', config: { ...config, policy: { kind: 'hf', model: 'stories260K', training: 'full' } } }, 'test'),
+    ).rejects.toThrow(/model "stories260K" has no chat template, and suite "repo-suite" holds repository tasks, .* add chat_template\.jinja/);
+  });
+});
