@@ -3,14 +3,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
-import { tasks } from '@/db/schema';
+import { episodes, runs, tasks } from '@/db/schema';
+import { defaultRunConfig } from '@/core/run-config';
+import { importTasks } from '@/server/tasks/service';
+import { loadRepoSuite } from '@/workers/agent/suite/repo-suite';
 import { sampleForReview } from '@/server/reviews/sampler';
 import { callerAs } from '@/test/callers';
 import { freshDatabase } from '@/test/database';
 import { seedEpisode, seedRun } from '@/test/seed';
 import { startTs, waitFor, type Proc } from '@/workers/jobs/fixtures/processes';
-import { ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
-import { eq } from 'drizzle-orm';
+import { ensureBuiltInEnvironment, ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
+import { and, eq } from 'drizzle-orm';
 
 let database: Database;
 let dataDir: string;
@@ -98,4 +101,63 @@ describe('diagnosis of a disputed reward', () => {
     expect(d.status, JSON.stringify(d)).toBe('done');
     expect(d.baseline).toMatchObject({ status: 'scored', reward: 1, components: { passRate: 1, testsTotal: 2 } });
   }, 120_000);
+
+  it('a repository episode: its graded patch is re-graded in a clean sandbox, every test by name (the worker from above)', async () => {
+    const env = ensureBuiltInEnvironment('repo', path.join(dataDir, 'envs'));
+    const line = loadRepoSuite().find((t) => t.id === 'js-semver-sort-numeric')!;
+    await importTasks(database.db, { text: `${JSON.stringify(line)}\n`, format: 'crucible-repo', suite: 'repo-diag', baseDir: '/' }, 'test');
+    const [task] = await database.db.select().from(tasks).where(eq(tasks.externalId, line.id));
+    const [run] = await database.db
+      .insert(runs)
+      .values({ name: 'repo-diag', config: { ...defaultRunConfig, review }, suiteId: task!.suiteId, status: 'running' })
+      .returning();
+    // scored 0 although its patch is the gold one: what a reviewer disputes
+    const ep = await seedEpisode(database.db, run!.id, task!.id, 0, {
+      envHash: env.hash,
+      actions: ['<tool_call>{"name": "submit", "arguments": {}}</tool_call>'],
+    });
+    const grading = {
+      status: 'graded' as const,
+      reward: 0,
+      components: { f2p: 0, p2p: 1 },
+      tests: [],
+      patchApplied: true,
+      rejectedPaths: [],
+      runtime: 'bwrap',
+      envHash: env.hash,
+      workspaceSha256: 'sha256:x',
+      durationMs: 1,
+      patch: line.gold_patch!,
+      binarySkipped: [],
+      end: 'submitted' as const,
+    };
+    await database.db.update(episodes).set({ grading }).where(eq(episodes.id, ep.id));
+    await sampleForReview(database.db, ep.id);
+    const reviewer = await callerAs(database.db, 'reviewer');
+    const { id } = await reviewer.reviews.claim({ runId: run!.id });
+    await reviewer.reviews.submit({ id: id!, verdict: 'false_negative', correctedReward: 1 });
+    const d = await finishedDiagnosis(reviewer, id!);
+    expect(d.status, JSON.stringify(d)).toBe('done');
+    const baseline = d.baseline as { status: string; reward: number; envHash: string; tests: { passed: boolean; detail: string }[] };
+    expect(baseline).toMatchObject({ status: 'scored', reward: 1, envHash: env.hash, runtime: 'bwrap', components: { f2p: 1, p2p: 1 } });
+    // every FAIL_TO_PASS and PASS_TO_PASS test, by name
+    const names = [...line.FAIL_TO_PASS, ...(line.PASS_TO_PASS ?? [])];
+    expect(baseline.tests.map((t) => t.detail.replace(/ \(passed\).*$/, '')).sort()).toEqual(names.sort());
+    expect(baseline.tests.every((t) => t.passed)).toBe(true);
+    expect(d.scored).toMatchObject({ status: 'scored', reward: 1, note: expect.stringMatching(/same hash/) });
+
+    // an episode that never reached grading has no patch: the diagnosis says so instead of re-running something else
+    const ungraded = await seedEpisode(database.db, run!.id, task!.id, 0, { envHash: env.hash });
+    await sampleForReview(database.db, ungraded.id);
+    const next = await reviewer.reviews.claim({ runId: run!.id });
+    await reviewer.reviews.submit({ id: next.id!, verdict: 'false_negative', correctedReward: 1 });
+    const failed = await finishedDiagnosis(reviewer, next.id!);
+    expect(failed).toMatchObject({ status: 'failed', error: expect.stringMatching(/no graded patch to re-grade/) });
+    expect(
+      await database.db
+        .select()
+        .from(episodes)
+        .where(and(eq(episodes.runId, run!.id))),
+    ).toHaveLength(2);
+  }, 180_000);
 });

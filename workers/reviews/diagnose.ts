@@ -14,6 +14,8 @@ import { PermanentJobError, type JobHandler } from '@/workers/jobs/job-handler';
 import { sourceFor } from '@/workers/rl/episode';
 import { scoreSolution, type ScoreResult } from '@/workers/rl/reward/reward';
 import { scoreText } from '@/workers/rl/reward/text-reward';
+import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
+import { regradeRepoPatch } from './diagnose-repo';
 import { scoringOptions } from '@/workers/rl/reward/scoring-options';
 import { rlSettings, settings } from '@/core/settings';
 import { hashHex } from '@/workers/sandbox/env/env-store';
@@ -31,9 +33,10 @@ const sandboxes = (db: Db) =>
 
 export type RerunSummary = {
   label: string;
-  status: ScoreResult['status'] | 'unavailable' | 'quarantined';
+  /** infra_error: a repository grade the grader could not complete (masked, never 0) */
+  status: ScoreResult['status'] | 'infra_error' | 'unavailable' | 'quarantined';
   reward: number | null;
-  components: ScoreResult['components'] | null;
+  components: ScoreResult['components'] | Record<string, number> | null;
   envHash: string | null;
   runtime: string | null;
   tests: { index: number; passed: boolean; detail: string }[];
@@ -90,7 +93,8 @@ export function diagnosisScoring(
 /**
  * A disputed verdict's diagnosis: re-run the episode's final code on the baseline
  * environment (hash-verified before start) and on the environment it was scored in,
- * and store both results side by side.
+ * and store both results side by side. A repository episode's graded patch is re-graded
+ * (./diagnose-repo.ts).
  */
 export const diagnoseHandler: JobHandler = {
   queue: JOB_QUEUES.reviewDiagnose,
@@ -114,18 +118,22 @@ export const diagnoseHandler: JobHandler = {
         await tx.update(diagnoses).set({ status: 'failed', error, finishedAt: new Date() }).where(eq(diagnoses.id, diagnosisId));
       };
     if (!row.t) return fail('the episode has no task to re-run against');
-    // an agent episode's "final code" is a workspace patch, not a function body: re-running it as one would mis-score it
-    if (row.t.kind === 'repo')
-      return fail(
-        'repository-task episodes are not re-run by diagnosis yet: their result is a patch, graded in a clean sandbox; read the grading run (every test, the patch) on the episode page',
-      );
-    const [last] = await ctx.db.select({ action: turns.action }).from(turns).where(eq(turns.episodeId, row.e.id)).orderBy(desc(turns.index)).limit(1);
+    const repo = row.t.kind === 'repo';
+    // an agent episode's result is its graded patch, not a function body: it is re-graded as the episode was
+    const patch = repo ? row.e.grading?.patch : undefined;
+    if (repo && typeof patch !== 'string')
+      return fail('the episode has no graded patch to re-grade (it ended before grading, or was masked as an infrastructure failure)');
+    const [last] = repo
+      ? [{ action: '' }]
+      : await ctx.db.select({ action: turns.action }).from(turns).where(eq(turns.episodeId, row.e.id)).orderBy(desc(turns.index)).limit(1);
     if (!last) return fail('the episode has no turns: there is no final code to re-run');
     const m = sandboxes(ctx.db);
     const task = { language: row.t.language, prompt: row.t.prompt, entryPoint: row.t.entryPoint, tests: row.t.tests as TaskTests };
+    const repoTask = repo ? await loadStoredRepoTask(ctx.db, row.t.id) : null;
     // the episode's own scoring options (limits, timeouts, weights, budget) on the runtime it recorded
     const scoring = diagnosisScoring({ config: row.config }, { ...row.t, tests: task.tests }, row.e, rlSettings(settings()));
-    const baselineName = scoring.sandbox.env;
+    // a repository task's environment is its own (RepoTask.environment, `repo` by default), as its episodes ran in
+    const baselineName = repoTask?.environment ?? scoring.sandbox.env;
     // turns store the policy's action (the body); the scored program is the prompt's header plus it
     const source = sourceFor(task, last.action);
 
@@ -137,6 +145,7 @@ export const diagnoseHandler: JobHandler = {
       }
       const { sandbox, ...opts } = scoring;
       const context = { runId: row.e.runId, episodeId: row.e.id };
+      if (repoTask) return regradeRepoPatch(m, repoTask, patch!, { label, envName, runtime: sandbox.runtime, limits: sandbox.limits, context });
       // a text task's action is the text itself, scored by the text checker as the episode was
       const tests = task.tests;
       return summary(
