@@ -1,6 +1,7 @@
 // The metrics sampler: `node --import tsx workers/metrics/main.ts`. Every few seconds stores
 // this node's CPU/memory/GPU and the cluster's sandbox/queue/run figures in metric_samples;
 // once a minute rolls raw samples up into 1-minute and 10-minute averages and applies retention.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { settings } from '@/core/settings';
 import { runWorkerProcess } from '@/workers/process/worker-process';
 import { WORKER_KINDS } from '@/core/queues';
@@ -17,17 +18,8 @@ await runWorkerProcess(WORKER_KINDS.metrics, async (ctx) => {
   sampleNode(state); // first CPU reading; utilisation needs a delta
   let lastRollup = 0;
   while (!ctx.signal.aborted) {
-    await new Promise((r) => {
-      const t = setTimeout(r, intervalMs);
-      ctx.signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(t);
-          r(null);
-        },
-        { once: true },
-      );
-    });
+    // timers/promises removes its abort listener when the timer fires (a listener per tick leaked before)
+    await sleep(intervalMs, null, { signal: ctx.signal }).catch(() => null);
     if (ctx.signal.aborted) break;
     try {
       await storeSamples(ctx.db, [...sampleNode(state), ...(await sampleCluster(ctx.db, reserveFraction))]);
