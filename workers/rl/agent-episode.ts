@@ -11,6 +11,7 @@ import { DEFAULT_SYSTEM_PROMPT, runAgentEpisode, type AgentEpisodeResult } from 
 import { toolSchemas } from '@/workers/agent/tools/tool-definitions';
 import { PermanentJobError } from '@/workers/jobs/job-handler';
 import { gradeRepoTask, REPO_GRADER_VERSION } from '@/workers/agent/grade/grade-repo-task';
+import { unreadableWorkspaceGrade } from '@/workers/agent/episode/unreadable-grade';
 import type { AgentPolicy } from '@/workers/agent/policies/agent-policy';
 import { SampledAgentPolicy } from '@/workers/agent/policies/sampled-policy';
 import type { ChatRenderer } from '@/workers/agent/render/chat-renderer';
@@ -125,6 +126,7 @@ export async function playRepoEpisode(o: {
     diffEachTurn: true,
     // graded in a new, clean sandbox on the same runtime, environment and limits
     grade: (t, patch) => gradeRepoTask(o.manager, t, patch, { runtime: sandbox.runtime, limits: sandbox.limits, context }),
+    unreadable: unreadableWorkspaceGrade,
   });
   const rows = agentTurnRows(result, policy.ms);
   const policyMs = policy.ms.reduce((a, b) => a + b, 0);
@@ -142,8 +144,9 @@ export async function playRepoEpisode(o: {
 
 /** What episodes.grading keeps: the grade, the patch it graded and why the episode ended. */
 export function episodeGrading(r: AgentEpisodeResult<RepoGrade>): EpisodeGrading | null {
-  if (!r.grade || r.patch === null) return null;
-  return { ...r.grade, error: r.grade.error && withoutNul(r.grade.error), patch: withoutNul(r.patch), binarySkipped: r.binarySkipped, end: r.end };
+  if (!r.grade) return null;
+  // patch null with a grade: the agent left the workspace unreadable (graded 0, nothing to show)
+  return { ...r.grade, error: r.grade.error && withoutNul(r.grade.error), patch: withoutNul(r.patch ?? ''), binarySkipped: r.binarySkipped, end: r.end };
 }
 
 /**

@@ -11,7 +11,7 @@ import { defaultToolLimits, executeToolCall, type ToolCallRecord, type ToolLimit
 import { parseToolCalls } from '../tools/tool-call-text';
 import { toolSchemas } from '../tools/tool-definitions';
 import { diffWorkspaces } from '../workspace/workspace-diff';
-import { readWorkspace, SANDBOX_WORKSPACE_DIR, writeWorkspace } from './sandbox-workspace';
+import { readWorkspace, SANDBOX_WORKSPACE_DIR, WorkspaceUnreadableError, writeWorkspace } from './sandbox-workspace';
 
 export type AgentEpisodeOptions<G> = {
   manager: SandboxManager;
@@ -40,6 +40,12 @@ export type AgentEpisodeOptions<G> = {
   systemPrompt?: string;
   /** grades the final patch in a new clean sandbox (e.g. workers/agent/grade's gradeRepoTask) */
   grade?: (task: RepoTask, patch: string) => Promise<G>;
+  /**
+   * The grade of an episode whose workspace the agent left unreadable (WorkspaceUnreadableError:
+   * files it made unreadable, over the caps): a 0 with the reason (unreadableWorkspaceGrade).
+   * Without it such an episode is not graded.
+   */
+  unreadable?: (task: RepoTask, reason: string, env: { runtime: string; envHash: string }) => G;
 };
 
 export type AgentTurn = {
@@ -51,7 +57,7 @@ export type AgentTurn = {
 
 export type AgentEpisodeResult<G> = {
   end: AgentEpisodeEnd;
-  /** for sandbox_error: what failed */
+  /** for sandbox_error: what failed; when the agent left the workspace unreadable: why (patch null, graded by `unreadable`) */
   error?: string;
   turns: AgentTurn[];
   /** the agent's changes as a unified diff against the pristine workspace ('' for none; null when it could not be read) */
@@ -125,6 +131,7 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
   let error: string | undefined;
   let patch: string | null = null;
   let binarySkipped: string[] = [];
+  let unreadable: string | undefined;
   try {
     await writeWorkspace(sb, o.task.workspace, ws);
     if (o.task.setup) {
@@ -135,9 +142,14 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
         );
     }
     end = await loop();
-    const diff = diffWorkspaces(o.task.workspace, await readWorkspace(sb, ws));
-    patch = diff.patch;
-    binarySkipped = diff.binarySkipped;
+    try {
+      const diff = diffWorkspaces(o.task.workspace, await readWorkspace(sb, ws));
+      patch = diff.patch;
+      binarySkipped = diff.binarySkipped;
+    } catch (e) {
+      if (!(e instanceof WorkspaceUnreadableError)) throw e;
+      unreadable = e.message;
+    }
   } catch (e) {
     // a renderer that cannot render this episode, or a failing policy, is a bug to see, not an infra failure
     if (e instanceof TemplateNotPrefixStableError || e instanceof AgentPolicyError) throw e;
@@ -146,7 +158,13 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
   } finally {
     await o.manager.release(sb);
   }
-  if (end === 'sandbox_error' || patch === null) return result('sandbox_error', { error, sandboxId: sb.id, runtime: sb.runtimeName });
+  const where = { sandboxId: sb.id, runtime: sb.runtimeName };
+  if (end !== 'sandbox_error' && unreadable !== undefined) {
+    // the agent's doing: scored 0 with the reason, never masked
+    const grade = o.grade && o.unreadable ? o.unreadable(o.task, unreadable, { runtime: sb.runtimeName, envHash: sb.envHash }) : null;
+    return result(end, { error: `the workspace could not be read back: ${unreadable}`, grade, ...where, durationMs: Date.now() - t0 });
+  }
+  if (end === 'sandbox_error' || patch === null) return result('sandbox_error', { error, ...where });
   const grade = o.grade ? await o.grade(o.task, patch) : null;
   return result(end, { patch, binarySkipped, grade, sandboxId: sb.id, runtime: sb.runtimeName, durationMs: Date.now() - t0 });
 
@@ -177,7 +195,14 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
       }
       const record: AgentTurn = { assistant: text, tokens: sample.tokens.length, toolCalls: records };
       turns.push(record);
-      if (o.diffEachTurn) record.diffSoFar = diffWorkspaces(o.task.workspace, await readWorkspace(sb, ws)).patch;
+      if (o.diffEachTurn)
+        record.diffSoFar = await readWorkspace(sb, ws).then(
+          (files) => diffWorkspaces(o.task.workspace, files).patch,
+          (e: unknown) => {
+            if (e instanceof WorkspaceUnreadableError) return `[the workspace cannot be read back: ${e.message}]`;
+            throw e;
+          },
+        );
       if (submitted) return 'submitted';
       const messages = records.length
         ? records.map((r) => ({ name: r.name || 'error', content: truncateToolContent(r.output, o.maxToolMessageChars ?? 32_768) }))
