@@ -15,6 +15,21 @@ export const rewardWeights = z
   })
   .refine((w) => w.passRate + w.style + w.efficiency > 0, { message: 'at least one reward weight must be positive' });
 
+/**
+ * How a repository task's tests become its test score (workers/agent/grade/repo-reward.ts):
+ * the weighted pass fractions of FAIL_TO_PASS and PASS_TO_PASS, zero when any PASS_TO_PASS
+ * test breaks (`p2pGate`, as SWE-bench). The run's `rewardWeights` then blend that score
+ * (as passRate) with the patch's style and the episode's efficiency (workers/rl/repo-episode-reward.ts).
+ */
+export const repoRewardWeights = z
+  .object({
+    f2p: z.number().min(0).max(10).default(1),
+    p2p: z.number().min(0).max(10).default(0),
+    p2pGate: z.boolean().default(true),
+  })
+  .strict()
+  .refine((w) => w.f2p + w.p2p > 0, { message: 'repoRewardWeights: f2p or p2p must be positive' });
+
 export const taskQuota = z.object({
   cpus: z.number().positive().max(64).default(2),
   memoryMb: z
@@ -157,6 +172,7 @@ export const runConfigFields = z
       .default(1),
     topP: z.number().gt(0).max(1).default(1),
     rewardWeights: rewardWeights.default({ passRate: 1, style: 0.1, efficiency: 0.1 }),
+    repoRewardWeights: repoRewardWeights.default({ f2p: 1, p2p: 0, p2pGate: true }),
     isolation: z.object({ routine: runtimeName.default('bwrap'), high: runtimeName.default('bwrap') }).default({ routine: 'bwrap', high: 'bwrap' }),
     quota: taskQuota.default({ cpus: 2, memoryMb: 4096, scratchMb: 50 * 1024 }),
     queue: z.enum(SCHEDULING_TIERS).default('standard'),

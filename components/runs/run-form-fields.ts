@@ -195,6 +195,22 @@ export const fieldGroups: FieldGroup[] = [
       { path: 'rewardWeights.passRate', label: 'Pass rate', kind: 'number', step: 'any' },
       { path: 'rewardWeights.style', label: 'Style', kind: 'number', step: 'any' },
       { path: 'rewardWeights.efficiency', label: 'Efficiency', kind: 'number', step: 'any' },
+      {
+        path: 'repoRewardWeights.f2p',
+        label: 'FAIL_TO_PASS weight (repository tasks)',
+        kind: 'number',
+        step: 'any',
+        help: 'A repository task’s test score: the weighted pass fractions of FAIL_TO_PASS and PASS_TO_PASS; it is the “pass rate” above.',
+      },
+      { path: 'repoRewardWeights.p2p', label: 'PASS_TO_PASS weight (repository tasks)', kind: 'number', step: 'any' },
+      {
+        path: 'repoRewardWeights.p2pGate',
+        label: 'Zero when a PASS_TO_PASS test breaks',
+        kind: 'select',
+        options: ['true', 'false'],
+        parse: 'boolean',
+        help: 'As SWE-bench: a fix that breaks a passing test scores 0.',
+      },
     ],
   },
   {

@@ -18,6 +18,7 @@ import type { ChatRenderer } from '@/workers/agent/render/chat-renderer';
 import type { RlPolicy } from '@/workers/policy/rl-policy';
 import type { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { agentRenderer } from './agent-renderer';
+import { repoEpisodeReward } from './repo-episode-reward';
 import { agentTurnRows, withoutNul, type AgentTurnRow } from './agent-turn-rows';
 import { scoringOptions } from './reward/scoring-options';
 import { episodeSeed, topUp } from './schedule';
@@ -125,7 +126,7 @@ export async function playRepoEpisode(o: {
     tools: c.tools,
     diffEachTurn: true,
     // graded in a new, clean sandbox on the same runtime, environment and limits
-    grade: (t, patch) => gradeRepoTask(o.manager, t, patch, { runtime: sandbox.runtime, limits: sandbox.limits, context }),
+    grade: (t, patch) => gradeRepoTask(o.manager, t, patch, { runtime: sandbox.runtime, limits: sandbox.limits, weights: c.repoRewardWeights, context }),
     unreadable: unreadableWorkspaceGrade,
   });
   const rows = agentTurnRows(result, policy.ms);
@@ -196,6 +197,10 @@ export async function repoEpisodeJob(o: {
   const { result, rows, infra } = played;
   const retry = infra !== null && e.attempt <= o.settings.infraRetries;
   const grade = result.grade;
+  // the test score blended with the patch's style and the episode's efficiency (./repo-episode-reward.ts)
+  const scored = infra
+    ? null
+    : repoEpisodeReward(grade!, { patch: result.patch ?? '', binarySkipped: result.binarySkipped, turns: result.turns.length }, run.config);
   return async (tx) => {
     const [cur] = await tx.select({ status: episodes.status }).from(episodes).where(eq(episodes.id, episodeId)).for('update');
     if (cur?.status !== 'running') return { skipped: cur?.status };
@@ -235,8 +240,8 @@ export async function repoEpisodeJob(o: {
         .insert(rewards)
         .values({
           episodeId,
-          value: grade!.reward!,
-          components: grade!.components,
+          value: scored!.reward,
+          components: scored!.components,
           envHash: grade!.envHash,
           harnessVersion: repoHarnessVersion(task.workspaceSha256),
           policyVersionId: version.id,
@@ -252,7 +257,7 @@ export async function repoEpisodeJob(o: {
     await topUp(tx, run.id);
     return {
       status: retry ? 'retry' : (infra?.status ?? 'scored'),
-      reward: infra ? null : grade!.reward,
+      reward: scored?.reward ?? null,
       turns: rows.length,
       end: result.end,
       policyMs: Math.round(played.policyMs),

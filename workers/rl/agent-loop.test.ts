@@ -107,7 +107,9 @@ describe('RL on repository tasks (agent episodes, one token sequence each)', () 
       expect(g.workspaceSha256).toMatch(/^sha256:[0-9a-f]{64}$/);
       // the reward: the grade, its components, and its provenance (environment, grader, workspace, policy version)
       const r = rs.find((x) => x.episodeId === e.id)!;
+      // the test score (0 here) blended with style and efficiency, which are only earned with a test score
       expect(r.value).toBe(g.reward);
+      expect(r.components).toMatchObject({ tests: g.reward, style: 0, efficiency: 0, turns: e.turnsCount });
       expect(r.components).toMatchObject({ f2p: expect.any(Number), p2p: expect.any(Number) });
       expect(r.envHash).toMatch(/^sha256:[0-9a-f]{64}$/);
       expect(r.harnessVersion).toBe(`${REPO_GRADER_VERSION}@workspace:${g.workspaceSha256}`);
