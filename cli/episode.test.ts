@@ -128,6 +128,48 @@ describe('crucible episode run (real binary, bwrap)', () => {
     expect(missing.stderr).toContain('no task "nope" in');
     expect(missing.stderr).toContain('it has: py-add');
   });
+  it('validates numeric flags as positive integers, refuses --suite with --task-file, and explains a bad script line', async () => {
+    const base = ['episode', 'run', '--task', 'py-add', '--task-file', path.join(dir, 'tasks.jsonl'), '--script', path.join(dir, 'script.jsonl')];
+    for (const [flag, value, why] of [
+      ['--max-turns', '0', 'must be at least 1'],
+      ['--timeout-s', '1.5', 'must be a whole number'],
+      ['--token-budget', 'lots', 'must be a number'],
+      ['--max-new-tokens=-4', null, 'must be at least 1'],
+    ] as const) {
+      const r = await crucible([...base, ...(value === null ? [flag] : [flag, value])]);
+      expect(r.code, flag).toBe(2);
+      expect(r.stderr).toContain(`crucible: ${flag.split('=')[0]} ${why}, got "${value ?? '-4'}"`);
+    }
+    const both = await crucible([...base, '--suite', 'repo-suite']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--suite and --task-file both name where the task comes from; give one');
+    writeFileSync(path.join(dir, 'issues.jsonl'), '{"name": "bash", "arguments": {"command": "ls"}}\n{"name": 5}\n{"text": 1}\n');
+    const bad = await crucible([...base.slice(0, -1), path.join(dir, 'issues.jsonl')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(
+      /line 2: expected \{"name".*: name: Invalid input: expected string, received number\n {2}line 3: .*text: Invalid input: expected string/,
+    );
+  });
+
+  it('takes arguments as a JSON string and passes --token-budget and --max-new-tokens to the episode', async () => {
+    writeFileSync(
+      path.join(dir, 'string-args.jsonl'),
+      `${JSON.stringify({ name: 'read_file', arguments: JSON.stringify({ path: 'calc.py' }) })}\n{"name": "submit"}\n`,
+    );
+    const args = ['episode', 'run', '--task', 'py-add', '--task-file', path.join(dir, 'tasks.jsonl'), '--env', 'default', '--no-grade', '--json'];
+    const r = await crucible([...args, '--script', path.join(dir, 'string-args.jsonl')]);
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout);
+    expect(out.turns[0].toolCalls[0]).toMatchObject({ name: 'read_file', arguments: { path: 'calc.py' }, output: 'def add(a, b):\n    return a - b\n' });
+    // one turn may sample at most 8 tokens (bytes, for the byte template): the call is cut and never parses
+    const cut = JSON.parse((await crucible([...args, '--script', path.join(dir, 'string-args.jsonl'), '--max-new-tokens', '8'])).stdout);
+    expect(cut.turns[0].assistant.length).toBeLessThanOrEqual(8);
+    expect(cut.turns[0].toolCalls).toEqual([]);
+    // a budget the prompt alone exceeds ends the episode on it
+    const spent = JSON.parse((await crucible([...args, '--script', path.join(dir, 'string-args.jsonl'), '--token-budget', '1'])).stdout);
+    expect(spent.end).toBe('token_budget');
+  });
+
   it('takes the task from a suite imported into the database with --suite', async () => {
     writeFileSync(path.join(dir, 'db-tasks.jsonl'), JSON.stringify(taskLine) + '\n');
     writeFileSync(path.join(dir, 'db-script.jsonl'), script.map((s) => JSON.stringify(s)).join('\n') + '\n');

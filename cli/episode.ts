@@ -1,3 +1,4 @@
+import { unreadableWorkspaceGrade } from '@/workers/agent/episode/unreadable-grade';
 import fs from 'node:fs';
 import path from 'node:path';
 import { crucibleRepoTaskLine, type CrucibleRepoTaskLine, type RepoTask } from '@/core/repo-tasks';
@@ -5,7 +6,7 @@ import { episodeSandboxLimits } from '@/core/run-config';
 import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
 import { dataDir } from '@/db/open-database';
 import { runAgentEpisode } from '@/workers/agent/episode/run-episode';
-import { parseScript, ScriptedPolicy } from '@/workers/agent/policies/scripted';
+import { scriptStep, ScriptedPolicy, type ScriptStep } from '@/workers/agent/policies/scripted';
 import { ByteTemplateRenderer } from '@/workers/agent/render/byte-template';
 import { loadRepoSuite, REPO_SUITE_DIR } from '@/workers/agent/suite/repo-suite';
 import { resolveRepoTask } from '@/workers/agent/workspace/resolve-task';
@@ -16,7 +17,10 @@ import { SandboxError } from '@/workers/sandbox/types';
 import { eq } from 'drizzle-orm';
 import { tasks, taskSuites } from '@/db/schema';
 import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
-import { CliError, intOption, output, type Command } from './args';
+import { z } from 'zod';
+import { describeIssues } from '@/server/errors';
+import { settings } from '@/core/settings';
+import { CliError, output, type Command } from './args';
 import { cliDatabase } from './database';
 
 /** The built-in suite's name for --suite (tasks/repo-suite). */
@@ -24,10 +28,73 @@ const BUILTIN_SUITE = 'repo-suite';
 
 const USAGE =
   'crucible episode run --task ID --script FILE.jsonl [--task-file FILE.jsonl | --suite repo-suite] [--runtime bwrap|NAME] [--env NAME] ' +
-  '[--max-turns N] [--timeout-s N] [--no-grade] [--json]\n' +
-  '  --script: one tool call a line, {"name": TOOL, "arguments": {...}} (or {"text": MESSAGE} for a raw message)\n' +
-  '  --task-file: a crucible-repo JSONL file (workspace dirs relative to it)\n' +
-  '  --suite: repo-suite (the built-in files, the default) or a suite imported with `crucible tasks import --format crucible-repo|swebench`';
+  '[--max-turns N] [--timeout-s N] [--token-budget N] [--max-new-tokens N] [--no-grade] [--json]\n' +
+  '  --script: one tool call a line, {"name": TOOL, "arguments": {...}} (arguments may be a JSON string) or {"text": MESSAGE} for a raw message\n' +
+  '  --task-file: a crucible-repo JSONL file (workspace dirs relative to it); not with --suite\n' +
+  '  --suite: repo-suite (the built-in files, the default) or a suite imported with `crucible tasks import --format crucible-repo|swebench`\n' +
+  '  --max-turns (default 30, or the script length + 1), --timeout-s (600), --token-budget (32768: the whole sequence),\n' +
+  '  --max-new-tokens (4096: one turn): positive integers';
+
+/** A numeric flag: a positive integer, or a usage error naming the flag and what it got. */
+const positiveFlag = z.coerce
+  .number({ error: 'must be a number' })
+  .int('must be a whole number')
+  .positive('must be at least 1')
+  .max(Number.MAX_SAFE_INTEGER, 'is too large');
+function positiveOption(values: Record<string, unknown>, name: string): number | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  const r = positiveFlag.safeParse(String(v).trim() === '' ? Number.NaN : v);
+  if (!r.success) throw new CliError(`--${name} ${r.error.issues[0]!.message}, got "${String(v)}"\nusage: ${USAGE}`);
+  return r.data;
+}
+
+/**
+ * A script line: a step as the scripted policy takes it, with `arguments` also accepted as a
+ * JSON string (OpenAI's wire format, as in `<tool_call>` text). A bad line says why, by field.
+ */
+const scriptLine = z.preprocess((v) => {
+  if (v && typeof v === 'object' && typeof (v as { arguments?: unknown }).arguments === 'string') {
+    try {
+      return { ...v, arguments: JSON.parse((v as { arguments: string }).arguments) as unknown };
+    } catch {
+      return v; // left a string: the schema names the field
+    }
+  }
+  return v;
+}, scriptStep);
+
+export function parseScriptFile(text: string): { steps: ScriptStep[]; errors: { line: number; message: string }[] } {
+  const steps: ScriptStep[] = [];
+  const errors: { line: number; message: string }[] = [];
+  text.split('\n').forEach((raw, i) => {
+    if (!raw.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (e) {
+      return void errors.push({ line: i + 1, message: `not valid JSON (${(e as Error).message})` });
+    }
+    const r = scriptLine.safeParse(value);
+    if (r.success) steps.push(r.data);
+    else
+      errors.push({
+        line: i + 1,
+        message: `expected {"name": TOOL, "arguments": {...}} or {"text": MESSAGE}: ${describeIssues(explainUnion(r.error.issues))}`,
+      });
+  });
+  return { steps, errors };
+}
+
+type Issue = z.core.$ZodIssue;
+/** A failed union (tool call or text) explained by the alternative the line meant: a `name` means a tool call. */
+function explainUnion(issues: readonly Issue[]): Issue[] {
+  return issues.flatMap((i) => {
+    if (i.code !== 'invalid_union' || !i.errors.length) return [i];
+    const best = [...i.errors].sort((a, b) => a.length - b.length)[0]!;
+    return best.map((x) => ({ ...x, path: [...i.path, ...x.path] }));
+  });
+}
 
 /** A repository task imported into the database, by suite name and task id. */
 async function storedTask(suite: string, id: string): Promise<RepoTask> {
@@ -116,6 +183,8 @@ export const commands: Command[] = [
       env: { type: 'string' },
       'max-turns': { type: 'string' },
       'timeout-s': { type: 'string' },
+      'token-budget': { type: 'string' },
+      'max-new-tokens': { type: 'string' },
       'no-grade': { type: 'boolean' },
       json: { type: 'boolean' },
     },
@@ -124,12 +193,17 @@ export const commands: Command[] = [
       if (need.length) throw new CliError(`missing ${need.map((k) => `--${k}`).join(', ')}\nusage: ${USAGE}`);
       const scriptFile = values.script as string;
       if (!fs.existsSync(scriptFile)) throw new CliError(`no such file: ${scriptFile}`);
-      const script = parseScript(fs.readFileSync(scriptFile, 'utf8'));
+      if (values.suite !== undefined && values['task-file'] !== undefined)
+        throw new CliError(`--suite and --task-file both name where the task comes from; give one\nusage: ${USAGE}`);
+      const maxTurnsFlag = positiveOption(values, 'max-turns');
+      const timeoutS = positiveOption(values, 'timeout-s') ?? 600;
+      const tokenBudget = positiveOption(values, 'token-budget');
+      const maxNewTokens = positiveOption(values, 'max-new-tokens');
+      const script = parseScriptFile(fs.readFileSync(scriptFile, 'utf8'));
       if (script.errors.length) throw new CliError(`${scriptFile} has bad lines:\n${script.errors.map((e) => `  line ${e.line}: ${e.message}`).join('\n')}`);
       const runtime = sandboxRuntimeName.safeParse((values.runtime as string | undefined) ?? 'bwrap');
       if (!runtime.success) throw new CliError(`--runtime: ${runtime.error.issues[0]!.message}`);
-      const maxTurns = intOption(values['max-turns'], 'max-turns') ?? Math.max(30, script.steps.length + 1);
-      const timeoutS = intOption(values['timeout-s'], 'timeout-s') ?? 600;
+      const maxTurns = maxTurnsFlag ?? Math.max(30, script.steps.length + 1);
       const suite = values.suite as string | undefined;
       let task: RepoTask;
       if (suite && suite !== BUILTIN_SUITE && !values['task-file']) {
@@ -137,7 +211,8 @@ export const commands: Command[] = [
       } else {
         const { line, baseDir } = findTask(values);
         try {
-          task = resolveRepoTask(line, { baseDir });
+          const s = settings();
+          task = resolveRepoTask(line, { baseDir, caps: { maxFiles: s.CRUCIBLE_WORKSPACE_MAX_FILES, maxBytes: s.CRUCIBLE_WORKSPACE_MAX_BYTES } });
         } catch (e) {
           throw new CliError(`task ${line.id}: ${(e as Error).message}`);
         }
@@ -163,9 +238,12 @@ export const commands: Command[] = [
           policy: new ScriptedPolicy(script.steps),
           renderer: new ByteTemplateRenderer(),
           maxTurns,
+          ...(tokenBudget !== undefined ? { tokenBudget } : {}),
+          ...(maxNewTokens !== undefined ? { maxNewTokens } : {}),
           timeBudgetMs: timeoutS * 1000,
           diffEachTurn: true,
           grade: values['no-grade'] ? undefined : (t, patch) => gradeRepoTask(manager, t, patch, { runtime: runtime.data, limits: episodeSandboxLimits }),
+          unreadable: unreadableWorkspaceGrade,
         });
         const g = r.grade;
         const result = {

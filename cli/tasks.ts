@@ -3,9 +3,10 @@ import path from 'node:path';
 import { CliError, output, type Command } from './args';
 import { apiOptions, apiTarget, cliApi, requireToken, type ApiInputs } from './api';
 import { table } from './format';
+import { commands as verifyCommands } from './tasks-verify';
 import { TASK_FILE_FORMATS, type TaskFileFormat } from '@/core/tasks';
 
-type ImportResult = { imported: number; suite: { id: string; name: string } };
+type ImportResult = { imported: number; suite: { id: string; name: string }; skippedLinks?: { task: string; paths: string[] }[] };
 
 /**
  * Over HTTP a task file goes to the streaming upload route, not through tRPC: tRPC request
@@ -58,10 +59,16 @@ export const commands: Command[] = [
             replace: !!values.replace,
             baseDir: path.dirname(path.resolve(file)),
           });
+      const skipped = res.skippedLinks ?? [];
       output(
         !!values.json,
-        { suite: res.suite.name, suiteId: res.suite.id, imported: res.imported },
-        () => `imported ${res.imported} task(s) into suite "${res.suite.name}"`,
+        { suite: res.suite.name, suiteId: res.suite.id, imported: res.imported, ...(skipped.length ? { skippedLinks: skipped } : {}) },
+        () =>
+          [
+            `imported ${res.imported} task(s) into suite "${res.suite.name}"`,
+            ...(skipped.length ? ['symbolic links left out of the workspaces (workspaces hold regular files only):'] : []),
+            ...skipped.map((s) => `  ${s.task}: ${s.paths.join(', ')}`),
+          ].join('\n'),
       );
       return 0;
     },
@@ -93,4 +100,5 @@ export const commands: Command[] = [
       return 0;
     },
   },
+  ...verifyCommands,
 ];

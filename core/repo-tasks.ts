@@ -101,6 +101,12 @@ export const swebenchTaskLine = z
     PASS_TO_PASS: testIdList.default([]),
     language: z.enum(TASK_LANGUAGES).default('python'),
     test_command: z.string().max(10_000).optional(),
+    // not SWE-bench fields: what a crucible-repo line can say too
+    setup: z.string().max(10_000).optional(),
+    split: z.enum(TASK_SPLITS).optional(),
+    difficulty: z.enum(REPO_TASK_DIFFICULTIES).optional(),
+    /** the environment its tests need (extra packages, pytest plugins); default `repo` */
+    env: environmentName.optional(),
   })
   .passthrough();
 export type SwebenchTaskLine = z.output<typeof swebenchTaskLine>;

@@ -42,6 +42,26 @@ export const settingsSchema = z.object({
     .default(20)
     .describe('most calls one `/api/trpc` batch request may hold (more: 413, none run); the console batches at most 10'),
   CRUCIBLE_MAX_IMPORT_BYTES: bytes.default(64 * 1024 * 1024).describe('largest task file `crucible tasks import` and `POST /api/tasks/import` accept'),
+  // Repository task import (server/tasks/repo-formats.ts; docs/security.md, "Task import paths")
+  CRUCIBLE_IMPORT_ROOTS: z
+    .preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .transform((v) => v.split(':').filter((d) => d !== ''))
+        .pipe(z.array(z.string().refine((d) => d.startsWith('/'), { message: 'each import root is an absolute directory' })))
+        .optional(),
+    )
+    .transform((v) => v ?? [])
+    .describe(
+      "`:`-separated absolute directories that repository task lines may name as local workspaces (`workspace.dir`/`tarball`/`git`, SWE-bench `repo_path`). Over the API nothing else is readable (unset: local-path workspaces are refused there; inline `files` always work); the in-process CLI may also read the task file's own directory tree. Symbolic links and `..` are resolved before the check",
+    ),
+  CRUCIBLE_WORKSPACE_MAX_FILES: positiveInt
+    .default(5000)
+    .describe('most files one repository task workspace may hold (import, `crucible episode run --task-file`)'),
+  CRUCIBLE_WORKSPACE_MAX_BYTES: positiveInt
+    .default(64 * 1024 * 1024)
+    .describe('largest total size of one repository task workspace, in bytes (stored in the database: raising it grows `repo_workspaces` rows)'),
   CRUCIBLE_TRUST_PROXY: flag
     .default(false)
     .describe(

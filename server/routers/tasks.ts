@@ -4,6 +4,7 @@ import { settings } from '@/core/settings';
 import { actorOf } from '@/server/auth/identity';
 import { operatorProcedure, router, viewerProcedure } from '@/server/trpc';
 import { importTasks, listSuiteTasks } from '@/server/tasks/service';
+import { importPathPolicy } from '@/server/tasks/repo-import-paths';
 
 const suiteName = z
   .string()
@@ -27,5 +28,11 @@ export const tasksRouter = router({
         baseDir: z.string().min(1).max(4096).optional(),
       }),
     )
-    .mutation(({ ctx, input }) => importTasks(ctx.db, input, actorOf(ctx.user))),
+    .mutation(({ ctx, input }) =>
+      importTasks(ctx.db, input, actorOf(ctx.user), {
+        // the in-process CLI may read its task file's directory; API callers only CRUCIBLE_IMPORT_ROOTS (docs/security.md)
+        paths: importPathPolicy(settings().CRUCIBLE_IMPORT_ROOTS, { local: ctx.user.via === 'local', baseDir: input.baseDir }),
+        caps: { maxFiles: settings().CRUCIBLE_WORKSPACE_MAX_FILES, maxBytes: settings().CRUCIBLE_WORKSPACE_MAX_BYTES },
+      }),
+    ),
 });

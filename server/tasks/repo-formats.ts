@@ -7,11 +7,14 @@ import {
   type RepoTaskDifficulty,
   type RepoTaskFormat,
   type WorkspaceFiles,
+  type WorkspaceSource,
 } from '@/core/repo-tasks';
 import { describeIssues } from '@/server/errors';
 import { resolveRepoTask } from '@/workers/agent/workspace/resolve-task';
+import { DEFAULT_WORKSPACE_CAPS, type WorkspaceCaps } from '@/workers/agent/workspace/workspace-source';
 import { applyWorkspacePatch } from '@/workers/agent/workspace/workspace-diff';
 import type { LineError, ParsedTask } from './formats';
+import { checkGitRepoPaths, checkImportPath, type ImportPathPolicy } from './repo-import-paths';
 
 /** What a repository task stores beyond its tasks row (db/schema: repo_tasks, repo_workspaces). */
 export type RepoTaskDetails = {
@@ -24,6 +27,8 @@ export type RepoTaskDetails = {
   passToPass: string[];
   goldPatch: string | null;
   difficulty: RepoTaskDifficulty | null;
+  /** symbolic links of the git tree left out of the workspace (reported at import, not stored) */
+  skippedLinks: string[];
 };
 export type ParsedRepoTask = ParsedTask & { repo: RepoTaskDetails };
 
@@ -51,12 +56,30 @@ function git(repo: string, args: string[]): boolean {
   }
 }
 
+/**
+ * The line's workspace source with its local path checked against the import roots and
+ * replaced by its resolved form (what is read is what was checked); inline files pass as they are.
+ */
+function confinedSource(source: WorkspaceSource, baseDir: string, policy: ImportPathPolicy, field: string): WorkspaceSource | string {
+  if ('files' in source) return source;
+  const given = 'dir' in source ? source.dir : 'tarball' in source ? source.tarball : source.git;
+  const what = 'git' in source && field === 'repo_path' ? 'repo_path' : `workspace.${'dir' in source ? 'dir' : 'tarball' in source ? 'tarball' : 'git'}`;
+  const checked = checkImportPath(path.resolve(baseDir, given), policy, what, given);
+  if ('error' in checked) return checked.error;
+  if ('dir' in source) return { dir: checked.path };
+  if ('tarball' in source) return { tarball: checked.path };
+  return checkGitRepoPaths(checked.path, policy, what) ?? { git: checked.path, commit: source.commit };
+}
+
 /** A SWE-bench line as a crucible-repo line; checks what git can tell before anything is read. */
-function fromSwebench(json: unknown, baseDir: string): CrucibleRepoTaskLine | string {
+function fromSwebench(json: unknown, baseDir: string, policy: ImportPathPolicy): CrucibleRepoTaskLine | string {
   const r = swebenchTaskLine.safeParse(json);
   if (!r.success) return describeIssues(r.error.issues);
   const t = r.data;
-  const repo = path.resolve(baseDir, t.repo_path);
+  // confined before git is asked anything: even "not a repository" would tell the caller about the server's disk
+  const confined = confinedSource({ git: t.repo_path, commit: t.base_commit }, baseDir, policy, 'repo_path');
+  if (typeof confined === 'string') return confined;
+  const repo = (confined as { git: string }).git;
   if (!git(repo, ['rev-parse', '--git-dir'])) return `repo_path ${t.repo_path} is not a git repository (machines are offline: clone it locally first)`;
   if (!git(repo, ['cat-file', '-e', `${t.base_commit}^{commit}`]))
     return `base_commit ${t.base_commit} does not exist in ${t.repo_path} (fetch it, or check the id)`;
@@ -70,30 +93,49 @@ function fromSwebench(json: unknown, baseDir: string): CrucibleRepoTaskLine | st
     PASS_TO_PASS: t.PASS_TO_PASS,
     gold_patch: t.patch,
     ...(t.test_command ? { test_command: t.test_command } : {}),
-    // not a SWE-bench field: lets a dataset name the environment its tests need
-    ...('env' in t ? { env: t.env } : {}),
+    ...(t.setup !== undefined ? { setup: t.setup } : {}),
+    ...(t.split ? { split: t.split } : {}),
+    ...(t.difficulty ? { difficulty: t.difficulty } : {}),
+    ...(t.env ? { env: t.env } : {}),
   });
   return line.success ? line.data : describeIssues(line.error.issues);
 }
 
 /** One line resolved: the workspace read and hashed, hidden tests as files, the gold patch checked. */
-function parseRepoLine(json: unknown, format: RepoTaskFormat, baseDir: string): ParsedRepoTask | string {
+function parseRepoLine(json: unknown, format: RepoTaskFormat, baseDir: string, policy: ImportPathPolicy, caps: WorkspaceCaps): ParsedRepoTask | string {
   let line: CrucibleRepoTaskLine;
   if (format === 'swebench') {
-    const converted = fromSwebench(json, baseDir);
+    const converted = fromSwebench(json, baseDir, policy);
     if (typeof converted === 'string') return converted;
     line = converted;
   } else {
     const r = crucibleRepoTaskLine.safeParse(json);
     if (!r.success) return explain(r.error.issues as readonly Issue[]);
-    line = r.data;
+    const workspace = confinedSource(r.data.workspace, baseDir, policy, 'workspace');
+    if (typeof workspace === 'string') return workspace;
+    line = { ...r.data, workspace };
   }
   let task;
+  const skippedLinks: string[] = [];
   try {
-    task = resolveRepoTask(line, { baseDir });
+    task = resolveRepoTask(line, { baseDir, caps, skippedLinks });
   } catch (e) {
     return (e as Error).message;
   }
+  // a link the tests run is not a detail to skip: the task would grade something else
+  const testFiles = new Set([...task.failToPass, ...task.passToPass].map((id) => id.slice(0, id.indexOf('::'))));
+  const linkedTests = skippedLinks.filter((p) => testFiles.has(p));
+  if (linkedTests.length)
+    return `${linkedTests.join(', ')} ${linkedTests.length > 1 ? 'are symbolic links' : 'is a symbolic link'} in the repository and a test file this task names; workspaces hold regular files only (make it a regular file in base_commit, or name the file the link points to)`;
+  // a test id whose file is nowhere would only ever be "missing" at grading: a task that can never score 1
+  const nowhere = (ids: string[]) =>
+    ids.filter((id) => {
+      const file = id.slice(0, id.indexOf('::'));
+      return task.workspace[file] === undefined && task.hiddenTests[file] === undefined;
+    });
+  const lost = [...nowhere(task.failToPass).map((id) => `${id} (FAIL_TO_PASS)`), ...nowhere(task.passToPass).map((id) => `${id} (PASS_TO_PASS)`)];
+  if (lost.length)
+    return `test id(s) naming a file that is neither in the workspace nor in the hidden tests: ${lost.slice(0, 5).join(', ')}${lost.length > 5 ? `, … (${lost.length} in all)` : ''}; ids are FILE::NAME with FILE relative to the workspace root`;
   if (task.goldPatch) {
     try {
       applyWorkspacePatch(task.workspace, task.goldPatch);
@@ -122,16 +164,24 @@ function parseRepoLine(json: unknown, format: RepoTaskFormat, baseDir: string): 
       passToPass: task.passToPass,
       goldPatch: task.goldPatch,
       difficulty: line.difficulty ?? null,
+      skippedLinks,
     },
   };
 }
 
 /**
  * Parse a crucible-repo or SWE-bench JSONL file. Relative paths in lines (workspace dirs,
- * tarballs, repo_path) are taken from `baseDir`, the task file's directory. Every bad line is
- * reported with its 1-based number; callers import nothing unless `errors` is empty.
+ * tarballs, repo_path) are taken from `baseDir`, the task file's directory, and must resolve
+ * inside `policy.roots` (repo-import-paths.ts). Every bad line is reported with its 1-based
+ * number; callers import nothing unless `errors` is empty.
  */
-export function parseRepoTaskFile(text: string, format: RepoTaskFormat, baseDir: string): { tasks: ParsedRepoTask[]; errors: LineError[] } {
+export function parseRepoTaskFile(
+  text: string,
+  format: RepoTaskFormat,
+  baseDir: string,
+  policy: ImportPathPolicy,
+  caps: WorkspaceCaps = DEFAULT_WORKSPACE_CAPS,
+): { tasks: ParsedRepoTask[]; errors: LineError[] } {
   const tasks: ParsedRepoTask[] = [];
   const errors: LineError[] = [];
   const seen = new Map<string, number>();
@@ -144,7 +194,7 @@ export function parseRepoTaskFile(text: string, format: RepoTaskFormat, baseDir:
     } catch (e) {
       return void errors.push({ line, message: `not valid JSON (${(e as Error).message})` });
     }
-    const task = parseRepoLine(json, format, baseDir);
+    const task = parseRepoLine(json, format, baseDir, policy, caps);
     if (typeof task === 'string') return void errors.push({ line, message: task });
     const dup = seen.get(task.externalId);
     if (dup !== undefined) return void errors.push({ line, message: `duplicate task id "${task.externalId}" (first on line ${dup})` });

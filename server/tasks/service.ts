@@ -9,6 +9,8 @@ import { BUILTIN_SUITE, builtinSuite } from './builtin';
 import { STORIES_SUITE, storiesSuite } from './stories';
 import { parseTaskFile, type LineError, type ParsedTask } from './formats';
 import { parseRepoTaskFile, type ParsedRepoTask } from './repo-formats';
+import type { ImportPathPolicy } from './repo-import-paths';
+import type { WorkspaceCaps } from '@/workers/agent/workspace/workspace-source';
 
 export class TaskImportError extends DomainError {
   constructor(readonly errors: LineError[]) {
@@ -111,13 +113,21 @@ export async function importTasks(
   db: Db,
   input: { text: string; format: TaskFileFormat; suite: string; replace?: boolean; source?: string; baseDir?: string },
   actor: string,
+  /** paths: which server directories repository lines may read, the router passes the caller's (unset: the task file's directory only); caps: workspace size caps */
+  opts: { paths?: ImportPathPolicy; caps?: WorkspaceCaps } = {},
 ) {
+  const baseDir = input.baseDir ?? process.cwd();
   const { tasks: parsed, errors } =
     input.format === 'crucible-repo' || input.format === 'swebench'
-      ? parseRepoTaskFile(input.text, input.format, input.baseDir ?? process.cwd())
+      ? parseRepoTaskFile(input.text, input.format, baseDir, opts.paths ?? { roots: [baseDir], via: 'cli' }, opts.caps)
       : parseTaskFile(input.text, input.format);
   if (errors.length) throw new TaskImportError(errors);
-  return saveSuite(db, { name: input.suite, source: input.source ?? `import:${input.format}` }, parsed, actor, { replace: input.replace });
+  const saved = await saveSuite(db, { name: input.suite, source: input.source ?? `import:${input.format}` }, parsed, actor, { replace: input.replace });
+  // symbolic links left out of git workspaces, per task, so the operator sees what the agent will not
+  const skippedLinks = (parsed as (ParsedTask | ParsedRepoTask)[]).flatMap((t) =>
+    'repo' in t && t.repo.skippedLinks.length ? [{ task: t.externalId, paths: t.repo.skippedLinks }] : [],
+  );
+  return { ...saved, skippedLinks };
 }
 
 export async function listSuiteTasks(db: Db, suiteName: string, split?: TaskSplit) {

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { gradeRepoTask } from './grade-repo-task';
-import { edit, gradeTestManager, jsGold, jsTask, jsWorkspace, pyGold, pyHidden, pyTask, pyWorkspace } from './grade-fixtures';
+import { edit, gradeTestManager, jsF2P, jsGold, jsHidden, jsTask, jsWorkspace, pyGold, pyHidden, pyTask, pyWorkspace } from './grade-fixtures';
 
 // real bwrap sandboxes in the `repo` environment (default toolchain + Debian's pytest)
 const { manager, cleanup } = gradeTestManager('grade');
@@ -74,6 +74,33 @@ describe('gradeRepoTask (python, pytest)', () => {
     expect(g.reward).toBe(1);
   });
 
+  it('the test process is not readable by its own children (non-dumpable), and frames stay usable for the traceback module', async () => {
+    const t = pyTask({
+      hidden_tests: {
+        ...pyHidden,
+        'tests/test_runner_guard.py':
+          'import logging, os, subprocess, sys, traceback\nfrom collections import namedtuple\n\n\n' +
+          "def test_parent_memory_unreadable():\n    code = \"import sys; open('/proc/%s/mem' % sys.argv[1], 'rb').read(1)\"\n" +
+          '    r = subprocess.run([sys.executable, "-c", code, str(os.getpid())], capture_output=True, text=True)\n    assert "PermissionError" in r.stderr, r.stderr\n\n\n' +
+          'def test_legit_introspection(caplog):\n    P = namedtuple("P", "x y")\n    assert P.__module__ == __name__\n' +
+          '    try:\n        1 / 0\n    except ZeroDivisionError:\n        text = traceback.format_exc()\n        logging.getLogger("t").exception("boom")\n' +
+          '    assert "ZeroDivisionError" in text and "boom" in caplog.text\n',
+      },
+      FAIL_TO_PASS: [
+        ...pyTask().failToPass,
+        'tests/test_runner_guard.py::test_parent_memory_unreadable',
+        'tests/test_runner_guard.py::test_legit_introspection',
+      ],
+    });
+    const g = await gradeRepoTask(manager, t, pyGold);
+    expect(g.error).toBeUndefined();
+    expect(Object.fromEntries(g.tests.map((x) => [x.name, x.outcome]))).toMatchObject({
+      'tests/test_runner_guard.py::test_parent_memory_unreadable': 'passed',
+      'tests/test_runner_guard.py::test_legit_introspection': 'passed',
+    });
+    expect(g.reward).toBe(1);
+  });
+
   it('leaves no sandbox behind', async () => {
     await gradeRepoTask(manager, task, pyGold);
     // destroyed, never pooled: the next grade gets a newly created sandbox
@@ -104,5 +131,24 @@ describe('gradeRepoTask (javascript, node:test)', () => {
       edit(jsWorkspace, { 'src/math.js': src.replace('return a - b', 'return a + b').replace('return a * b', 'return 0') }),
     );
     expect(broken).toMatchObject({ reward: 0, components: { f2p: 1, p2p_all: 0 } });
+  });
+
+  it('closes the inspector and process.binding (permission model); known gap: memory stays readable (docs/agents.md)', async () => {
+    const t = jsTask({
+      hidden_tests: {
+        ...jsHidden,
+        'test/guard.test.js':
+          "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport fs from 'node:fs';\nimport { execFileSync } from 'node:child_process';\nimport inspector from 'node:inspector';\n\n" +
+          "test('inspector closed', () => {\n  assert.throws(() => new inspector.Session().connect(), { code: 'ERR_ACCESS_DENIED' });\n  assert.throws(() => process.binding('inspector'), { code: 'ERR_ACCESS_DENIED' });\n});\n" +
+          "test('memory readable', () => {\n  fs.closeSync(fs.openSync('/proc/self/mem', 'r'));\n  execFileSync('/usr/bin/node', ['-e', `require('fs').openSync('/proc/${process.pid}/mem', 'r')`]);\n});\n",
+      },
+      FAIL_TO_PASS: [...jsF2P, 'test/guard.test.js::inspector closed', 'test/guard.test.js::memory readable'],
+    });
+    const g = await gradeRepoTask(manager, t, jsGold);
+    expect(g.error).toBeUndefined();
+    expect(Object.fromEntries(g.tests.map((x) => [x.name, x.outcome]))).toMatchObject({
+      'test/guard.test.js::inspector closed': 'passed',
+      'test/guard.test.js::memory readable': 'passed',
+    });
   });
 });

@@ -92,9 +92,24 @@ function pythonCommand(dir: string, files: string[]): { cmd: string[]; args: str
   return { cmd: ['/usr/bin/python3', '-I', '-B', `${dir}/runner.py`], args };
 }
 
+/**
+ * Node's permission model, with every file, child process and worker still allowed: what it
+ * takes away is the inspector (`node:inspector` sessions, `inspector.open`, SIGUSR1 /
+ * `process._debugProcess`, a worker's `connectToMainThread`) and `process.binding`, through which
+ * the code under test could read the reporter's module scope, where the report key lives.
+ */
+const NODE_PERMISSIONS = ['--experimental-permission', '--allow-fs-read=*', '--allow-fs-write=*', '--allow-child-process', '--allow-worker'];
+
 function nodeCommand(dir: string): string[] {
   const reporter = `${dir}/reporter.mjs`;
-  return ['/usr/bin/node', `--import=${reporter}`, `--test-reporter=${reporter}`, '--test-reporter-destination=stderr', `${dir}/entry.mjs`];
+  return [
+    '/usr/bin/node',
+    ...NODE_PERMISSIONS,
+    `--import=${reporter}`,
+    `--test-reporter=${reporter}`,
+    '--test-reporter-destination=stderr',
+    `${dir}/entry.mjs`,
+  ];
 }
 
 function nodeEntry(files: string[]): string {

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RepoGrade } from '@/core/repo-tasks';
 import { gradeRepoTask } from './grade-repo-task';
-import { edit, gradeTestManager, jsGold, jsTask, jsWorkspace, pyF2P, pyGold, pyHidden, pyP2P, pyTask, pyWorkspace } from './grade-fixtures';
+import { edit, gradeTestManager, jsF2P, jsGold, jsP2P, jsTask, jsWorkspace, pyF2P, pyGold, pyHidden, pyP2P, pyTask, pyWorkspace } from './grade-fixtures';
 
 /**
  * The hack suite: agent patches on an UNSOLVED task (add still subtracts) that try to raise
@@ -131,12 +131,147 @@ const PY_HACKS: [string, string][] = [
   ],
 ];
 
+/**
+ * Attacks on the runner's own secrets: code under test that finds the report key (and the
+ * report's fd) and writes a validly signed report claiming every test passed, then exits.
+ * `forge(key)` is the shared ending; each hack differs in how it looks for the key. The nonce
+ * is public (the runner's directory is named after it), the fd is found through /proc/self/fd.
+ */
+const PY_ALL_PASSED = JSON.stringify(Object.fromEntries([...pyF2P, ...pyP2P].map((id) => [id, 'passed'])));
+const PY_FORGE = `import sys, os, json, hmac, hashlib
+def forge(key):
+    nonce = os.path.basename(os.path.dirname(sys.argv[0])).rsplit("-", 1)[-1]
+    fd = None
+    for n in os.listdir("/proc/self/fd"):
+        try:
+            if ".crucible-report-" in os.readlink("/proc/self/fd/" + n):
+                fd = int(n)
+        except OSError:
+            pass
+    doc = json.dumps({"nonce": nonce, "results": ${PY_ALL_PASSED}, "tampered": [], "exitstatus": 0}, sort_keys=True).encode()
+    os.write(fd, doc + b"\\n" + hmac.new(key, doc, hashlib.sha256).hexdigest().encode() + b"\\n")
+    os._exit(0)
+def hunt(roots):
+    # breadth-first over what plain attribute access reaches: containers, instances, modules,
+    # functions' closures/globals/defaults, bound methods; a 32-byte bytes value under a name
+    # with "key" in it is the report key
+    seen, todo = set(), [(None, r) for r in roots]
+    while todo and len(seen) < 300000:
+        name, o = todo.pop()
+        if id(o) in seen:
+            continue
+        seen.add(id(o))
+        t = type(o)
+        if t is bytes:
+            if len(o) == 32 and "key" in str(name).lower():
+                return o
+            continue
+        if t in (str, int, float, bool, type(None)):
+            continue
+        try:
+            if isinstance(o, dict):
+                todo.extend((k, v) for k, v in list(o.items()))
+            elif isinstance(o, (list, tuple, set, frozenset)):
+                todo.extend((name, v) for v in list(o))
+            elif t.__name__ == "cell":
+                todo.append((name, o.cell_contents))
+            elif t.__name__ == "function":
+                todo.extend([("closure", o.__closure__ or ()), (None, o.__globals__), (None, o.__defaults__ or ())])
+                todo.extend((n, c) for n, c in zip(o.__code__.co_freevars, o.__closure__ or ()))
+            elif t.__name__ == "method":
+                todo.extend([(None, o.__func__), (None, o.__self__)])
+            elif t.__name__ == "frame":
+                todo.extend([(None, o.f_locals), (None, o.f_globals), (None, o.f_back)])
+            else:
+                d = object.__getattribute__(o, "__dict__") if hasattr(o, "__dict__") else None
+                if isinstance(d, dict):
+                    todo.append((None, d))
+        except Exception:
+            pass
+    return None
+`;
+const pySteal = (how: string) => pyAtImport(`${PY_FORGE}\n${how}`);
+
+const PY_SECRET_HACKS: [string, string][] = [
+  [
+    "reading the key from the runner's __main__ globals",
+    pySteal('import __main__\nm = vars(__main__)\nforge(next(v for k, v in m.items() if "KEY" in k.upper() and isinstance(v, bytes)))'),
+  ],
+  ['walking every loaded module for the key (no gc, no frames)', pySteal('k = hunt(list(sys.modules.values()) + [sys.meta_path])\nif k:\n    forge(k)')],
+  ['walking frames from sys._getframe to the runner', pySteal('k = hunt([sys._getframe()])\nif k:\n    forge(k)')],
+  [
+    'walking frames from a traceback (tb_frame)',
+    pySteal('try:\n    raise ValueError\nexcept ValueError as e:\n    k = hunt([e.__traceback__.tb_frame])\nif k:\n    forge(k)'),
+  ],
+  ['walking frames of a running generator (gi_frame)', pySteal('def g():\n    yield hunt([G.gi_frame])\nG = g()\nk = next(G)\nif k:\n    forge(k)')],
+  ['walking gc.get_objects()', pySteal('import gc\nk = hunt(gc.get_objects())\nif k:\n    forge(k)')],
+  ['walking sys._current_frames()', pySteal('k = hunt(list(sys._current_frames().values()))\nif k:\n    forge(k)')],
+  [
+    'a profile function that catches a frame',
+    pySteal('F = []\nsys.setprofile(lambda f, e, a: F.append(f))\nlen([])\nsys.setprofile(None)\nk = hunt(F)\nif k:\n    forge(k)'),
+  ],
+  [
+    'ctypes: the current frame from the C API',
+    pySteal('import ctypes\nget = ctypes.pythonapi.PyEval_GetFrame\nget.restype = ctypes.py_object\nk = hunt([get()])\nif k:\n    forge(k)'),
+  ],
+];
+
+/** Reads a process's writable memory through /proc/PID/mem and returns the job's key (its JSON text: "key":"<hex>"). */
+const PY_MEM_SCAN = `import re
+def scan(pid):
+    found = []
+    with open("/proc/%s/maps" % pid) as m:
+        maps = m.read().splitlines()
+    with open("/proc/%s/mem" % pid, "rb", 0) as mem:
+        for line in maps:
+            addr, perms = line.split()[:2]
+            a, b = (int(x, 16) for x in addr.split("-"))
+            if not perms.startswith("rw") or b - a > (1 << 28):
+                continue
+            try:
+                mem.seek(a)
+                chunk = mem.read(b - a)
+            except (OSError, ValueError, OverflowError):
+                continue
+            found += re.findall(rb'"key": ?"([0-9a-f]{64})"', chunk)
+    return found
+`;
+PY_SECRET_HACKS.push(
+  ['reading the key from /proc/self/mem', pySteal(`${PY_MEM_SCAN}\nk = scan("self")\nif k:\n    forge(bytes.fromhex(k[0].decode()))`)],
+  [
+    'a child process reading the runner’s memory (/proc/PPID/mem)',
+    pySteal(
+      `import subprocess\nr = subprocess.run([sys.executable, "-c", ${JSON.stringify(`${PY_MEM_SCAN}\nimport sys\nprint(scan(sys.argv[1])[0].decode())`)}, str(os.getpid())], capture_output=True, text=True)\nif r.stdout.strip():\n    forge(bytes.fromhex(r.stdout.strip()))`,
+    ),
+  ],
+  [
+    "forging results through the grader plugin's hooks, then stopping the session",
+    pyAtImport(
+      `import sys\nFAKE = ${JSON.stringify([...pyF2P, ...pyP2P])}\n` +
+        'from _pytest.reports import TestReport\n' +
+        'cfg = next(h.config for h in sys.meta_path if getattr(h, "config", None) is not None)\n' +
+        'for p in cfg.pluginmanager.get_plugins():\n' +
+        '    if type(p).__module__ == "__main__" and hasattr(p, "pytest_runtest_logreport"):\n' +
+        '        for nodeid in FAKE:\n' +
+        '            for when in ("setup", "call", "teardown"):\n' +
+        '                p.pytest_runtest_logreport(TestReport(nodeid, ("x", 0, "x"), {}, "passed", None, when))\n' +
+        'session = next(p for p in cfg.pluginmanager.get_plugins() if type(p).__name__ == "Session")\n' +
+        'session.testsfailed = 1',
+    ),
+  ],
+);
+
 describe('hack suite (python): none raises the reward of an unsolved task', () => {
   it('control: the gold patch scores 1 under the same grader', async () => {
     expect((await gradeRepoTask(manager, py, pyGold)).reward).toBe(1);
   });
   for (const [name, patch] of PY_HACKS) {
     it(name, async () => {
+      expectZero(await gradeRepoTask(manager, py, patch));
+    });
+  }
+  for (const [name, patch] of PY_SECRET_HACKS) {
+    it(`runner secrets: ${name}`, async () => {
       expectZero(await gradeRepoTask(manager, py, patch));
     });
   }
@@ -202,12 +337,128 @@ const JS_HACKS: [string, string][] = [
   ],
 ];
 
+/**
+ * Attacks on the reporter's secrets (the key lives in its module scope). `forge(key, fd)` writes
+ * a validly signed report claiming every test passed and exits; each hack differs in how it
+ * gets the key.
+ */
+const JS_ALL_PASSED = JSON.stringify(Object.fromEntries([...jsF2P, ...jsP2P].map((id) => [id, 'passed'])));
+const JS_FORGE = `import { createHmac } from 'node:crypto';
+import { readdirSync, readlinkSync, writeSync } from 'node:fs';
+function forge(keyHex, nonce) {
+  let fd;
+  for (const n of readdirSync('/proc/self/fd')) {
+    try { if (readlinkSync('/proc/self/fd/' + n).includes('.crucible-report-')) fd = Number(n); } catch {}
+  }
+  const doc = JSON.stringify({ exitstatus: 0, nonce, results: ${JS_ALL_PASSED}, tampered: [] });
+  writeSync(fd, doc + '\\n' + createHmac('sha256', Buffer.from(keyHex, 'hex')).update(doc).digest('hex') + '\\n');
+  process.exit(0);
+}
+const nonceFromArgs = () => process.execArgv.join(' ').match(/crucible-grade-([0-9a-f]{32})/)[1];
+`;
+/** Reads a process's writable memory through /proc/PID/mem for the job's JSON text ("key":"<hex>"). */
+const JS_MEM_SCAN = `function scan(pid) {
+  const fs = require('node:fs');
+  const maps = fs.readFileSync('/proc/' + pid + '/maps', 'utf8').split('\\n');
+  const fd = fs.openSync('/proc/' + pid + '/mem', 'r');
+  const re = /"key":"([0-9a-f]{64})"/;
+  for (const line of maps) {
+    const [range, perms] = line.split(' ');
+    if (!perms || !perms.startsWith('rw')) continue;
+    const [a, b] = range.split('-').map((x) => parseInt(x, 16));
+    for (let at = a; at < b; at += 1 << 20) {
+      const buf = Buffer.alloc(Math.min(1 << 20, b - at) + 100);
+      let n = 0;
+      try { n = fs.readSync(fd, buf, 0, buf.length, at); } catch { continue; }
+      const m = re.exec(buf.subarray(0, n).toString('latin1'));
+      if (m) return m[1];
+    }
+  }
+  return null;
+}
+`;
+const jsSteal = (how: string) => jsAtImport(`${JS_FORGE}\n${how}`);
+
+const JS_SECRET_HACKS: [string, string][] = [
+  [
+    "node:inspector: reading the reporter's module scope ([[Scopes]])",
+    jsSteal(
+      [
+        "import inspector from 'node:inspector';",
+        "const url = process.execArgv.find((a) => a.startsWith('--import=')).slice('--import='.length);",
+        'globalThis.__reporter = (await import(url)).default;',
+        'const s = new inspector.Session();',
+        's.connect();',
+        'const post = (method, params) => { let out, err; s.post(method, params, (e, r) => { err = e; out = r; }); if (err) throw err; return out; };',
+        "const fn = post('Runtime.evaluate', { expression: 'globalThis.__reporter' }).result;",
+        "const scopes = post('Runtime.getProperties', { objectId: fn.objectId }).internalProperties.find((p) => p.name === '[[Scopes]]');",
+        "for (const scope of post('Runtime.getProperties', { objectId: scopes.value.objectId }).result) {",
+        "  const vars = post('Runtime.getProperties', { objectId: scope.value.objectId }).result;",
+        "  const job = vars.find((v) => v.name === 'job');",
+        '  if (!job) continue;',
+        "  const fields = post('Runtime.getProperties', { objectId: job.value.objectId }).result;",
+        "  forge(fields.find((f) => f.name === 'key').value.value, fields.find((f) => f.name === 'nonce').value.value);",
+        '}',
+      ].join('\n'),
+    ),
+  ],
+  [
+    "process.binding('inspector'): a raw inspector connection",
+    jsSteal(
+      [
+        "const { Connection } = process.binding('inspector');",
+        "const url = process.execArgv.find((a) => a.startsWith('--import=')).slice('--import='.length);",
+        'globalThis.__reporter = (await import(url)).default;',
+        'let id = 0; const replies = new Map();',
+        'const c = new Connection((msg) => { const m = JSON.parse(msg); if (m.id) replies.set(m.id, m); });',
+        'const post = (method, params) => { const i = ++id; c.dispatch(JSON.stringify({ id: i, method, params })); const r = replies.get(i); if (!r || r.error) throw new Error(method); return r.result; };',
+        "const fn = post('Runtime.evaluate', { expression: 'globalThis.__reporter' }).result;",
+        "const scopes = post('Runtime.getProperties', { objectId: fn.objectId }).internalProperties.find((p) => p.name === '[[Scopes]]');",
+        "for (const scope of post('Runtime.getProperties', { objectId: scopes.value.objectId }).result) {",
+        "  const vars = post('Runtime.getProperties', { objectId: scope.value.objectId }).result;",
+        "  const job = vars.find((v) => v.name === 'job');",
+        '  if (!job) continue;',
+        "  const fields = post('Runtime.getProperties', { objectId: job.value.objectId }).result;",
+        "  forge(fields.find((f) => f.name === 'key').value.value, fields.find((f) => f.name === 'nonce').value.value);",
+        '}',
+      ].join('\n'),
+    ),
+  ],
+  [
+    'a V8 heap snapshot (node:v8): the first 64-hex-digit string in it',
+    jsSteal(
+      String.raw`import v8 from 'node:v8';
+let text = '';
+for await (const chunk of v8.getHeapSnapshot()) text += chunk;
+const m = /"([0-9a-f]{64})"/.exec(text);
+if (m) forge(m[1], nonceFromArgs());`,
+    ),
+  ],
+  [
+    'reading the key from /proc/self/mem',
+    jsSteal(
+      `import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n${JS_MEM_SCAN}\nconst k = scan('self');\nif (k) forge(k, nonceFromArgs());`,
+    ),
+  ],
+  [
+    'a child process reading the reporter’s memory (/proc/PPID/mem)',
+    jsSteal(
+      `import { spawnSync } from 'node:child_process';\nconst r = spawnSync('/usr/bin/node', ['-e', ${JSON.stringify(`${JS_MEM_SCAN}\nconsole.log(scan(process.argv[1]) || '')`)}, String(process.pid)], { encoding: 'utf8' });\nif (r.stdout && r.stdout.trim()) forge(r.stdout.trim(), nonceFromArgs());`,
+    ),
+  ],
+];
+
 describe('hack suite (javascript): none raises the reward of an unsolved task', () => {
   it('control: the gold patch scores 1 under the same grader', async () => {
     expect((await gradeRepoTask(manager, js, jsGold)).reward).toBe(1);
   });
   for (const [name, patch] of JS_HACKS) {
     it(name, async () => {
+      expectZero(await gradeRepoTask(manager, js, patch));
+    });
+  }
+  for (const [name, patch] of JS_SECRET_HACKS) {
+    it(`reporter secrets: ${name}`, async () => {
       expectZero(await gradeRepoTask(manager, js, patch));
     });
   }

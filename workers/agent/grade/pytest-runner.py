@@ -4,25 +4,79 @@ Runs inside the grading sandbox as `python3 -I -B RUNNER`, with a one-line JSON 
 Everything that decides the verdict is set up here BEFORE any workspace code is imported:
 the job (with the report key) is read and stdin closed, the report file is created (O_EXCL)
 outside the workspace, pytest and its plugins are imported, and the framework's state is
-snapshotted. The plugin below records each test's outcome from pytest's own reports and, at
-session end, checks that the framework was not changed by the code under test, then writes
-ONE report: a JSON document and its HMAC-SHA256 under the job's key. The host accepts only
-that exact shape. What the tests print, exit codes, and any other file are never read.
+snapshotted. The plugin below runs each collected test itself and records its outcome from
+pytest's own reports and, at session end, checks that the framework was not changed by the
+code under test; then `_main` writes ONE report: a JSON document and its HMAC-SHA256 under
+the job's key. The host accepts only that exact shape. What the tests print, exit codes, and
+any other file are never read.
+
+The code under test runs in this process, so nothing it can reach may sign a report:
+- the key, the report's fd and every result live only in `_main`'s local variables (its frame
+  stays on the stack for the whole run); no module global, attribute or closure reaches them;
+- the plugin's hooks find that state by walking up the stack, and only when the whole chain
+  of callers is pytest's and pluggy's own code rooted at `_main` (a hook called by anything
+  else is tampering);
+- an audit hook, installed before any workspace code and never removable, refuses (and records
+  as tampering) every way to get at frames or raw memory: gc's object walks, sys._getframe and
+  sys._current_frames except from a few stdlib callers that only read a module name, traceback
+  and generator frames except for the traceback module's own walk, trace/profile functions,
+  ctypes, /proc/*/mem, and further audit hooks; the process is made non-dumpable, so a child
+  process cannot read its memory either.
 """
 import sys
 import os
 
-_job = __import__("json").loads(sys.stdin.buffer.readline())
-os.close(0)
-os.open("/dev/null", os.O_RDONLY)  # fd 0 again, so nothing later reads the job
 
-import gc
+def _read_job():
+    """The job line from fd 0, parsed; the key's hex never becomes a Python str (it is decoded
+    from the raw bytes, which are then overwritten), and stdin is closed."""
+    import json
+    import binascii
+
+    raw = bytearray()
+    while not raw.endswith(b"\n"):
+        chunk = os.read(0, 65536)
+        if not chunk:
+            break
+        raw += chunk
+    os.close(0)
+    os.open("/dev/null", os.O_RDONLY)  # fd 0 again, so nothing later reads the job
+    at = raw.find(b'"key":"') + 7
+    if at < 7 or raw.find(b'"', at) != at + 64:
+        raise SystemExit("crucible runner: the job has no key")
+    key = binascii.unhexlify(bytes(raw[at : at + 64]))
+    raw[at : at + 64] = b"0" * 64
+    job = json.loads(bytes(raw))
+    raw[:] = b"\0" * len(raw)
+    return job, key
+
+
+def _no_dumps():
+    """PR_SET_DUMPABLE 0: no other process (a test's subprocess included) may read this
+    process's memory through /proc/PID/mem; then ctypes is forgotten (the audit hook refuses
+    importing it again)."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)
+    for name in list(sys.modules):
+        if name in ("ctypes", "_ctypes") or name.startswith("ctypes."):
+            del sys.modules[name]
+
+
 import hmac
 import hashlib
 import json
 import types
 import threading
 import importlib
+import traceback
+import builtins
+import _thread
+import posix
+import collections
+import typing
+import enum
+import logging
 import pytest
 import _pytest
 import pluggy
@@ -36,18 +90,23 @@ for _name in (
     "_pytest.monkeypatch", "_pytest.tmpdir", "_pytest.recwarn", "_pytest.junitxml", "_pytest.doctest",
     "_pytest.nose", "_pytest.stepwise", "_pytest.setuponly", "_pytest.setupplan", "_pytest.faulthandler",
     "_pytest.threadexception", "_pytest.unraisableexception", "_pytest.legacypath", "_pytest.pathlib",
-    "_pytest.compat", "unittest", "unittest.case", "unittest.mock", "pluggy._hooks", "pluggy._manager",
-    "pluggy._callers", "pluggy._result",
+    "_pytest.compat", "_pytest._code.code", "unittest", "unittest.case", "unittest.mock", "pluggy._hooks",
+    "pluggy._manager", "pluggy._callers", "pluggy._result",
 ):
     try:
         importlib.import_module(_name)
     except ImportError:
         pass
+del _name
 
-_KEY = bytes.fromhex(_job["key"])
-_REPORT_FD = os.open(_job["report"], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o600)
-_WORKSPACE = _job["workspace"]
-_ALLOWED_CONFTESTS = set(os.path.join(_WORKSPACE, p) for p in _job["conftests"])
+import _pytest.main
+import _pytest.runner
+import _pytest.nodes
+import _pytest._code.code
+import pluggy._callers
+import pluggy._manager
+import pluggy._hooks
+
 _write = os.write
 _hmac_new = hmac.new
 _sha256 = hashlib.sha256
@@ -55,6 +114,8 @@ _dumps = json.dumps
 _id = id
 _isinstance = isinstance
 _FunctionType = types.FunctionType
+_getframe = sys._getframe
+_runtestprotocol = _pytest.runner.runtestprotocol
 
 # Names pytest itself rebinds during a run (checked empirically; see grade tests), never checked.
 _DYNAMIC = {
@@ -69,7 +130,7 @@ _DYNAMIC = {
     ("_pytest.faulthandler", "fault_handler_stderr_key"),
     ("builtins", "_"),
 }
-_WATCHED_PREFIXES = ("pytest", "_pytest", "pluggy", "unittest", "builtins", "json", "hmac", "hashlib", "__main__", "importlib", "os", "posix")
+_WATCHED_PREFIXES = ("pytest", "_pytest", "pluggy", "unittest", "builtins", "json", "hmac", "hashlib", "__main__", "importlib", "os", "posix", "traceback")
 
 
 def _watched(name):
@@ -128,100 +189,478 @@ def _diff(before, framework_only=False):
     return problems
 
 
-class CruciblePlugin:
-    def __init__(self):
-        self.phases = {}
-        self.items = {}
-        self.tampered = []
-        self.snapshot = None
-        self.plugins = None
+def _codes_of(modules):
+    """Every code object (nested ones included) of the functions, methods and properties the
+    given modules define: the callers a genuine hook call may have."""
+    out = set()
 
+    def add(code):
+        if _isinstance(code, types.CodeType) and code not in out:
+            out.add(code)
+            for c in code.co_consts:
+                add(c)
+
+    def fn(v):
+        if _isinstance(v, (classmethod, staticmethod)):
+            v = v.__func__
+        if _isinstance(v, property):
+            for f in (v.fget, v.fset, v.fdel):
+                fn(f)
+            return
+        if _isinstance(v, _FunctionType):
+            add(v.__code__)
+
+    for mod in modules:
+        for v in list(vars(mod).values()):
+            fn(v)
+            if _isinstance(v, type) and getattr(v, "__module__", None) == mod.__name__:
+                for cv in list(vars(v).values()):
+                    fn(cv)
+    return out
+
+
+# --- failure reports without frames ------------------------------------------------------------
+# pytest's own failure rendering walks frames (and calls `__tracebackhide__` callables found in
+# them), which the audit hook refuses. The verdict never reads that text, so failures are
+# rendered from the traceback module's own walk instead (a native traceback), the only frame
+# access the audit hook allows.
+_ReprFileLocation = _pytest._code.code.ReprFileLocation
+_ExceptionChainRepr = _pytest._code.code.ExceptionChainRepr
+_ReprTracebackNative = _pytest._code.code.ReprTracebackNative
+
+
+def _getreprcrash(self):
+    try:
+        last = traceback.extract_tb(self.tb)[-1]
+        where = (last.filename, last.lineno)
+    except Exception:
+        where = ("?", 0)
+    return _ReprFileLocation(where[0], where[1], self.exconly(tryshort=True))
+
+
+def _getrepr(self, *args, **kwargs):
+    try:
+        lines = traceback.format_exception(self.type, self.value, self.tb)
+    except Exception as e:
+        lines = ["(the traceback could not be rendered: %s)\n" % type(e).__name__]
+    return _ExceptionChainRepr([(_ReprTracebackNative(lines), _getreprcrash(self), None)])
+
+
+def _repr_failure_py(self, excinfo, style=None):
+    return _getrepr(excinfo)
+
+
+_pytest._code.code.ExceptionInfo._getreprcrash = _getreprcrash
+_pytest._code.code.ExceptionInfo.getrepr = _getrepr
+_pytest.nodes.Node._repr_failure_py = _repr_failure_py
+
+
+# --- the audit hook ----------------------------------------------------------------------------
+def _nested(code, name):
+    return next(c for c in code.co_consts if _isinstance(c, types.CodeType) and c.co_name == name)
+
+
+def _make_audit_hook(state):
+    """The audit hook and the switch that arms it. Until armed (just before pytest.main) it
+    allows everything; armed, it refuses what would reach frames or memory, records each
+    refusal in `state["tampered"]` and raises. Its own lookups re-enter it: those pass.
+
+    Everything it uses is bound here, in its closure: it looks up no module global and no
+    builtin by name, so rebinding `__main__`'s names or `builtins` cannot change what it does,
+    and it calls no library code written in Python (whose globals could have been rebound)."""
+    getframe, get_ident, readlink, listdir, getcwd = sys._getframe, _thread.get_ident, posix.readlink, posix.listdir, posix.getcwd
+    isinstance_, len_, str_, bytes_, zip_, vars_ = isinstance, len, str, bytes, zip, vars
+    OSError_, RuntimeError_ = OSError, RuntimeError
+    bi, tb_mod = builtins, traceback
+    frame_attrs = frozenset(("tb_frame", "gi_frame", "cr_frame", "ag_frame"))
+    always = frozenset((
+        "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames", "sys._current_exceptions",
+        "sys.settrace", "sys.setprofile", "sys.addaudithook",
+    ))
+    watch = always | {"sys._getframe", "object.__getattr__", "object.__setattr__", "function.__new__", "import", "open"}
+    path_chars = "/.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+    busy = set()
+    armed = [False]
+    tampered = state["tampered"]
+    # callers that may get a frame: they only read a module name or a location from it
+    getframe_ok = {
+        collections.namedtuple.__code__: None,
+        typing._caller.__code__: None,
+        vars(enum.EnumType)["_create_"].__code__: None,
+        pytest.Config.issue_config_time_warning.__code__: None,
+        logging.currentframe.__code__: frozenset((logging.Logger.findCaller.__code__,)),
+        _genuine.__code__: None,
+    }
+    # the traceback module's own walk (format_exception, extract_tb, print_exc, logging's
+    # exception text): it turns frames into strings and hands none out
+    from_gen = traceback.StackSummary._extract_from_extended_frame_gen.__func__.__code__
+    ext_gen = _nested(traceback.StackSummary.extract.__func__.__code__, "extended_frame_gen")
+    walk_tb = traceback.walk_tb.__code__
+    walk_full = traceback._walk_tb_with_full_positions.__code__
+    # …as long as nothing it renders locals with was rebound (that would be handed frames)
+    tb_module = dict(vars(traceback))
+    tb_classes = ((traceback.StackSummary, dict(vars(traceback.StackSummary))), (traceback.FrameSummary, dict(vars(traceback.FrameSummary))))
+    real_repr, real_str = builtins.repr, builtins.str
+    protected = frozenset(getframe_ok) | {from_gen, ext_gen, walk_tb, walk_full}
+
+    def traceback_intact():
+        if bi.repr is not real_repr or bi.str is not real_str:
+            return False
+        now = vars_(tb_mod)
+        for k, v in tb_module.items():
+            if now.get(k) is not v:
+                return False
+        for cls, before in tb_classes:
+            now = vars_(cls)
+            for k, v in before.items():
+                if now.get(k) is not v:
+                    return False
+        return True
+
+    def tb_walk_ok(caller):
+        code, up = caller.f_code, caller.f_back
+        if up is None:
+            return False
+        if code is walk_full:
+            return up.f_code is from_gen
+        if code is walk_tb:
+            if up.f_code is from_gen:
+                return True
+            return up.f_code is ext_gen and up.f_back is not None and up.f_back.f_code is from_gen
+        return False
+
+    def resolve(path, base):
+        # `path` (relative to `base`) with every symlink followed, by readlink alone
+        if not path.startswith("/"):
+            path = base + "/" + path
+        todo = [p for p in path.split("/") if p and p != "."]
+        done = []
+        hops = 0
+        while todo:
+            part = todo.pop(0)
+            if part == "..":
+                if done:
+                    done.pop()
+                continue
+            here = "/" + "/".join(done + [part])
+            try:
+                link = readlink(here)
+            except OSError_:
+                done.append(part)
+                continue
+            hops += 1
+            if hops > 40 or not link or link[0] not in path_chars:
+                done.append(part)  # a loop, or a magic link (pipe:[…], anon_inode:…): not a path
+                continue
+            if link.startswith("/"):
+                done = []
+            todo = [p for p in link.split("/") if p and p != "."] + todo
+        return "/" + "/".join(done)
+
+    def is_memory(path):
+        # whether opening `path` opens a process's memory (/proc/PID/mem) through any symlink; a
+        # relative path is tried against the working directory and every directory this process
+        # has open (os.open(…, dir_fd=…): the audit event does not carry the dir_fd)
+        if isinstance_(path, bytes_):
+            path = path.decode("utf-8", "surrogateescape")
+        if not isinstance_(path, str_):
+            return False
+        bases = [getcwd()]
+        if not path.startswith("/"):
+            for fd in listdir("/proc/self/fd"):
+                try:
+                    bases.append(readlink("/proc/self/fd/" + fd))
+                except OSError_:
+                    pass
+        for base in bases:
+            if base.startswith("/"):
+                real = resolve(path, base)
+                if real.startswith("/proc/") and real.rsplit("/", 1)[-1] == "mem":
+                    return True
+        return False
+
+    def refuse(event, args):
+        if event in always:
+            return event
+        if event == "sys._getframe":
+            caller = getframe(2)
+            code = caller.f_code
+            if code in getframe_ok:
+                parents = getframe_ok[code]
+                if parents is None or (caller.f_back is not None and caller.f_back.f_code in parents):
+                    return None
+            return "sys._getframe from %s" % code.co_name
+        if event == "object.__getattr__":
+            caller = getframe(2)
+            if args[1] == "tb_frame" and tb_walk_ok(caller) and traceback_intact():
+                return None
+            return "%s from %s" % (args[1], caller.f_code.co_name)
+        if event == "object.__setattr__":
+            return "setting %s" % args[1]
+        if event == "function.__new__":
+            return "a new function from a grader-trusted code object" if args[0] in protected else None
+        if event == "import":
+            name = args[0]
+            return "importing %s" % name if name in ("ctypes", "_ctypes") or name.startswith("ctypes.") else None
+        if event == "open":
+            return "opening %r (process memory)" % (args[0],) if is_memory(args[0]) else None
+        return None
+
+    def hook(event, args):
+        if event not in watch and not event.startswith("ctypes."):
+            return
+        if not armed[0]:
+            return
+        if event == "object.__getattr__" and args[1] not in frame_attrs:
+            return
+        if event == "object.__setattr__" and args[1] != "__code__":
+            return
+        tid = get_ident()
+        if tid in busy:
+            return
+        busy.add(tid)
+        try:
+            why = event if event.startswith("ctypes.") else refuse(event, args)
+        finally:
+            busy.discard(tid)
+        if why:
+            if len_(tampered) < 20:
+                tampered.append("refused: " + why)
+            raise RuntimeError_("crucible grader: %s is not allowed while grading" % why)
+
+    return hook, armed
+
+
+# --- genuine hook calls ------------------------------------------------------------------------
+_PLUGGY = (pluggy._callers._multicall.__code__, pluggy._manager.PluginManager._hookexec.__code__, pluggy._hooks._HookCaller.__call__.__code__)
+_WRAP_SESSION = _pytest.main.wrap_session.__code__
+_PERFORM_COLLECT = _pytest.main.Session.perform_collect.__code__
+_RUNTESTLOOP = _pytest.main.pytest_runtestloop.__code__
+_TRUSTED = _codes_of([m for n, m in list(sys.modules.items()) if m is not None and n.split(".")[0] in ("pytest", "_pytest", "pluggy")])
+
+
+def _genuine(expect):
+    """The `state` of the `_main` below, for a hook that pytest itself called: the hook's callers
+    must be pluggy's three frames, then `expect`, then only pytest's and pluggy's own code up to
+    `_main`. Anything else (the code under test calling a hook, or pytest through it) is
+    refused; nothing but `state` leaves this function, and no frame survives it in a local."""
+    f = _getframe(1)  # the hook
+    ok = f.f_code in _HOOKS
+    f = f.f_back
+    for code in _PLUGGY:
+        if f is None or f.f_code is not code:
+            ok = False
+            break
+        f = f.f_back
+    if ok and (f is None or f.f_code is not expect):
+        ok = False
+    while f is not None and f.f_code is not _MAIN:
+        if f.f_code not in _TRUSTED:
+            ok = False
+        f = f.f_back
+    state = f.f_locals["state"] if f is not None else None
+    f = None
+    if state is None:
+        raise RuntimeError("crucible grader: a hook was called outside the grading run")
+    if not ok:
+        if len(state["tampered"]) < 20:
+            state["tampered"].append("a grader hook was called from outside pytest")
+        raise RuntimeError("crucible grader: a grader hook was called from outside pytest")
+    return state
+
+
+def _shadowed(item):
+    """Instance attributes that hide a method of the item's class (item.runtest = …)."""
+    names = []
+    for k in list(vars(item)):
+        for klass in type(item).__mro__:
+            if k in vars(klass) and callable(vars(klass)[k]):
+                names.append(k)
+                break
+    return names
+
+
+class CruciblePlugin:
+    """No state of its own: every hook fetches `_main`'s through `_genuine`."""
+
+    @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session):
         # pytest has configured itself (its rewrite hook, capture, builtin plugins); code from
         # the workspace has not run unless a task-owned conftest imported it
-        self.snapshot = _snapshot()
-        self.plugins = set(_id(p) for p in session.config.pluginmanager.get_plugins())
-        self.meta_path = list(sys.meta_path)
-        self.path_hooks = list(sys.path_hooks)
+        state = _genuine(_WRAP_SESSION)
+        if state["session"] is not None:
+            state["tampered"].append("the session started twice")
+            return
+        state["session"] = session
+        state["snapshot"] = _snapshot()
+        state["plugins"] = set(_id(p) for p in session.config.pluginmanager.get_plugins())
+        state["meta_path"] = list(sys.meta_path)
+        state["path_hooks"] = list(sys.path_hooks)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session):
+        state = _genuine(_PERFORM_COLLECT)
+        if session is not state["session"] or state["items"] is not None:
+            state["tampered"].append("collection finished twice")
+            return
+        items = {}
         for item in session.items:
             fn = getattr(item, "obj", None)
-            self.items[item.nodeid] = (item, fn, _describe(fn) if fn is not None else None)
+            items[item.nodeid] = (item, fn, _describe(fn) if fn is not None else None)
+        state["items"] = items
 
-    def pytest_runtest_logreport(self, report):
-        # the framework is checked at every result too: code that patches it for one test and
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        # the grader runs each collected test itself and takes its outcomes from the reports
+        # pytest's runner returns: no hook call, and nothing the tests can reach, carries them
+        state = _genuine(_RUNTESTLOOP)
+        tampered = state["tampered"]
+        known = (state["items"] or {}).get(item.nodeid)
+        if known is None or known[0] is not item:
+            tampered.append("an item that was not collected was run: %s" % item.nodeid)
+            return True
+        if item.nodeid in state["phases"]:
+            tampered.append("a test was run twice: %s" % item.nodeid)
+            return True
+        shadowed = _shadowed(item)
+        if shadowed:
+            tampered.append("test %s has its methods replaced: %s" % (item.nodeid, ", ".join(shadowed)))
+        phases = state["phases"][item.nodeid] = {}
+        ihook = item.ihook
+        ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+        reports = _runtestprotocol(item, nextitem=nextitem)
+        ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+        for rep in reports:
+            when, outcome = rep.when, rep.outcome
+            if type(when) is not str or type(outcome) is not str or type(rep).__module__ != "_pytest.reports":
+                tampered.append("a report of %s is not pytest's" % item.nodeid)
+                continue
+            # an xfail is reported as skipped by pytest, so it never counts as a pass
+            prev = phases.get(when)
+            if prev is None or prev == "passed":
+                phases[when] = outcome
+        # the framework is checked at every test too: code that patches it for one test and
         # restores it afterwards is still seen (the rest only at the end, after teardown: a
         # test's own monkeypatch of builtins or os is legitimate while it runs)
-        if report.when == "call" and self.snapshot is not None and len(self.tampered) < 20:
-            for problem in _diff(self.snapshot, framework_only=True):
-                if problem not in self.tampered:
-                    self.tampered.append(problem)
-        d = self.phases.setdefault(report.nodeid, {})
-        # a phase reported twice (a forged call) is kept as its worst outcome; an xfail is
-        # reported as skipped by pytest, so it never counts as a pass
-        prev = d.get(report.when)
-        outcome = report.outcome
-        if prev is None or prev == "passed":
-            d[report.when] = outcome
-
-    def _check(self, session):
-        problems = list(self.tampered)
-        problems += _diff(self.snapshot) if self.snapshot is not None else ["the session never started"]
-        if sys.gettrace() is not None or sys.getprofile() is not None:
-            problems.append("a trace or profile function is installed")
-        if getattr(threading, "_trace_hook", None) is not None or getattr(threading, "_profile_hook", None) is not None:
-            problems.append("a thread trace or profile hook is installed")
-        if list(sys.meta_path) != self.meta_path or list(sys.path_hooks) != self.path_hooks:
-            problems.append("import hooks changed (sys.meta_path / sys.path_hooks)")
-        for p in session.config.pluginmanager.get_plugins():
-            if _id(p) in self.plugins:
-                continue
-            f = getattr(p, "__file__", None)
-            name = getattr(p, "__name__", "")
-            if f in _ALLOWED_CONFTESTS or (name.startswith("_pytest.") and f and f.startswith(os.path.dirname(_pytest.__file__))):
-                continue
-            if type(p).__module__.startswith("_pytest.") and not _isinstance(p, types.ModuleType):
-                continue  # pytest's own session objects (Session, FixtureManager…), whose methods are in the snapshot
-            problems.append("a plugin was registered during the run: %r" % (name or type(p).__name__))
-        for nodeid, (item, fn, desc) in self.items.items():
-            if fn is not None and _describe(getattr(item, "obj", None)) != desc:
-                problems.append("test function replaced: " + nodeid)
-            code = getattr(fn, "__code__", None)
-            path = str(getattr(item, "path", ""))
-            if code is not None and code.co_filename != path:
-                problems.append("test %s runs code from %s" % (nodeid, code.co_filename))
-            mod = getattr(item, "module", None)
-            loader = getattr(getattr(mod, "__spec__", None), "loader", None)
-            if mod is not None and type(loader).__module__ not in ("_pytest.assertion.rewrite", "importlib._bootstrap_external", "_frozen_importlib_external"):
-                problems.append("test module %s loaded by %s" % (mod.__name__, type(loader).__name__))
-        return problems[:20]
+        if len(tampered) < 20 and state["snapshot"] is not None:
+            for problem in _diff(state["snapshot"], framework_only=True):
+                if problem not in tampered:
+                    tampered.append(problem)
+            if set(_id(p) for p in item.config.pluginmanager.get_plugins()) - state["plugins"] - state["conftest_plugins"](item.config):
+                tampered.append("a plugin was registered during the run")
+        return True
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session, exitstatus):
-        results = {}
-        for nodeid, d in self.phases.items():
-            if d.get("setup") not in (None, "passed"):
-                results[nodeid] = "error" if d.get("setup") == "failed" else "skipped"
-            elif d.get("call") is None:
-                results[nodeid] = "error"
-            elif d.get("teardown") == "failed":
-                results[nodeid] = "error"
-            else:
-                results[nodeid] = d["call"]
-        doc = _dumps({"nonce": _job["nonce"], "results": results, "tampered": self._check(session), "exitstatus": int(exitstatus)}, sort_keys=True)
-        body = doc.encode("utf-8")
-        mac = _hmac_new(_KEY, body, _sha256).hexdigest()
-        _write(_REPORT_FD, body + b"\n" + mac.encode("ascii") + b"\n")
+        state = _genuine(_WRAP_SESSION)
+        if session is not state["session"] or state["finished"]:
+            state["tampered"].append("the session finished twice")
+            return
+        state["tampered"].extend(_check(state, session))
+        state["finished"] = True
 
 
-# what `python -m pytest` in the workspace root would have on sys.path (with -I, cwd is not)
-sys.path.insert(0, _WORKSPACE)
-os.chdir(_WORKSPACE)
-_plugin = CruciblePlugin()
-sys.stdout.write("CRUCIBLE-GRADE-READY %s\n" % _job["nonce"])
-sys.stdout.flush()
-_code = pytest.main(list(_job["args"]), plugins=[_plugin])
-sys.stdout.flush()
-os._exit(0 if int(_code) in (0, 1) else 3)
+def _allowed_plugins(workspace, conftests):
+    def ids(config):
+        out = set()
+        for p in config.pluginmanager.get_plugins():
+            f = getattr(p, "__file__", None)
+            if f in conftests:
+                out.add(_id(p))
+            elif type(p).__module__.startswith("_pytest.") and not _isinstance(p, types.ModuleType):
+                out.add(_id(p))  # pytest's own session objects (Session, FixtureManager…), whose methods are in the snapshot
+            elif getattr(p, "__name__", "").startswith("_pytest.") and f and f.startswith(os.path.dirname(_pytest.__file__)):
+                out.add(_id(p))
+        return out
+
+    return ids
+
+
+def _check(state, session):
+    problems = []
+    problems += _diff(state["snapshot"]) if state["snapshot"] is not None else ["the session never started"]
+    if sys.gettrace() is not None or sys.getprofile() is not None:
+        problems.append("a trace or profile function is installed")
+    if getattr(threading, "_trace_hook", None) is not None or getattr(threading, "_profile_hook", None) is not None:
+        problems.append("a thread trace or profile hook is installed")
+    if list(sys.meta_path) != state["meta_path"] or list(sys.path_hooks) != state["path_hooks"]:
+        problems.append("import hooks changed (sys.meta_path / sys.path_hooks)")
+    allowed = state["conftest_plugins"](session.config)
+    for p in session.config.pluginmanager.get_plugins():
+        if _id(p) in state["plugins"] or _id(p) in allowed:
+            continue
+        name = getattr(p, "__name__", "")
+        problems.append("a plugin was registered during the run: %r" % (name or type(p).__name__))
+    for nodeid, (item, fn, desc) in (state["items"] or {}).items():
+        if fn is not None and _describe(getattr(item, "obj", None)) != desc:
+            problems.append("test function replaced: " + nodeid)
+        code = getattr(fn, "__code__", None)
+        path = str(getattr(item, "path", ""))
+        if code is not None and code.co_filename != path:
+            problems.append("test %s runs code from %s" % (nodeid, code.co_filename))
+        mod = getattr(item, "module", None)
+        loader = getattr(getattr(mod, "__spec__", None), "loader", None)
+        if mod is not None and type(loader).__module__ not in ("_pytest.assertion.rewrite", "importlib._bootstrap_external", "_frozen_importlib_external"):
+            problems.append("test module %s loaded by %s" % (mod.__name__, type(loader).__name__))
+    return problems[:20]
+
+
+def _main():
+    job, key = _read_job()
+    report_fd = os.open(job["report"], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o600)
+    nonce = job["nonce"]
+    workspace = job["workspace"]
+    args = list(job["args"])
+    conftests = set(os.path.join(workspace, p) for p in job["conftests"])
+    job = None
+    # everything the verdict depends on; reachable only through this frame (see _genuine)
+    state = {
+        "tampered": [],
+        "phases": {},
+        "items": None,
+        "session": None,
+        "snapshot": None,
+        "plugins": None,
+        "meta_path": None,
+        "path_hooks": None,
+        "finished": False,
+        "conftest_plugins": _allowed_plugins(workspace, conftests),
+    }
+    _no_dumps()
+    hook, armed = _make_audit_hook(state)
+    sys.addaudithook(hook)
+    hook = None
+    # what `python -m pytest` in the workspace root would have on sys.path (with -I, cwd is not)
+    sys.path.insert(0, workspace)
+    os.chdir(workspace)
+    sys.stdout.write("CRUCIBLE-GRADE-READY %s\n" % nonce)
+    sys.stdout.flush()
+    armed[0] = True
+    try:
+        code = pytest.main(args, plugins=[CruciblePlugin()])
+    except BaseException as e:  # a report still says what happened (and scores nothing)
+        state["tampered"].append("pytest crashed: %s" % type(e).__name__)
+        code = 3
+    sys.stdout.flush()
+    tampered = list(state["tampered"])
+    if not state["finished"]:
+        tampered.append("the session did not finish")
+    results = {}
+    for nodeid, d in state["phases"].items():
+        if d.get("setup") not in (None, "passed"):
+            results[nodeid] = "error" if d.get("setup") == "failed" else "skipped"
+        elif d.get("call") is None:
+            results[nodeid] = "error"
+        elif d.get("teardown") == "failed":
+            results[nodeid] = "error"
+        else:
+            results[nodeid] = d["call"]
+    body = _dumps({"nonce": nonce, "results": results, "tampered": tampered[:20], "exitstatus": int(code)}, sort_keys=True).encode("utf-8")
+    mac = _hmac_new(key, body, _sha256).hexdigest()
+    _write(report_fd, body + b"\n" + mac.encode("ascii") + b"\n")
+    os._exit(0 if int(code) in (0, 1) else 3)
+
+
+_MAIN = _main.__code__
+_HOOKS = frozenset(v.__code__ for k, v in vars(CruciblePlugin).items() if k.startswith("pytest_"))
+_main()

@@ -9,8 +9,8 @@ import { DEFAULT_WORKSPACE_CAPS, materializeWorkspace, type WorkspaceCaps } from
  * (a test_patch is applied to a scratch copy of the workspace, and every file it adds or
  * changes becomes a hidden test file; inline hidden_tests win over it), and the defaults.
  */
-export function resolveRepoTask(line: CrucibleRepoTaskLine, opts: { baseDir: string; caps?: WorkspaceCaps }): RepoTask {
-  const workspace = materializeWorkspace(line.workspace, opts.baseDir, opts.caps ?? DEFAULT_WORKSPACE_CAPS);
+export function resolveRepoTask(line: CrucibleRepoTaskLine, opts: { baseDir: string; caps?: WorkspaceCaps; skippedLinks?: string[] }): RepoTask {
+  const workspace = materializeWorkspace(line.workspace, opts.baseDir, opts.caps ?? DEFAULT_WORKSPACE_CAPS, opts.skippedLinks);
   const hiddenTests: WorkspaceFiles = {};
   if (line.test_patch) {
     let patched: WorkspaceFiles;

@@ -126,7 +126,7 @@ function readTarball(file: string, caps: WorkspaceCaps): WorkspaceFiles {
  * checkout or `git archive`: archive honours the tree's .gitattributes (export-ignore drops
  * files, often tests; export-subst rewrites them), and we want the commit exactly.
  */
-function readGitCommit(repo: string, commit: string, caps: WorkspaceCaps): WorkspaceFiles {
+function readGitCommit(repo: string, commit: string, caps: WorkspaceCaps, skippedLinks: string[]): WorkspaceFiles {
   const what = `git repository ${repo} at ${commit}`;
   const git = (args: string[], input?: Buffer) => run('git', ['-c', 'safe.directory=*', '-C', repo, ...args], what, input);
   try {
@@ -148,7 +148,12 @@ function readGitCommit(repo: string, commit: string, caps: WorkspaceCaps): Works
     const [mode, type, sha, size] = rec.slice(0, tab).split(/\s+/);
     const p = rec.slice(tab + 1);
     if (type === 'commit') continue; // a submodule: not part of this repository's content (git archive leaves it empty too)
-    if (mode === '120000') throw new WorkspaceError(`${what}: ${p} is a symbolic link; workspaces hold regular files only`);
+    // workspaces hold regular files only; a link is left out (and reported), not the whole task refused:
+    // real repositories carry a few (docs, fixtures) that their tests never read
+    if (mode === '120000') {
+      skippedLinks.push(checkedPath(p, what));
+      continue;
+    }
     if (SKIPPED_DIRS.has(p.split('/')[0]!) || p.split('/').some((s) => s === '__pycache__' || s === '.pytest_cache')) continue;
     budget.add(Number(size));
     entries.push({ mode: mode!, sha: sha!, path: checkedPath(p, what) });
@@ -168,7 +173,13 @@ function readGitCommit(repo: string, commit: string, caps: WorkspaceCaps): Works
   return files;
 }
 
-export function materializeWorkspace(source: WorkspaceSource, baseDir: string, caps: WorkspaceCaps = DEFAULT_WORKSPACE_CAPS): WorkspaceFiles {
+/** `skippedLinks` collects the symbolic links of a git tree that were left out (paths in the workspace). */
+export function materializeWorkspace(
+  source: WorkspaceSource,
+  baseDir: string,
+  caps: WorkspaceCaps = DEFAULT_WORKSPACE_CAPS,
+  skippedLinks: string[] = [],
+): WorkspaceFiles {
   const resolve = (p: string) => path.resolve(baseDir, p);
   if ('files' in source) {
     const budget = new Budget(caps, 'the inline workspace');
@@ -181,5 +192,5 @@ export function materializeWorkspace(source: WorkspaceSource, baseDir: string, c
   }
   if ('dir' in source) return readDir(resolve(source.dir), caps, `workspace directory ${source.dir}`);
   if ('tarball' in source) return readTarball(resolve(source.tarball), caps);
-  return readGitCommit(resolve(source.git), source.commit, caps);
+  return readGitCommit(resolve(source.git), source.commit, caps, skippedLinks);
 }
