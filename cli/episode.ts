@@ -17,14 +17,12 @@ import { SandboxError } from '@/workers/sandbox/types';
 import { eq } from 'drizzle-orm';
 import { tasks, taskSuites } from '@/db/schema';
 import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
+import { REPO_SUITE } from '@/server/tasks/repo-suite-bundled';
 import { z } from 'zod';
 import { describeIssues } from '@/server/errors';
 import { settings } from '@/core/settings';
 import { CliError, output, type Command } from './args';
 import { cliDatabase } from './database';
-
-/** The built-in suite's name for --suite (tasks/repo-suite). */
-const BUILTIN_SUITE = 'repo-suite';
 
 const USAGE =
   'crucible episode run --task ID --script FILE.jsonl [--task-file FILE.jsonl | --suite repo-suite] [--runtime bwrap|NAME] [--env NAME] ' +
@@ -206,7 +204,7 @@ export const commands: Command[] = [
       const maxTurns = maxTurnsFlag ?? Math.max(30, script.steps.length + 1);
       const suite = values.suite as string | undefined;
       let task: RepoTask;
-      if (suite && suite !== BUILTIN_SUITE && !values['task-file']) {
+      if (suite && suite !== REPO_SUITE && !values['task-file']) {
         task = await storedTask(suite, values.task as string);
       } else {
         const { line, baseDir } = findTask(values);

@@ -57,6 +57,6 @@ describe('tRPC batch size (CRUCIBLE_MAX_BATCH)', () => {
     expect(res.status).toBe(200);
     const json = (await res.json()) as unknown[];
     expect(json).toHaveLength(20);
-    expect(await suiteRows()).toBe(2); // the bundled suites, builtin and stories, created on first use
+    expect(await suiteRows()).toBe(3); // the bundled suites, builtin, stories and repo-suite, created on first use
   });
 });

@@ -6,6 +6,7 @@ import { appendAudit, type DbOrTx } from '@/server/audit/service';
 import type { Tx } from '@/server/queue';
 import { DomainError } from '@/server/errors';
 import { ensureBundledSuite, ensureBuiltinSuite, isBundledSuite } from '@/server/tasks/service';
+import { REPO_SUITE } from '@/server/tasks/repo-suite-bundled';
 import { COMPARE_MAX_RUNS } from '@/core/metrics';
 import { HF_TASK_KINDS } from '@/core/tasks';
 import { runConfigSchema, type PolicyChoice, type RunConfigInput } from '@/core/run-config';
@@ -72,7 +73,7 @@ async function resolveSuite(tx: DbOrTx, name: string) {
   if (isBundledSuite(name)) return ensureBundledSuite(tx, name);
   throw new DomainError(
     'BAD_REQUEST',
-    `task suite "${name}" does not exist; import it with \`crucible tasks import FILE --suite ${name}\` or choose "builtin" (or "stories", text tasks for a registered story model)`,
+    `task suite "${name}" does not exist; import it with \`crucible tasks import FILE --suite ${name}\` or choose "builtin" (or "stories", text tasks for a registered story model, or "${REPO_SUITE}", repository tasks for agents)`,
   );
 }
 
@@ -280,6 +281,7 @@ export async function runMetrics(db: Db, runIds: string[], names?: string[], max
 export async function listSuites(db: Db) {
   await ensureBuiltinSuite(db);
   await ensureBundledSuite(db, 'stories');
+  await ensureBundledSuite(db, REPO_SUITE);
   const rows = await db
     .select({
       id: taskSuites.id,

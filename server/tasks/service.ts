@@ -9,6 +9,7 @@ import { BUILTIN_SUITE, builtinSuite } from './builtin';
 import { STORIES_SUITE, storiesSuite } from './stories';
 import { parseTaskFile, type LineError, type ParsedTask } from './formats';
 import { parseRepoTaskFile, type ParsedRepoTask } from './repo-formats';
+import { REPO_SUITE, REPO_SUITE_DESCRIPTION, repoSuiteTasks } from './repo-suite-bundled';
 import type { ImportPathPolicy } from './repo-import-paths';
 import type { WorkspaceCaps } from '@/workers/agent/workspace/workspace-source';
 
@@ -149,12 +150,13 @@ const BUNDLED_SUITES: Record<string, { description: string; tasks: () => (Parsed
       "Story openings to continue (text tasks for a pretrained story model such as stories260K): mention the prompt's child and thing, end the paragraph on a full sentence, at least 6 words; held-out names and things are not in train",
     tasks: storiesSuite,
   },
+  [REPO_SUITE]: { description: REPO_SUITE_DESCRIPTION, tasks: repoSuiteTasks },
 };
 
 /** Whether `name` is a suite Crucible creates on first use. */
 export const isBundledSuite = (name: string) => Object.hasOwn(BUNDLED_SUITES, name);
 
-/** Create a bundled suite (builtin, stories) if it is missing (first start, first run). */
+/** Create a bundled suite (builtin, stories, repo-suite) if it is missing (first start, first run). */
 export async function ensureBundledSuite(db: DbOrTx, name: string) {
   const [existing] = await db.select().from(taskSuites).where(eq(taskSuites.name, name));
   if (existing) return existing;

@@ -2,7 +2,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
 import { freshDatabase } from '@/test/database';
 import { callerAs } from '@/test/callers';
+import { loadRepoSuite } from '@/workers/agent/suite/repo-suite';
 import { builtinSuite } from './builtin';
+import { REPO_SUITE } from './repo-suite-bundled';
+import { loadStoredRepoTask } from './repo-task-store';
 
 let database: Database;
 beforeAll(async () => {
@@ -85,5 +88,22 @@ describe('built-in suite', () => {
     const tasks = await op.tasks.list({ suite: 'builtin', split: 'heldout' });
     expect(tasks.length).toBeGreaterThan(5);
     expect(tasks.every((t) => t.split === 'heldout')).toBe(true);
+  });
+
+  it('the repository suite (tasks/repo-suite) is created on first use too: listed for the launch form, runs can target it', async () => {
+    const op = await callerAs(database.db, 'operator');
+    const suites = await op.runs.suites();
+    const repo = suites.find((s) => s.name === REPO_SUITE);
+    expect(repo).toMatchObject({ tasks: loadRepoSuite().length, repoTasks: loadRepoSuite().length });
+    expect(repo!.tasks).toBeGreaterThanOrEqual(40);
+    const run = await op.runs.create({ name: 'on repo-suite', config: { suite: REPO_SUITE, tools: ['bash', 'str_replace', 'submit'] } });
+    expect(run.suiteId).toBe(repo!.id);
+    const heldout = await op.tasks.list({ suite: REPO_SUITE, split: 'heldout' });
+    expect(heldout.length).toBeGreaterThan(0);
+    expect(heldout.every((t) => t.kind === 'repo')).toBe(true);
+    // the stored task is what the grader and episodes read: workspace by hash, gold patch kept
+    const stored = await loadStoredRepoTask(database.db, heldout[0]!.id);
+    expect(stored.workspaceSha256).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(stored.goldPatch).toBeTruthy();
   });
 });

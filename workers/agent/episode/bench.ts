@@ -2,21 +2,27 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { crucibleRepoTaskLine } from '@/core/repo-tasks';
 import { episodeSandboxLimits } from '@/core/run-config';
-import { ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
+import { ensureBuiltInEnvironment, ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
 import { SandboxManager } from '@/workers/sandbox/pool/manager';
+import { gradeRepoTask, GRADE_WORKSPACE_DIR, testFilesOf } from '../grade/grade-repo-task';
 import { ScriptedPolicy } from '../policies/scripted';
 import { ByteTemplateRenderer } from '../render/byte-template';
 import { defaultToolLimits, executeToolCall } from '../tools/execute-tool';
 import { formatToolCall, parseToolCalls } from '../tools/tool-call-text';
+import { loadRepoSuite } from '../suite/repo-suite';
 import { resolveRepoTask } from '../workspace/resolve-task';
+import { applyWorkspacePatch } from '../workspace/workspace-diff';
+import { fileBytes } from '../workspace/workspace-file';
 import { runAgentEpisode } from './run-episode';
 import { SANDBOX_WORKSPACE_DIR, writeWorkspace } from './sandbox-workspace';
 
 /**
- * `npm run bench -- agent [--runs N] [--episodes N] [--concurrency 1,2,4] [--runtime bwrap] [--json]`
+ * `npm run bench -- agent [--runs N] [--episodes N] [--concurrency 1,2,4] [--grades N] [--runtime bwrap] [--json]`
  * A tool call (parsed from its `<tool_call>` text, validated, executed, its output capped)
  * against a plain exec of the same command in the same sandbox, interleaved; then whole
- * scripted episodes (read, edit, run the test, submit; no grading) per second.
+ * scripted episodes (read, edit, run the test, submit; no grading) per second; then grading:
+ * the grader on a built-in task's gold patch against a plain test run of the same files in
+ * a fresh sandbox (no runner, report or integrity checks), interleaved, per language.
  */
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
 const r2 = (n: number) => Math.round(n * 100) / 100;
@@ -42,18 +48,21 @@ export async function main(argv: string[]): Promise<number> {
       runs: { type: 'string' },
       episodes: { type: 'string' },
       concurrency: { type: 'string' },
+      grades: { type: 'string' },
       runtime: { type: 'string' },
       json: { type: 'boolean' },
     },
   });
   const runs = Number(values.runs ?? 200);
   const episodes = Number(values.episodes ?? 20);
+  const grades = Number(values.grades ?? 7);
   const levels = (values.concurrency ?? '1,2,4').split(',').map(Number);
   const runtime = values.runtime ?? 'bwrap';
   const dataDir = mkdtempSync('/tmp/crucible-bench-agent-');
   chmodSync(dataDir, 0o755);
   const manager = new SandboxManager({ dataDir, capacity: { cpus: 64, memoryMb: 1 << 20, diskMb: 1 << 20 }, maxIdlePerKey: 16 });
   ensureDefaultEnvironment(manager.storeDir);
+  ensureBuiltInEnvironment('repo', manager.storeDir);
   const task = { ...resolveRepoTask(crucibleRepoTaskLine.parse(LINE), { baseDir: '/tmp' }), environment: 'default' };
   const out: Record<string, unknown> = { runtime, runs, episodes, load: (await import('node:os')).loadavg().map(r2) };
   try {
@@ -128,6 +137,7 @@ export async function main(argv: string[]): Promise<number> {
       rates[`concurrency ${c}`] = { episodesPerS: r2(episodes / s), episodeP50Ms: r2(pct(durations, 50)), episodeP99Ms: r2(pct(durations, 99)) };
     }
     out.episodes = rates;
+    out.grading = await benchGrading(manager, runtime, grades);
   } finally {
     await manager.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -141,6 +151,65 @@ export async function main(argv: string[]): Promise<number> {
       );
     for (const [k, v] of Object.entries(out.episodes as Record<string, Record<string, number>>))
       console.log(`  episodes, ${k}: ${v.episodesPerS}/s (episode p50 ${v.episodeP50Ms} ms, p99 ${v.episodeP99Ms})`);
+    for (const [k, v] of Object.entries(out.grading as Record<string, Record<string, number | string>>))
+      console.log(
+        `  grading ${k.padEnd(46)} grader p50 ${v.graderP50Ms} ms (${v.graderMinMs}–${v.graderMaxMs})  plain test run p50 ${v.plainP50Ms} ms (${v.plainMinMs}–${v.plainMaxMs})  ratio ${v.ratioP50}×`,
+      );
   }
   return 0;
+}
+
+/**
+ * One grade of a built-in task's gold patch per language, against the reference: the same
+ * files (patched workspace and hidden tests) in a fresh sandbox of the same environment,
+ * the test files run by plain `pytest -q` / `node --test`, the sandbox destroyed. The
+ * difference is the grader's own work: its runner, the signed report, the integrity checks.
+ */
+async function benchGrading(manager: SandboxManager, runtime: string, n: number): Promise<Record<string, unknown>> {
+  const suite = loadRepoSuite();
+  const out: Record<string, unknown> = {};
+  for (const language of ['python', 'javascript'] as const) {
+    const line = suite.find((l) => l.language === language && l.gold_patch);
+    if (!line) throw new Error(`the built-in repository suite has no ${language} task with a gold patch`);
+    const task = resolveRepoTask(line, { baseDir: '/' });
+    const files = { ...applyWorkspacePatch(task.workspace, task.goldPatch!), ...task.hiddenTests };
+    const testFiles = testFilesOf(task);
+    const plainCmd =
+      language === 'python'
+        ? ['/usr/bin/python3', '-B', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', ...testFiles]
+        : ['/usr/bin/node', '--test', ...testFiles];
+    const grader: number[] = [];
+    const plain: number[] = [];
+    for (let i = 0; i < n + 1; i++) {
+      let t = performance.now();
+      const g = await gradeRepoTask(manager, task, task.goldPatch!, { runtime });
+      const dg = performance.now() - t;
+      if (g.reward !== 1) throw new Error(`${task.id}: the gold patch graded ${g.reward} (${g.error ?? g.status})`);
+      t = performance.now();
+      const sb = await manager.acquire({ runtime, env: task.environment, limits: { timeoutMs: 120_000 }, fresh: true });
+      try {
+        for (const [p, f] of Object.entries(files)) sb.putFile(`${GRADE_WORKSPACE_DIR}/${p}`, fileBytes(f), 0o644);
+        const r = await sb.exec(plainCmd, { cwd: GRADE_WORKSPACE_DIR, env: { NO_COLOR: '1' } });
+        if (r.status !== 'ok') throw new Error(`${task.id} (plain test run): ${r.status}, exit ${r.exitCode}: ${r.stdout.slice(-500)}${r.stderr.slice(-500)}`);
+      } finally {
+        await manager.destroy(sb);
+      }
+      const dp = performance.now() - t;
+      // the first of each is a warm-up (page cache, the environment's first start)
+      if (i > 0) {
+        grader.push(dg);
+        plain.push(dp);
+      }
+    }
+    out[`${language} (${task.id})`] = {
+      graderP50Ms: Math.round(pct(grader, 50)),
+      graderMinMs: Math.round(Math.min(...grader)),
+      graderMaxMs: Math.round(Math.max(...grader)),
+      plainP50Ms: Math.round(pct(plain, 50)),
+      plainMinMs: Math.round(Math.min(...plain)),
+      plainMaxMs: Math.round(Math.max(...plain)),
+      ratioP50: r2(pct(grader, 50) / pct(plain, 50)),
+    };
+  }
+  return out;
 }

@@ -9,7 +9,10 @@ import { crucibleRepoTaskLine, type CrucibleRepoTaskLine, type WorkspaceFiles } 
  * relative to the workspace root) and gold.patch (the reference solution as a git diff).
  */
 
-export const REPO_SUITE_DIR = path.resolve(import.meta.dirname, '../../../tasks/repo-suite');
+// Where Next's server build evaluates this module (the console creates the suite on first use),
+// import.meta.dirname is undefined; the server runs from the repository root.
+const here = import.meta.dirname as string | undefined;
+export const REPO_SUITE_DIR = here ? path.resolve(here, '../../../tasks/repo-suite') : path.resolve('tasks/repo-suite');
 
 /** The fields task.json may hold; the rest comes from the task directory's files. */
 const TREE_FIELDS = ['workspace', 'hidden_tests', 'gold_patch', 'test_patch'] as const;
