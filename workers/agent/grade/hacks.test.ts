@@ -275,6 +275,39 @@ describe('hack suite (python): none raises the reward of an unsolved task', () =
       expectZero(await gradeRepoTask(manager, py, patch));
     });
   }
+  // Native code the solution itself provides could rewrite the runner's memory (its key, its
+  // results), which no check in Python can see: an extension module loaded from anywhere but
+  // the environment's read-only directories is tampering, even from a solution that is right.
+  const pySolved = pyOps.replace('return a - b', 'return a + b');
+  const copyExtension = (dest: string) =>
+    'import glob, os, shutil, sysconfig, importlib.machinery, importlib.util\n' +
+    'src = sorted(glob.glob(os.path.join(sysconfig.get_path("platstdlib"), "lib-dynload", "_decimal.*.so")))[0]\n' +
+    `os.makedirs(os.path.dirname(${JSON.stringify(dest)}), exist_ok=True)\n` +
+    `shutil.copy(src, ${JSON.stringify(dest)})\n` +
+    `loader = importlib.machinery.ExtensionFileLoader("_decimal", ${JSON.stringify(dest)})\n` +
+    'loader.create_module(importlib.util.spec_from_file_location("_decimal", loader.path, loader=loader))';
+  for (const [where, dest] of [
+    ['/tmp', '/tmp/x/_decimal.so'],
+    ['/dev/shm', '/dev/shm/_decimal.so'],
+    ['/tmp, named through /usr and ".."', '/usr/lib/../../tmp/y/_decimal.so'],
+  ] as const) {
+    it(`native code: a correct solution that loads an extension module it wrote into ${where} scores 0, tampered`, async () => {
+      const g = await gradeRepoTask(manager, py, edit(pyWorkspace, { 'calc/ops.py': `${copyExtension(dest)}\n${pySolved}` }));
+      expect(g.status, g.error).toBe('graded');
+      expect(g.reward, g.error).toBe(0);
+      expect(g.components.tampered, g.error ?? JSON.stringify(g.tests.slice(0, 2))).toBe(1);
+      expect(g.error).toContain('loading native code from');
+    });
+  }
+  it('native code: a solution using the environment’s own extension modules (decimal → _decimal, from /usr) keeps its 1', async () => {
+    const g = await gradeRepoTask(
+      manager,
+      py,
+      edit(pyWorkspace, { 'calc/ops.py': `import decimal, _decimal\nassert _decimal.__file__.startswith("/usr/")\n${pySolved}` }),
+    );
+    expect(g.error ?? null).toBeNull();
+    expect(g.reward).toBe(1);
+  });
   it('test-file and config edits are listed as rejected paths', async () => {
     const g = await gradeRepoTask(manager, py, edit(pyWorkspace, { 'tests/test_ops.py': null, 'conftest.py': 'x = 1\n', 'evil.pth': 'x\n' }));
     expect(g.rejectedPaths).toEqual(['conftest.py', 'evil.pth', 'tests/test_ops.py']);
@@ -462,4 +495,14 @@ describe('hack suite (javascript): none raises the reward of an unsolved task', 
       expectZero(await gradeRepoTask(manager, js, patch));
     });
   }
+  it('native code: node refuses to load an addon in the test process (the permission model), so only a fix can score', async () => {
+    // add() is right only when the addon load was refused; an addon (native code) could rewrite the reporter's memory
+    const probe = `let refused = '';\ntry {\n  process.dlopen({ exports: {} }, '/work/repo/addon.node');\n} catch (e) {\n  refused = e.code;\n}\n`;
+    const patch = edit(jsWorkspace, {
+      'src/math.js': `${probe}${jsSrc.replace('return a - b;', "return refused === 'ERR_DLOPEN_DISABLED' ? a + b : a - b;")}`,
+    });
+    const g = await gradeRepoTask(manager, js, patch);
+    expect(g.error ?? null).toBeNull();
+    expect(g.reward, JSON.stringify(g.tests)).toBe(1);
+  });
 });

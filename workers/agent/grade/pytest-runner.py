@@ -269,6 +269,7 @@ def _make_audit_hook(state):
     builtin by name, so rebinding `__main__`'s names or `builtins` cannot change what it does,
     and it calls no library code written in Python (whose globals could have been rebound)."""
     getframe, get_ident, readlink, listdir, getcwd = sys._getframe, _thread.get_ident, posix.readlink, posix.listdir, posix.getcwd
+    access, W_OK = posix.access, posix.W_OK
     isinstance_, len_, str_, bytes_, zip_, vars_ = isinstance, len, str, bytes, zip, vars
     OSError_, RuntimeError_ = OSError, RuntimeError
     bi, tb_mod = builtins, traceback
@@ -379,6 +380,25 @@ def _make_audit_hook(state):
                     return True
         return False
 
+    # native code may come only from the environment's read-only system directories: an
+    # extension module the code under test wrote (into the workspace, /tmp, /dev/shm) could
+    # read and write this process's memory, key and results included
+    system_dirs = ("/usr/", "/lib/", "/lib64/", "/opt/")
+
+    def system_file(path):
+        if isinstance_(path, bytes_):
+            path = path.decode("utf-8", "surrogateescape")
+        if not isinstance_(path, str_) or not path.startswith("/") or "/../" in path or "/./" in path or "//" in path:
+            return False
+        real = resolve(path, "/")
+        cut = real.rfind("/")
+        return (
+            path.startswith(system_dirs)
+            and real.startswith(system_dirs)
+            and not access(real, W_OK)
+            and not access(real[:cut] or "/", W_OK)
+        )
+
     def refuse(event, args):
         if event in always:
             return event
@@ -400,8 +420,13 @@ def _make_audit_hook(state):
         if event == "function.__new__":
             return "a new function from a grader-trusted code object" if args[0] in protected else None
         if event == "import":
-            name = args[0]
-            return "importing %s" % name if name in ("ctypes", "_ctypes") or name.startswith("ctypes.") else None
+            name, path = args[0], args[1]
+            if name in ("ctypes", "_ctypes") or name.startswith("ctypes."):
+                return "importing %s" % name
+            # a path is only given when an extension module (native code) is loaded
+            if path is not None and not system_file(path):
+                return "loading native code from %r (an extension module outside the environment's read-only directories)" % (path,)
+            return None
         if event == "open":
             return "opening %r (process memory)" % (args[0],) if is_memory(args[0]) else None
         return None
