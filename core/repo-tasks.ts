@@ -51,11 +51,14 @@ export type WorkspaceSource = z.infer<typeof workspaceSource>;
  */
 export const repoTestId = z.string().min(1).max(1000).includes('::', { message: 'test ids look like FILE::NAME, e.g. tests/test_x.py::test_y' });
 
+/** A repository task's language; `typescript` is JavaScript whose `.ts`/`.mts` files the grader loads with their types stripped (docs/agents.md). */
+const repoLanguage = z.enum([...TASK_LANGUAGES, 'typescript']).transform((l) => (l === 'typescript' ? 'javascript' : l));
+
 /** One line of a `crucible-repo` task file. */
 export const crucibleRepoTaskLine = z
   .object({
     id: z.string().min(1).max(200),
-    language: z.enum(TASK_LANGUAGES),
+    language: repoLanguage,
     problem_statement: z.string().min(1).max(200_000),
     workspace: workspaceSource,
     /** files added (or replaced) only at grading, like SWE-bench's test_patch */
@@ -99,7 +102,7 @@ export const swebenchTaskLine = z
     test_patch: z.string().min(1, 'test_patch is a unified diff adding the hidden tests'),
     FAIL_TO_PASS: testIdList.pipe(z.array(repoTestId).min(1, 'FAIL_TO_PASS needs at least one test id')),
     PASS_TO_PASS: testIdList.default([]),
-    language: z.enum(TASK_LANGUAGES).default('python'),
+    language: repoLanguage.default('python'),
     test_command: z.string().max(10_000).optional(),
     // not SWE-bench fields: what a crucible-repo line can say too
     setup: z.string().max(10_000).optional(),

@@ -121,6 +121,37 @@ describe('agent episode on a persistent sandbox (scripted policy, bwrap)', () =>
     expect(manager.stats().busy).toBe(0);
   });
 
+  it("a TypeScript task: the agent's node runs .ts tests (the grader's type-stripping hooks through NODE_OPTIONS) and the fix grades 1", async () => {
+    const ts = task({
+      id: 'ts-sum',
+      language: 'javascript',
+      problem_statement: 'sum(xs) in src/sum.ts subtracts; make it add.',
+      workspace: {
+        files: {
+          'package.json': '{ "type": "module" }\n',
+          'src/sum.ts': 'export function sum(xs: readonly number[]): number {\n  return xs.reduce((a: number, b: number) => a - b, 0);\n}\n',
+          'test/sum.test.ts':
+            "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { sum } from '../src/sum.ts';\n\ntest('sums', () => assert.equal(sum([1, 2, 3] as number[]), 6));\n",
+        },
+      },
+      FAIL_TO_PASS: ['test/sum.test.ts::sums'],
+    });
+    const r = await run(
+      ts,
+      [
+        { name: 'bash', arguments: { command: 'node --test test/sum.test.ts 2>&1 | grep -E "^# (pass|fail)"' } },
+        { name: 'str_replace', arguments: { path: 'src/sum.ts', old_str: 'a - b', new_str: 'a + b' } },
+        { name: 'bash', arguments: { command: 'node --test test/sum.test.ts 2>&1 | grep -E "^# (pass|fail)"' } },
+        { name: 'submit', arguments: {} },
+      ],
+      { grade },
+    );
+    expect(r.end).toBe('submitted');
+    expect(outputs(r)[0]).toBe('# pass 0\n# fail 1\n[exit code 0]');
+    expect(outputs(r)[2]).toBe('# pass 1\n# fail 0\n[exit code 0]');
+    expect(r.grade).toMatchObject({ status: 'graded', reward: 1 });
+  });
+
   it("keeps the workspace (and processes' files) across turns", async () => {
     const r = await run(pyTask, [
       { name: 'write_file', arguments: { path: 'notes/a.txt', content: 'first' } },

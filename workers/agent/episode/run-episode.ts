@@ -11,6 +11,7 @@ import { defaultToolLimits, executeToolCall, type ToolCallRecord, type ToolLimit
 import { parseToolCalls } from '../tools/tool-call-text';
 import { toolSchemas } from '../tools/tool-definitions';
 import { diffWorkspaces } from '../workspace/workspace-diff';
+import { EPISODE_TS_HOOKS_DIR, hasTypeScript, TS_HOOK_FILES } from '../grade/typescript-hooks';
 import { readWorkspace, SANDBOX_WORKSPACE_DIR, WorkspaceUnreadableError, writeWorkspace } from './sandbox-workspace';
 
 export type AgentEpisodeOptions<G> = {
@@ -132,8 +133,14 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
   let patch: string | null = null;
   let binarySkipped: string[] = [];
   let unreadable: string | undefined;
+  let toolEnv: Record<string, string> | undefined;
   try {
     await writeWorkspace(sb, o.task.workspace, ws);
+    // node cannot load TypeScript on its own (Node 20): the agent's node gets the grader's hooks
+    if (o.task.language === 'javascript' && hasTypeScript(o.task.workspace)) {
+      for (const [name, bytes] of Object.entries(TS_HOOK_FILES)) sb.putFile(`${EPISODE_TS_HOOKS_DIR}/${name}`, bytes, 0o444);
+      toolEnv = { NODE_OPTIONS: `--import=${EPISODE_TS_HOOKS_DIR}/ts-register.mjs` };
+    }
     if (o.task.setup) {
       const r = await sb.exec(['sh', '-c', o.task.setup], { cwd: ws, timeoutMs: o.setupTimeoutMs ?? 300_000 });
       if (r.status !== 'ok')
@@ -182,7 +189,7 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
       const records: ToolCallRecord[] = [];
       let submitted = false;
       for (const call of parsed.calls) {
-        const rec = await executeToolCall({ sandbox: sb, workspaceDir: ws, limits: toolLimits, deadline, tools: o.tools }, call);
+        const rec = await executeToolCall({ sandbox: sb, workspaceDir: ws, limits: toolLimits, deadline, tools: o.tools, env: toolEnv }, call);
         records.push(rec);
         if (rec.infraError) {
           turns.push({ assistant: text, tokens: sample.tokens.length, toolCalls: records });

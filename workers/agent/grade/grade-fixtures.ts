@@ -94,3 +94,35 @@ export function gradeTestManager(tag: string) {
   ensureBuiltInEnvironment('repo', TEST_STORE);
   return m;
 }
+
+/** The JavaScript task in TypeScript (node:test; types stripped by the grader's hooks): an enum, interfaces, tsc-style `.js` imports of `.ts` files. */
+export const tsWorkspace: WorkspaceFiles = {
+  'package.json': '{ "name": "mathlib-ts", "type": "module" }\n',
+  'src/math.ts':
+    'export enum Op {\n  Add = "add",\n  Mul = "mul",\n}\n\nexport interface Pair {\n  a: number;\n  b: number;\n}\n\nexport function add(a: number, b: number): number {\n  return a - b;\n}\n\nexport function mul({ a, b }: Pair): number {\n  return a * b;\n}\n',
+  'test/mul.test.ts':
+    "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { mul, Op } from '../src/math.js';\n\ntest('mul', () => {\n  assert.equal(mul({ a: 2, b: 3 }), 6);\n  assert.equal(Op.Mul, 'mul');\n});\n",
+};
+export const tsHidden: WorkspaceFiles = {
+  'test/add.test.ts':
+    "import { describe, test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from '../src/math.ts';\n\ntype Case = [a: number, b: number, sum: number];\nconst cases: Case[] = [\n  [1, 2, 3],\n  [0, 5, 5],\n];\n\ndescribe('add', () => {\n  test('cases', () => {\n    for (const [a, b, sum] of cases) assert.equal(add(a, b), sum);\n  });\n});\n",
+};
+export const tsF2P = ['test/add.test.ts::add > cases'];
+export const tsP2P = ['test/mul.test.ts::mul'];
+export const tsGold = edit(tsWorkspace, { 'src/math.ts': (tsWorkspace['src/math.ts'] as string).replace('return a - b', 'return a + b') });
+
+export function tsTask(): RepoTask {
+  return resolveRepoTask(
+    crucibleRepoTaskLine.parse({
+      id: 'ts-add',
+      language: 'typescript', // an alias of javascript
+      problem_statement: 'add subtracts',
+      workspace: { files: tsWorkspace },
+      hidden_tests: tsHidden,
+      FAIL_TO_PASS: tsF2P,
+      PASS_TO_PASS: tsP2P,
+      gold_patch: tsGold,
+    }),
+    { baseDir: '/' },
+  );
+}

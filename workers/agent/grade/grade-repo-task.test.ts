@@ -1,6 +1,21 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { gradeRepoTask } from './grade-repo-task';
-import { edit, gradeTestManager, jsF2P, jsGold, jsHidden, jsTask, jsWorkspace, pyGold, pyHidden, pyTask, pyWorkspace } from './grade-fixtures';
+import {
+  edit,
+  gradeTestManager,
+  jsF2P,
+  jsGold,
+  jsHidden,
+  jsTask,
+  jsWorkspace,
+  pyGold,
+  pyHidden,
+  pyTask,
+  pyWorkspace,
+  tsGold,
+  tsTask,
+  tsWorkspace,
+} from './grade-fixtures';
 
 // real bwrap sandboxes in the `repo` environment (default toolchain + Debian's pytest)
 const { manager, cleanup } = gradeTestManager('grade');
@@ -150,5 +165,25 @@ describe('gradeRepoTask (javascript, node:test)', () => {
       'test/guard.test.js::inspector closed': 'passed',
       'test/guard.test.js::memory readable': 'passed',
     });
+  });
+});
+
+describe('gradeRepoTask (TypeScript, node:test with types stripped)', () => {
+  const task = tsTask();
+
+  it('gold → 1 and untouched → 0 with .ts tests and sources (an enum, interfaces, a tsc-style .js import); a process.exit(0) fix is still 0', async () => {
+    expect(task.language).toBe('javascript'); // the line said "typescript"
+    const gold = await gradeRepoTask(manager, task, tsGold);
+    expect(gold.error ?? null, JSON.stringify(gold.tests)).toBeNull();
+    expect(gold).toMatchObject({ status: 'graded', reward: 1, components: { f2p: 1, p2p: 1, tampered: 0 } });
+    expect(outcomes(gold)).toEqual({ 'test/add.test.ts::add > cases': 'passed', 'test/mul.test.ts::mul': 'passed' });
+    const none = await gradeRepoTask(manager, task, '');
+    expect(none).toMatchObject({ status: 'graded', reward: 0, components: { f2p: 0, p2p: 1 } });
+    // a syntax error in the solution fails its tests
+    const src = tsWorkspace['src/math.ts'] as string;
+    const exit = await gradeRepoTask(manager, task, edit(tsWorkspace, { 'src/math.ts': `process.exit(0);\n${src}` }));
+    expect(exit).toMatchObject({ status: 'graded', reward: 0 });
+    const broken = await gradeRepoTask(manager, task, edit(tsWorkspace, { 'src/math.ts': src.replace('return a - b', 'return a + b +') }));
+    expect(broken).toMatchObject({ status: 'graded', reward: 0 });
   });
 });

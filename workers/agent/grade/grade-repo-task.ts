@@ -10,6 +10,7 @@ import { applyWorkspacePatch } from '../workspace/workspace-diff';
 import { fileBytes, fileExecutable } from '../workspace/workspace-file';
 import { isProtectedPath, protectTestFiles } from './protected-paths';
 import { verifyReport, type TestReport } from './report';
+import { hasTypeScript, TS_HOOK_FILES } from './typescript-hooks';
 import { repoReward, type RepoRewardWeights } from './repo-reward';
 
 /**
@@ -23,7 +24,10 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const RUNNERS = { python: readFileSync(path.join(here, 'pytest-runner.py')), javascript: readFileSync(path.join(here, 'node-reporter.mjs')) };
 
 /** Names this grader in every reward it produces (like the I/O harness's HARNESS_VERSION): the runners' content decides the verdicts. */
-export const REPO_GRADER_VERSION = `repo-grader-1+${createHash('sha256').update(RUNNERS.python).update(RUNNERS.javascript).digest('hex').slice(0, 12)}`;
+export const REPO_GRADER_VERSION = `repo-grader-1+${Object.values(TS_HOOK_FILES)
+  .reduce((h, b) => h.update(b), createHash('sha256').update(RUNNERS.python).update(RUNNERS.javascript))
+  .digest('hex')
+  .slice(0, 12)}`;
 
 /** Where the workspace lives in the grading sandbox; test ids are relative to it. */
 export const GRADE_WORKSPACE_DIR = '/work/repo';
@@ -100,12 +104,14 @@ function pythonCommand(dir: string, files: string[]): { cmd: string[]; args: str
  */
 const NODE_PERMISSIONS = ['--experimental-permission', '--allow-fs-read=*', '--allow-fs-write=*', '--allow-child-process', '--allow-worker'];
 
-function nodeCommand(dir: string): string[] {
+function nodeCommand(dir: string, typescript: boolean): string[] {
   const reporter = `${dir}/reporter.mjs`;
   return [
     '/usr/bin/node',
     ...NODE_PERMISSIONS,
     `--import=${reporter}`,
+    // after the reporter: it must read its job before anything else runs
+    ...(typescript ? [`--import=${dir}/ts-register.mjs`] : []),
     `--test-reporter=${reporter}`,
     '--test-reporter-destination=stderr',
     `${dir}/entry.mjs`,
@@ -206,7 +212,9 @@ async function attempt(manager: SandboxManager, task: RepoTask, patch: string, o
     } else {
       sb.putFile(`${dir}/reporter.mjs`, RUNNERS.javascript, 0o444);
       sb.putFile(`${dir}/entry.mjs`, nodeEntry(testFiles), 0o444);
-      cmd = nodeCommand(dir);
+      const typescript = hasTypeScript(files);
+      if (typescript) for (const [name, bytes] of Object.entries(TS_HOOK_FILES)) sb.putFile(`${dir}/${name}`, bytes, 0o444);
+      cmd = nodeCommand(dir, typescript);
     }
     const r = await exec(cmd, {
       stdin: `${JSON.stringify(job)}\n`,

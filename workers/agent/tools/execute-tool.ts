@@ -23,6 +23,8 @@ export type ToolContext = {
   deadline?: number;
   /** the tools this episode offers (default: all); a call to another is an error observation */
   tools?: readonly AgentToolName[];
+  /** extra environment for `bash` commands (e.g. NODE_OPTIONS loading the TypeScript hooks) */
+  env?: Readonly<Record<string, string>>;
 };
 
 /** One executed call, as the episode records it and the agent sees it (`output`). */
@@ -91,7 +93,7 @@ async function bash(ctx: ToolContext, a: ToolArgs['bash']): Promise<RunOut> {
   if (ctx.deadline !== undefined) timeoutMs = Math.max(1, Math.min(timeoutMs, ctx.deadline - Date.now()));
   // no .pyc caches: files change within the same second through write_file/str_replace, and Python's
   // (mtime, size) check would then run the stale bytecode
-  const r = await ctx.sandbox.exec(['sh', '-c', a.command], { cwd: ctx.workspaceDir, timeoutMs, env: { PYTHONDONTWRITEBYTECODE: '1' } });
+  const r = await ctx.sandbox.exec(['sh', '-c', a.command], { cwd: ctx.workspaceDir, timeoutMs, env: { PYTHONDONTWRITEBYTECODE: '1', ...ctx.env } });
   if (r.status === 'sandbox_error' || r.status === 'env_mismatch') {
     const msg = `${r.status}: ${r.error ?? 'no detail'}`;
     return { output: `error: the sandbox failed (${msg})`, error: msg, infraError: msg };
