@@ -20,6 +20,8 @@ test('launch form: a repository suite shows the tool-set choice, and the run get
   await page.getByLabel('Run name').fill(runName);
   // the suite field becomes a select once the suites are loaded
   await expect(page.locator('select[name="suite"]')).toHaveValue('builtin');
+  // the built-in repository suite is there on a fresh install, with no import (created on first use)
+  await expect(page.locator('select[name="suite"] option[value="repo-suite"]')).toHaveCount(1);
   // input/output suite: no agent settings
   await expect(page.getByRole('group', { name: 'Agent (repository tasks)' })).toHaveCount(0);
   await expect(page.locator('input[name="tools.bash"]')).toHaveCount(0);
