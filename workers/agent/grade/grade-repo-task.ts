@@ -109,9 +109,9 @@ function nodeCommand(dir: string, typescript: boolean): string[] {
   return [
     '/usr/bin/node',
     ...NODE_PERMISSIONS,
-    `--import=${reporter}`,
-    // after the reporter: it must read its job before anything else runs
+    // before the reporter, which refuses module.register to the code under test (it reads no stdin, runs no workspace code)
     ...(typescript ? [`--import=${dir}/ts-register.mjs`] : []),
+    `--import=${reporter}`,
     `--test-reporter=${reporter}`,
     '--test-reporter-destination=stderr',
     `${dir}/entry.mjs`,

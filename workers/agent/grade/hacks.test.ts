@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RepoGrade } from '@/core/repo-tasks';
 import { gradeRepoTask } from './grade-repo-task';
-import { edit, gradeTestManager, jsF2P, jsGold, jsP2P, jsTask, jsWorkspace, pyF2P, pyGold, pyHidden, pyP2P, pyTask, pyWorkspace } from './grade-fixtures';
+import { edit, gradeTestManager, jsF2P, jsGold, jsHidden, jsP2P, jsTask, jsWorkspace, pyF2P, pyGold, pyHidden, pyP2P, pyTask, pyWorkspace } from './grade-fixtures';
 
 /**
  * The hack suite: agent patches on an UNSOLVED task (add still subtracts) that try to raise
@@ -495,6 +495,35 @@ describe('hack suite (javascript): none raises the reward of an unsolved task', 
       expectZero(await gradeRepoTask(manager, js, patch));
     });
   }
+  // Module loader hooks from the solution would load every later file through the agent's
+  // code: a second FAIL_TO_PASS test file, loaded after the solution ran, rewritten to pass.
+  const js2 = jsTask({
+    hidden_tests: {
+      ...jsHidden,
+      'test/add2.test.js': "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from '../src/math.js';\n\ntest('add2', () => assert.equal(add(2, 2), 4));\n",
+    },
+    FAIL_TO_PASS: [...jsF2P, 'test/add2.test.js::add2'],
+  });
+  it('loader hooks: module.register rewriting a later test file is refused (scored 1/3 before), tampered', async () => {
+    const hook = `export async function load(u, c, n) { if (u.endsWith('add2.test.js')) return { format: 'module', source: "import { test } from 'node:test'; test('add2', () => {});", shortCircuit: true }; return n(u, c); }`;
+    const patch = jsAtImport(`import { register } from 'node:module';\ntry {\n  register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));\n} catch {}`);
+    const g = await gradeRepoTask(manager, js2, patch);
+    expectZero(g);
+    expect(g.components.tampered).toBe(1);
+    expect(g.error).toContain('module.register');
+  });
+  it('loader hooks: a correct solution that patches the CommonJS loader (Module.prototype._compile) scores 0, tampered', async () => {
+    const patch = edit(jsWorkspace, {
+      'src/math.js': `import Module from 'node:module';\nconst compile = Module.prototype._compile;\nModule.prototype._compile = function (content, filename) {\n  return compile.call(this, content, filename);\n};\n${jsSrc.replace('return a - b', 'return a + b')}`,
+    });
+    const g = await gradeRepoTask(manager, js2, patch);
+    expect(g.reward).toBe(0);
+    expect(g.components.tampered).toBe(1);
+    expect(g.error).toContain('node:module.prototype._compile');
+  });
+  it('control: the gold patch scores 1 on the two-file task', async () => {
+    expect((await gradeRepoTask(manager, js2, jsGold)).reward).toBe(1);
+  });
   it('native code: node refuses to load an addon in the test process (the permission model), so only a fix can score', async () => {
     // add() is right only when the addon load was refused; an addon (native code) could rewrite the reporter's memory
     const probe = `let refused = '';\ntry {\n  process.dlopen({ exports: {} }, '/work/repo/addon.node');\n} catch (e) {\n  refused = e.code;\n}\n`;

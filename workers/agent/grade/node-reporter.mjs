@@ -63,6 +63,18 @@ const hmacUpdate = R.getProto(hmacObj).update;
 const hmacDigest = R.getProto(hmacObj).digest;
 const asyncIterator = Symbol.asyncIterator;
 const asyncGenProto = R.getProto(R.getProto((async function* () {})()));
+const tampered = [];
+
+// Module loader hooks registered by the code under test would run for every module loaded
+// after it, a later test file included, and could hand back any source for it: registering
+// hooks is refused (the grader's own TypeScript hooks are registered before this module).
+// The CommonJS loader (Module._load, _compile, _extensions…) is watched below.
+const Module = require('node:module');
+Module.register = function register() {
+  if (tampered.length < 20) tampered[tampered.length] = 'module.register (loader hooks) called by the code under test';
+  throw new Error('crucible grader: registering module loader hooks is not allowed while grading');
+};
+Module.syncBuiltinESMExports();
 
 const WATCHED = {
   'node:test': require('node:test'),
@@ -73,6 +85,9 @@ const WATCHED = {
   'node:fs': require('node:fs'),
   'node:path': require('node:path'),
   'node:crypto': require('node:crypto'),
+  'node:module': Module,
+  'node:module.prototype': Module.prototype,
+  'node:module._extensions': Module._extensions,
   'Hmac.prototype': R.getProto(hmacObj),
   AsyncGenerator: asyncGenProto,
   Object,
@@ -111,7 +126,6 @@ function describeAll() {
   return out;
 }
 const snapshot = describeAll();
-const tampered = [];
 function check() {
   const now = describeAll();
   for (const [label, value] of snapshot) if (!R.is(now.get(label), value) && tampered.length < 20) tampered[tampered.length] = `changed: ${label}`;
