@@ -104,13 +104,13 @@ function pythonCommand(dir: string, files: string[]): { cmd: string[]; args: str
  */
 const NODE_PERMISSIONS = ['--experimental-permission', '--allow-fs-read=*', '--allow-fs-write=*', '--allow-child-process', '--allow-worker'];
 
-function nodeCommand(dir: string, typescript: boolean): string[] {
+function nodeCommand(dir: string): string[] {
   const reporter = `${dir}/reporter.mjs`;
   return [
     '/usr/bin/node',
     ...NODE_PERMISSIONS,
-    // before the reporter, which refuses module.register to the code under test (it reads no stdin, runs no workspace code)
-    ...(typescript ? [`--import=${dir}/ts-register.mjs`] : []),
+    // the grader's module hooks first: the reporter then refuses module.register to the code under test (they read no stdin, run no workspace code)
+    `--import=${dir}/hooks-register.mjs`,
     `--import=${reporter}`,
     `--test-reporter=${reporter}`,
     '--test-reporter-destination=stderr',
@@ -207,14 +207,25 @@ async function attempt(manager: SandboxManager, task: RepoTask, patch: string, o
       sb.putFile(`${dir}/runner.py`, RUNNERS.python, 0o444);
       sb.putFile(`${dir}/pytest.ini`, '[pytest]\n', 0o444);
       const conftests = Object.keys(files).filter((p) => p === 'conftest.py' || p.endsWith('/conftest.py'));
-      job = { ...job, args: c.args, conftests };
+      // the task's own Python files: the runner compiles them before any workspace code runs and lets no other code run under their names
+      const pinned = Object.keys(files).filter((p) => p.endsWith('.py') && isProtectedPath(p, task.hiddenTests, testFiles));
+      job = { ...job, args: c.args, conftests, pinned };
       cmd = c.cmd;
     } else {
       sb.putFile(`${dir}/reporter.mjs`, RUNNERS.javascript, 0o444);
       sb.putFile(`${dir}/entry.mjs`, nodeEntry(testFiles), 0o444);
+      // the task's own JavaScript files (tests, helpers in test directories): the hooks read them before any workspace code runs and serve only those bytes
+      const pinned = Object.keys(files)
+        .filter((p) => /\.[cm]?[jt]s$/.test(p) && isProtectedPath(p, task.hiddenTests, testFiles))
+        .map((p) => `${GRADE_WORKSPACE_DIR}/${p}`);
       const typescript = hasTypeScript(files);
-      if (typescript) for (const [name, bytes] of Object.entries(TS_HOOK_FILES)) sb.putFile(`${dir}/${name}`, bytes, 0o444);
-      cmd = nodeCommand(dir, typescript);
+      for (const [name, bytes] of Object.entries(TS_HOOK_FILES)) if (typescript || name === 'grader-hooks.mjs') sb.putFile(`${dir}/${name}`, bytes, 0o444);
+      sb.putFile(
+        `${dir}/hooks-register.mjs`,
+        `import { register } from 'node:module';\nregister('./grader-hooks.mjs', import.meta.url, { data: ${JSON.stringify({ typescript, pinned })} });\n`,
+        0o444,
+      );
+      cmd = nodeCommand(dir);
     }
     const r = await exec(cmd, {
       stdin: `${JSON.stringify(job)}\n`,

@@ -1,7 +1,22 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RepoGrade } from '@/core/repo-tasks';
 import { gradeRepoTask } from './grade-repo-task';
-import { edit, gradeTestManager, jsF2P, jsGold, jsHidden, jsP2P, jsTask, jsWorkspace, pyF2P, pyGold, pyHidden, pyP2P, pyTask, pyWorkspace } from './grade-fixtures';
+import {
+  edit,
+  gradeTestManager,
+  jsF2P,
+  jsGold,
+  jsHidden,
+  jsP2P,
+  jsTask,
+  jsWorkspace,
+  pyF2P,
+  pyGold,
+  pyHidden,
+  pyP2P,
+  pyTask,
+  pyWorkspace,
+} from './grade-fixtures';
 
 /**
  * The hack suite: agent patches on an UNSOLVED task (add still subtracts) that try to raise
@@ -308,6 +323,61 @@ describe('hack suite (python): none raises the reward of an unsolved task', () =
     expect(g.error ?? null).toBeNull();
     expect(g.reward).toBe(1);
   });
+  // A task with a second FAIL_TO_PASS file, collected after the solution's code first ran:
+  // what loads it can be bent (pathlib, io, sys.modules) and put back before any check looks.
+  const py2 = pyTask({
+    hidden_tests: { ...pyHidden, 'tests/test_add2.py': 'from calc import add\n\n\ndef test_add2():\n    assert add(2, 2) == 4\n' },
+    FAIL_TO_PASS: [...pyF2P, 'tests/test_add2.py::test_add2'],
+  });
+  const LATER_FILE_HACKS: [string, string][] = [
+    [
+      'pathlib.Path.read_bytes serving a fake later test file, then put back (scored 0.2 before)',
+      [
+        'import pathlib',
+        '_orig = pathlib.Path.read_bytes',
+        'def _fake(self):',
+        '    if str(self).endswith("test_add2.py"):',
+        '        pathlib.Path.read_bytes = _orig',
+        '        return b"def test_add2():\\n    pass\\n"',
+        '    return _orig(self)',
+        'pathlib.Path.read_bytes = _fake',
+      ].join('\n'),
+    ],
+    [
+      'a fake module for a later test file put in sys.modules, compiled under its name',
+      [
+        'import sys, types',
+        'm = types.ModuleType("test_add2")',
+        'm.__file__ = "/work/repo/tests/test_add2.py"',
+        'exec(compile("def test_add2():\\n    pass\\n", m.__file__, "exec"), m.__dict__)',
+        'sys.modules["test_add2"] = m',
+      ].join('\n'),
+    ],
+    [
+      'a test function made by hand from code named as the test file',
+      [
+        'import sys, types',
+        'c = (lambda: None).__code__.replace(co_filename="/work/repo/tests/test_add2.py", co_name="test_add2")',
+        'm = types.ModuleType("test_add2")',
+        'm.__file__ = "/work/repo/tests/test_add2.py"',
+        'm.test_add2 = types.FunctionType(c, {})',
+        'sys.modules["test_add2"] = m',
+      ].join('\n'),
+    ],
+  ];
+  LATER_FILE_HACKS.push([
+    'rewriting a later test file on disk before it is collected',
+    'try:\n    open("/work/repo/tests/test_add2.py", "w").write("def test_add2():\\n    pass\\n")\nexcept OSError:\n    pass',
+  ]);
+  for (const [name, code] of LATER_FILE_HACKS) {
+    it(`task files: ${name}`, async () => {
+      const g = await gradeRepoTask(manager, py2, pyAtImport(code));
+      expectZero(g);
+    });
+  }
+  it('control: the gold patch scores 1 on the two-file task', async () => {
+    expect((await gradeRepoTask(manager, py2, pyGold)).reward).toBe(1);
+  });
   it('test-file and config edits are listed as rejected paths', async () => {
     const g = await gradeRepoTask(manager, py, edit(pyWorkspace, { 'tests/test_ops.py': null, 'conftest.py': 'x = 1\n', 'evil.pth': 'x\n' }));
     expect(g.rejectedPaths).toEqual(['conftest.py', 'evil.pth', 'tests/test_ops.py']);
@@ -500,17 +570,42 @@ describe('hack suite (javascript): none raises the reward of an unsolved task', 
   const js2 = jsTask({
     hidden_tests: {
       ...jsHidden,
-      'test/add2.test.js': "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from '../src/math.js';\n\ntest('add2', () => assert.equal(add(2, 2), 4));\n",
+      'test/add2.test.js':
+        "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from '../src/math.js';\n\ntest('add2', () => assert.equal(add(2, 2), 4));\n",
     },
     FAIL_TO_PASS: [...jsF2P, 'test/add2.test.js::add2'],
   });
   it('loader hooks: module.register rewriting a later test file is refused (scored 1/3 before), tampered', async () => {
     const hook = `export async function load(u, c, n) { if (u.endsWith('add2.test.js')) return { format: 'module', source: "import { test } from 'node:test'; test('add2', () => {});", shortCircuit: true }; return n(u, c); }`;
-    const patch = jsAtImport(`import { register } from 'node:module';\ntry {\n  register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));\n} catch {}`);
+    const patch = jsAtImport(
+      `import { register } from 'node:module';\ntry {\n  register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));\n} catch {}`,
+    );
     const g = await gradeRepoTask(manager, js2, patch);
     expectZero(g);
     expect(g.components.tampered).toBe(1);
     expect(g.error).toContain('module.register');
+  });
+  it('task files: fs.promises.readFile serving a fake later test file, then put back, is not what loads it', async () => {
+    const patch = jsAtImport(
+      [
+        "import fsp from 'node:fs/promises';",
+        'const orig = fsp.readFile;',
+        'fsp.readFile = async function (p, ...rest) {',
+        "  if (String(p).endsWith('add2.test.js')) {",
+        '    fsp.readFile = orig;',
+        "    return Buffer.from(\"import { test } from 'node:test';\\ntest('add2', () => {});\\n\");",
+        '  }',
+        '  return orig.call(this, p, ...rest);',
+        '};',
+      ].join('\n'),
+    );
+    expectZero(await gradeRepoTask(manager, js2, patch));
+  });
+  it('task files: rewriting a later test file on disk before it loads is not what runs', async () => {
+    const patch = jsAtImport(
+      "import { writeFileSync } from 'node:fs';\ntry {\n  writeFileSync('/work/repo/test/add2.test.js', \"import { test } from 'node:test';\\ntest('add2', () => {});\\n\");\n} catch {}",
+    );
+    expectZero(await gradeRepoTask(manager, js2, patch));
   });
   it('loader hooks: a correct solution that patches the CommonJS loader (Module.prototype._compile) scores 0, tampered', async () => {
     const patch = edit(jsWorkspace, {

@@ -278,7 +278,11 @@ def _make_audit_hook(state):
         "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames", "sys._current_exceptions",
         "sys.settrace", "sys.setprofile", "sys.addaudithook",
     ))
-    watch = always | {"sys._getframe", "object.__getattr__", "object.__setattr__", "function.__new__", "import", "open"}
+    watch = always | {"sys._getframe", "object.__getattr__", "object.__setattr__", "function.__new__", "import", "open", "exec", "code.__new__"}
+    # the task's own Python files (tests, conftests, test helpers), compiled before any
+    # workspace code ran: a module of that name may only ever run as exactly that code
+    pinned = state["pinned"]
+    code_type = types.CodeType
     path_chars = "/.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
     busy = set()
     armed = [False]
@@ -418,7 +422,19 @@ def _make_audit_hook(state):
         if event == "object.__setattr__":
             return "setting %s" % args[1]
         if event == "function.__new__":
-            return "a new function from a grader-trusted code object" if args[0] in protected else None
+            if args[0] in protected:
+                return "a new function from a grader-trusted code object"
+            return "a function made by hand from code of %s" % args[0].co_filename if args[0].co_filename in pinned else None
+        if event == "exec":
+            code = args[0]
+            if not isinstance_(code, code_type) or code.co_filename not in pinned:
+                return None
+            for good in pinned[code.co_filename]:
+                if code == good:
+                    return None
+            return "running code as %s that is not the task's file" % code.co_filename
+        if event == "code.__new__":
+            return "making a code object named as the task's %s" % args[1] if isinstance_(args[1], str_) and args[1] in pinned else None
         if event == "import":
             name, path = args[0], args[1]
             if name in ("ctypes", "_ctypes") or name.startswith("ctypes."):
@@ -630,6 +646,33 @@ def _check(state, session):
     return problems[:20]
 
 
+def _precompile(paths):
+    """Each of the task's Python files as the code the two loaders that may load it would run:
+    pytest's assertion rewriting (test files, conftests) and a plain compile (helpers). Read and
+    compiled here, before any workspace code runs, so nothing the agent's code patches later
+    (pathlib, io, ast, a stale .pyc) can change what counts as the task's file."""
+    import ast
+    from _pytest.assertion.rewrite import rewrite_asserts
+
+    out = {}
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                source = f.read()
+        except OSError:
+            continue
+        variants = []
+        try:
+            variants.append(compile(source, path, "exec", dont_inherit=True))
+            tree = ast.parse(source, filename=path)
+            rewrite_asserts(tree, source, path, None)
+            variants.append(compile(tree, path, "exec", dont_inherit=True))
+        except (SyntaxError, ValueError):
+            pass  # it fails to load whatever loads it
+        out[path] = tuple(variants)
+    return out
+
+
 def _main():
     job, key = _read_job()
     report_fd = os.open(job["report"], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o600)
@@ -637,6 +680,7 @@ def _main():
     workspace = job["workspace"]
     args = list(job["args"])
     conftests = set(os.path.join(workspace, p) for p in job["conftests"])
+    pinned = _precompile([os.path.join(workspace, p) for p in job.get("pinned", [])])
     job = None
     # everything the verdict depends on; reachable only through this frame (see _genuine)
     state = {
@@ -650,6 +694,7 @@ def _main():
         "path_hooks": None,
         "finished": False,
         "conftest_plugins": _allowed_plugins(workspace, conftests),
+        "pinned": pinned,
     }
     _no_dumps()
     hook, armed = _make_audit_hook(state)

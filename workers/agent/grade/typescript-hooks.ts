@@ -6,7 +6,7 @@ import type { WorkspaceFiles } from '@/core/repo-tasks';
 
 /**
  * TypeScript for node:test on Node 20, which cannot load `.ts` by itself: module hooks
- * (ts-loader.mjs, registered by ts-register.mjs) that strip types with amaro, Node's own type
+ * (grader-hooks.mjs, registered by ts-register.mjs) that strip types with amaro, Node's own type
  * stripper. Both the grader and the agent's episode sandbox get these files, outside the
  * workspace, when a task holds TypeScript.
  */
@@ -15,7 +15,7 @@ const amaroDir = path.dirname(createRequire(import.meta.url).resolve('amaro'));
 
 /** Paths relative to the directory the hooks are put in; `ts-register.mjs` is the one to `--import`. */
 export const TS_HOOK_FILES: Readonly<Record<string, Buffer>> = {
-  'ts-loader.mjs': readFileSync(path.join(here, 'ts-loader.mjs')),
+  'grader-hooks.mjs': readFileSync(path.join(here, 'grader-hooks.mjs')),
   'ts-register.mjs': readFileSync(path.join(here, 'ts-register.mjs')),
   'amaro/index.js': readFileSync(path.join(amaroDir, 'index.js')),
   'amaro/internal.js': readFileSync(path.join(amaroDir, 'internal.js')),
