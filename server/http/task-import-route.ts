@@ -60,13 +60,14 @@ export function taskImportRoute(database: () => Promise<Db>, settings: Pick<Sett
       throw e;
     }
     try {
-      const { suite, imported } = await createCaller(ctx).tasks.import({
+      const { suite, imported, skippedLinks } = await createCaller(ctx).tasks.import({
         suite: params.data.suite,
         format: params.data.format,
         text,
         replace: params.data.replace,
       });
-      return Response.json({ suite: { id: suite.id, name: suite.name }, imported });
+      // symbolic links left out of git workspaces, per task, as the in-process CLI lists them
+      return Response.json({ suite: { id: suite.id, name: suite.name }, imported, ...(skippedLinks.length ? { skippedLinks } : {}) });
     } catch (e) {
       const error = e instanceof TRPCError ? e : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: e });
       const status = getHTTPStatusCodeFromError(error);

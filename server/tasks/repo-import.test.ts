@@ -422,6 +422,14 @@ describe('repository task import', () => {
       expect(rel.status).toBe(400);
       const good = await post('up-good', sweLine('x', inside, insideRepo));
       expect(await good.json()).toMatchObject({ imported: 1 });
+      // symbolic links left out of the workspace are listed in the response, as the CLI lists them
+      fs.symlinkSync('../mathx/__init__.py', path.join(inside, 'tests', 'alias.py'));
+      const git = (...args: string[]) =>
+        execFileSync('git', ['-c', 'user.email=t@example.org', '-c', 'user.name=t', ...args], { cwd: inside, encoding: 'utf8' }).trim();
+      git('add', '-A');
+      git('commit', '-qm', 'link');
+      const linked = await post('up-links', sweLine('y', inside, { ...insideRepo, base: git('rev-parse', 'HEAD') }));
+      expect(await linked.json()).toMatchObject({ imported: 1, skippedLinks: [{ task: 'y', paths: ['tests/alias.py'] }] });
     });
 
     it(
