@@ -37,6 +37,74 @@ describe('gradeRepoTask (python, pytest)', () => {
     expect(outcomes(none)['tests/test_add.py::test_add_small']).toBe('failed');
   });
 
+  it('a task’s own conftest hooks, plugins and module state are the task’s: gold 1, untouched 0, nothing tampered', async () => {
+    // what the grader's hook and module checks must allow: hookwrappers and a plugin class
+    // from the task's conftest, a `global` counter, a test that monkeypatches its own module
+    const conftest = [
+      'import pytest',
+      '',
+      '',
+      'class Counter:',
+      '    calls = 0',
+      '',
+      '    @pytest.hookimpl(hookwrapper=True)',
+      '    def pytest_runtest_call(self, item):',
+      '        Counter.calls += 1',
+      '        yield',
+      '',
+      '',
+      'def pytest_configure(config):',
+      '    config.pluginmanager.register(Counter(), "counter")',
+      '',
+      '',
+      '@pytest.hookimpl(hookwrapper=True)',
+      'def pytest_runtest_makereport(item, call):',
+      '    outcome = yield',
+      '    outcome.get_result().user_properties.append(("seen", True))',
+      '',
+      '',
+      'def pytest_collection_modifyitems(items):',
+      '    items.sort(key=lambda i: i.nodeid)',
+      '',
+      '',
+      '@pytest.fixture',
+      'def two():',
+      '    return 2',
+    ].join('\n');
+    const hidden = {
+      'tests/test_add.py': [
+        'import sys',
+        'from calc import add',
+        '',
+        'RUNS = 0',
+        'def helper():',
+        '    return "real"',
+        '',
+        '',
+        'def test_add_small(two):',
+        '    global RUNS',
+        '    RUNS += 1',
+        '    assert add(1, two) == 3',
+        '',
+        '',
+        'def test_add_zero(monkeypatch):',
+        '    monkeypatch.setattr(sys.modules[__name__], "helper", lambda: "patched")',
+        '    assert helper() == "patched"',
+        '    assert add(0, 5) == 5',
+      ].join('\n'),
+    };
+    const t = pyTask({
+      workspace: { files: { ...pyWorkspace, 'conftest.py': conftest } },
+      hidden_tests: hidden,
+      FAIL_TO_PASS: ['tests/test_add.py::test_add_small', 'tests/test_add.py::test_add_zero'],
+    });
+    const gold = await gradeRepoTask(manager, t, pyGold);
+    expect(gold.error ?? null).toBeNull();
+    expect(gold).toMatchObject({ status: 'graded', reward: 1, components: { tampered: 0 } });
+    const none = await gradeRepoTask(manager, t, '');
+    expect(none).toMatchObject({ status: 'graded', reward: 0, components: { f2p: 0, p2p: 1, tampered: 0 } });
+  });
+
   it('a partial fix scores the fraction of FAIL_TO_PASS; a broken PASS_TO_PASS zeroes it', async () => {
     // correct for non-negative numbers only: 3 of the 4 FAIL_TO_PASS tests pass
     const partial = edit(pyWorkspace, { 'calc/ops.py': (pyWorkspace['calc/ops.py'] as string).replace('return a - b', 'return abs(a) + b') });

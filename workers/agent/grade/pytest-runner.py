@@ -97,9 +97,19 @@ for _name in (
         importlib.import_module(_name)
     except ImportError:
         pass
+import _pytest.config
+
+# …and every plugin pytest may load by name (`-p pytester`), so their functions are the ones trusted
+for _name in tuple(_pytest.config.default_plugins) + tuple(sorted(_pytest.config.builtin_plugins)):
+    try:
+        importlib.import_module("_pytest." + _name)
+    except ImportError:
+        pass
 del _name
 
 import _pytest.main
+import _pytest.python
+import _pytest.reports
 import _pytest.runner
 import _pytest.nodes
 import _pytest._code.code
@@ -480,23 +490,50 @@ _RUNTESTLOOP = _pytest.main.pytest_runtestloop.__code__
 _TRUSTED = _codes_of([m for n, m in list(sys.modules.items()) if m is not None and n.split(".")[0] in ("pytest", "_pytest", "pluggy")])
 
 
-def _genuine(expect):
+def _functions_of(modules):
+    """Every function object the given modules (and the classes they define) hold, as loaded
+    now: the only pytest and pluggy functions a hook implementation may be."""
+    out = set()
+    for mod in modules:
+        for v in list(vars(mod).values()):
+            if _isinstance(v, type) and getattr(v, "__module__", None) == mod.__name__:
+                for cv in list(vars(v).values()):
+                    if _isinstance(cv, (classmethod, staticmethod)):
+                        cv = cv.__func__
+                    if _isinstance(cv, _FunctionType):
+                        out.add(cv)
+            elif _isinstance(v, _FunctionType):
+                out.add(v)
+    return out
+
+
+_TRUSTED_FNS = _functions_of([m for n, m in list(sys.modules.items()) if m is not None and n.split(".")[0] in ("pytest", "_pytest", "pluggy")])
+_multicall = pluggy._callers._multicall
+_HookCaller = pluggy._hooks._HookCaller
+
+
+def _genuine(expect, impls=False):
     """The `state` of the `_main` below, for a hook that pytest itself called: the hook's callers
-    must be pluggy's three frames, then `expect`, then only pytest's and pluggy's own code up to
-    `_main`. Anything else (the code under test calling a hook, or pytest through it) is
-    refused; nothing but `state` leaves this function, and no frame survives it in a local."""
+    must be pluggy's three frames, then `expect` (any caller when None), then only pytest's,
+    pluggy's and this plugin's own code up to `_main`. Anything else (the code under test
+    calling a hook, or pytest through it) is refused; nothing but `state` leaves this function,
+    and no frame survives it in a local. With `impls`, the implementations this very hook call
+    runs (pluggy's own list, not the caller's current one) must all be allowed ones."""
     f = _getframe(1)  # the hook
     ok = f.f_code in _HOOKS
     f = f.f_back
+    running = None
     for code in _PLUGGY:
         if f is None or f.f_code is not code:
             ok = False
             break
+        if impls and code is _PLUGGY[0]:
+            running = f.f_locals.get("hook_impls")
         f = f.f_back
-    if ok and (f is None or f.f_code is not expect):
+    if ok and expect is not None and (f is None or f.f_code is not expect):
         ok = False
     while f is not None and f.f_code is not _MAIN:
-        if f.f_code not in _TRUSTED:
+        if f.f_code not in _CHAIN:
             ok = False
         f = f.f_back
     state = f.f_locals["state"] if f is not None else None
@@ -507,7 +544,134 @@ def _genuine(expect):
         if len(state["tampered"]) < 20:
             state["tampered"].append("a grader hook was called from outside pytest")
         raise RuntimeError("crucible grader: a grader hook was called from outside pytest")
+    if impls:
+        bad = _foreign_impls(state, running if _isinstance(running, list) else None)
+        if bad:
+            if len(state["tampered"]) < 20:
+                state["tampered"].append("a hook runs code that is neither pytest's nor the task's: %s" % bad)
+            raise RuntimeError("crucible grader: a hook implementation was added by the code under test")
     return state
+
+
+def _impl_ok(hi, state):
+    """Whether one pluggy HookImpl runs a function pytest, pluggy, an installed plugin or the
+    task's own conftests define (the conftests' code is pinned: see `_precompile`)."""
+    if type(hi) is not pluggy._hooks.HookImpl:
+        return False
+    fn = vars(hi).get("function")
+    if type(fn) is types.MethodType:
+        if fn.__self__ is not vars(hi).get("plugin"):
+            return False
+        fn = fn.__func__
+    if type(fn) is not _FunctionType:
+        return False
+    return fn in _TRUSTED_FNS or fn in state["trusted_fns"] or fn.__code__.co_filename in state["conftest_files"]
+
+
+def _foreign_impls(state, running):
+    """The first hook implementation in `running` (a list pluggy is running) that is not allowed."""
+    if running is None:
+        return "(the running hook list is not pluggy's)"
+    for hi in running:
+        if not _impl_ok(hi, state):
+            return repr(getattr(vars(hi).get("function"), "__qualname__", "?")) if type(hi) is pluggy._hooks.HookImpl else type(hi).__name__
+    return None
+
+
+def _caller_impls(caller):
+    d = vars(caller) if hasattr(caller, "__dict__") else {}
+    if "_hookimpls" in d:
+        return list(d["_hookimpls"])
+    return list(d.get("_nonwrappers", [])) + list(d.get("_wrappers", []))
+
+
+def _hooks_changed(state, pm):
+    """Whether the plugin manager's hooks still run only allowed code: pluggy's own executor, the
+    same hook callers as at session start, and allowed implementations in each."""
+    if vars(pm).get("_inner_hookexec", _multicall) is not _multicall:
+        return "pluggy's hook executor was replaced"
+    relay = pm.hook
+    if _id(relay) != state["relay"]:
+        return "the hook relay was replaced"
+    for name, caller in list(vars(relay).items()):
+        want = state["callers"].get(name)
+        if want is not None and want != _id(caller):
+            return "hook %s was replaced" % name
+        if type(caller) is not _HookCaller:
+            return "hook %s is not pluggy's" % name
+        hx = vars(caller).get("_hookexec")
+        if type(hx) is not types.MethodType or hx.__func__ is not pluggy._manager.PluginManager._hookexec or hx.__self__ is not pm:
+            return "hook %s runs through another executor" % name
+        bad = _foreign_impls(state, _caller_impls(caller))
+        if bad:
+            return "hook %s runs code that is neither pytest's nor the task's: %s" % (name, bad)
+    return None
+
+
+_SCALARS = (int, float, complex, str, bytes, bool, type(None))
+
+
+def _module_globals(mod):
+    """What a test module's names are bound to (ids), right after pytest imported it: a name
+    rebound later (a test's `add` swapped for a right one by the code under test) is seen.
+    Scalars are left out (a test may keep a `global` counter)."""
+    out = {}
+    for k, v in list(vars(mod).items()):
+        if not (k.startswith("__") and k.endswith("__")) and type(v) not in _SCALARS:
+            out[k] = _describe(v)
+    return out
+
+
+def _params(item):
+    cs = getattr(item, "callspec", None)
+    if cs is None:
+        return None
+    params = getattr(cs, "params", None)
+    return (_id(cs), _id(params), tuple((k, _id(v)) for k, v in list(params.items())) if _isinstance(params, dict) else None)
+
+
+def _item_problems(state, item):
+    """Whether a collected test still runs its own function with its own parameters."""
+    known = (state["items"] or {}).get(item.nodeid)
+    if known is None:
+        return []
+    problems = []
+    _, fn, desc, params = known
+    if fn is not None and _describe(getattr(item, "obj", None)) != desc:
+        problems.append("test function replaced: " + item.nodeid)
+    if _params(item) != params:
+        problems.append("test parameters changed: " + item.nodeid)
+    return problems
+
+
+def _module_problems(state):
+    problems = []
+    for nodeid, mod, before in list(state["modules"].values()):
+        now = vars(mod)
+        for k, want in before.items():
+            if k not in now or _describe(now[k]) != want:
+                problems.append("test module %s: %s was rebound" % (nodeid, k))
+                break
+    return problems
+
+
+def _note(state, problems):
+    tampered = state["tampered"]
+    for problem in problems:
+        if problem and problem not in tampered and len(tampered) < 20:
+            tampered.append(problem)
+
+
+def _plugin_functions(plugin):
+    """The functions an installed plugin (a setuptools entry point) defines, as loaded."""
+    if _isinstance(plugin, types.ModuleType):
+        return _functions_of([plugin])
+    out = set()
+    for klass in type(plugin).__mro__:
+        for v in list(vars(klass).values()):
+            if _isinstance(v, _FunctionType):
+                out.add(v)
+    return out
 
 
 def _shadowed(item):
@@ -534,9 +698,52 @@ class CruciblePlugin:
             return
         state["session"] = session
         state["snapshot"] = _snapshot()
-        state["plugins"] = set(_id(p) for p in session.config.pluginmanager.get_plugins())
+        pm = session.config.pluginmanager
+        state["plugins"] = set(_id(p) for p in pm.get_plugins())
         state["meta_path"] = list(sys.meta_path)
         state["path_hooks"] = list(sys.path_hooks)
+        for plugin, _dist in pm.list_plugin_distinfo():
+            state["trusted_fns"] |= _plugin_functions(plugin)
+        state["relay"] = _id(pm.hook)
+        state["callers"] = {k: _id(v) for k, v in list(vars(pm.hook).items())}
+        _note(state, [_hooks_changed(state, pm)])
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pycollect_makeitem(self, collector, name, obj):
+        # the first member pytest looks at in a test module: the module has just been imported
+        # and nothing of it inspected yet (inspecting a member can run the code under test)
+        state = _genuine(None, impls=True)
+        if _isinstance(collector, _pytest.python.Module) and _id(collector) not in state["modules"]:
+            mod = collector.obj
+            state["modules"][_id(collector)] = (collector.nodeid, mod, _module_globals(mod))
+        return None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item):
+        _genuine(None, impls=True)["seen"].add((item.nodeid, "setup"))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self, item):
+        # just before the test's body: its function, its parameters and every hook still pytest's
+        state = _genuine(None, impls=True)
+        state["seen"].add((item.nodeid, "call"))
+        problems = _item_problems(state, item) + [_hooks_changed(state, item.config.pluginmanager)]
+        if any(problems):
+            _note(state, problems)
+            raise RuntimeError("crucible grader: the test was changed before it ran")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_teardown(self, item, nextitem):
+        _genuine(None, impls=True)["seen"].add((item.nodeid, "teardown"))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_makereport(self, item, call):
+        _genuine(None, impls=True)["seen"].add((item.nodeid, "makereport:%s" % call.when))
+        return None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report):
+        _genuine(None, impls=True)["seen"].add((report.nodeid, "logreport:%s" % report.when))
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session):
@@ -547,8 +754,9 @@ class CruciblePlugin:
         items = {}
         for item in session.items:
             fn = getattr(item, "obj", None)
-            items[item.nodeid] = (item, fn, _describe(fn) if fn is not None else None)
+            items[item.nodeid] = (item, fn, _describe(fn) if fn is not None else None, _params(item))
         state["items"] = items
+        _note(state, _module_problems(state))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
@@ -566,15 +774,29 @@ class CruciblePlugin:
         shadowed = _shadowed(item)
         if shadowed:
             tampered.append("test %s has its methods replaced: %s" % (item.nodeid, ", ".join(shadowed)))
+        pm = item.config.pluginmanager
+        # before each test and after it: its function and parameters, the test modules' names
+        # and the hooks (a change made during one test for the next is seen either side)
+        _note(state, _item_problems(state, item) + _module_problems(state) + [_hooks_changed(state, pm)])
         phases = state["phases"][item.nodeid] = {}
         ihook = item.ihook
         ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
         reports = _runtestprotocol(item, nextitem=nextitem)
         ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+        _note(state, _item_problems(state, item) + _module_problems(state) + [_hooks_changed(state, pm)])
+        seen = state["seen"]
         for rep in reports:
             when, outcome = rep.when, rep.outcome
-            if type(when) is not str or type(outcome) is not str or type(rep).__module__ != "_pytest.reports":
+            if type(when) is not str or type(outcome) is not str or type(rep) is not _TestReport:
                 tampered.append("a report of %s is not pytest's" % item.nodeid)
+                continue
+            # every report was made and logged with this plugin's checks in the very hook calls
+            # (a hook implementation that skips them, or an executor that bypasses pluggy, is seen)
+            need = ["makereport:" + when, "logreport:" + when] + ([when] if outcome == "passed" else [])
+            missing = [n for n in need if (item.nodeid, n) not in seen]
+            if missing:
+                _note(state, ["the grader's checks did not run for %s (%s)" % (item.nodeid, ", ".join(missing))])
+                phases[when] = "failed"
                 continue
             # an xfail is reported as skipped by pytest, so it never counts as a pass
             prev = phases.get(when)
@@ -601,14 +823,19 @@ class CruciblePlugin:
         state["finished"] = True
 
 
-def _allowed_plugins(workspace, conftests):
+def _allowed_plugins(workspace, conftests, state):
+    def pytest_class(cls):
+        # a class pytest defines, as it was at session start (not one that names a pytest module)
+        mod = vars(cls).get("__module__")
+        return type(mod) is str and mod.startswith("_pytest.") and state["snapshot"] is not None and state["snapshot"].get((mod, cls.__name__)) == (_id(cls),)
+
     def ids(config):
         out = set()
         for p in config.pluginmanager.get_plugins():
             f = getattr(p, "__file__", None)
             if f in conftests:
                 out.add(_id(p))
-            elif type(p).__module__.startswith("_pytest.") and not _isinstance(p, types.ModuleType):
+            elif not _isinstance(p, types.ModuleType) and pytest_class(type(p)):
                 out.add(_id(p))  # pytest's own session objects (Session, FixtureManager…), whose methods are in the snapshot
             elif getattr(p, "__name__", "").startswith("_pytest.") and f and f.startswith(os.path.dirname(_pytest.__file__)):
                 out.add(_id(p))
@@ -626,13 +853,17 @@ def _check(state, session):
         problems.append("a thread trace or profile hook is installed")
     if list(sys.meta_path) != state["meta_path"] or list(sys.path_hooks) != state["path_hooks"]:
         problems.append("import hooks changed (sys.meta_path / sys.path_hooks)")
+    problems += _module_problems(state)
+    hooks = _hooks_changed(state, session.config.pluginmanager) if state["relay"] is not None else None
+    if hooks:
+        problems.append(hooks)
     allowed = state["conftest_plugins"](session.config)
     for p in session.config.pluginmanager.get_plugins():
         if _id(p) in state["plugins"] or _id(p) in allowed:
             continue
         name = getattr(p, "__name__", "")
         problems.append("a plugin was registered during the run: %r" % (name or type(p).__name__))
-    for nodeid, (item, fn, desc) in (state["items"] or {}).items():
+    for nodeid, (item, fn, desc, _p) in (state["items"] or {}).items():
         if fn is not None and _describe(getattr(item, "obj", None)) != desc:
             problems.append("test function replaced: " + nodeid)
         code = getattr(fn, "__code__", None)
@@ -693,9 +924,15 @@ def _main():
         "meta_path": None,
         "path_hooks": None,
         "finished": False,
-        "conftest_plugins": _allowed_plugins(workspace, conftests),
         "pinned": pinned,
+        "conftest_files": frozenset(conftests),
+        "trusted_fns": set(_CRUCIBLE_FNS),
+        "relay": None,
+        "callers": {},
+        "modules": {},
+        "seen": set(),
     }
+    state["conftest_plugins"] = _allowed_plugins(workspace, conftests, state)
     _no_dumps()
     hook, armed = _make_audit_hook(state)
     sys.addaudithook(hook)
@@ -733,4 +970,7 @@ def _main():
 
 _MAIN = _main.__code__
 _HOOKS = frozenset(v.__code__ for k, v in vars(CruciblePlugin).items() if k.startswith("pytest_"))
+_CRUCIBLE_FNS = frozenset(v for k, v in vars(CruciblePlugin).items() if k.startswith("pytest_"))
+_CHAIN = _TRUSTED | _HOOKS
+_TestReport = _pytest.reports.TestReport
 _main()
