@@ -200,6 +200,55 @@ describe('gradeRepoTask (python, pytest)', () => {
 describe('gradeRepoTask (javascript, node:test)', () => {
   const task = jsTask();
 
+  it('what the reporter’s locks still allow: mocks, skip/todo, hooks, async_hooks, overriding inherited methods — gold 1, untouched 0, nothing tampered', async () => {
+    // honest test suites and solutions doing what the grader's guards must not break
+    const hidden = {
+      'test/add.test.js': [
+        "import { describe, test, before, afterEach, mock } from 'node:test';",
+        "import assert from 'node:assert/strict';",
+        "import fs from 'node:fs';",
+        "import { AsyncLocalStorage, executionAsyncResource, createHook } from 'node:async_hooks';",
+        "import { add } from '../src/math.js';",
+        '',
+        'let ready = false;',
+        'before(() => { ready = true; });',
+        'afterEach(() => mock.restoreAll());',
+        'class Money { constructor(v) { this.v = v; } }',
+        'Money.prototype.toString = function () { return `$${this.v}`; };',
+        '',
+        "describe('add', () => {",
+        "  describe('inner', () => {",
+        "    test('small', () => { assert.ok(ready); assert.equal(add(1, 2), 3); });",
+        '  });',
+        "  test('zero', async (t) => {",
+        "    t.mock.method(fs, 'readFileSync', () => 'mocked');",
+        "    assert.equal(fs.readFileSync('/nope'), 'mocked');",
+        '    const als = new AsyncLocalStorage();',
+        '    await als.run(5, async () => { await null; assert.equal(als.getStore(), 5); });',
+        "    assert.equal(typeof executionAsyncResource(), 'object');",
+        '    const h = createHook({ init() {} }).enable();',
+        '    await new Promise((r) => setTimeout(r, 1));',
+        '    h.disable();',
+        '    const xs = [1];',
+        '    xs.push = function (v) { return Array.prototype.push.call(this, v * 2); };',
+        '    xs.push(2);',
+        '    assert.deepEqual([xs[0], xs[1], xs.length], [1, 4, 2]);',
+        '    assert.equal(String(new Money(3)), "$3");',
+        '    assert.equal(add(0, 5), 5);',
+        '  });',
+        "  test.skip('skipped', () => { assert.fail(); });",
+        "  test.todo('later');",
+        '});',
+      ].join('\n'),
+    };
+    const t = jsTask({ hidden_tests: hidden, FAIL_TO_PASS: ['test/add.test.js::add > inner > small', 'test/add.test.js::add > zero'] });
+    const gold = await gradeRepoTask(manager, t, jsGold);
+    expect(gold.error ?? null).toBeNull();
+    expect(gold, JSON.stringify(gold.tests)).toMatchObject({ status: 'graded', reward: 1, components: { tampered: 0 } });
+    const none = await gradeRepoTask(manager, t, '');
+    expect(none).toMatchObject({ status: 'graded', reward: 0, components: { f2p: 0, p2p: 1, tampered: 0 } });
+  });
+
   it('gold → 1, untouched → 0, partial → fraction, broken PASS_TO_PASS → 0; nested names joined by " > "', async () => {
     const gold = await gradeRepoTask(manager, task, jsGold);
     expect(gold).toMatchObject({ status: 'graded', reward: 1 });

@@ -62,6 +62,8 @@ key.fill(0);
 const hmacUpdate = R.getProto(hmacObj).update;
 const hmacDigest = R.getProto(hmacObj).digest;
 const asyncIterator = Symbol.asyncIterator;
+const startsWith = String.prototype.startsWith;
+const strSlice = String.prototype.slice;
 const asyncGenProto = R.getProto(R.getProto((async function* () {})()));
 const tampered = [];
 
@@ -74,6 +76,127 @@ Module.register = function register() {
   if (tampered.length < 20) tampered[tampered.length] = 'module.register (loader hooks) called by the code under test';
   throw new Error('crucible grader: registering module loader hooks is not allowed while grading');
 };
+
+// Each test is an AsyncResource (node:internal/test_runner/test's Test, Suite, TestHook): the
+// code under test holding one could mark a failed test as passed, or push forged events on
+// the runner's reporter stream. async_hooks is how it would get one (the resource running
+// now, a hook's init, `this` in AsyncResource's methods): it hands out a stand-in instead.
+// (node:test is loaded first: its harness takes the real createHook to track which test is
+// running, and needs the real resources)
+const nodeTest = require('node:test');
+const asyncHooks = require('node:async_hooks');
+const AsyncResource = asyncHooks.AsyncResource;
+const realResource = asyncHooks.executionAsyncResource;
+const realCreateHook = asyncHooks.createHook;
+const WeakMapCtor = WeakMap;
+const wmGet = WeakMap.prototype.get;
+const wmSet = WeakMap.prototype.set;
+const standIns = new WeakMapCtor();
+function isRunnerObject(o) {
+  if (o === null || (typeof o !== 'object' && typeof o !== 'function')) return false;
+  for (let p = R.getProto(o), depth = 0; p !== null && depth < 8; p = R.getProto(p), depth++) {
+    const d = R.desc(p, 'constructor');
+    const c = d && 'value' in d ? d.value : undefined;
+    const n = typeof c === 'function' ? R.desc(c, 'name') : undefined;
+    const name = n && 'value' in n ? n.value : undefined;
+    if (name === 'Test' || name === 'Suite' || name === 'TestHook') return true;
+  }
+  return false;
+}
+function hide(o) {
+  if (!isRunnerObject(o)) return o;
+  let s = R.apply(wmGet, standIns, [o]);
+  if (s === undefined) {
+    s = {};
+    R.apply(wmSet, standIns, [o, s]);
+  }
+  return s;
+}
+asyncHooks.executionAsyncResource = function executionAsyncResource() {
+  return hide(realResource());
+};
+asyncHooks.createHook = function createHook(callbacks) {
+  const init = callbacks === null || callbacks === undefined ? undefined : callbacks.init;
+  if (typeof init !== 'function') return realCreateHook(callbacks);
+  const fns = {
+    init(asyncId, type, triggerAsyncId, resource) {
+      return R.apply(init, this, [asyncId, type, triggerAsyncId, hide(resource)]);
+    },
+  };
+  for (const k of ['before', 'after', 'destroy', 'promiseResolve']) if (callbacks[k] !== undefined) fns[k] = callbacks[k];
+  return realCreateHook(fns);
+};
+Module.syncBuiltinESMExports();
+
+// What the verdict's path runs through (the stream machinery, intrinsics its code calls,
+// node:test and node:assert) cannot be replaced, not even for a moment: every function-valued
+// property becomes a getter of the original with a setter that refuses on the object itself
+// (and, so that `Foo.prototype.toString = …` keeps working, defines an own property on any
+// object that inherits it). A check at each event could not see a patch put back in between.
+const defineProperty = Object.defineProperty;
+const preventExtensions = Object.preventExtensions;
+function lock(obj, label) {
+  const keys = R.ownKeys(obj);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    const d = R.desc(obj, k);
+    if (k === 'constructor' || !d || !d.configurable || !('value' in d) || typeof d.value !== 'function') continue;
+    const value = d.value;
+    const name = `${label}.${typeof k === 'symbol' ? k.description : k}`;
+    defineProperty(obj, k, {
+      configurable: false,
+      enumerable: d.enumerable,
+      get() {
+        return value;
+      },
+      set(v) {
+        if (this === obj) {
+          if (tampered.length < 20) tampered[tampered.length] = `replacing ${name}`;
+          throw new TypeError(`crucible grader: ${name} cannot be replaced while grading`);
+        }
+        if (this !== null && (typeof this === 'object' || typeof this === 'function')) defineProperty(this, k, { value: v, writable: true, enumerable: true, configurable: true });
+      },
+    });
+  }
+}
+const stream = require('node:stream');
+// the iterators `for…of` runs on (the reporter's own loops over its results included)
+const arrayIterator = R.getProto([][Symbol.iterator]());
+const ITERATORS = {
+  'ArrayIterator.prototype': arrayIterator,
+  'Iterator.prototype': R.getProto(arrayIterator),
+  'MapIterator.prototype': R.getProto(new Map().entries()),
+  'SetIterator.prototype': R.getProto(new Set().values()),
+  'StringIterator.prototype': R.getProto(''[Symbol.iterator]()),
+  'AsyncGenerator.prototype': asyncGenProto,
+};
+const LOCKED = {
+  'node:test': nodeTest,
+  'node:assert': require('node:assert'),
+  'node:assert/strict': require('node:assert/strict'),
+  'node:async_hooks': asyncHooks,
+  'AsyncResource.prototype': AsyncResource.prototype,
+  'Readable.prototype': stream.Readable.prototype,
+  'Writable.prototype': stream.Writable.prototype,
+  'Duplex.prototype': stream.Duplex.prototype,
+  'Transform.prototype': stream.Transform.prototype,
+  'EventEmitter.prototype': require('node:events').prototype,
+  'Object.prototype': Object.prototype,
+  'Array.prototype': Array.prototype,
+  'Function.prototype': Function.prototype,
+  'Promise.prototype': Promise.prototype,
+  'String.prototype': String.prototype,
+  'Map.prototype': Map.prototype,
+  'Set.prototype': Set.prototype,
+  'WeakMap.prototype': WeakMap.prototype,
+  ...ITERATORS,
+  Object,
+  Promise,
+  Reflect,
+  JSON,
+};
+for (const label of R.ownKeys(LOCKED)) lock(LOCKED[label], label);
+preventExtensions(AsyncResource.prototype);
 Module.syncBuiltinESMExports();
 
 const WATCHED = {
@@ -82,9 +205,6 @@ const WATCHED = {
   'node:assert/strict': require('node:assert/strict'),
   'node:stream': require('node:stream'),
   'node:stream.Readable.prototype': require('node:stream').Readable.prototype,
-  'node:fs': require('node:fs'),
-  'node:path': require('node:path'),
-  'node:crypto': require('node:crypto'),
   'node:module': Module,
   'node:module.prototype': Module.prototype,
   'node:module._extensions': Module._extensions,
@@ -97,18 +217,32 @@ const WATCHED = {
   'Function.prototype': Function.prototype,
   'Promise.prototype': Promise.prototype,
   'Map.prototype': Map.prototype,
+  'Set.prototype': Set.prototype,
+  'WeakMap.prototype': WeakMap.prototype,
+  'node:async_hooks': asyncHooks,
+  'AsyncResource.prototype': AsyncResource.prototype,
+  'EventEmitter.prototype': require('node:events').prototype,
+  ...ITERATORS,
   Promise,
   JSON,
   Reflect,
   Symbol,
   'globalThis.process': process,
 };
-const KEYS = R.ownKeys(WATCHED);
-function describeAll() {
+// Modules honest tests mock for the length of a test (t.mock.method(fs, 'readFileSync')): the
+// verdict does not use them (the reporter captured what it needs, the grader's hooks thread
+// reads the task's files), so they only have to be back as they were when the run ends.
+const END_WATCHED = {
+  'node:fs': require('node:fs'),
+  'node:path': require('node:path'),
+  'node:crypto': require('node:crypto'),
+};
+function describeAll(watched = WATCHED) {
   const out = new Map();
+  const KEYS = R.ownKeys(watched);
   for (let i = 0; i < KEYS.length; i++) {
     const name = KEYS[i];
-    const obj = WATCHED[name];
+    const obj = watched[name];
     const walk = (o, prefix, depth) => {
       const keys = R.ownKeys(o);
       for (let j = 0; j < keys.length; j++) {
@@ -126,10 +260,11 @@ function describeAll() {
   return out;
 }
 const snapshot = describeAll();
-function check() {
-  const now = describeAll();
-  for (const [label, value] of snapshot) if (!R.is(now.get(label), value) && tampered.length < 20) tampered[tampered.length] = `changed: ${label}`;
-  for (const label of now.keys()) if (!snapshot.has(label) && tampered.length < 20) tampered[tampered.length] = `added: ${label}`;
+const endSnapshot = describeAll(END_WATCHED);
+function check(before = snapshot, watched = WATCHED) {
+  const now = describeAll(watched);
+  for (const [label, value] of before) if (!R.is(now.get(label), value) && tampered.length < 20) tampered[tampered.length] = `changed: ${label}`;
+  for (const label of now.keys()) if (!before.has(label) && tampered.length < 20) tampered[tampered.length] = `added: ${label}`;
 }
 let used = false;
 
@@ -141,6 +276,10 @@ export default async function* crucibleReporter(source) {
   used = true;
   const results = new Map();
   const stack = [];
+  // node's own count of passed tests (its summary, from the tests' state, not from events):
+  // a test:fail turned into test:pass on the way here makes the two disagree
+  let passes = 0;
+  let summaryPasses = null;
   const it = R.apply(source[asyncIterator], source, []);
   const next = it.next;
   for (;;) {
@@ -149,6 +288,10 @@ export default async function* crucibleReporter(source) {
     check();
     const ev = step.value;
     const data = ev.data ?? {};
+    if (ev.type === 'test:diagnostic' && data.nesting === 0 && typeof data.message === 'string' && R.apply(startsWith, data.message, ['pass '])) {
+      summaryPasses = R.apply(strSlice, data.message, [5]);
+      continue;
+    }
     if (ev.type === 'test:start') {
       stack.length = data.nesting;
       stack[data.nesting] = data.name;
@@ -162,10 +305,14 @@ export default async function* crucibleReporter(source) {
     const file = typeof data.file === 'string' ? relative(job.workspace, data.file) : '?';
     const id = `${file}::${name}`;
     const outcome = ev.type === 'test:fail' ? 'failed' : data.skip !== undefined || data.todo !== undefined ? 'skipped' : 'passed';
+    if (outcome === 'passed' && !(data.details && data.details.type === 'suite')) passes++;
     const prev = results.get(id);
     results.set(id, prev === undefined || prev === 'passed' ? outcome : prev);
   }
   check();
+  check(endSnapshot, END_WATCHED);
+  if (summaryPasses === null) tampered[tampered.length] = 'the test run ended without node:test’s summary';
+  else if (summaryPasses !== `${passes}`) tampered[tampered.length] = `${passes} tests were reported passed but node:test counted ${summaryPasses}`;
   let doc = `{"exitstatus":0,"nonce":${str(String(job.nonce))},"results":{`;
   let first = true;
   for (const [id, outcome] of results) {
