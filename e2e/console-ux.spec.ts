@@ -201,6 +201,7 @@ async function seedMetricsRun(name: string, offset = 0) {
       add('reward_max', s === 20 ? 1 : 0.8);
       add('kl', s === 0 ? 0 : 0.0001 * (1 + (s % 9)));
       add('infra_failed_rate', 0);
+      if (s > 0) add('generated_tokens', 1_000 + 1_000 * offset * 10);
       add('sandbox_failures', s % 3, { status: 'sandbox_error' });
       add('sandbox_failures', s % 2, { status: 'preempted' });
     }
@@ -255,6 +256,11 @@ test('charts: readable axes, smoothing over a faint raw line, log y, x-axis choi
   await expect.poll(() => xTicks(reward)).toEqual(['0', '500', '1k', '1.5k', '2k', '2.5k', '3k']);
   await page.getByLabel('X axis').selectOption('time');
   await expect.poll(() => xTicks(reward)).toEqual(['0', '10m', '20m', '30m', '40m']);
+  // generated tokens: 1,000 per iteration here, summed from each iteration's generated_tokens
+  await page.getByLabel('X axis').selectOption('tokens');
+  await expect.poll(() => xTicks(reward)).toEqual(['0', '10k', '20k', '30k', '40k']);
+  await expect(reward.getByText('generated tokens')).toBeVisible();
+  await screenshot(page, 'run-charts-tokens');
   await page.getByLabel('X axis').selectOption('iteration');
 
   // Legend toggle on a chart with several series.
@@ -288,7 +294,7 @@ test('charts: readable axes, smoothing over a faint raw line, log y, x-axis choi
   // Compare: the same controls, each run on its own clock and episode count.
   await page.goto(`/runs/compare?ids=${a.runId},${b.runId}`);
   await expect(page.getByTestId('chart-controls')).toBeVisible();
-  await expect(page.getByLabel('X axis').locator('option')).toHaveText(['iteration', 'time since start', 'episodes']);
+  await expect(page.getByLabel('X axis').locator('option')).toHaveText(['iteration', 'time since start', 'episodes', 'generated tokens']);
   await expect(chart(page, 'reward_mean').getByTestId('legend-item')).toHaveCount(2);
   // Only the settings that differ: the seeded runs differ in their suite alone.
   await expect(page.getByTestId('config-diff-row')).toHaveCount(1);
@@ -348,7 +354,8 @@ test('launch form: runtimes are this deployment’s (defaults named, missing one
   const routine = page.locator('select[name="isolation.routine"]');
   // a new run starts on the deployment default, which names the runtime the launch will pick
   await expect(routine).toHaveValue('');
-  await expect(routine.locator('option').first()).toHaveText(/^deployment default \((gvisor|bwrap)\)$/);
+  // (named once a sandbox worker has registered and probed its runtimes: on a fresh server, seconds)
+  await expect(routine.locator('option').first()).toHaveText(/^deployment default \((gvisor|bwrap)\)$/, { timeout: 60_000 });
   // kata is not installed on these hosts: shown, marked, not selectable
   const kata = routine.locator('option[value="oci:kata-runtime"]');
   await expect(kata).toHaveText('oci:kata-runtime (not installed)');

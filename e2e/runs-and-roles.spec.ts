@@ -43,12 +43,18 @@ test('operator launches a run from the form, finds it listed, and pauses, resume
   await page.getByLabel('Group size').fill('0');
   const groupError = page.locator('#field-groupSize-error');
   await expect(groupError).toBeVisible();
-  await expect(groupError).toContainText('>=1');
+  await expect(groupError).toHaveText('Must be at least 1');
   await expect(page.getByLabel('Group size')).toHaveAttribute('aria-invalid', 'true');
-  // Submitting does not send it: we stay on the form with the count of problems.
+  // Submitting does not send it: we stay on the form with the count of problems, which is
+  // the number of fields that say what is wrong.
   await page.getByRole('button', { name: 'Launch run' }).click();
   await expect(page).toHaveURL(/\/runs\/new$/);
   await expect(page.getByText('1 field needs fixing before launch.')).toBeVisible();
+  await page.getByLabel('Learning rate').fill('2');
+  await expect(page.locator('#field-learningRate-error')).toHaveText('Must be at most 1');
+  await expect(page.getByText('2 fields need fixing before launch.')).toBeVisible();
+  await expect(page.locator('[id^="field-"][id$="-error"]')).toHaveCount(2);
+  await page.getByLabel('Learning rate').fill('0.0003');
 
   await page.getByLabel('Group size').fill('4');
   await expect(groupError).toHaveCount(0);

@@ -34,6 +34,7 @@ const metricHelp: Partial<Record<RlMetric, string>> = {
   logprob_mismatch: 'mean |log π − log π_old| at the first step; ~0 unless stored logprobs disagree with training',
   kl_reward_penalty: 'KL penalty taken out of the reward, per turn (KL in reward)',
   response_length: 'generated tokens per turn',
+  generated_tokens: 'policy tokens generated this iteration, all episodes (the "generated tokens" x-axis sums them)',
   sandbox_time_share: 'sandbox ms / (policy + sandbox ms)',
   infra_failed_rate: 'episodes lost to sandbox / env failures',
   zero_variance_group_share: 'groups whose rewards were all equal (no GRPO signal)',

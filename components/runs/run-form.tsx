@@ -9,6 +9,7 @@ import { errorHint, errorMessage, validationIssues } from '../api-error';
 import { Button, buttonClass } from '../ui/button';
 import { inputClass } from '../ui/layout-parts';
 import { allFields, configFromValues, fieldGroups, valuesFromConfig, type FieldSpec, type FormValues } from './run-form-fields';
+import { readableIssue, type FormIssue } from './form-issues';
 import { isPolicyKey, POLICY_KEYS } from './policy-fields';
 import { PolicySection, type ModelsState } from './policy-section';
 
@@ -34,7 +35,7 @@ function validate(name: string, values: FormValues, largest?: HostLimit, models?
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const key = issue.path.join('.');
-      errors[key] ??= issue.message;
+      errors[key] ??= readableIssue(issue as unknown as FormIssue);
     }
   }
   return errors;

@@ -13,6 +13,7 @@ import { runConfigSchema, type PolicyChoice, type RunConfigInput } from '@/core/
 import { allowedFrom, RUN_STATUSES, type RunAction, type RunStatus } from '@/core/run-status';
 import { applyRunTransition, wakeRunLoop } from './lifecycle';
 import { downsampledMetricRows } from './metric-downsample';
+import { runTokens } from './run-tokens';
 
 /**
  * Points per metric series the charts get by default: at most this many steps, min/max per
@@ -331,6 +332,7 @@ export async function compareRunMetrics(db: Db, input: z.input<typeof compareRun
   const missing = ids.filter((id) => !found.some((r) => r.id === id));
   if (missing.length) throw new DomainError('NOT_FOUND', `no run ${missing.join(', ')}; list runs with \`crucible runs list\` and compare existing ids`);
   const { rows: samples, downsampled } = full ? { rows: await fullMetricRows(db, ids), downsampled: [] } : await downsampledMetricRows(db, ids, { maxPoints });
+  const tokens = await runTokens(db, new Map(found.map((r) => [r.id, r.config.groupSize * r.config.tasksPerIteration])));
   const order = new Map(ids.map((id, i) => [id, i]));
   return {
     runs: found
@@ -346,6 +348,8 @@ export async function compareRunMetrics(db: Db, input: z.input<typeof compareRun
         startedAt: r.startedAt,
         // the charts' "episodes" x-axis: step × this
         episodesPerIteration: r.config.groupSize * r.config.tasksPerIteration,
+        // the charts' "generated tokens" x-axis: [step, tokens so far], ascending (null: no count)
+        tokens: tokens.get(r.id) ?? null,
         // the compare page's table of the settings that differ
         config: r.config,
       })),

@@ -85,6 +85,7 @@ describe('RL loop end to end (real Postgres, bwrap sandboxes, ONNX policy on CPU
       'style',
       'efficiency',
       'tokens_per_s',
+      'generated_tokens',
       'optimizer_steps',
     ]) {
       expect(new Set(m.map((x) => x.name))).toContain(k);

@@ -11,6 +11,7 @@ import { Facts, PageHeader, Section } from '@/components/ui/layout-parts';
 import { RunActions } from '@/components/runs/run-actions';
 import { EventTimeline } from '@/components/runs/event-timeline';
 import { MetricCharts, runSections, type FullCharts, type XContext } from '@/components/runs/metric-charts';
+import { tokensLookup } from '@/components/runs/charts/chart-view';
 import { ComparePicker } from '@/components/runs/compare-picker';
 import { EpisodeTable } from '@/components/runs/episode-table';
 import { ConfigView } from '@/components/runs/config-view';
@@ -62,13 +63,22 @@ export default function RunPage() {
     void refetchEvents();
   }, [progress, refetchMetrics, refetchEvents]);
 
-  // The charts' time and episodes x-axes: each arm on its own clock, step × episodes per iteration.
+  // The charts' time, episodes and tokens x-axes: each arm on its own clock, step × episodes per
+  // iteration, its own generated tokens so far.
   const chartRuns = metrics.data?.runs;
   const ctx = useMemo<XContext>(() => {
     const byKey = (key: string) => chartRuns?.find((c) => c.id === (key === 'arm' ? other?.id : id));
     const startOf = (c: { startedAt: Date | string | null; createdAt: Date | string } | undefined) =>
       c ? new Date(c.startedAt ?? c.createdAt).getTime() : undefined;
-    return { startMs: (key) => startOf(byKey(key)), episodesPerStep: (key) => byKey(key)?.episodesPerIteration };
+    const tokens = new Map((chartRuns ?? []).map((c) => [c.id, tokensLookup(c.tokens ?? undefined)]));
+    return {
+      startMs: (key) => startOf(byKey(key)),
+      episodesPerStep: (key) => byKey(key)?.episodesPerIteration,
+      tokensAtStep: (key, step) => {
+        const c = byKey(key);
+        return c ? tokens.get(c.id)?.(step) : undefined;
+      },
+    };
   }, [chartRuns, id, other?.id]);
 
   // The series the server downsampled (long runs), and every sample for a chart's CSV.

@@ -7,6 +7,7 @@ import { useTRPC } from '@/components/trpc';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
 import { PageHeader, Section } from '@/components/ui/layout-parts';
 import { ChartSections, type FullCharts, type XContext } from '@/components/runs/metric-charts';
+import { tokensLookup } from '@/components/runs/charts/chart-view';
 import { compareCharts, palette } from '@/components/runs/metric-groups';
 import { configDiff } from '@/components/runs/compare/config-diff';
 import { groupableFields, groupedSections, groupRuns } from '@/components/runs/compare/group-runs';
@@ -42,6 +43,7 @@ function Compare() {
   const groups = useMemo(() => (compared && field ? groupRuns(compared, field) : null), [compared, field]);
   // The charts' time and episodes x-axes: each run on its own clock, step × its episodes per
   // iteration; a group on its first run's.
+  const tokens = useMemo(() => new Map((compared ?? []).map((r) => [r.id, tokensLookup(r.tokens ?? undefined)])), [compared]);
   const ctx = useMemo<XContext>(() => {
     const byId = (key: string) => compared?.find((r) => r.id === (groups?.find((g) => g.key === key)?.runIds[0] ?? key));
     return {
@@ -50,8 +52,12 @@ function Compare() {
         return r ? new Date(r.startedAt ?? r.createdAt).getTime() : undefined;
       },
       episodesPerStep: (key) => byId(key)?.episodesPerIteration,
+      tokensAtStep: (key, step) => {
+        const r = byId(key);
+        return r ? tokens.get(r.id)?.(step) : undefined;
+      },
     };
-  }, [compared, groups]);
+  }, [compared, groups, tokens]);
   // Every sample, for the CSV of a downsampled chart.
   const queryClient = useQueryClient();
   const idsKey = ids.join(',');
@@ -63,7 +69,7 @@ function Compare() {
   const header = (
     <PageHeader
       title="Compare runs"
-      subtitle="One chart per metric, one line per run (or per group of runs: Group by); smoothing, log scale and the x-axis (iteration, time, episodes) are set above the charts."
+      subtitle="One chart per metric, one line per run (or per group of runs: Group by); smoothing, log scale and the x-axis (iteration, time, episodes, generated tokens) are set above the charts."
     />
   );
   if (ids.length < 2) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareCharts, runCharts, type MetricSampleView } from '../metric-groups';
-import { availableXModes, chartView, type ChartControls } from './chart-view';
+import { availableXModes, chartView, tokensLookup, type ChartControls } from './chart-view';
 
 const t0 = Date.parse('2026-01-01T00:00:00Z');
 const m = (name: string, step: number, value: number, extra: Partial<MetricSampleView> = {}): MetricSampleView => ({
@@ -70,6 +70,20 @@ describe('chart view (what a panel draws under the controls)', () => {
     expect(byEpisodes.rows[2]!.band).toEqual(chart.points[2]!.band);
   });
 
+  it('x by generated tokens: each step at the run’s tokens so far; steps before the first count at 0', () => {
+    const chart = rewardChart();
+    const tokens = tokensLookup([
+      [1, 500],
+      [2, 1_200],
+      [3, 2_000],
+    ]);
+    const v = chartView(chart, { ...raw, x: 'tokens' }, none, { tokensAtStep: (_k, step) => tokens?.(step) }, palette);
+    expect(v.rows.map((r) => r.x)).toEqual([0, 500, 1_200, 2_000]);
+    expect(v.xLabel).toBe('generated tokens');
+    expect(tokensLookup([])).toBeUndefined();
+    expect(tokens?.(10)).toBe(2_000);
+  });
+
   it('compare: each run on its own clock', () => {
     const runs = [
       { id: 'a', name: 'a' },
@@ -85,5 +99,7 @@ describe('chart view (what a panel draws under the controls)', () => {
     const charts = [rewardChart()];
     expect(availableXModes(charts, {})).toEqual(['iteration', 'time']);
     expect(availableXModes(charts, { episodesPerStep: () => 8 })).toEqual(['iteration', 'time', 'episodes']);
+    expect(availableXModes(charts, { episodesPerStep: () => 8, tokensAtStep: () => undefined })).toEqual(['iteration', 'time', 'episodes']);
+    expect(availableXModes(charts, { tokensAtStep: () => 10 })).toEqual(['iteration', 'time', 'tokens']);
   });
 });

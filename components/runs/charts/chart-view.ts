@@ -8,9 +8,9 @@ import { durationAxis, integerAxis, linearAxis, logAxis, type Axis } from './tic
  * rules are unit-tested; metric-charts.tsx only renders the result.
  */
 
-export const X_MODES = ['iteration', 'time', 'episodes'] as const;
+export const X_MODES = ['iteration', 'time', 'episodes', 'tokens'] as const;
 export type XMode = (typeof X_MODES)[number];
-export const X_LABELS: Record<XMode, string> = { iteration: 'iteration', time: 'time since start', episodes: 'episodes' };
+export const X_LABELS: Record<XMode, string> = { iteration: 'iteration', time: 'time since start', episodes: 'episodes', tokens: 'generated tokens' };
 
 export type ChartControls = {
   /** EMA weight in [0, 1): 0 draws the raw series only */
@@ -25,7 +25,28 @@ export type XContext = {
   startMs?: (seriesKey: string) => number | undefined;
   /** episodes the run plays per iteration (group size × tasks per iteration) */
   episodesPerStep?: (seriesKey: string) => number | undefined;
+  /** policy tokens generated up to and including a step; undefined when the run has no count */
+  tokensAtStep?: (seriesKey: string, step: number) => number | undefined;
 };
+
+/**
+ * `tokensAtStep` from a run's cumulative [step, tokens] pairs (ascending steps): a step before
+ * the first count has generated nothing yet.
+ */
+export function tokensLookup(cumulative: [number, number][] | undefined): ((step: number) => number) | undefined {
+  if (!cumulative || cumulative.length === 0) return undefined;
+  return (step) => {
+    let lo = 0;
+    let hi = cumulative.length - 1;
+    if (step < cumulative[0]![0]) return 0;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (cumulative[mid]![0] <= step) lo = mid;
+      else hi = mid - 1;
+    }
+    return cumulative[lo]![1];
+  };
+}
 
 export type ViewLine = { key: string; label: string; color: string; dashed?: boolean; faint?: boolean };
 export type ViewRow = { x: number; [key: string]: number | [number, number] | undefined };
@@ -42,14 +63,15 @@ export type ChartView = {
   hiddenByLog: number;
 };
 
-/** Which x modes these charts can offer: time needs sample times, episodes a per-iteration count. */
+/** Which x modes these charts can offer: time needs sample times, episodes a per-iteration count, tokens the runs' token counts. */
 export function availableXModes(charts: ChartSpec[], ctx: XContext): XMode[] {
   const keys = charts.flatMap((c) => c.series.map((s) => s.key));
   return X_MODES.filter(
     (m) =>
       m === 'iteration' ||
       (m === 'time' && charts.some((c) => c.times && Object.keys(c.times).length > 0)) ||
-      (m === 'episodes' && keys.some((k) => (ctx.episodesPerStep?.(k) ?? 0) > 0)),
+      (m === 'episodes' && keys.some((k) => (ctx.episodesPerStep?.(k) ?? 0) > 0)) ||
+      (m === 'tokens' && keys.some((k) => ctx.tokensAtStep?.(k, Number.MAX_SAFE_INTEGER) !== undefined)),
   );
 }
 
@@ -63,6 +85,7 @@ function xOf(spec: ChartSpec, key: string, step: number, mode: XMode, ctx: XCont
     const per = ctx.episodesPerStep?.(key) ?? ctx.episodesPerStep?.('value');
     return per ? step * per : undefined;
   }
+  if (mode === 'tokens') return ctx.tokensAtStep?.(key, step) ?? ctx.tokensAtStep?.('value', step);
   const own = spec.times?.[timeKey(spec, key)];
   const t = own?.[step];
   if (t === undefined) return undefined;
@@ -144,7 +167,7 @@ export function chartView(spec: ChartSpec, controls: ChartControls, hidden: Read
   const xs = rows.map((r) => r.x);
   let x: Axis;
   if (controls.x === 'time') x = durationAxis(xs);
-  // iterations and episodes are whole numbers: no 0.5 ticks
+  // iterations, episodes and tokens are whole numbers: no 0.5 ticks
   else x = integerAxis(xs, 6);
   return { rows, lines, band: showBand, bands, x, y, xLabel: X_LABELS[controls.x], hiddenByLog };
 }

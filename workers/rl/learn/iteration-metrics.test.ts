@@ -70,6 +70,7 @@ describe('iterationMetrics: the numbers one iteration records', () => {
       episode_time_ms: 1750, // (2 + 2 + 1 + 2) s / 4
       sandbox_time_share: 0.5,
       tokens_per_s: 15, // 6 tokens in 0.4 s of policy time
+      generated_tokens: 6,
       iteration_time_s: 10,
       update_time_s: 1.5,
       infra_failed_rate: 0.5,

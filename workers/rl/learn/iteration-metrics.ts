@@ -75,6 +75,8 @@ export function iterationMetrics(i: {
     episode_time_ms: mean(epTimes),
     sandbox_time_share: policyMs + sandboxMs > 0 ? sandboxMs / (policyMs + sandboxMs) : 0,
     tokens_per_s: policyMs > 0 ? genTokens / (policyMs / 1000) : 0,
+    // the charts' "generated tokens" x-axis sums these
+    generated_tokens: genTokens,
     iteration_time_s: (i.now - Math.min(...starts, i.now)) / 1000,
     update_time_s: i.updateS,
     infra_failed_rate: all.length ? infra.length / all.length : 0,
