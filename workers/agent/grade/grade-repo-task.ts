@@ -119,9 +119,10 @@ function nodeCommand(dir: string): string[] {
 }
 
 function nodeEntry(files: string[]): string {
-  // each test file by absolute URL, one after another; a file that fails to load is reported and skipped
+  // each test file by absolute URL, one after another, loaded by the reporter: a file that fails
+  // to load is reported and its tests count as failed (whatever tests claim to be from it)
   const urls = files.map((f) => `file://${GRADE_WORKSPACE_DIR}/${f.split('/').map(encodeURIComponent).join('/')}`);
-  return `for (const u of ${JSON.stringify(urls)}) {\n  try {\n    await import(u);\n  } catch (e) {\n    process.stderr.write('crucible: cannot load ' + u + ': ' + (e && e.stack || e) + '\\n');\n  }\n}\n`;
+  return `import { loadTestFiles } from './reporter.mjs';\nawait loadTestFiles(${JSON.stringify(urls)});\n`;
 }
 
 const infraStatuses = new Set<ExecResult['status']>(['sandbox_error', 'env_mismatch']);

@@ -653,7 +653,7 @@ const jsInAdd = (code: string, prelude = '') =>
   edit(jsWorkspace, { 'src/math.js': `${prelude}${jsSrc.replace('export function add(a, b) {\n', `export function add(a, b) {\n${code}\n`)}` });
 const PASS_INSTEAD = 'function () { this.pass(); }';
 /**
- * Found by a red-team pass over the reporter: each scored 1 on the unsolved task before its
+ * Found by two red-team passes over the reporter: each scored 1 on the unsolved task before its
  * guard. Where async_hooks now hands out a stand-in, the attack does nothing (no tampering
  * to report); where a patch is refused, the refusal is reported.
  */
@@ -692,6 +692,61 @@ const JS_INTERNALS: [string, string, { refused: boolean }][] = [
     'Array.prototype.push patched to turn the next test:fail into test:pass, then put back',
     jsInAdd(
       '  const orig = Array.prototype.push;\n  try {\n    Array.prototype.push = function (...xs) {\n      for (const x of xs)\n        if (x && x.type === "test:fail") {\n          x.type = "test:pass";\n          if (x.data && x.data.details) delete x.data.details.error;\n          Array.prototype.push = orig;\n        }\n      return orig.apply(this, xs);\n    };\n  } catch {}',
+    ),
+    { refused: true },
+  ],
+  [
+    'tests from eval’d code that claim the hidden file (//# sourceURL), the real file made to fail to load',
+    edit(jsWorkspace, {
+      'src/math.js': [
+        "import { describe, test } from 'node:test';",
+        "const spoof = (file, body) => (0, eval)('(describe, test) => { ' + body + ' }\\n//# sourceURL=file:///work/repo/' + file)(describe, test);",
+        "spoof('test/add.test.js', \"describe('add', () => { test('small', () => {}); test('zero', () => {}); });\");",
+        'function add(a, b) {',
+        '  return a - b;',
+        '}',
+        'export function mul(a, b) {',
+        '  return a * b;',
+        '}',
+      ].join('\n'),
+    }),
+    { refused: false },
+  ],
+  [
+    '%AsyncIteratorPrototype%[Symbol.asyncIterator] replaced to rewrite every event (and node’s pass count)',
+    jsAtImport(
+      [
+        'const AIP = Object.getPrototypeOf(Object.getPrototypeOf(Object.getPrototypeOf((async function* () {})())));',
+        'const origAI = AIP[Symbol.asyncIterator];',
+        'try {',
+        '  AIP[Symbol.asyncIterator] = function () {',
+        '    const it = origAI.call(this);',
+        '    let passes = 0;',
+        '    const fix = (r) => {',
+        "      if (r && !r.done && r.value && typeof r.value === 'object' && typeof r.value.type === 'string') {",
+        '        const d = r.value.data || {};',
+        "        if (r.value.type === 'test:fail') {",
+        '          const details = { duration_ms: 1 };',
+        '          if (d.details && d.details.type) details.type = d.details.type;',
+        "          r = { done: false, value: { type: 'test:pass', data: { ...d, details } } };",
+        '        }',
+        '        const v = r.value;',
+        "        if (v.type === 'test:pass' && !(v.data.details && v.data.details.type === 'suite') && v.data.skip === undefined && v.data.todo === undefined) passes++;",
+        "        if (v.type === 'test:diagnostic' && v.data.nesting === 0 && /^pass \\d+$/.test(v.data.message)) r = { done: false, value: { type: v.type, data: { ...v.data, message: 'pass ' + passes } } };",
+        '      }',
+        '      return r;',
+        '    };',
+        '    return { next: (...a) => it.next(...a).then(fix), return: (...a) => it.return(...a), throw: (...a) => it.throw(...a), [Symbol.asyncIterator]() { return this; } };',
+        '  };',
+        '} catch {}',
+      ].join('\n'),
+    ),
+    { refused: true },
+  ],
+  [
+    'Buffer.prototype.utf8Write rewriting the report’s text before it is signed',
+    jsAtImport(
+      "const utf8Write = Buffer.prototype.utf8Write;\ntry {\n  Buffer.prototype.utf8Write = function (s, ...rest) {\n    if (typeof s === 'string' && s.startsWith('{\"exitstatus\":0')) s = s.replaceAll('\"failed\"', '\"passed\"');\n    return utf8Write.call(this, s, ...rest);\n  };\n} catch {}",
     ),
     { refused: true },
   ],

@@ -56,7 +56,11 @@ const reportFd = openSync(job.report, constants.O_WRONLY | constants.O_CREAT | c
 const write = writeSync;
 const str = JSON.stringify; // only ever called on primitive strings (no toJSON lookup)
 const relative = path.relative;
-const bufFrom = Buffer.from;
+// the report's bytes come from an encoder captured now (Buffer.from looks methods up on
+// Buffer.prototype as it runs: a patched utf8Write could rewrite what gets signed)
+const encoder = new TextEncoder();
+const encode = TextEncoder.prototype.encode;
+const fileURLToPath = require('node:url').fileURLToPath;
 const hmacObj = createHmac('sha256', key);
 key.fill(0);
 const hmacUpdate = R.getProto(hmacObj).update;
@@ -65,6 +69,7 @@ const asyncIterator = Symbol.asyncIterator;
 const startsWith = String.prototype.startsWith;
 const strSlice = String.prototype.slice;
 const asyncGenProto = R.getProto(R.getProto((async function* () {})()));
+const asyncGenNext = asyncGenProto.next;
 const tampered = [];
 
 // Module loader hooks registered by the code under test would run for every module loaded
@@ -135,8 +140,8 @@ Module.syncBuiltinESMExports();
 // object that inherits it). A check at each event could not see a patch put back in between.
 const defineProperty = Object.defineProperty;
 const preventExtensions = Object.preventExtensions;
-function lock(obj, label) {
-  const keys = R.ownKeys(obj);
+function lock(obj, label, only) {
+  const keys = only ?? R.ownKeys(obj);
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i];
     const d = R.desc(obj, k);
@@ -169,6 +174,7 @@ const ITERATORS = {
   'SetIterator.prototype': R.getProto(new Set().values()),
   'StringIterator.prototype': R.getProto(''[Symbol.iterator]()),
   'AsyncGenerator.prototype': asyncGenProto,
+  'AsyncIterator.prototype': R.getProto(asyncGenProto),
 };
 const LOCKED = {
   'node:test': nodeTest,
@@ -189,12 +195,16 @@ const LOCKED = {
   'Map.prototype': Map.prototype,
   'Set.prototype': Set.prototype,
   'WeakMap.prototype': WeakMap.prototype,
+  'Buffer.prototype': Buffer.prototype,
+  'TextEncoder.prototype': TextEncoder.prototype,
   ...ITERATORS,
   Object,
   Promise,
   Reflect,
   JSON,
 };
+// the stream machinery defers through process.nextTick
+lock(process, 'process', ['nextTick', 'exit', 'reallyExit']);
 for (const label of R.ownKeys(LOCKED)) lock(LOCKED[label], label);
 preventExtensions(AsyncResource.prototype);
 Module.syncBuiltinESMExports();
@@ -222,6 +232,8 @@ const WATCHED = {
   'node:async_hooks': asyncHooks,
   'AsyncResource.prototype': AsyncResource.prototype,
   'EventEmitter.prototype': require('node:events').prototype,
+  'Buffer.prototype': Buffer.prototype,
+  'TextEncoder.prototype': TextEncoder.prototype,
   ...ITERATORS,
   Promise,
   JSON,
@@ -268,6 +280,33 @@ function check(before = snapshot, watched = WATCHED) {
 }
 let used = false;
 
+// The test files, loaded here (entry.mjs calls this once, before any workspace code has run):
+// a file that fails to load, e.g. because the solution broke an import, has all its tests
+// failed, including any test the solution registered that claims to be from it (node:test
+// takes a test's file from its caller's location, which `//# sourceURL=` in eval'd code sets).
+const failedFiles = new Set();
+const setAdd = Set.prototype.add;
+const setHas = Set.prototype.has;
+let loading = false;
+export async function loadTestFiles(urls) {
+  if (loading) {
+    if (tampered.length < 20) tampered[tampered.length] = 'the test files were loaded twice';
+    return;
+  }
+  loading = true;
+  const list = [];
+  for (let i = 0; i < urls.length; i++) list[i] = `${urls[i]}`;
+  for (let i = 0; i < list.length; i++) {
+    const u = list[i];
+    try {
+      await import(u);
+    } catch (e) {
+      R.apply(setAdd, failedFiles, [relative(job.workspace, fileURLToPath(u))]);
+      write(2, `crucible: cannot load ${u}: ${(e && e.stack) || e}\n`);
+    }
+  }
+}
+
 process.stdout.write(`CRUCIBLE-GRADE-READY ${job.nonce}\n`);
 
 export default async function* crucibleReporter(source) {
@@ -280,8 +319,10 @@ export default async function* crucibleReporter(source) {
   // a test:fail turned into test:pass on the way here makes the two disagree
   let passes = 0;
   let summaryPasses = null;
-  const it = R.apply(source[asyncIterator], source, []);
-  const next = it.next;
+  // an async generator (what node hands a reporter): its own next, captured before any workspace code
+  const isGen = R.getProto(R.getProto(source)) === asyncGenProto;
+  const it = isGen ? source : R.apply(source[asyncIterator], source, []);
+  const next = isGen ? asyncGenNext : it.next;
   for (;;) {
     const step = await R.apply(next, it, []);
     if (step.done) break;
@@ -304,8 +345,10 @@ export default async function* crucibleReporter(source) {
     name += data.name;
     const file = typeof data.file === 'string' ? relative(job.workspace, data.file) : '?';
     const id = `${file}::${name}`;
-    const outcome = ev.type === 'test:fail' ? 'failed' : data.skip !== undefined || data.todo !== undefined ? 'skipped' : 'passed';
-    if (outcome === 'passed' && !(data.details && data.details.type === 'suite')) passes++;
+    const loaded = !R.apply(setHas, failedFiles, [file]);
+    const outcome = ev.type === 'test:fail' || !loaded ? 'failed' : data.skip !== undefined || data.todo !== undefined ? 'skipped' : 'passed';
+    // node's count is of pass events, whatever this reporter makes of them
+    if (ev.type === 'test:pass' && data.skip === undefined && data.todo === undefined && !(data.details && data.details.type === 'suite')) passes++;
     const prev = results.get(id);
     results.set(id, prev === undefined || prev === 'passed' ? outcome : prev);
   }
@@ -322,8 +365,8 @@ export default async function* crucibleReporter(source) {
   doc += '},"tampered":[';
   for (let i = 0; i < tampered.length; i++) doc += `${i ? ',' : ''}${str(tampered[i])}`;
   doc += ']}';
-  const body = bufFrom(doc, 'utf8');
+  const body = R.apply(encode, encoder, [doc]);
   R.apply(hmacUpdate, hmacObj, [body]);
   const mac = R.apply(hmacDigest, hmacObj, ['hex']);
-  write(reportFd, bufFrom(`${doc}\n${mac}\n`, 'utf8'));
+  write(reportFd, R.apply(encode, encoder, [`${doc}\n${mac}\n`]));
 }
