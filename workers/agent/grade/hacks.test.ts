@@ -287,7 +287,18 @@ const pyOnFirstAdd = (code: string) =>
         .join('\n')}\n    return a - b`,
     ),
   });
-/** Found by a red-team pass over the grader: each scored 0.5–0.75 on the unsolved task before its check. */
+/** The unsolved module whose `add` runs `code` on every call, then still subtracts. */
+const pyOnFirstAddEvery = (code: string) =>
+  edit(pyWorkspace, {
+    'calc/ops.py': pyOps.replace(
+      'def add(a, b):\n    return a - b',
+      `def add(a, b):\n    try:\n${code
+        .split('\n')
+        .map((l) => `        ${l}`)
+        .join('\n')}\n    except Exception:\n        pass\n    return a - b`,
+    ),
+  });
+/** Found by two red-team passes over the grader: each scored 0.5–1 on the unsolved task before its check. */
 const PY_INTERNALS: [string, string][] = [
   [
     'a hookwrapper added straight to a hook caller (pytest_runtest_call forced to succeed)',
@@ -362,6 +373,92 @@ const PY_INTERNALS: [string, string][] = [
     'swapping a later test’s function (item.obj)',
     pyOnFirstAdd(
       'import _pytest.assertion.util as u\nfor it in u._config.pluginmanager.get_plugin("session").items:\n    if "test_add" in it.nodeid:\n        it.obj = lambda *a, **k: None',
+    ),
+  ],
+  [
+    'a teardown finalizer that turns the test’s failed report into a pass',
+    pyOnFirstAddEvery(
+      [
+        'import os, _pytest.assertion.util as u',
+        'cfg = u._config',
+        'session = cfg.pluginmanager.get_plugin("session")',
+        'tr = cfg.pluginmanager.get_plugin("terminalreporter")',
+        'nodeid = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]',
+        'item = next(i for i in session.items if i.nodeid == nodeid)',
+        'def fix():',
+        '    for rep in tr.stats.get("failed", []):',
+        '        if rep.nodeid == nodeid and rep.when == "call":',
+        '            rep.outcome = "passed"',
+        'item.addfinalizer(fix)',
+      ].join('\n'),
+    ),
+  ],
+  [
+    'the terminal reporter’s stats replaced so every logged report becomes a pass',
+    pyAtImport(
+      [
+        'import sys',
+        '_cfg = next(h.config for h in sys.meta_path if getattr(h, "config", None) is not None)',
+        '_tr = _cfg.pluginmanager.get_plugin("terminalreporter")',
+        'class _L(list):',
+        '    def extend(self, reps):',
+        '        for r in reps:',
+        '            if getattr(r, "when", None) == "call":',
+        '                r.outcome = "passed"',
+        '        return list.extend(self, reps)',
+        '    def append(self, r):',
+        '        self.extend([r])',
+        'class _S(dict):',
+        '    def setdefault(self, k, d=None):',
+        '        if k not in self:',
+        '            dict.__setitem__(self, k, _L())',
+        '        return dict.__getitem__(self, k)',
+        '_tr.stats = _S(_tr.stats)',
+      ].join('\n'),
+    ),
+  ],
+  [
+    'config.hook’s cached pytest_pyfunc_call replaced (test bodies skipped)',
+    pyAtImport(
+      'import sys\n_cfg = next(h.config for h in sys.meta_path if getattr(h, "config", None) is not None)\n_cfg.hook.__dict__["pytest_pyfunc_call"] = lambda **kw: True',
+    ),
+  ],
+  [
+    'each item’s session swapped for one whose hook proxy skips pytest_pyfunc_call',
+    pyOnFirstAdd(
+      [
+        'import _pytest.assertion.util as u',
+        'class _Hook:',
+        '    def __init__(self, real):',
+        '        self._real = real',
+        '    def __getattr__(self, n):',
+        '        return (lambda **kw: True) if n == "pytest_pyfunc_call" else getattr(self._real, n)',
+        'class _Sess:',
+        '    def __init__(self, real):',
+        '        object.__setattr__(self, "_real", real)',
+        '    def __getattr__(self, n):',
+        '        return getattr(self._real, n)',
+        '    def __setattr__(self, n, v):',
+        '        setattr(self._real, n, v)',
+        '    def gethookproxy(self, p):',
+        '        return _Hook(self._real.gethookproxy(p))',
+        's = u._config.pluginmanager.get_plugin("session")',
+        'for it in s.items:',
+        '    it.session = _Sess(s)',
+      ].join('\n'),
+    ),
+  ],
+  [
+    'a later parametrized test’s funcargs filled in beforehand (c = a - b)',
+    pyOnFirstAdd(
+      [
+        'import _pytest.assertion.util as u',
+        'for it in u._config.pluginmanager.get_plugin("session").items:',
+        '    cs, fa = getattr(it, "callspec", None), getattr(it, "funcargs", None)',
+        '    if cs is not None and isinstance(fa, dict) and not fa:',
+        '        x, y = cs.params["a"], cs.params["b"]',
+        '        fa.update(a=x, b=y, c=x - y)',
+      ].join('\n'),
     ),
   ],
 ];

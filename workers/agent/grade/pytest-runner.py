@@ -636,11 +636,17 @@ def _item_problems(state, item):
     if known is None:
         return []
     problems = []
-    _, fn, desc, params = known
+    _, fn, desc, params, attrs = known
     if fn is not None and _describe(getattr(item, "obj", None)) != desc:
         problems.append("test function replaced: " + item.nodeid)
     if _params(item) != params:
         problems.append("test parameters changed: " + item.nodeid)
+    if _item_attrs(item) != attrs:
+        problems.append("test %s had its session, config or fixtures replaced" % item.nodeid)
+    for obj in (item.session, item.config):
+        shadowed = _shadowed(obj)
+        if shadowed:
+            problems.append("%s has its methods replaced: %s" % (type(obj).__name__, ", ".join(shadowed)))
     return problems
 
 
@@ -652,7 +658,36 @@ def _module_problems(state):
             if k not in now or _describe(now[k]) != want:
                 problems.append("test module %s: %s was rebound" % (nodeid, k))
                 break
+        # a name added later could shadow a builtin the tests call (`len`, `sorted`)
+        for k, v in list(now.items()):
+            if k not in before and not (k.startswith("__") and k.endswith("__")) and type(v) not in _SCALARS:
+                problems.append("test module %s: %s was added" % (nodeid, k))
+                break
     return problems
+
+
+# an item's own attributes that decide what runs and how (its session gives its hooks)
+_ITEM_ATTRS = ("session", "config", "parent", "path", "keywords", "stash", "_fixtureinfo", "callspec")
+
+
+def _funcargs_problem(item):
+    """Whether each argument a test is about to get is its fixture's value (a parameter's too)."""
+    fa = vars(item).get("funcargs")
+    request = vars(item).get("_request")
+    defs = vars(request).get("_fixture_defs") if request else None
+    if type(fa) is not dict or type(defs) is not dict:
+        return None
+    for k, v in list(fa.items()):
+        d = defs.get(k)
+        cached = getattr(d, "cached_result", None) if d is not None else None
+        if cached is not None and cached[0] is not v:
+            return "test %s gets an argument %s that is not its fixture's value" % (item.nodeid, k)
+    return None
+
+
+def _item_attrs(item):
+    # (session, config, parent and path are slots on pytest's Node, the rest in its __dict__)
+    return tuple((k, _id(getattr(item, k, None))) for k in _ITEM_ATTRS)
 
 
 def _note(state, problems):
@@ -720,17 +755,33 @@ class CruciblePlugin:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item):
-        _genuine(None, impls=True)["seen"].add((item.nodeid, "setup"))
+        state = _genuine(None, impls=True)
+        state["seen"].add((item.nodeid, "setup"))
+        # before its fixtures run, a test has no arguments yet: any are somebody else's
+        fa = vars(item).get("funcargs", {})
+        if type(fa) is not dict or fa:
+            _note(state, ["test %s had its arguments filled in before its fixtures ran" % item.nodeid])
+            raise RuntimeError("crucible grader: the test was changed before it ran")
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_call(self, item):
         # just before the test's body: its function, its parameters and every hook still pytest's
         state = _genuine(None, impls=True)
         state["seen"].add((item.nodeid, "call"))
-        problems = _item_problems(state, item) + [_hooks_changed(state, item.config.pluginmanager)]
+        problems = _item_problems(state, item) + [_hooks_changed(state, item.config.pluginmanager), _funcargs_problem(item)]
         if any(problems):
             _note(state, problems)
             raise RuntimeError("crucible grader: the test was changed before it ran")
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_pyfunc_call(self, pyfuncitem):
+        # the hook that runs a test's body was really called, for the test that is running
+        state = _genuine(None, impls=True)
+        if pyfuncitem is state["current"]:
+            state["seen"].add((pyfuncitem.nodeid, "pyfunc"))
+        else:
+            _note(state, ["a test's body was run for another test: %s" % getattr(pyfuncitem, "nodeid", "?")])
+        yield
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_teardown(self, item, nextitem):
@@ -743,7 +794,13 @@ class CruciblePlugin:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report):
-        _genuine(None, impls=True)["seen"].add((report.nodeid, "logreport:%s" % report.when))
+        # the outcome as the report is logged, the moment pytest made it: what the verdict uses
+        # (the report object lives on, and code that runs later could change it)
+        state = _genuine(None, impls=True)
+        when, outcome = report.when, report.outcome
+        if type(report) is _TestReport and type(when) is str and type(outcome) is str:
+            state["seen"].add((report.nodeid, "logreport:%s" % when))
+            state["logged"].setdefault((report.nodeid, when), outcome)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session):
@@ -754,7 +811,7 @@ class CruciblePlugin:
         items = {}
         for item in session.items:
             fn = getattr(item, "obj", None)
-            items[item.nodeid] = (item, fn, _describe(fn) if fn is not None else None, _params(item))
+            items[item.nodeid] = (item, fn, _describe(fn) if fn is not None else None, _params(item), _item_attrs(item))
         state["items"] = items
         _note(state, _module_problems(state))
 
@@ -781,7 +838,11 @@ class CruciblePlugin:
         phases = state["phases"][item.nodeid] = {}
         ihook = item.ihook
         ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-        reports = _runtestprotocol(item, nextitem=nextitem)
+        state["current"] = item
+        try:
+            reports = _runtestprotocol(item, nextitem=nextitem)
+        finally:
+            state["current"] = None
         ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
         _note(state, _item_problems(state, item) + _module_problems(state) + [_hooks_changed(state, pm)])
         seen = state["seen"]
@@ -793,9 +854,16 @@ class CruciblePlugin:
             # every report was made and logged with this plugin's checks in the very hook calls
             # (a hook implementation that skips them, or an executor that bypasses pluggy, is seen)
             need = ["makereport:" + when, "logreport:" + when] + ([when] if outcome == "passed" else [])
+            if when == "call" and outcome == "passed" and type(item) is _Function:
+                need.append("pyfunc")
             missing = [n for n in need if (item.nodeid, n) not in seen]
             if missing:
                 _note(state, ["the grader's checks did not run for %s (%s)" % (item.nodeid, ", ".join(missing))])
+                phases[when] = "failed"
+                continue
+            logged = state["logged"].get((item.nodeid, when))
+            if logged != outcome:
+                _note(state, ["the %s report of %s was changed after it was made (%s, then %s)" % (when, item.nodeid, logged, outcome)])
                 phases[when] = "failed"
                 continue
             # an xfail is reported as skipped by pytest, so it never counts as a pass
@@ -863,7 +931,7 @@ def _check(state, session):
             continue
         name = getattr(p, "__name__", "")
         problems.append("a plugin was registered during the run: %r" % (name or type(p).__name__))
-    for nodeid, (item, fn, desc, _p) in (state["items"] or {}).items():
+    for nodeid, (item, fn, desc, _p, _a) in (state["items"] or {}).items():
         if fn is not None and _describe(getattr(item, "obj", None)) != desc:
             problems.append("test function replaced: " + nodeid)
         code = getattr(fn, "__code__", None)
@@ -931,6 +999,8 @@ def _main():
         "callers": {},
         "modules": {},
         "seen": set(),
+        "logged": {},
+        "current": None,
     }
     state["conftest_plugins"] = _allowed_plugins(workspace, conftests, state)
     _no_dumps()
@@ -973,4 +1043,5 @@ _HOOKS = frozenset(v.__code__ for k, v in vars(CruciblePlugin).items() if k.star
 _CRUCIBLE_FNS = frozenset(v for k, v in vars(CruciblePlugin).items() if k.startswith("pytest_"))
 _CHAIN = _TRUSTED | _HOOKS
 _TestReport = _pytest.reports.TestReport
+_Function = _pytest.python.Function
 _main()
