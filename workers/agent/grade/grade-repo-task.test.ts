@@ -39,7 +39,8 @@ describe('gradeRepoTask (python, pytest)', () => {
 
   it('a task’s own conftest hooks, plugins and module state are the task’s: gold 1, untouched 0, nothing tampered', async () => {
     // what the grader's hook and module checks must allow: hookwrappers and a plugin class
-    // from the task's conftest, a `global` counter, a test that monkeypatches its own module
+    // from the task's conftest, a `global` counter, module state an autouse fixture re-creates
+    // through `global`, a test that monkeypatches its own module
     const conftest = [
       'import pytest',
       '',
@@ -74,7 +75,21 @@ describe('gradeRepoTask (python, pytest)', () => {
     const hidden = {
       'tests/test_add.py': [
         'import sys',
+        'import pytest',
         'from calc import add',
+        '',
+        'class Client:',
+        '    pass',
+        '',
+        'client = Client()',
+        'db = None',
+        '',
+        '',
+        '@pytest.fixture(autouse=True)',
+        'def fresh():',
+        '    global client, db',
+        '    client = Client()',
+        '    db = {"n": 1}',
         '',
         'RUNS = 0',
         'def helper():',

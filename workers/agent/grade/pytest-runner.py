@@ -608,18 +608,22 @@ def _hooks_changed(state, pm):
     return None
 
 
-_SCALARS = (int, float, complex, str, bytes, bool, type(None))
+
+
+_CODE_LIKE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type, types.ModuleType)
 
 
 def _module_globals(mod):
-    """What a test module's names are bound to (ids), right after pytest imported it: a name
-    rebound later (a test's `add` swapped for a right one by the code under test) is seen.
-    Scalars are left out (a test may keep a `global` counter)."""
+    """What a test module's functions, classes and modules are bound to (ids), right after
+    pytest imported it, and every name it had: a function rebound later (a test's `add` swapped
+    for a right one by the code under test) or a callable added later (a `len` shadowing the
+    builtin) is seen. Other values are left out: a test module may keep state in its globals
+    (a counter, a client a fixture re-creates through `global`)."""
     out = {}
     for k, v in list(vars(mod).items()):
-        if not (k.startswith("__") and k.endswith("__")) and type(v) not in _SCALARS:
+        if not (k.startswith("__") and k.endswith("__")) and _isinstance(v, _CODE_LIKE):
             out[k] = _describe(v)
-    return out
+    return out, frozenset(vars(mod))
 
 
 def _params(item):
@@ -652,15 +656,15 @@ def _item_problems(state, item):
 
 def _module_problems(state):
     problems = []
-    for nodeid, mod, before in list(state["modules"].values()):
+    for nodeid, mod, (before, names) in list(state["modules"].values()):
         now = vars(mod)
         for k, want in before.items():
             if k not in now or _describe(now[k]) != want:
                 problems.append("test module %s: %s was rebound" % (nodeid, k))
                 break
-        # a name added later could shadow a builtin the tests call (`len`, `sorted`)
+        # a callable added later could shadow a builtin the tests call (`len`, `sorted`)
         for k, v in list(now.items()):
-            if k not in before and not (k.startswith("__") and k.endswith("__")) and type(v) not in _SCALARS:
+            if k not in names and not (k.startswith("__") and k.endswith("__")) and callable(v):
                 problems.append("test module %s: %s was added" % (nodeid, k))
                 break
     return problems
