@@ -216,9 +216,10 @@ async function attempt(manager: SandboxManager, task: RepoTask, patch: string, o
       sb.putFile(`${dir}/reporter.mjs`, RUNNERS.javascript, 0o444);
       sb.putFile(`${dir}/entry.mjs`, nodeEntry(testFiles), 0o444);
       // the task's own JavaScript files (tests, helpers in test directories): the hooks read them before any workspace code runs and serve only those bytes
-      const pinned = Object.keys(files)
-        .filter((p) => /\.[cm]?[jt]s$/.test(p) && isProtectedPath(p, task.hiddenTests, testFiles))
-        .map((p) => `${GRADE_WORKSPACE_DIR}/${p}`);
+      const taskFiles = Object.keys(files).filter((p) => /\.[cm]?[jt]s$/.test(p) && isProtectedPath(p, task.hiddenTests, testFiles));
+      const pinned = taskFiles.map((p) => `${GRADE_WORKSPACE_DIR}/${p}`);
+      // the reporter checks that the task's tests run under the task's tests only
+      job = { ...job, taskFiles };
       const typescript = hasTypeScript(files);
       for (const [name, bytes] of Object.entries(TS_HOOK_FILES)) if (typescript || name === 'grader-hooks.mjs') sb.putFile(`${dir}/${name}`, bytes, 0o444);
       sb.putFile(

@@ -149,12 +149,15 @@ def _watched(name):
 
 def _describe(obj):
     """What a value is, deep enough that swapping a function's code, defaults or a class's
-    method is seen: the object's id, plus for functions the ids of code/defaults/closure."""
-    if _isinstance(obj, _FunctionType):
+    method is seen: the object's id, plus for functions the ids of code/defaults/closure. Types
+    are read with type() (isinstance would consult an object's own __class__, which can run
+    the code under test in the middle of a check)."""
+    t = type(obj)
+    if t is _FunctionType:
         return (_id(obj), _id(obj.__code__), _id(obj.__defaults__), _id(obj.__kwdefaults__), _id(obj.__closure__))
-    if _isinstance(obj, (classmethod, staticmethod)):
+    if t is classmethod or t is staticmethod:
         return (_id(obj),) + _describe(obj.__func__)
-    if _isinstance(obj, property):
+    if t is property:
         return (_id(obj), _describe(obj.fget) if obj.fget else None, _describe(obj.fset) if obj.fset else None)
     return (_id(obj),)
 
@@ -512,7 +515,7 @@ _multicall = pluggy._callers._multicall
 _HookCaller = pluggy._hooks._HookCaller
 
 
-def _genuine(expect, impls=False):
+def _genuine(expect, impls=False, running=False):
     """The `state` of the `_main` below, for a hook that pytest itself called: the hook's callers
     must be pluggy's three frames, then `expect` (any caller when None), then only pytest's,
     pluggy's and this plugin's own code up to `_main`. Anything else (the code under test
@@ -522,13 +525,13 @@ def _genuine(expect, impls=False):
     f = _getframe(1)  # the hook
     ok = f.f_code in _HOOKS
     f = f.f_back
-    running = None
+    listed = None
     for code in _PLUGGY:
         if f is None or f.f_code is not code:
             ok = False
             break
         if impls and code is _PLUGGY[0]:
-            running = f.f_locals.get("hook_impls")
+            listed = f.f_locals.get("hook_impls")
         f = f.f_back
     if ok and expect is not None and (f is None or f.f_code is not expect):
         ok = False
@@ -545,11 +548,13 @@ def _genuine(expect, impls=False):
             state["tampered"].append("a grader hook was called from outside pytest")
         raise RuntimeError("crucible grader: a grader hook was called from outside pytest")
     if impls:
-        bad = _foreign_impls(state, running if _isinstance(running, list) else None)
+        bad = _foreign_impls(state, listed if _isinstance(listed, list) else None)
         if bad:
             if len(state["tampered"]) < 20:
                 state["tampered"].append("a hook runs code that is neither pytest's nor the task's: %s" % bad)
             raise RuntimeError("crucible grader: a hook implementation was added by the code under test")
+    if running:
+        return state, list(listed) if _isinstance(listed, list) else []
     return state
 
 
@@ -621,7 +626,7 @@ def _module_globals(mod):
     (a counter, a client a fixture re-creates through `global`)."""
     out = {}
     for k, v in list(vars(mod).items()):
-        if not (k.startswith("__") and k.endswith("__")) and _isinstance(v, _CODE_LIKE):
+        if not (k.startswith("__") and k.endswith("__")) and issubclass(type(v), _CODE_LIKE):
             out[k] = _describe(v)
     return out, frozenset(vars(mod))
 
@@ -631,7 +636,24 @@ def _params(item):
     if cs is None:
         return None
     params = getattr(cs, "params", None)
-    return (_id(cs), _id(params), tuple((k, _id(v)) for k, v in list(params.items())) if _isinstance(params, dict) else None)
+    return (_id(cs), _id(params), tuple((k, _id(v)) for k, v in list(dict.items(params))) if type(params) is dict else None)
+
+
+def _fixtures(item):
+    """The fixture definitions a test's arguments come from (parameters included): which
+    objects, and each one's function, arguments, parameters and scope."""
+    n2f = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", None)
+    if type(n2f) is not dict:
+        return None
+    out = []
+    for name, defs in list(dict.items(n2f)):
+        row = [name, _id(defs)]
+        if type(defs) in (tuple, list):
+            for fd in defs:
+                d = vars(fd) if hasattr(fd, "__dict__") else {}
+                row.append((_id(fd), _describe(d.get("func")), _id(d.get("argnames")), _id(d.get("params")), _id(d.get("_scope", d.get("scope")))))
+        out.append(tuple(row))
+    return tuple(out)
 
 
 def _item_problems(state, item):
@@ -640,9 +662,11 @@ def _item_problems(state, item):
     if known is None:
         return []
     problems = []
-    _, fn, desc, params, attrs = known
+    _, fn, desc, params, attrs, fixtures = known
     if fn is not None and _describe(getattr(item, "obj", None)) != desc:
         problems.append("test function replaced: " + item.nodeid)
+    if _fixtures(item) != fixtures:
+        problems.append("test %s had its fixtures changed" % item.nodeid)
     if _params(item) != params:
         problems.append("test parameters changed: " + item.nodeid)
     if _item_attrs(item) != attrs:
@@ -687,6 +711,22 @@ def _funcargs_problem(item):
         if cached is not None and cached[0] is not v:
             return "test %s gets an argument %s that is not its fixture's value" % (item.nodeid, k)
     return None
+
+
+def _module_functions(item):
+    mod = getattr(item, "module", None)
+    if type(mod) is not types.ModuleType:
+        return None
+    return tuple((k, _id(v)) for k, v in list(dict.items(vars(mod))) if issubclass(type(v), _CODE_LIKE))
+
+
+def _hook_function(hi):
+    fn = vars(hi).get("function")
+    return fn.__func__ if type(fn) is types.MethodType else fn
+
+
+# code flags of coroutine and async-generator functions (pytest skips such tests)
+_ASYNC_FLAGS = 0x80 | 0x100 | 0x200
 
 
 def _item_attrs(item):
@@ -757,7 +797,7 @@ class CruciblePlugin:
             state["modules"][_id(collector)] = (collector.nodeid, mod, _module_globals(mod))
         return None
 
-    @pytest.hookimpl(tryfirst=True)
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_runtest_setup(self, item):
         state = _genuine(None, impls=True)
         state["seen"].add((item.nodeid, "setup"))
@@ -766,6 +806,10 @@ class CruciblePlugin:
         if type(fa) is not dict or fa:
             _note(state, ["test %s had its arguments filled in before its fixtures ran" % item.nodeid])
             raise RuntimeError("crucible grader: the test was changed before it ran")
+        yield
+        # the test module's functions as its fixtures left them (a fixture may monkeypatch them):
+        # what the body must still see when it starts
+        state["set_up"] = (item, _module_functions(item))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_call(self, item):
@@ -777,15 +821,43 @@ class CruciblePlugin:
             _note(state, problems)
             raise RuntimeError("crucible grader: the test was changed before it ran")
 
-    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    @pytest.hookimpl(tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem):
-        # the hook that runs a test's body was really called, for the test that is running
-        state = _genuine(None, impls=True)
-        if pyfuncitem is state["current"]:
-            state["seen"].add((pyfuncitem.nodeid, "pyfunc"))
-        else:
-            _note(state, ["a test's body was run for another test: %s" % getattr(pyfuncitem, "nodeid", "?")])
-        yield
+        # The grader calls a test's body itself, right after its last checks: any Python run
+        # between a check and the call (pytest's own helpers looked up at run time, an
+        # environment write) could swap a test's function in and have it put itself back.
+        state, running = _genuine(None, impls=True, running=True)
+        item = pyfuncitem
+        if item is not state["current"]:
+            _note(state, ["a test's body was run for another test: %s" % getattr(item, "nodeid", "?")])
+            raise RuntimeError("crucible grader: a test's body was run for another test")
+        known = (state["items"] or {}).get(item.nodeid)
+        fn = known[1] if known is not None else None
+        code = getattr(fn, "__code__", None)
+        # a task conftest's own pytest_pyfunc_call, or an async test (pytest skips it), is pytest's business
+        others = [hi for hi in running if not vars(hi).get("hookwrapper") and _hook_function(hi) not in _PYFUNC_OK]
+        if fn is None or type(code) is not types.CodeType or code.co_flags & _ASYNC_FLAGS or others:
+            state["seen"].add((item.nodeid, "pyfunc"))
+            return None
+        set_up = state["set_up"]
+        problems = _item_problems(state, item) + [_funcargs_problem(item)]
+        if set_up is None or set_up[0] is not item or _module_functions(item) != set_up[1]:
+            problems.append("test module of %s: a function was rebound between its setup and its body" % item.nodeid)
+        fa = vars(item).get("funcargs")
+        argnames = getattr(getattr(item, "_fixtureinfo", None), "argnames", None)
+        if type(fa) is not dict or type(argnames) is not tuple:
+            problems.append("test %s has no arguments pytest made" % item.nodeid)
+        if any(problems):
+            _note(state, problems)
+            raise RuntimeError("crucible grader: the test was changed before it ran")
+        args = {}
+        for a in argnames:
+            args[a] = dict.__getitem__(fa, a)
+        state["seen"].add((item.nodeid, "pyfunc"))
+        result = fn(**args)
+        if hasattr(result, "__await__") or hasattr(result, "__aiter__"):
+            _pytest.python.async_warn_and_skip(item.nodeid)
+        return True
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_teardown(self, item, nextitem):
@@ -815,7 +887,7 @@ class CruciblePlugin:
         items = {}
         for item in session.items:
             fn = getattr(item, "obj", None)
-            items[item.nodeid] = (item, fn, _describe(fn) if fn is not None else None, _params(item), _item_attrs(item))
+            items[item.nodeid] = (item, fn, _describe(fn) if fn is not None else None, _params(item), _item_attrs(item), _fixtures(item))
         state["items"] = items
         _note(state, _module_problems(state))
 
@@ -935,7 +1007,7 @@ def _check(state, session):
             continue
         name = getattr(p, "__name__", "")
         problems.append("a plugin was registered during the run: %r" % (name or type(p).__name__))
-    for nodeid, (item, fn, desc, _p, _a) in (state["items"] or {}).items():
+    for nodeid, (item, fn, desc, _p, _a, _f) in (state["items"] or {}).items():
         if fn is not None and _describe(getattr(item, "obj", None)) != desc:
             problems.append("test function replaced: " + nodeid)
         code = getattr(fn, "__code__", None)
@@ -1005,6 +1077,7 @@ def _main():
         "seen": set(),
         "logged": {},
         "current": None,
+        "set_up": None,
     }
     state["conftest_plugins"] = _allowed_plugins(workspace, conftests, state)
     _no_dumps()
@@ -1046,6 +1119,8 @@ _MAIN = _main.__code__
 _HOOKS = frozenset(v.__code__ for k, v in vars(CruciblePlugin).items() if k.startswith("pytest_"))
 _CRUCIBLE_FNS = frozenset(v for k, v in vars(CruciblePlugin).items() if k.startswith("pytest_"))
 _CHAIN = _TRUSTED | _HOOKS
+# pytest_pyfunc_call implementations the grader's own stands in for: its own and pytest's
+_PYFUNC_OK = frozenset((vars(CruciblePlugin)["pytest_pyfunc_call"], _pytest.python.pytest_pyfunc_call))
 _TestReport = _pytest.reports.TestReport
 _Function = _pytest.python.Function
 _main()
