@@ -288,10 +288,14 @@ function check(before = snapshot, watched = WATCHED) {
 let used = false;
 
 // The test files, loaded here (entry.mjs calls this once, before any workspace code has run):
-// a file that fails to load, e.g. because the solution broke an import, has all its tests
-// failed, including any test the solution registered that claims to be from it (node:test
-// takes a test's file from its caller's location, which `//# sourceURL=` in eval'd code sets).
+// a test counts only if its file finished loading. A file that fails to load, e.g. because
+// the solution broke an import, or never finishes, has all its tests failed, including any
+// test the solution registered that claims to be from it (node:test takes a test's file from
+// its caller's location, which `//# sourceURL=` in eval'd code sets).
 const failedFiles = new Set();
+// …and only a file whose import finished counts (one that never settles, e.g. behind a
+// top-level await in the solution that never resolves, has no results of its own)
+const loadedFiles = new Set();
 const setAdd = Set.prototype.add;
 const setHas = Set.prototype.has;
 const taskFiles = new Set();
@@ -309,6 +313,7 @@ export async function loadTestFiles(urls) {
     const u = list[i];
     try {
       await import(u);
+      R.apply(setAdd, loadedFiles, [relative(job.workspace, fileURLToPath(u))]);
     } catch (e) {
       R.apply(setAdd, failedFiles, [relative(job.workspace, fileURLToPath(u))]);
       write(2, `crucible: cannot load ${u}: ${(e && e.stack) || e}\n`);
@@ -383,7 +388,7 @@ export default async function* crucibleReporter(source) {
   let first = true;
   for (const [id, reported] of results) {
     // only now: a file's import can fail after tests claiming to be from it have passed
-    const outcome = R.apply(setHas, failedFiles, [resultFiles.get(id)]) ? 'failed' : reported;
+    const outcome = R.apply(setHas, loadedFiles, [resultFiles.get(id)]) ? reported : 'failed';
     doc += `${first ? '' : ','}${str(id)}:${str(outcome)}`;
     first = false;
   }
