@@ -40,7 +40,7 @@ describe('gradeRepoTask (python, pytest)', () => {
   it('a task’s own conftest hooks, plugins and module state are the task’s: gold 1, untouched 0, nothing tampered', async () => {
     // what the grader's hook and module checks must allow: hookwrappers and a plugin class
     // from the task's conftest, a `global` counter, module state an autouse fixture re-creates
-    // through `global`, a test that monkeypatches its own module
+    // through `global`, a test that monkeypatches its own module, a mock.patch-decorated test
     const conftest = [
       'import pytest',
       '',
@@ -102,6 +102,14 @@ describe('gradeRepoTask (python, pytest)', () => {
         '    assert add(1, two) == 3',
         '',
         '',
+        'from unittest import mock',
+        '',
+        '',
+        '@mock.patch("calc.ops.neg", lambda a: -a)',
+        'def test_add_patched():',
+        '    assert add(2, 2) == 4',
+        '',
+        '',
         'def test_add_zero(monkeypatch):',
         '    monkeypatch.setattr(sys.modules[__name__], "helper", lambda: "patched")',
         '    assert helper() == "patched"',
@@ -111,7 +119,7 @@ describe('gradeRepoTask (python, pytest)', () => {
     const t = pyTask({
       workspace: { files: { ...pyWorkspace, 'conftest.py': conftest } },
       hidden_tests: hidden,
-      FAIL_TO_PASS: ['tests/test_add.py::test_add_small', 'tests/test_add.py::test_add_zero'],
+      FAIL_TO_PASS: ['tests/test_add.py::test_add_small', 'tests/test_add.py::test_add_patched', 'tests/test_add.py::test_add_zero'],
     });
     const gold = await gradeRepoTask(manager, t, pyGold);
     expect(gold.error ?? null).toBeNull();

@@ -298,7 +298,7 @@ const pyOnFirstAddEvery = (code: string) =>
         .join('\n')}\n    except Exception:\n        pass\n    return a - b`,
     ),
   });
-/** Found by three red-team passes over the grader: each scored 0.5–1 on the unsolved task before its check. */
+/** Found by four red-team passes over the grader: each scored 0.5–1 on the unsolved task before its check. */
 const PY_INTERNALS: [string, string, { refused: boolean }?][] = [
   [
     'a hookwrapper added straight to a hook caller (pytest_runtest_call forced to succeed)',
@@ -479,6 +479,19 @@ const PY_INTERNALS: [string, string, { refused: boolean }?][] = [
     'a parametrized test’s parameter fixture given another function (c = a - b)',
     pyOnFirstAdd(
       'import _pytest.assertion.util as u\nfor it in u._config.pluginmanager.get_plugin("session").items:\n    if getattr(it, "callspec", None) is not None:\n        fd = it._fixtureinfo.name2fixturedefs["c"][-1]\n        fd.func = lambda request: request._pyfuncitem.callspec.params["a"] - request._pyfuncitem.callspec.params["b"]',
+    ),
+  ],
+  [
+    'a package __getattr__ swapping collected tests’ functions while a later test file is collected',
+    edit(pyWorkspace, {
+      'calc/__init__.py':
+        'from .ops import add, neg\n\n\ndef __getattr__(name):\n    if name == "mul":\n        import sys\n        class _Ok:\n            def __call__(self, *a, **k):\n                return None\n        for h in sys.meta_path:\n            s = getattr(h, "session", None)\n            if s is not None and hasattr(s, "items"):\n                for it in list(s.items):\n                    if "test_add" in it.nodeid:\n                        it.obj = _Ok()\n        from .ops import mul\n        return mul\n    raise AttributeError(name)\n',
+    }),
+  ],
+  [
+    'config.option’s class swapped so reading an option during collection swaps the tests’ functions and paths',
+    pyAtImport(
+      'import sys as _sys, argparse as _ap\ndef _okfn(*a, **k):\n    return None\ndef _swap(s):\n    for it in list(s.items):\n        if "test_add" in it.nodeid:\n            it.obj = _okfn\n            it.path = type(it.path)(_okfn.__code__.co_filename)\nfor _h in _sys.meta_path:\n    _cfg = getattr(_h, "config", None)\n    if _cfg is not None and getattr(_cfg, "option", None) is not None:\n        _opt = _cfg.option\n        class _NS(type(_opt)):\n            def __getattribute__(self, n):\n                if n == "deselect":\n                    _swap(_cfg.pluginmanager.get_plugin("session"))\n                return _ap.Namespace.__getattribute__(self, n)\n        _opt.__class__ = _NS\n        break',
     ),
   ],
 ];

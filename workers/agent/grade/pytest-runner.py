@@ -834,9 +834,13 @@ class CruciblePlugin:
         known = (state["items"] or {}).get(item.nodeid)
         fn = known[1] if known is not None else None
         code = getattr(fn, "__code__", None)
+        # pytest collects functions only (a decorator's wrapper, e.g. mock.patch's, is one too)
+        if type(code) is not types.CodeType:
+            _note(state, ["test %s runs something that is not a function" % item.nodeid])
+            raise RuntimeError("crucible grader: the test was changed before it ran")
         # a task conftest's own pytest_pyfunc_call, or an async test (pytest skips it), is pytest's business
         others = [hi for hi in running if not vars(hi).get("hookwrapper") and _hook_function(hi) not in _PYFUNC_OK]
-        if fn is None or type(code) is not types.CodeType or code.co_flags & _ASYNC_FLAGS or others:
+        if code.co_flags & _ASYNC_FLAGS or others:
             state["seen"].add((item.nodeid, "pyfunc"))
             return None
         set_up = state["set_up"]
@@ -884,12 +888,26 @@ class CruciblePlugin:
         if session is not state["session"] or state["items"] is not None:
             state["tampered"].append("collection finished twice")
             return
+        # each test as it was when pytest collected it: code of the solution's can run between
+        # then and now (a later test file's imports, options pytest reads while it filters)
         items = {}
         for item in session.items:
-            fn = getattr(item, "obj", None)
-            items[item.nodeid] = (item, fn, _describe(fn) if fn is not None else None, _params(item), _item_attrs(item), _fixtures(item))
+            known = state["collected"].get(item.nodeid)
+            if known is None or known[0] is not item:
+                _note(state, ["a test pytest did not collect was added: %s" % item.nodeid])
+                continue
+            items[item.nodeid] = known
         state["items"] = items
         _note(state, _module_problems(state))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_itemcollected(self, item):
+        state = _genuine(None, impls=True)
+        if item.nodeid in state["collected"]:
+            _note(state, ["a test was collected twice: %s" % item.nodeid])
+            return
+        fn = getattr(item, "obj", None)
+        state["collected"][item.nodeid] = (item, fn, _describe(fn) if fn is not None else None, _params(item), _item_attrs(item), _fixtures(item))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
@@ -1010,7 +1028,14 @@ def _check(state, session):
     for nodeid, (item, fn, desc, _p, _a, _f) in (state["items"] or {}).items():
         if fn is not None and _describe(getattr(item, "obj", None)) != desc:
             problems.append("test function replaced: " + nodeid)
-        code = getattr(fn, "__code__", None)
+        # the test's own function under any decorators that name it (functools.wraps: mock.patch)
+        inner = fn.__func__ if type(fn) is types.MethodType else fn
+        for _ in range(10):
+            wrapped = vars(inner).get("__wrapped__") if type(inner) is _FunctionType else None
+            if type(wrapped) is not _FunctionType:
+                break
+            inner = wrapped
+        code = getattr(inner, "__code__", None)
         path = str(getattr(item, "path", ""))
         if code is not None and code.co_filename != path:
             problems.append("test %s runs code from %s" % (nodeid, code.co_filename))
@@ -1078,6 +1103,7 @@ def _main():
         "logged": {},
         "current": None,
         "set_up": None,
+        "collected": {},
     }
     state["conftest_plugins"] = _allowed_plugins(workspace, conftests, state)
     _no_dumps()
