@@ -89,7 +89,7 @@ test('launch form: choose a registered model under LoRA, and the run page shows 
   // readable inline errors: a rank out of range, no target module
   await policy.getByLabel('LoRA rank').fill('0');
   await policy.getByLabel('LoRA alpha').focus();
-  await expect(page.locator('[id="field-policy.lora.rank-error"]')).toContainText('>=1');
+  await expect(page.locator('[id="field-policy.lora.rank-error"]')).toHaveText('Must be at least 1');
   await policy.getByLabel('LoRA rank').fill('4');
   await expect(page.locator('[id="field-policy.lora.rank-error"]')).toHaveCount(0);
   await policy.locator('input[name="policy.lora.targetModules.q_proj"]').uncheck();

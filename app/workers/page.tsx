@@ -10,6 +10,8 @@ import { HostSection } from '@/components/workers/host-section';
 export default function WorkersPage() {
   const trpc = useTRPC();
   const [showEnded, setShowEnded] = useState(false);
+  // hosts the operator collapsed: kept here, so a refetch (or an error and recovery) does not open them again
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
   const workers = useQuery({ ...trpc.workers.list.queryOptions({ includeEnded: showEnded }), refetchInterval: 5_000, placeholderData: (prev) => prev });
   const data = workers.data;
   return (
@@ -42,7 +44,22 @@ export default function WorkersPage() {
               Workers start with `npm start`; on other machines run `npm start -- --workers-only` with the same DATABASE_URL.
             </EmptyState>
           ) : (
-            data!.hosts.map((h) => <HostSection key={h.hostname} host={h} fetchedAt={workers.dataUpdatedAt} />)
+            data!.hosts.map((h) => (
+              <HostSection
+                key={h.hostname}
+                host={h}
+                fetchedAt={workers.dataUpdatedAt}
+                open={!collapsed.has(h.hostname)}
+                onToggle={(open) =>
+                  setCollapsed((prev) => {
+                    const next = new Set(prev);
+                    if (open) next.delete(h.hostname);
+                    else next.add(h.hostname);
+                    return next;
+                  })
+                }
+              />
+            ))
           )}
         </>
       )}

@@ -22,12 +22,13 @@ describe('readableIssue: what a form field says under it', () => {
     expect(issues(z.number().multipleOf(4), 6)).toEqual(['Must be a multiple of 4']);
   });
 
-  it('a refinement’s own message is kept', () => {
+  it('a message the schema wrote itself is kept (a refinement’s, or a bound’s)', () => {
     expect(
       issues(
         z.number().refine((n) => n % 2 === 0, 'Use an even group size'),
         3,
       ),
     ).toEqual(['Use an even group size']);
+    expect(issues(z.array(z.string()).min(1, 'LoRA needs at least one target module'), [])).toEqual(['LoRA needs at least one target module']);
   });
 });

@@ -7,8 +7,13 @@ export type FormIssue = { code: string; message: string } & Record<string, unkno
 
 const num = (v: unknown) => (typeof v === 'bigint' ? v.toString() : String(v));
 
+// zod's own wording ("Too small: expected number to be >=1"): a message a schema wrote itself
+// ("LoRA needs at least one target module") is kept as it is
+const ZOD_DEFAULT = /^(Too (small|big)|Invalid (input|option|value|format|string|number|element|key|union)|Expected)\b/;
+
 export function readableIssue(issue: FormIssue): string {
   const { code, origin } = issue;
+  if (!ZOD_DEFAULT.test(issue.message)) return issue.message;
   if (code === 'too_small') {
     const min = issue.minimum;
     if (origin === 'number' || origin === 'bigint') return issue.inclusive === false ? `Must be more than ${num(min)}` : `Must be at least ${num(min)}`;

@@ -26,11 +26,30 @@ export const hostAnchor = (hostname: string) => `host-${hostname.replace(/[^A-Za
  * node's own CPU and memory as the metrics worker sampled them, opening onto its workers,
  * each linked to its detail page.
  */
-export function HostSection({ host, fetchedAt }: { host: HostView; fetchedAt: number }) {
+export function HostSection({
+  host,
+  fetchedAt,
+  open = true,
+  onToggle,
+}: {
+  host: HostView;
+  fetchedAt: number;
+  /** whether its workers are shown (held by the page, so a refetch that re-mounts the section keeps it) */
+  open?: boolean;
+  onToggle?: (open: boolean) => void;
+}) {
   const cap = host.capacity;
   const n = host.node;
   return (
-    <details open id={hostAnchor(host.hostname)} data-testid="host-section" className="group mb-4 rounded border border-slate-200 bg-white">
+    <details
+      open={open}
+      onToggle={(e) => {
+        if (e.currentTarget.open !== open) onToggle?.(e.currentTarget.open);
+      }}
+      id={hostAnchor(host.hostname)}
+      data-testid="host-section"
+      className="group mb-4 rounded border border-slate-200 bg-white"
+    >
       <summary className="flex cursor-pointer list-none flex-wrap items-center gap-x-6 gap-y-2 px-3 py-2 hover:bg-slate-50" data-testid="host-summary">
         <span className="flex min-w-0 items-center gap-2">
           <span aria-hidden className="text-slate-400 transition-transform group-open:rotate-90">
