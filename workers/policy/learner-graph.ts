@@ -19,6 +19,11 @@ export type LearnerSpec = {
   withAccumulator: boolean;
   /** Whether reference-policy logprobs come in (KL metric and penalty). */
   withReference: boolean;
+  /**
+   * Whether a `loss_scale` input multiplies the loss before backward (gradients are divided
+   * by it again in float32): float16 products would flush small gradients to zero otherwise.
+   */
+  lossScale?: boolean;
 };
 
 /** A trainable tensor: a graph input differentiated and updated under `name`. */
@@ -53,10 +58,12 @@ export function lossInputs(g: Graph, s: LearnerSpec): LossInputs {
 export function appendLearner(g: Graph, s: LearnerSpec, logits: Value, values: Value, li: LossInputs, params: Trainable[]): void {
   const { loss, metrics } = buildLoss(g, s.loss, logits, values, li);
   for (const m of METRICS) g.output(metrics[m], `metric.${m}`);
+  const scale = s.lossScale ? g.input('loss_scale', 'float32', []) : undefined;
   let grads = gradients(
-    loss,
+    scale ? o.mul(loss, scale) : loss,
     params.map((p) => p.value),
   );
+  if (scale) grads = grads.map((d) => o.div(d, scale));
   if (s.withAccumulator) {
     const acc = params.map((p) => g.input(`acc.${p.name}`, 'float32', p.shape));
     grads = grads.map((d, i) => o.add(d, acc[i]!));

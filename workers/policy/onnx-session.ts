@@ -33,14 +33,16 @@ const warned = new Set<Provider>();
 /**
  * Create a session from ModelProto bytes on the first provider that loads. onnxruntime-node
  * throws at create time when a provider's shared library is missing, which is the signal.
+ * `model` may depend on the provider (a mixed-precision graph is built per provider: see
+ * onnx/mixed-precision.ts); it is then built for each provider tried.
  */
-export async function createSession(model: Uint8Array, opts: SessionOptions = {}): Promise<LoadedSession> {
+export async function createSession(model: Uint8Array | ((provider: Provider) => Uint8Array), opts: SessionOptions = {}): Promise<LoadedSession> {
   const providers = opts.providers ?? ['cuda', 'cpu'];
   const onFallback = opts.onFallback ?? defaultFallbackLog;
   let lastError: unknown;
   for (const [i, provider] of providers.entries()) {
     try {
-      const session = await ort.InferenceSession.create(model, {
+      const session = await ort.InferenceSession.create(typeof model === 'function' ? model(provider) : model, {
         executionProviders: [provider],
         graphOptimizationLevel: 'all',
         intraOpNumThreads: opts.threads ?? defaultThreads(),

@@ -1,3 +1,4 @@
+import type { Precision } from './onnx/mixed-precision';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -30,6 +31,13 @@ export type StepReport = Record<MetricName, number> & {
   sequences: number;
   microBatches: number;
   provider: Provider;
+  /**
+   * What the step's matrix products ran in (Hugging Face models: `fp32`, `fp16`, `bf16`, or
+   * `bf16-emulated` on the CPU provider); absent for the byte model, which is float32.
+   */
+  matmuls?: string;
+  /** The float16 loss scale the step used (absent unless training in fp16). */
+  lossScale?: number;
   seconds: number;
 };
 
@@ -44,6 +52,11 @@ export type PolicyOptions = {
    * on the 1M and 10M bench models), so the default is 1; scale sampling by batching.
    */
   decodeThreads?: number;
+  /**
+   * Hugging Face models: matrix products in float32 (default), or on fp16 / bf16 operands
+   * with float32 master weights (onnx/mixed-precision.ts). The byte model is float32 only.
+   */
+  precision?: Precision;
 };
 
 export const CreateOptions = z.object({

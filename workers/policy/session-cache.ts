@@ -9,10 +9,11 @@ export class SessionCache {
   private readonly sessions = new Map<string, Promise<LoadedSession>>();
   provider: Provider = 'cpu';
 
-  get(key: string, build: () => Uint8Array, opts: { providers?: Provider[]; threads?: number }): Promise<LoadedSession> {
+  /** `build` makes the graph's bytes, for the provider being tried when they depend on it. */
+  get(key: string, build: (provider: Provider) => Uint8Array, opts: { providers?: Provider[]; threads?: number }): Promise<LoadedSession> {
     let s = this.sessions.get(key);
     if (!s) {
-      s = createSession(build(), opts);
+      s = createSession(build, opts);
       this.sessions.set(key, s);
       s.catch(() => this.sessions.delete(key));
     }

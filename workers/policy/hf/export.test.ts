@@ -9,7 +9,8 @@ import { mergeLora, peftTensorName, writePeftAdapter, type LoraTensor } from './
 import { HfPolicy } from './hf-policy';
 import { readHfConfig } from './model-dir';
 import { openCheckpoint, readHeader, readTensorF32 } from './safetensors';
-import { f32ToBf16Bits, f32ToF16Bits, writeSafetensorsFile } from './safetensors-writer';
+import { f32ToBf16Bits, f32ToF16Bits } from '../half-floats';
+import { writeSafetensorsFile } from './safetensors-writer';
 import { torchPython } from './torch-reference';
 import { loadHfWeights } from './weights';
 

@@ -1,4 +1,5 @@
 import type { Dim, Graph, Shape, Value } from '../onnx/graph';
+import { FLOAT32_MATMULS, MixedMatmuls } from '../onnx/mixed-precision';
 import * as o from '../onnx/ops';
 import { ropeInvFreq, type HfModelConfig } from './config';
 
@@ -26,6 +27,8 @@ export type HfForwardOutputs = {
   batchShape: Value;
   /** B and S as declared by `tokens`: numbers in training graphs (autodiff needs static shapes), names in sampling ones. */
   dims: [Dim, Dim];
+  /** How the forward's matrix products were computed (the output head uses the same). */
+  mm: MixedMatmuls;
 };
 
 /**
@@ -35,10 +38,9 @@ export type HfForwardOutputs = {
  */
 export type LinearAdapter = (weight: string, x: Value, y: Value) => Value;
 
-/** Y = X Wᵀ + b for X [N, in], W [out, in] (PyTorch's nn.Linear). */
-export function linear(x: Value, w: Value, b?: Value): Value {
-  const out = w.shape![0]!;
-  return x.graph.node('Gemm', b ? [x, w, b] : [x, w], [{ dtype: x.dtype, shape: [x.shape![0]!, out] }], { transB: 1 })[0]!;
+/** Y = X Wᵀ + b for X [N, in], W [out, in] (PyTorch's nn.Linear), its product computed as `mm` says. */
+export function linear(x: Value, w: Value, b?: Value, mm = new MixedMatmuls(FLOAT32_MATMULS)): Value {
+  return mm.gemm(b ? [x, w, b] : [x, w], [x.shape![0]!, w.shape![0]!], { transB: 1 });
 }
 
 /** x * 1/sqrt(mean(x², last axis) + eps) * w, as transformers' LlamaRMSNorm in float32. */
@@ -73,7 +75,18 @@ function applyRope(x: Value, rope: { cos: Value; sin: Value }, headDim: number):
   return o.add(o.mul(x, rope.cos), o.mul(rotated, rope.sin));
 }
 
-export function hfForward(g: Graph, c: HfModelConfig, p: Record<string, Value>, x: HfForwardInputs, adapt?: LinearAdapter): HfForwardOutputs {
+/**
+ * `mm` says how matrix products are computed (float32, or half operands with float32 master
+ * weights: onnx/mixed-precision.ts); pass the one a LoRA adapter was built with.
+ */
+export function hfForward(
+  g: Graph,
+  c: HfModelConfig,
+  p: Record<string, Value>,
+  x: HfForwardInputs,
+  adapt?: LinearAdapter,
+  mm = new MixedMatmuls(FLOAT32_MATMULS),
+): HfForwardOutputs {
   const { nHeads: H, nKvHeads: KV, headDim: Dh } = c;
   const dims = x.tokens.shape as [Dim, Dim];
   const [B, S] = dims;
@@ -86,7 +99,7 @@ export function hfForward(g: Graph, c: HfModelConfig, p: Record<string, Value>, 
   const opt = (name: string) => p[name];
   /** A checkpoint projection `name` (e.g. `model.layers.0.mlp.up_proj`) applied to x [N, in]. */
   const proj = (x: Value, name: string) => {
-    const y = linear(x, w(`${name}.weight`), opt(`${name}.bias`));
+    const y = linear(x, w(`${name}.weight`), opt(`${name}.bias`), mm);
     return adapt ? adapt(`${name}.weight`, x, y) : y;
   };
   const batchShape = g.node('Shape', [x.tokens], [{ dtype: 'int64', shape: [2] }])[0]!;
@@ -116,8 +129,8 @@ export function hfForward(g: Graph, c: HfModelConfig, p: Record<string, Value>, 
         // which is what splitting the head axis into [KV, nRep] and broadcasting gives.
         const qg = o.reshape(q, [0, KV, nRep, -1, Dh]); // [B, KV, nRep, S, Dh]
         const kt = o.unsqueeze(o.transpose(k, [0, 1, 3, 2]), [2]); // [B, KV, 1, Dh, T]
-        const scores = o.add(o.mul(o.matmul(qg, kt), 1 / Math.sqrt(Dh)), mask);
-        const ctx = o.matmul(o.softmax(scores, -1), o.unsqueeze(v, [2])); // [B, KV, nRep, S, Dh]
+        const scores = o.add(o.mul(mm.matmul(qg, kt), 1 / Math.sqrt(Dh)), mask);
+        const ctx = mm.matmul(o.softmax(scores, -1), o.unsqueeze(v, [2])); // [B, KV, nRep, S, Dh]
         const merged = o.reshape(o.transpose(o.reshape(ctx, [0, H, -1, Dh]), [0, 2, 1, 3]), [-1, H * Dh]);
         return proj(merged, `${L}.self_attn.o_proj`);
       });
@@ -132,7 +145,7 @@ export function hfForward(g: Graph, c: HfModelConfig, p: Record<string, Value>, 
     });
   }
   const hidden = g.scope('norm', () => rmsNorm(h, w('model.norm.weight'), c.rmsNormEps));
-  return { hidden, present, batchShape, dims };
+  return { hidden, present, batchShape, dims, mm };
 }
 
 /** The output projection's weight: lm_head, or the embedding when tied. */
@@ -142,7 +155,7 @@ export function headWeight(c: HfModelConfig, p: Record<string, Value>): Value {
 
 /** Logits of every position, [B, S, vocab]. */
 export function allLogits(c: HfModelConfig, p: Record<string, Value>, out: HfForwardOutputs): Value {
-  return toBatch(linear(out.hidden, headWeight(c, p)), out.batchShape, [c.vocabSize], [...out.dims, c.vocabSize]);
+  return toBatch(linear(out.hidden, headWeight(c, p), undefined, out.mm), out.batchShape, [c.vocabSize], [...out.dims, c.vocabSize]);
 }
 
 /** Logits of each row's last position only, [B, vocab] (what sampling needs). */
@@ -150,5 +163,5 @@ export function lastLogits(c: HfModelConfig, p: Record<string, Value>, out: HfFo
   const g = out.hidden.graph;
   const h3 = toBatch(out.hidden, out.batchShape, [c.hiddenSize], [...out.dims, c.hiddenSize]);
   const last = o.gather(h3, g.scalar(-1, 'int64'), 1); // [B, hidden]
-  return linear(last, headWeight(c, p));
+  return linear(last, headWeight(c, p), undefined, out.mm);
 }

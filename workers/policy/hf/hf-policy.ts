@@ -2,12 +2,13 @@ import { f32, i64, type LoadedSession, type Provider, type ort } from '../onnx-s
 import { generate, type Completion, type SampleOptionsInput } from '../sample';
 import { NEG_INF } from '../model';
 import type { HfModelConfig } from './config';
-import { buildHfInferenceGraph } from './inference-graph';
+import { buildHfInferenceGraph, type HfInferenceGraphSpec } from './inference-graph';
 import { loadHfModelDir, type HfModelDir } from './model-dir';
 import type { ChatMessage, HfTokenizer } from './tokenizer';
 import { hfParamSpecs } from './weights';
 import { SessionCache } from '../session-cache';
 import { mergeLora } from './export-peft';
+import { matmulMode, matmulModeName, type Precision } from '../onnx/mixed-precision';
 import type { LoraAdapter } from './lora-adapter';
 
 export type HfPolicyOptions = {
@@ -16,6 +17,8 @@ export type HfPolicyOptions = {
   threads?: number;
   /** Threads for incremental decoding (1 by default, as for the byte model: decode steps are many tiny ops). */
   decodeThreads?: number;
+  /** Matrix products in float32 (default) or on fp16 / bf16 operands (onnx/mixed-precision.ts). */
+  precision?: Precision;
 };
 
 export type HfCompletion = Completion & { text: string };
@@ -120,8 +123,24 @@ export class HfPolicy {
     return this.model.tokenizer;
   }
 
-  private session(key: string, build: () => Uint8Array, threads = this.opts.threads): Promise<LoadedSession> {
-    return this.cache.get(key, build, { providers: this.opts.providers, threads });
+  get precision(): Precision {
+    return this.opts.precision ?? 'fp32';
+  }
+
+  /** What the latest session's matrix products ran in on its provider (`fp32`, `fp16`, `bf16`, `bf16-emulated`). */
+  get matmuls(): string {
+    return matmulModeName(matmulMode(this.precision, this.provider));
+  }
+
+  /** A session for an inference graph, built for the precision on the provider it loads on. */
+  private session(
+    key: string,
+    graph: (s: Omit<HfInferenceGraphSpec, 'config'>) => Omit<HfInferenceGraphSpec, 'config'>,
+    threads = this.opts.threads,
+  ): Promise<LoadedSession> {
+    const build = (provider: Provider) =>
+      buildHfInferenceGraph({ config: this.config, ...graph({ withPast: false, matmuls: matmulMode(this.precision, provider) }) }).toBytes();
+    return this.cache.get(`${key}:${this.precision}`, build, { providers: this.opts.providers, threads });
   }
 
   /**
@@ -137,8 +156,8 @@ export class HfPolicy {
       if (bad !== undefined) throw new Error(`token id ${bad} is outside the model's vocabulary (0..${c.vocabSize - 1})`);
     }
     const [prefill, decode] = await Promise.all([
-      this.session('prefill', () => buildHfInferenceGraph({ config: c, withPast: false }).toBytes()),
-      this.session('decode', () => buildHfInferenceGraph({ config: c, withPast: true }).toBytes(), this.opts.decodeThreads ?? 1),
+      this.session('prefill', (s) => s),
+      this.session('decode', (s) => ({ ...s, withPast: true }), this.opts.decodeThreads ?? 1),
     ]);
     const [eos, ...otherEos] = this.model.eosTokenIds;
     const out = await generate(
@@ -163,7 +182,7 @@ export class HfPolicy {
   /** Logits of every position of one sequence, [S × vocab] row-major (parity checks, scoring). */
   async logits(tokens: number[]): Promise<Float32Array> {
     const S = tokens.length;
-    const { session } = await this.session('logits', () => buildHfInferenceGraph({ config: this.config, withPast: false, allLogits: true }).toBytes());
+    const { session } = await this.session('logits', (s) => ({ ...s, allLogits: true }));
     const mask = new Float32Array(S * S);
     for (let i = 0; i < S; i++) for (let j = i + 1; j < S; j++) mask[i * S + j] = NEG_INF;
     const res = await session.run({

@@ -2,10 +2,12 @@ import { z } from 'zod';
 import { packBatch, paddedLength, type TrainSequence } from '../batch';
 import type { LearnerSpec } from '../learner-graph';
 import { METRICS, type LossConfigInput, type MetricName } from '../losses';
-import { f32, type LoadedSession, type ort } from '../onnx-session';
+import { f32, type LoadedSession, type Provider, type ort } from '../onnx-session';
 import { OptimConfig, type OptimConfigInput } from '../optim';
 import type { PolicyOptions, StepReport } from '../policy';
 import { SessionCache } from '../session-cache';
+import { initialLossScale, nextLossScale, type LossScaleState } from '../loss-scaler';
+import { matmulMode, matmulModeName, type Precision } from '../onnx/mixed-precision';
 import { learnerSpec, pick, planStep, runStep, type Params } from '../train-step';
 import type { HfModelConfig } from './config';
 import { mergeLora, writePeftAdapter, type LoraTensor } from './export-peft';
@@ -37,6 +39,8 @@ export type HfTrainOptions = z.input<typeof HfTrainOptions>;
  */
 export class HfTrainer {
   private readonly cache = new SessionCache();
+  /** Dynamic loss scaling, used only when training in fp16 (loss-scaler.ts). */
+  lossScaling: LossScaleState = initialLossScale();
 
   private constructor(
     readonly model: HfModelDir,
@@ -83,6 +87,25 @@ export class HfTrainer {
   /** the execution provider the latest session ran on */
   get provider() {
     return this.cache.provider;
+  }
+
+  get precision(): Precision {
+    return this.opts.precision ?? 'fp32';
+  }
+
+  /** What the latest session's matrix products ran in on its provider (`fp32`, `fp16`, `bf16`, `bf16-emulated`). */
+  get matmuls(): string {
+    return matmulModeName(matmulMode(this.precision, this.provider));
+  }
+
+  /** float16 gradients need the loss scaled (bfloat16 has float32's range and does not). */
+  private get scalesLoss(): boolean {
+    return this.precision === 'fp16';
+  }
+
+  /** The loss-scale feed for training sessions (none unless fp16). */
+  private scaleFeed(): Record<string, ort.Tensor> {
+    return this.scalesLoss ? { loss_scale: f32([this.lossScaling.scale], []) } : {};
   }
 
   /** Every weight feed: checkpoint weights, plus the LoRA factors. */
@@ -202,8 +225,9 @@ export class HfTrainer {
     return mergeLora(base, a.config, a.tensors, this.config);
   }
 
-  private session(key: string, build: () => Uint8Array): Promise<LoadedSession> {
-    return this.cache.get(key, build, { providers: this.opts.providers, threads: this.opts.threads });
+  /** A session whose graph is built for the trainer's precision on the provider it loads on. */
+  private session(key: string, build: (provider: Provider) => Uint8Array): Promise<LoadedSession> {
+    return this.cache.get(`${key}:${this.precision}`, build, { providers: this.opts.providers, threads: this.opts.threads });
   }
 
   private seqLenFor(maxTokens: number): number {
@@ -217,8 +241,9 @@ export class HfTrainer {
   }
 
   private trainSession(learner: LearnerSpec) {
-    const s: HfTrainGraphSpec = { config: this.config, lora: this.lora, valueHead: this.valueHead, ...learner };
-    return this.session(`train:${JSON.stringify(learner)}`, () => buildHfTrainGraph(s).toBytes()).then((x) => x.session);
+    const s: HfTrainGraphSpec = { config: this.config, lora: this.lora, valueHead: this.valueHead, ...learner, lossScale: this.scalesLoss };
+    const build = (provider: Provider) => buildHfTrainGraph({ ...s, matmuls: matmulMode(this.precision, provider) }).toBytes();
+    return this.session(`train:${JSON.stringify(learner)}`, build).then((x) => x.session);
   }
 
   /**
@@ -230,7 +255,9 @@ export class HfTrainer {
     const T = this.seqLenFor(Math.max(...sequences.map((s) => s.length)));
     const temp = o.temperature ?? 1;
     if (!(temp > 0)) throw new Error(`score needs a temperature above 0, got ${temp} (greedy decoding has no distribution to score)`);
-    const { session } = await this.session(`score:${B}:${T}:${temp}`, () => buildHfScoreGraph(this.config, B, T, temp, this.lora, this.valueHead).toBytes());
+    const { session } = await this.session(`score:${B}:${T}:${temp}`, (provider) =>
+      buildHfScoreGraph(this.config, B, T, temp, this.lora, this.valueHead, matmulMode(this.precision, provider)).toBytes(),
+    );
     const seqs = sequences.map((tokens) => ({ tokens, lossMask: tokens.map(() => 1) }));
     const feeds = packBatch(seqs, { rows: B, seqLen: T, pad: this.pad, aggregation: 'token', stepTokens: 1, stepSequences: 1 });
     const res = await session.run(pick(session, { ...this.params, ...o.params, ...feeds }));
@@ -260,7 +287,7 @@ export class HfTrainer {
       stepSequences: plan.stepSequences,
       normTokens: plan.normTokens,
     });
-    const res = await session.run(pick(session, { ...this.params, ...feeds }));
+    const res = await session.run(pick(session, { ...this.params, ...this.scaleFeed(), ...feeds }));
     const grads = new Map(hfTrainableNames(this.config, this.lora, this.valueHead).map((n) => [n, res[`new_acc.${n}`]!.data as Float32Array]));
     const metrics = Object.fromEntries(METRICS.map((m) => [m, Number(res[`metric.${m}`]!.data[0])])) as Record<MetricName, number>;
     return { grads, metrics };
@@ -277,11 +304,14 @@ export class HfTrainer {
       pad: this.pad,
       optim: this.optim,
       trainable: hfTrainableNames(this.config, this.lora, this.valueHead),
-      feeds: this.params,
+      feeds: { ...this.params, ...this.scaleFeed() },
       moments: this.moments,
       step: this.step,
       session: (learner) => this.trainSession(learner),
     });
+    const lossScale = this.scalesLoss ? this.lossScaling.scale : undefined;
+    // an fp16 step that overflowed is skipped like any non-finite step, and the scale backs off
+    if (this.scalesLoss) this.lossScaling = nextLossScale(this.lossScaling, !r.skipped);
     if (!r.skipped) {
       for (const [n, t] of r.params) {
         if (this.factors.has(n)) this.factors.set(n, t);
@@ -300,6 +330,8 @@ export class HfTrainer {
       sequences: plan.seqs.length,
       microBatches: plan.K,
       provider: this.provider,
+      matmuls: this.matmuls,
+      ...(lossScale !== undefined ? { lossScale } : {}),
       seconds: (performance.now() - t0) / 1000,
     };
   }

@@ -1,4 +1,5 @@
 import { Graph, type Value } from '../onnx/graph';
+import { FLOAT32_MATMULS, MixedMatmuls, type MatmulMode } from '../onnx/mixed-precision';
 import * as o from '../onnx/ops';
 import type { HfModelConfig } from './config';
 import { allLogits, hfForward, lastLogits } from './forward';
@@ -10,6 +11,8 @@ export type HfInferenceGraphSpec = {
   withPast: boolean;
   /** Also output `logits` for every position (parity checks, scoring). */
   allLogits?: boolean;
+  /** Matrix products in float32 (default) or on half operands over the float32 weights. */
+  matmuls?: MatmulMode;
 };
 
 /**
@@ -34,7 +37,7 @@ export function buildHfInferenceGraph(s: HfInferenceGraphSpec): Graph {
         v: g.input(`past_v.${l}`, 'float32', ['batch', c.nKvHeads, 'past', c.headDim]),
       }))
     : undefined;
-  const out = hfForward(g, c, p, { tokens, positions, attnMask, past });
+  const out = hfForward(g, c, p, { tokens, positions, attnMask, past }, undefined, new MixedMatmuls(s.matmuls ?? FLOAT32_MATMULS));
   g.output(o.logSoftmax(lastLogits(c, p, out), -1), 'logprobs');
   if (s.allLogits) g.output(allLogits(c, p, out), 'logits');
   out.present.forEach((kv, l) => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Graph, Value } from '../onnx/graph';
+import type { MixedMatmuls } from '../onnx/mixed-precision';
 import * as o from '../onnx/ops';
 import { Rng } from '../rng';
 import type { HfModelConfig } from './config';
@@ -71,8 +72,11 @@ export function initLora(c: HfModelConfig, lora: LoraConfig, seed: number): Map<
   return out;
 }
 
-/** The forward's adapter adding each target's low-rank term, with A and B taken from `p` by PEFT name. */
-export function loraAdapter(g: Graph, c: HfModelConfig, lora: LoraConfig, p: Record<string, Value>): LinearAdapter {
+/**
+ * The forward's adapter adding each target's low-rank term, with A and B taken from `p` by
+ * PEFT name; its products computed as the forward's (`mm`: float32 or half operands).
+ */
+export function loraAdapter(g: Graph, c: HfModelConfig, lora: LoraConfig, p: Record<string, Value>, mm: MixedMatmuls): LinearAdapter {
   const byBase = new Map<string, { A: Value; B: Value }>();
   for (const s of loraSpecs(c, lora)) {
     const e = byBase.get(s.base) ?? ({} as { A: Value; B: Value });
@@ -84,8 +88,8 @@ export function loraAdapter(g: Graph, c: HfModelConfig, lora: LoraConfig, p: Rec
     const ab = byBase.get(weight);
     if (!ab) return y;
     return g.scope('lora', () => {
-      const down = o.gemm(x, ab.A, null, { transB: true }); // [N, r]
-      return o.add(y, o.gemm(down, ab.B, null, { transB: true, alpha: scaling })); // [N, out]
+      const down = mm.gemm([x, ab.A], [x.shape![0]!, ab.A.shape![0]!], { transB: 1 }); // [N, r]
+      return o.add(y, mm.gemm([down, ab.B], [x.shape![0]!, ab.B.shape![0]!], { transB: 1, alpha: { float: scaling } })); // [N, out]
     });
   };
 }

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseHfConfig } from './config';
 import { loadHfModelDir } from './model-dir';
-import { f16ToF32, writeSafetensors } from './safetensors';
+import { f16ToF32 } from '../half-floats';
+import { writeSafetensors } from './safetensors';
 import { hfParamSpecs } from './weights';
 import { STORIES260K_DIR } from '@/test/models';
 

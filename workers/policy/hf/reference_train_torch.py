@@ -10,10 +10,17 @@ torch's own clip_grad_norm_ and torch.optim.AdamW. Reads a JSON list of cases on
     "batch": {"tokens", "targets", "weights", "mask", "advantages", "old_logprobs", "ref_logprobs"?: [B][T]},
     "loss": {"kind": "sft"|"grpo", "clipLow", "clipHigh", "clipRatioC", "klCoef", "entropyCoef", "temperature"},
     "optim": {"lr", "beta1", "beta2", "eps", "weightDecay", "maxGradNorm", "warmupSteps", "totalSteps", "minLrRatio"},
-    "step": bool}]
+    "step": bool, "half": null | "fp16" | "bf16", "loss_scale": 1}]
   -> [{"logprobs": [B*T], "loss", "grads": {name: flat}, "grad_norm", "lr", "updated": {name: flat}}]
 
 Trainable tensors are every checkpoint weight (full fine-tuning) or only the LoRA factors.
+
+With "half", every matrix product (projections, LoRA factors, attention scores and context,
+the output head) rounds its operands and its result through float16 or bfloat16 and
+multiplies in float32 in between: mixed precision as half matrix units compute it, with
+float32 weights. torch's autograd through the casts rounds the gradients at the same points.
+"loss_scale" multiplies the loss before backward and divides the gradients after (float16
+loss scaling; a power of two changes nothing but which gradients underflow or overflow).
 """
 
 import json
@@ -32,25 +39,46 @@ torch.set_num_threads(1)
 SUB = {"q_proj": "self_attn", "k_proj": "self_attn", "v_proj": "self_attn", "o_proj": "self_attn", "gate_proj": "mlp", "up_proj": "mlp", "down_proj": "mlp"}
 
 
-def forward(cfg, W, lora, tokens):
+HALF = {"fp16": torch.float16, "bf16": torch.bfloat16}
+
+
+def forward(cfg, W, lora, tokens, half=None):
     """Logits [B, T, V] of right-padded rows (causal attention only, positions 0..T-1)."""
     arch = cfg["architectures"][0]
     d, H, KV, Dh = dims(cfg)
     eps = cfg.get("rms_norm_eps", 1e-6)
     B, T = tokens.shape
+    dt = HALF.get(half)
+
+    def rnd(x):
+        return x if dt is None else x.to(dt).to(torch.float32)
+
+    # An operand is rounded once however many products take it (the normed hidden state feeds
+    # q, k and v), as the graphs do: its gradients are summed, then rounded.
+    operands = {}
+
+    def operand(x):
+        if id(x) not in operands:
+            operands[id(x)] = (x, rnd(x))
+        return operands[id(x)][1]
+
+    def mm(a, b, bias=None, scale=1.0):
+        y = operand(a) @ operand(b)
+        if scale != 1.0:
+            y = y * scale
+        if bias is not None:
+            y = y + operand(bias)
+        return rnd(y)
 
     def lin(x, name):
-        y = x @ W[name + ".weight"].T
-        b = W.get(name + ".bias")
-        if b is not None:
-            y = y + b
+        y = mm(x, W[name + ".weight"].T, W.get(name + ".bias"))
         if lora is not None:
             module = name.split(".")[-1]
             if module in lora["targets"]:
                 layer = name.split(".")[2]
                 pre = f"base_model.model.model.layers.{layer}.{SUB[module]}.{module}"
                 A, Bm = lora["W"][pre + ".lora_A.weight"], lora["W"][pre + ".lora_B.weight"]
-                y = y + ((x @ A.T) @ Bm.T) * (lora["alpha"] / lora["rank"])
+                y = y + mm(mm(x, A.T), Bm.T, scale=lora["alpha"] / lora["rank"])
         return y
 
     x = W["model.embed_tokens.weight"][tokens]  # [B, T, d]
@@ -72,13 +100,13 @@ def forward(cfg, W, lora, tokens):
         k = k * cos + rotate_half(k) * sin
         k = k.repeat_interleave(H // KV, dim=1)
         v = v.repeat_interleave(H // KV, dim=1)
-        a = torch.softmax((q @ k.transpose(2, 3)) * Dh**-0.5 + mask, dim=-1)
-        x = x + lin((a @ v).transpose(1, 2).reshape(B, T, H * Dh), p + "self_attn.o_proj")
+        a = torch.softmax(mm(q, k.transpose(2, 3)) * Dh**-0.5 + mask, dim=-1)
+        x = x + lin(mm(a, v).transpose(1, 2).reshape(B, T, H * Dh), p + "self_attn.o_proj")
         h = rms(x, W[p + "post_attention_layernorm.weight"], eps)
         x = x + lin(F.silu(lin(h, p + "mlp.gate_proj")) * lin(h, p + "mlp.up_proj"), p + "mlp.down_proj")
     x = rms(x, W["model.norm.weight"], eps)
     head = W["model.embed_tokens.weight"] if cfg.get("tie_word_embeddings", False) else W["lm_head.weight"]
-    return x @ head.T
+    return mm(x, head.T)
 
 
 def loss_of(logits, b, lc):
@@ -137,10 +165,14 @@ def run(case, cache):
     for t in trainable.values():
         t.requires_grad_(True)
     b = case["batch"]
-    logits = forward(cfg, W, lora, torch.tensor(b["tokens"]))
+    logits = forward(cfg, W, lora, torch.tensor(b["tokens"]), case.get("half"))
     loss, logp = loss_of(logits, b, case["loss"])
-    loss.backward()
+    scale = case.get("loss_scale", 1.0)
+    (loss * scale).backward()
     names = list(trainable)
+    if scale != 1.0:
+        for t in trainable.values():
+            t.grad /= scale
     out = {
         "logprobs": logp.detach().flatten().tolist(),
         "loss": float(loss),

@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import { f32ToBf16Bits, f32ToF16Bits } from '../half-floats';
 import type { SafetensorsDType } from './safetensors';
 
 // Writes safetensors files in F32, F16 or BF16 (exports: a model keeps the dtype it was
@@ -10,38 +11,6 @@ import type { SafetensorsDType } from './safetensors';
 export type TensorToWrite = { name: string; shape: number[]; dtype: SafetensorsDType; data: Float32Array };
 
 const BYTES: Record<SafetensorsDType, number> = { F32: 4, F16: 2, BF16: 2 };
-
-/** float32 → bfloat16 bits, rounding to nearest even (as torch's `.to(torch.bfloat16)`); NaN stays NaN. */
-export function f32ToBf16Bits(x: number): number {
-  const u = new Uint32Array(new Float32Array([x]).buffer)[0]!;
-  if ((u & 0x7f800000) === 0x7f800000 && u & 0x007fffff) return ((u >>> 16) | 0x0040) & 0xffff;
-  return ((u + 0x7fff + ((u >>> 16) & 1)) >>> 16) & 0xffff;
-}
-
-/** float32 → IEEE half bits, rounding to nearest even, with subnormals, overflow to infinity and NaN. */
-export function f32ToF16Bits(x: number): number {
-  const u = new Uint32Array(new Float32Array([x]).buffer)[0]!;
-  const sign = (u >>> 16) & 0x8000;
-  const exp = (u >>> 23) & 0xff;
-  const mant = u & 0x7fffff;
-  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
-  const e = exp - 127 + 15;
-  if (e >= 0x1f) return sign | 0x7c00;
-  if (e <= 0) {
-    if (e < -10) return sign; // below half the smallest subnormal: ±0
-    const m = mant | 0x800000;
-    const shift = 14 - e;
-    let h = m >>> shift;
-    const rem = m & ((1 << shift) - 1);
-    const halfway = 1 << (shift - 1);
-    if (rem > halfway || (rem === halfway && h & 1)) h++;
-    return sign | h;
-  }
-  let h = (e << 10) | (mant >>> 13);
-  const rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem === 0x1000 && h & 1)) h++; // a carry into the exponent is still right (up to infinity)
-  return sign | h;
-}
 
 /** One tensor's bytes in its dtype. */
 export function encodeTensor(t: TensorToWrite): Uint8Array {

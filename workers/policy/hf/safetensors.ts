@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { f16ToF32 } from '../half-floats';
 
 // The safetensors format: 8 bytes little-endian header length N, N bytes of JSON
 // ({name: {dtype, shape, data_offsets: [begin, end]}, __metadata__?}), then the raw
@@ -111,16 +112,6 @@ async function readFully(fh: fs.FileHandle, dst: Uint8Array, position: number) {
     if (bytesRead === 0) throw new Error('unexpected end of file');
     off += bytesRead;
   }
-}
-
-/** IEEE 754 half → float (subnormals, infinities and NaN included). */
-export function f16ToF32(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >> 10) & 0x1f;
-  const frac = h & 0x3ff;
-  if (exp === 0) return sign * frac * 2 ** -24;
-  if (exp === 0x1f) return frac ? NaN : sign * Infinity;
-  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
 }
 
 /**

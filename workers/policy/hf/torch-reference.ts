@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { settings } from '@/core/settings';
+import { packBatch, paddedLength, TrainSequence } from '../batch';
 
 // Runs reference_torch.py and reference_train_torch.py (the independent PyTorch
 // implementations the tests compare with).
@@ -37,6 +38,10 @@ export type TrainReferenceCase = {
   optim: Record<string, number>;
   /** Also clip and take one torch.optim.AdamW step. */
   step?: boolean;
+  /** Round every matrix product's operands and result through this half type (mixed precision). */
+  half?: 'fp16' | 'bf16';
+  /** Multiply the loss by this before backward and divide the gradients by it after. */
+  loss_scale?: number;
 };
 export type TrainReferenceResult = {
   logprobs: number[];
@@ -46,6 +51,29 @@ export type TrainReferenceResult = {
   lr?: number;
   updated?: Record<string, number[]>;
 };
+
+/** The packed [B][T] feeds the reference reads (the same packing the trainer uses). */
+export function packed(seqs: TrainSequence[]): TrainReferenceCase['batch'] {
+  const T = paddedLength(Math.max(...seqs.map((s) => s.tokens.length)));
+  const counts = seqs.map((s) => s.lossMask.slice(1).reduce((a, b) => a + b, 0));
+  const feeds = packBatch(
+    seqs.map((s) => TrainSequence.parse(s)),
+    { rows: seqs.length, seqLen: T, pad: 0, aggregation: 'token', stepTokens: counts.reduce((a, b) => a + b, 0), stepSequences: counts.length },
+  );
+  const rows = (k: string) => {
+    const d = Array.from(feeds[k]!.data as ArrayLike<number | bigint>, Number);
+    return seqs.map((_, b) => d.slice(b * T, (b + 1) * T));
+  };
+  return {
+    tokens: rows('tokens'),
+    targets: rows('targets'),
+    weights: rows('weights'),
+    mask: rows('mask'),
+    advantages: rows('advantages'),
+    old_logprobs: rows('old_logprobs'),
+    ref_logprobs: rows('ref_logprobs'),
+  };
+}
 
 export function runTrainReference(cases: TrainReferenceCase[]): Promise<TrainReferenceResult[]> {
   return runScript('reference_train_torch.py', cases) as Promise<TrainReferenceResult[]>;

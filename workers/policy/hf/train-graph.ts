@@ -1,4 +1,5 @@
 import { Graph, type Value } from '../onnx/graph';
+import { FLOAT32_MATMULS, MixedMatmuls, type MatmulMode } from '../onnx/mixed-precision';
 import * as o from '../onnx/ops';
 import { appendLearner, lossInputs, type LearnerSpec, type Trainable } from '../learner-graph';
 import { tempered, tokenLogprobs } from '../losses';
@@ -12,7 +13,13 @@ import { hfParamSpecs } from './weights';
 // Full fine-tuning differentiates every checkpoint weight; LoRA differentiates only the
 // adapter factors, and the base weights stay plain inputs (frozen, fed from the one copy).
 
-export type HfTrainGraphSpec = LearnerSpec & { config: HfModelConfig; lora?: LoraConfig; valueHead?: boolean };
+export type HfTrainGraphSpec = LearnerSpec & {
+  config: HfModelConfig;
+  lora?: LoraConfig;
+  valueHead?: boolean;
+  /** Matrix products in float32 (default) or on half operands over the float32 weights. */
+  matmuls?: MatmulMode;
+};
 
 /**
  * PPO's critic on a Hugging Face decoder: a linear head on the final (normed) hidden state,
@@ -31,9 +38,9 @@ export const valueHeadSpecs = (c: HfModelConfig) => [
  */
 export const decays = (shape: number[]) => shape.length === 2;
 
-type Built = { g: Graph; params: Record<string, Value>; adapt?: LinearAdapter; trainables: Trainable[] };
+type Built = { g: Graph; params: Record<string, Value>; adapt?: LinearAdapter; trainables: Trainable[]; mm: MixedMatmuls };
 
-function declare(name: string, c: HfModelConfig, lora: LoraConfig | undefined, valueHead = false): Built {
+function declare(name: string, c: HfModelConfig, lora: LoraConfig | undefined, valueHead = false, matmuls = FLOAT32_MATMULS): Built {
   const g = new Graph(name);
   const params: Record<string, Value> = {};
   const trainables: Trainable[] = [];
@@ -47,13 +54,14 @@ function declare(name: string, c: HfModelConfig, lora: LoraConfig | undefined, v
   }
   if (lora) for (const s of loraSpecs(c, lora)) train(s);
   if (valueHead) for (const s of valueHeadSpecs(c)) train(s);
-  return { g, params, trainables, adapt: lora ? loraAdapter(g, c, lora, params) : undefined };
+  const mm = new MixedMatmuls(matmuls);
+  return { g, params, trainables, mm, adapt: lora ? loraAdapter(g, c, lora, params, mm) : undefined };
 }
 
 /** The value head's estimate at every position, [B, T]. */
 function values(c: HfModelConfig, p: Record<string, Value>, out: ReturnType<typeof hfForward>): Value {
   const [w, b] = valueHeadSpecs(c).map((s) => p[s.name]!);
-  const v = linear(out.hidden, w!, b); // [B·T, 1]
+  const v = linear(out.hidden, w!, b, out.mm); // [B·T, 1]
   return o.squeeze(toBatch(v, out.batchShape, [1], [...out.dims, 1]), [-1]);
 }
 
@@ -77,10 +85,10 @@ export function hfTrainableNames(c: HfModelConfig, lora?: LoraConfig, valueHead 
  */
 export function buildHfTrainGraph(s: HfTrainGraphSpec): Graph {
   if (s.loss.kind === 'ppo' && !s.valueHead) throw new Error('ppo needs a value head: create the trainer with valueHead: true');
-  const { g, params, adapt, trainables } = declare(`hf_train_${s.loss.kind}_${s.mode}${s.lora ? '_lora' : ''}`, s.config, s.lora, s.valueHead);
+  const { g, params, adapt, trainables, mm } = declare(`hf_train_${s.loss.kind}_${s.mode}${s.lora ? '_lora' : ''}`, s.config, s.lora, s.valueHead, s.matmuls);
   const x = batchInputs(g, s.batch, s.seqLen);
   const li = lossInputs(g, s);
-  const out = hfForward(g, s.config, params, x, adapt);
+  const out = hfForward(g, s.config, params, x, adapt, mm);
   const logits = allLogits(s.config, params, out);
   // the loss reads values only for PPO; a value head under another loss gets no gradient
   appendLearner(g, s, logits, s.valueHead ? values(s.config, params, out) : g.scalar(0, 'float32'), li, trainables);
@@ -88,11 +96,19 @@ export function buildHfTrainGraph(s: HfTrainGraphSpec): Graph {
 }
 
 /** Token logprobs and entropies (and with a value head, values) of given sequences at `temperature` (old and reference policies). */
-export function buildHfScoreGraph(c: HfModelConfig, batch: number, seqLen: number, temperature = 1, lora?: LoraConfig, valueHead = false): Graph {
-  const { g, params, adapt } = declare('hf_score', c, lora, valueHead);
+export function buildHfScoreGraph(
+  c: HfModelConfig,
+  batch: number,
+  seqLen: number,
+  temperature = 1,
+  lora?: LoraConfig,
+  valueHead = false,
+  matmuls = FLOAT32_MATMULS,
+): Graph {
+  const { g, params, adapt, mm } = declare('hf_score', c, lora, valueHead, matmuls);
   const x = batchInputs(g, batch, seqLen);
   const targets = g.input('targets', 'int64', [batch, seqLen]);
-  const out = hfForward(g, c, params, x, adapt);
+  const out = hfForward(g, c, params, x, adapt, mm);
   const { logp, all } = tokenLogprobs(tempered(allLogits(c, params, out), temperature), targets);
   g.output(logp, 'token_logprobs');
   g.output(o.neg(o.reduceSum(o.mul(o.exp(all), all), [-1])), 'entropy');

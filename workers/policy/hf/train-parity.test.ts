@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packBatch, paddedLength, TrainSequence } from '../batch';
+import type { TrainSequence } from '../batch';
 import { LossConfig, type LossConfigInput } from '../losses';
 import { OptimConfig } from '../optim';
 import { Rng } from '../rng';
@@ -11,7 +11,7 @@ import { LORA_MODULES } from './export-peft';
 import { HfPolicy } from './hf-policy';
 import { HfTrainer } from './hf-trainer';
 import { loraSpecs } from './lora';
-import { maxAbsDiff, runReference, runTrainReference, type TrainReferenceCase, type TrainReferenceResult } from './torch-reference';
+import { maxAbsDiff, packed, runReference, runTrainReference, type TrainReferenceResult } from './torch-reference';
 
 // The training graphs against an independent PyTorch autograd implementation
 // (reference_train_torch.py) on tiny random checkpoints the test writes: per-token logprobs,
@@ -133,29 +133,6 @@ async function grpoBatch(t: HfTrainer): Promise<TrainSequence[]> {
     oldLogprobs: scored[i]!.logprobs.map((lp) => lp + (rng.next() - 0.5) * 0.8),
     refLogprobs: scored[i]!.logprobs.map((lp) => lp + (rng.next() - 0.5) * 0.4),
   }));
-}
-
-/** The packed [B][T] feeds the reference reads (the same packing the trainer uses). */
-function packed(seqs: TrainSequence[]): TrainReferenceCase['batch'] {
-  const T = paddedLength(Math.max(...seqs.map((s) => s.tokens.length)));
-  const counts = seqs.map((s) => s.lossMask.slice(1).reduce((a, b) => a + b, 0));
-  const feeds = packBatch(
-    seqs.map((s) => TrainSequence.parse(s)),
-    { rows: seqs.length, seqLen: T, pad: 0, aggregation: 'token', stepTokens: counts.reduce((a, b) => a + b, 0), stepSequences: counts.length },
-  );
-  const rows = (k: string) => {
-    const d = Array.from(feeds[k]!.data as ArrayLike<number | bigint>, Number);
-    return seqs.map((_, b) => d.slice(b * T, (b + 1) * T));
-  };
-  return {
-    tokens: rows('tokens'),
-    targets: rows('targets'),
-    weights: rows('weights'),
-    mask: rows('mask'),
-    advantages: rows('advantages'),
-    old_logprobs: rows('old_logprobs'),
-    ref_logprobs: rows('ref_logprobs'),
-  };
 }
 
 const lossJson = (l: LossConfigInput) => LossConfig.parse(l) as Record<string, unknown>;

@@ -1,13 +1,17 @@
 import onnxPkg from 'onnx-proto';
+import { f32ToBf16Bits, f32ToF16Bits } from '../half-floats';
 
 const { onnx } = onnxPkg;
 
-/** Element types the builder knows; float64 exists so gradient checks can run in double. */
-export type DType = 'float32' | 'float64' | 'int64' | 'int32' | 'bool';
+/**
+ * Element types the builder knows; float64 exists so gradient checks can run in double,
+ * float16 / bfloat16 for mixed-precision compute (their constants hold raw 16-bit patterns).
+ */
+export type DType = 'float32' | 'float64' | 'float16' | 'bfloat16' | 'int64' | 'int32' | 'bool';
 /** A dimension: a number when known at build time, a name for dynamic axes (batch, past). */
 export type Dim = number | string;
 export type Shape = Dim[];
-export type TensorData = Float32Array | Float64Array | BigInt64Array | Int32Array | Uint8Array;
+export type TensorData = Float32Array | Float64Array | Uint16Array | BigInt64Array | Int32Array | Uint8Array;
 
 export const OPSET = 20;
 const IR_VERSION = 9;
@@ -15,6 +19,8 @@ const IR_VERSION = 9;
 const ONNX_TYPE: Record<DType, number> = {
   float32: onnx.TensorProto.DataType.FLOAT,
   float64: onnx.TensorProto.DataType.DOUBLE,
+  float16: onnx.TensorProto.DataType.FLOAT16,
+  bfloat16: onnx.TensorProto.DataType.BFLOAT16,
   int64: onnx.TensorProto.DataType.INT64,
   int32: onnx.TensorProto.DataType.INT32,
   bool: onnx.TensorProto.DataType.BOOL,
@@ -216,6 +222,10 @@ export function typedArray(dtype: DType, xs: ArrayLike<number>): TensorData {
       return Float32Array.from(xs);
     case 'float64':
       return Float64Array.from(xs);
+    case 'float16':
+      return Uint16Array.from(xs, (x) => f32ToF16Bits(x));
+    case 'bfloat16':
+      return Uint16Array.from(xs, (x) => f32ToBf16Bits(x));
     case 'int64':
       return BigInt64Array.from(Array.from(xs, (x) => BigInt(Math.trunc(x))));
     case 'int32':

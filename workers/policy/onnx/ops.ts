@@ -65,7 +65,7 @@ export function cast(x: Value, to: DType): Value {
 
 // Avoid importing the proto here: ONNX TensorProto.DataType numbers.
 function onnxTypeNumber(d: DType): number {
-  return { float32: 1, float64: 11, int64: 7, int32: 6, bool: 9 }[d];
+  return { float32: 1, float64: 11, float16: 10, bfloat16: 16, int64: 7, int32: 6, bool: 9 }[d];
 }
 
 export function where(cond: Value, a: Value | number, b: Value | number): Value {
