@@ -110,11 +110,23 @@ describe('crucible CLI (local, straight to the database)', () => {
       kind: 'hf',
       model: 'stories260K',
       training: 'lora',
+      precision: 'fp32',
       lora: { rank: 4, alpha: 16, targetModules: ['q_proj', 'k_proj'] },
+    });
+    expect(await policyOf(['--model', 'stories260K', '--training', 'full', '--precision', 'bf16', '--set', 'suite=stories'])).toMatchObject({
+      kind: 'hf',
+      model: 'stories260K',
+      training: 'full',
+      precision: 'bf16',
     });
     // (the text output says which policy the run got)
     const full = await crucible(['runs', 'create', '--name', 'policy text', '--model', 'stories260K', '--training', 'full', '--set', 'suite=stories'], dataDir);
     expect(full.stdout).toMatch(/policy stories260K · full fine-tuning/);
+    const half = await crucible(
+      ['runs', 'create', '--name', 'policy fp16', '--model', 'stories260K', '--precision', 'fp16', '--set', 'suite=stories'],
+      dataDir,
+    );
+    expect(half.stdout).toMatch(/policy stories260K · LoRA r=8 α=16 on q_proj, v_proj · fp16 mixed precision/);
   });
 
   it('policy flags that cannot go together are refused before the API; bad values by the API', { timeout: 240_000 }, async () => {
@@ -129,6 +141,8 @@ describe('crucible CLI (local, straight to the database)', () => {
     await refused(['--training', 'full'], /--training applies to a registered model/);
     await refused(['--model', 'stories260K', '--training', 'full', '--lora-rank', '4'], /--lora-rank cannot be used with --training full/);
     await refused(['--model', 'stories260K', '--training', 'half'], /--training must be full or lora, got "half"/);
+    await refused(['--precision', 'bf16'], /--precision applies to a registered model/);
+    await refused(['--model', 'stories260K', '--precision', 'fp8'], /--precision must be fp32, fp16, bf16, got "fp8"/);
     await refused(['--model', 'stories260K', '--lora-rank', 'big'], /--lora-rank must be a number, got "big"/);
     await refused(['--model', 'stories260K', '--lora-targets', 'q_proj,x_proj'], /unknown module "x_proj"; choose from q_proj, k_proj/);
     await refused(['--model', 'stories260K', '--set', 'policy.kind=byte'], /the policy is given twice/);

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { EXPORT_FORMATS, modelName } from '@/core/models';
+import { EXPORT_FORMATS, modelName, PRECISIONS, type Precision } from '@/core/models';
 import { getModel, modelDirectory, withModelStore, type ModelRow } from '@/server/models/service';
 import { exportHfDirectory } from '@/workers/policy/hf/export-hf';
 import { mergeLora, writePeftAdapter } from '@/workers/policy/hf/export-peft';
@@ -49,10 +49,10 @@ async function resolveModel(arg: unknown, usage: string): Promise<string> {
   return (await registeredModelDir(arg)).dir;
 }
 
-async function loadModel(arg: unknown, usage: string, cpu: boolean): Promise<HfPolicy> {
+async function loadModel(arg: unknown, usage: string, cpu: boolean, precision?: Precision): Promise<HfPolicy> {
   const dir = await resolveModel(arg, usage);
   try {
-    return await HfPolicy.load(dir, { providers: cpu ? (['cpu'] as Provider[]) : undefined });
+    return await HfPolicy.load(dir, { providers: cpu ? (['cpu'] as Provider[]) : undefined, precision });
   } catch (e) {
     throw new CliError(`cannot load model ${String(arg)}: ${(e as Error).message}`, 1);
   }
@@ -79,7 +79,7 @@ function promptIds(v: unknown): number[] {
 }
 
 export const hfSampleUsage =
-  'crucible policy sample --model NAME|DIR [--adapter DIR] (--prompt TEXT | --prompt-ids 1,2,3) [--chat] [--max-new-tokens 64] [--temperature 1] [--top-p 1] [--top-k 0] [--seed 0] [--cpu] [--json]';
+  'crucible policy sample --model NAME|DIR [--adapter DIR] (--prompt TEXT | --prompt-ids 1,2,3) [--chat] [--max-new-tokens 64] [--temperature 1] [--top-p 1] [--top-k 0] [--seed 0] [--precision fp32|fp16|bf16] [--cpu] [--json]';
 
 /** `policy sample --model NAME|DIR`: one completion from a registered model or a Hugging Face model directory. */
 export async function sampleHfModel(values: Record<string, unknown>): Promise<number> {
@@ -91,7 +91,10 @@ export async function sampleHfModel(values: Record<string, unknown>): Promise<nu
   if (values.chat && values['prompt-ids'] !== undefined)
     throw new CliError('--chat renders --prompt TEXT with the chat template; it does not apply to --prompt-ids');
   const ids = values['prompt-ids'] !== undefined ? promptIds(values['prompt-ids']) : undefined;
-  const policy = await loadModel(values.model, hfSampleUsage, !!values.cpu);
+  const precision = values.precision as string | undefined;
+  if (precision !== undefined && !(PRECISIONS as readonly string[]).includes(precision))
+    throw new CliError(`--precision must be ${PRECISIONS.join(', ')}, got "${precision}"`);
+  const policy = await loadModel(values.model, hfSampleUsage, !!values.cpu, precision as Precision | undefined);
   try {
     // A PEFT adapter is merged into the weights it adapts (HfPolicy.setAdapter).
     if (values.adapter !== undefined) policy.setAdapter(await readAdapter(String(values.adapter), policy.config));
@@ -114,7 +117,15 @@ export async function sampleHfModel(values: Record<string, unknown>): Promise<nu
     } catch (e) {
       throw new CliError(e instanceof z.ZodError ? z.prettifyError(e) : (e as Error).message);
     }
-    const result = { tokens: c!.tokens, text: c!.text, logprobs: c!.logprobs, promptTokens: prompt, finishReason: c!.finishReason, provider: policy.provider };
+    const result = {
+      tokens: c!.tokens,
+      text: c!.text,
+      logprobs: c!.logprobs,
+      promptTokens: prompt,
+      finishReason: c!.finishReason,
+      provider: policy.provider,
+      matmuls: policy.matmuls,
+    };
     output(
       !!values.json,
       result,

@@ -158,7 +158,7 @@ const sft: Command = {
 
 const sampleUsage =
   'crucible policy sample POLICY --prompt TEXT [--prompt TEXT...] [--n 1] [--max-new-tokens 64] [--temperature 1] [--top-p 1] [--top-k 0] [--stop TEXT...] [--seed 0] [--no-cache] [--cpu] [--json]\n' +
-  '       crucible policy sample --model DIR [--adapter DIR] (--prompt TEXT | --prompt-ids 1,2,3) [--chat] [--max-new-tokens 64] [--temperature 1] [--seed 0] [--cpu] [--json]';
+  '       crucible policy sample --model DIR [--adapter DIR] (--prompt TEXT | --prompt-ids 1,2,3) [--chat] [--max-new-tokens 64] [--temperature 1] [--seed 0] [--precision fp32|fp16|bf16] [--cpu] [--json]';
 const sample: Command = {
   name: 'policy sample',
   summary: 'sample completions (batched, seeded) with their token logprobs',
@@ -179,6 +179,7 @@ const sample: Command = {
     'prompt-ids': { type: 'string' },
     chat: { type: 'boolean' },
     adapter: { type: 'string' },
+    precision: { type: 'string' },
   },
   run: async ({ values, positionals }) => {
     // A Hugging Face model directory instead of a built-in policy (cli/models.ts).

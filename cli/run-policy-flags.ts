@@ -1,4 +1,4 @@
-import { LORA_MODULES } from '@/core/models';
+import { LORA_MODULES, PRECISIONS } from '@/core/models';
 import { describePolicy, type PolicyChoice } from '@/core/run-config';
 import { CliError } from './args';
 
@@ -6,6 +6,7 @@ import { CliError } from './args';
 export const policyOptions = {
   model: { type: 'string' },
   training: { type: 'string' },
+  precision: { type: 'string' },
   'lora-rank': { type: 'string' },
   'lora-alpha': { type: 'string' },
   'lora-targets': { type: 'string' },
@@ -14,7 +15,8 @@ export const policyOptions = {
 export const policyUsage =
   '  --model NAME  train a registered Hugging Face model (`crucible models list`) instead of the built-in byte model;\n' +
   '    --training lora|full (default lora), and for LoRA --lora-rank N (default 8) --lora-alpha X (default 16)\n' +
-  `    --lora-targets q_proj,v_proj (the default; of ${LORA_MODULES.join(', ')}). Under PPO a value head is trained with the model.`;
+  `    --lora-targets q_proj,v_proj (the default; of ${LORA_MODULES.join(', ')}). Under PPO a value head is trained with the model.\n` +
+  '    --precision fp32|fp16|bf16 (default fp32): fp16/bf16 keep float32 master weights and run matrix products in half (emulated on the CPU).';
 
 const LORA_FLAGS = ['lora-rank', 'lora-alpha', 'lora-targets'] as const;
 
@@ -34,9 +36,10 @@ function numberFlag(values: Record<string, unknown>, name: string): number | und
 export function policyFromFlags(values: Record<string, unknown>, configPolicy: unknown): Record<string, unknown> | undefined {
   const model = values.model as string | undefined;
   const training = values.training as string | undefined;
+  const precision = values.precision as string | undefined;
   const loraGiven = LORA_FLAGS.filter((f) => values[f] !== undefined);
   if (model === undefined) {
-    const given = [...(training !== undefined ? ['training'] : []), ...loraGiven];
+    const given = [...(training !== undefined ? ['training'] : []), ...(precision !== undefined ? ['precision'] : []), ...loraGiven];
     if (given.length)
       throw new CliError(
         `${given.map((f) => `--${f}`).join(', ')} ${given.length > 1 ? 'apply' : 'applies'} to a registered model: add --model NAME (see \`crucible models list\`)`,
@@ -46,10 +49,13 @@ export function policyFromFlags(values: Record<string, unknown>, configPolicy: u
   if (configPolicy !== undefined) throw new CliError('the policy is given twice, by --model and in --config/--set policy; give it one way');
   if (!model.trim()) throw new CliError('--model needs a registered model name (see `crucible models list`)');
   if (training !== undefined && training !== 'full' && training !== 'lora') throw new CliError(`--training must be full or lora, got "${training}"`);
+  if (precision !== undefined && !(PRECISIONS as readonly string[]).includes(precision))
+    throw new CliError(`--precision must be ${PRECISIONS.join(', ')}, got "${precision}"`);
+  const withPrecision = precision !== undefined ? { precision } : {};
   if (training === 'full') {
     if (loraGiven.length)
       throw new CliError(`${loraGiven.map((f) => `--${f}`).join(', ')} cannot be used with --training full: LoRA settings need --training lora`);
-    return { kind: 'hf', model, training };
+    return { kind: 'hf', model, training, ...withPrecision };
   }
   const lora: Record<string, unknown> = {};
   const rank = numberFlag(values, 'lora-rank');
@@ -65,7 +71,7 @@ export function policyFromFlags(values: Record<string, unknown>, configPolicy: u
     if (unknown.length) throw new CliError(`--lora-targets: unknown module ${unknown.map((t) => `"${t}"`).join(', ')}; choose from ${LORA_MODULES.join(', ')}`);
     lora.targetModules = targets;
   }
-  return { kind: 'hf', model, training: 'lora', ...(Object.keys(lora).length ? { lora } : {}) };
+  return { kind: 'hf', model, training: 'lora', ...withPrecision, ...(Object.keys(lora).length ? { lora } : {}) };
 }
 
 /** The policy in words for `runs create`'s text output. */

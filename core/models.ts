@@ -41,5 +41,12 @@ export const isWeightFile = (name: string) => name === 'model.safetensors' || na
 export const LORA_MODULES = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
 export type LoraModule = (typeof LORA_MODULES)[number];
 
+/**
+ * What a Hugging Face model's matrix products compute in: float32, or fp16 / bf16 operands
+ * over float32 master weights (mixed precision; workers/policy/onnx/mixed-precision.ts).
+ */
+export const PRECISIONS = ['fp32', 'fp16', 'bf16'] as const;
+export type Precision = (typeof PRECISIONS)[number];
+
 export const EXPORT_FORMATS = ['hf', 'peft'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

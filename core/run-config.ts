@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { SCHEDULING_TIERS } from '@/core/queues';
 import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
 import { AGENT_TOOL_NAMES, type AgentToolName } from '@/core/repo-tasks';
-import { LORA_MODULES, modelName } from '@/core/models';
+import { LORA_MODULES, modelName, PRECISIONS } from '@/core/models';
 
 /** Sandbox runtimes a risk tier may be mapped to: the fixed list. Resolved at run start; missing → refuse. */
 export const runtimeName = sandboxRuntimeName;
@@ -70,6 +70,8 @@ export const policyChoice = z
         /** a registered model's name (`crucible models list`) */
         model: modelName,
         training: z.enum(['full', 'lora']).default('lora'),
+        /** matrix products in float32, or on fp16 / bf16 operands with float32 master weights */
+        precision: z.enum(PRECISIONS).default('fp32'),
         lora: z
           .object({
             rank: z.number().int().min(1).max(256).default(8),
@@ -92,9 +94,11 @@ export type PolicyChoiceInput = z.input<typeof policyChoice>;
 /** A run's policy in words, as the console and the CLI show it (a config from before `policy` existed trains the byte model). */
 export function describePolicy(policy: PolicyChoice | undefined): { model: string | null; training: string } {
   if (!policy || policy.kind === 'byte') return { model: null, training: 'byte model (built-in)' };
-  if (policy.training === 'full') return { model: policy.model, training: 'full fine-tuning' };
+  // a config from before `precision` existed computed in float32
+  const precision = policy.precision && policy.precision !== 'fp32' ? ` · ${policy.precision} mixed precision` : '';
+  if (policy.training === 'full') return { model: policy.model, training: `full fine-tuning${precision}` };
   const { rank, alpha, targetModules } = policy.lora;
-  return { model: policy.model, training: `LoRA r=${rank} α=${alpha} on ${targetModules.join(', ')}` };
+  return { model: policy.model, training: `LoRA r=${rank} α=${alpha} on ${targetModules.join(', ')}${precision}` };
 }
 
 /** How this run's rewards are spot-checked (issue: reward spot checks). */

@@ -98,6 +98,9 @@ test('launch form: choose a registered model under LoRA, and the run page shows 
   await policy.locator('input[name="policy.lora.targetModules.q_proj"]').check();
   await policy.locator('input[name="policy.lora.targetModules.k_proj"]').check();
   await expect(page.locator('[id="field-policy.lora.targetModules-error"]')).toHaveCount(0);
+  // float32 unless mixed precision is chosen
+  await expect(policy.getByLabel('Precision')).toHaveValue('fp32');
+  await policy.getByLabel('Precision').selectOption('bf16');
   await screenshot(page, policy, 'launch-policy');
 
   await page.getByLabel('Iterations').fill('1');
@@ -114,7 +117,7 @@ test('launch form: choose a registered model under LoRA, and the run page shows 
   if (!cancel.ok()) expect(await cancel.text()).toMatch(/cannot be cancelled/);
   await expect(page.getByTestId('run-status')).toHaveText(/cancelled|completed/);
 
-  const expected = `${model} · LoRA r=4 α=16 on q_proj, k_proj`;
+  const expected = `${model} · LoRA r=4 α=16 on q_proj, k_proj · bf16 mixed precision`;
   const overview = page.getByTestId('overview-policy');
   await expect(overview).toHaveText(expected);
   await expect(overview.getByRole('link', { name: model })).toHaveAttribute('href', `/models/${model}`);
@@ -125,7 +128,7 @@ test('launch form: choose a registered model under LoRA, and the run page shows 
     const [row] = await sql`select config from runs where id = ${runId}`;
     expect(row!.config).toMatchObject({
       algorithm: 'grpo',
-      policy: { kind: 'hf', model, training: 'lora', lora: { rank: 4, alpha: 16, targetModules: ['q_proj', 'k_proj'] } },
+      policy: { kind: 'hf', model, training: 'lora', precision: 'bf16', lora: { rank: 4, alpha: 16, targetModules: ['q_proj', 'k_proj'] } },
     });
   } finally {
     await sql.end();

@@ -12,6 +12,7 @@ export const POLICY_KEYS = {
   /** a registered model's name; empty = the built-in byte model */
   model: 'policy.model',
   training: 'policy.training',
+  precision: 'policy.precision',
   rank: 'policy.lora.rank',
   alpha: 'policy.lora.alpha',
   /** comma-separated, like the other checkbox fields */
@@ -30,6 +31,7 @@ export function policyValues(policy: PolicyChoice | undefined): FormValues {
   return {
     [POLICY_KEYS.model]: hf?.model ?? '',
     [POLICY_KEYS.training]: hf?.training ?? hfDefaults.training,
+    [POLICY_KEYS.precision]: hf?.precision ?? hfDefaults.precision,
     [POLICY_KEYS.rank]: String(lora.rank),
     [POLICY_KEYS.alpha]: String(lora.alpha),
     [POLICY_KEYS.targets]: lora.targetModules.join(', '),
@@ -46,7 +48,9 @@ export function policyFromValues(values: FormValues): { policy: Record<string, u
   const model = (values[POLICY_KEYS.model] ?? '').trim();
   if (!model) return { policy: { kind: 'byte' }, errors };
   const training = values[POLICY_KEYS.training] === 'full' ? 'full' : 'lora';
-  if (training === 'full') return { policy: { kind: 'hf', model, training }, errors };
+  // an unknown value is the schema's to refuse, with its message
+  const precision = values[POLICY_KEYS.precision] || hfDefaults.precision;
+  if (training === 'full') return { policy: { kind: 'hf', model, training, precision }, errors };
   const number = (key: string) => {
     const raw = (values[key] ?? '').trim();
     const n = Number(raw);
@@ -58,7 +62,7 @@ export function policyFromValues(values: FormValues): { policy: Record<string, u
     .map((x) => x.trim())
     .filter(Boolean);
   return {
-    policy: { kind: 'hf', model, training, lora: { rank: number(POLICY_KEYS.rank), alpha: number(POLICY_KEYS.alpha), targetModules: targets } },
+    policy: { kind: 'hf', model, training, precision, lora: { rank: number(POLICY_KEYS.rank), alpha: number(POLICY_KEYS.alpha), targetModules: targets } },
     errors,
   };
 }

@@ -1,7 +1,7 @@
 'use client';
 import type { ReactNode } from 'react';
 import Link from 'next/link';
-import { LORA_MODULES } from '@/core/models';
+import { LORA_MODULES, PRECISIONS, type Precision } from '@/core/models';
 import { errorMessage } from '../api-error';
 import { inputClass } from '../ui/layout-parts';
 import { formatParameters } from '../models/model-format';
@@ -42,6 +42,8 @@ function FieldMessage({ id, error, help }: { id: string; error?: string; help?: 
     </p>
   ) : null;
 }
+
+const PRECISION_LABELS: Record<Precision, string> = { fp32: 'fp32 (float32 throughout)', fp16: 'fp16 mixed precision', bf16: 'bf16 mixed precision' };
 
 /**
  * The launch form's "Policy" section (issue 15): the built-in byte model or a registered
@@ -163,6 +165,34 @@ export function PolicySection({ values, setValue, touch, shown, models, sectionE
               Under PPO a value head on the model is trained with it.
             </p>
           </fieldset>
+        )}
+        {model && (
+          <div>
+            <label htmlFor={fieldId(POLICY_KEYS.precision)} className={labelClass}>
+              Precision
+            </label>
+            <select
+              id={fieldId(POLICY_KEYS.precision)}
+              name={POLICY_KEYS.precision}
+              className={inputClass}
+              value={values[POLICY_KEYS.precision] ?? 'fp32'}
+              aria-invalid={shown(POLICY_KEYS.precision) ? true : undefined}
+              aria-describedby={describedBy(POLICY_KEYS.precision, true)}
+              onChange={(e) => setValue(POLICY_KEYS.precision, e.target.value)}
+              onBlur={() => touch(POLICY_KEYS.precision)}
+            >
+              {PRECISIONS.map((p) => (
+                <option key={p} value={p}>
+                  {PRECISION_LABELS[p]}
+                </option>
+              ))}
+            </select>
+            <FieldMessage
+              id={fieldId(POLICY_KEYS.precision)}
+              error={shown(POLICY_KEYS.precision)}
+              help="Mixed precision keeps float32 master weights and runs matrix products in fp16 or bf16: half kernels on CUDA; on the CPU the rounding is emulated (same numbers, no speed-up). fp16 adds loss scaling."
+            />
+          </div>
         )}
         {model && training === 'lora' && (
           <>

@@ -85,23 +85,32 @@ describe('launch form policy', () => {
       [POLICY_KEYS.rank]: '4',
       [POLICY_KEYS.alpha]: '8',
       [POLICY_KEYS.targets]: 'q_proj, k_proj',
+      [POLICY_KEYS.precision]: 'bf16',
     });
     expect(errors).toEqual({});
     const parsed = runConfigSchema.parse(config);
-    expect(parsed.policy).toEqual({ kind: 'hf', model: 'stories260K', training: 'lora', lora: { rank: 4, alpha: 8, targetModules: ['q_proj', 'k_proj'] } });
+    expect(parsed.policy).toEqual({
+      kind: 'hf',
+      model: 'stories260K',
+      training: 'lora',
+      precision: 'bf16',
+      lora: { rank: 4, alpha: 8, targetModules: ['q_proj', 'k_proj'] },
+    });
     const back = valuesFromConfig(parsed);
-    expect([back[POLICY_KEYS.model], back[POLICY_KEYS.training], back[POLICY_KEYS.rank], back[POLICY_KEYS.alpha], back[POLICY_KEYS.targets]]).toEqual([
-      'stories260K',
-      'lora',
-      '4',
-      '8',
-      'q_proj, k_proj',
-    ]);
+    expect([
+      back[POLICY_KEYS.model],
+      back[POLICY_KEYS.training],
+      back[POLICY_KEYS.precision],
+      back[POLICY_KEYS.rank],
+      back[POLICY_KEYS.alpha],
+      back[POLICY_KEYS.targets],
+    ]).toEqual(['stories260K', 'lora', 'bf16', '4', '8', 'q_proj, k_proj']);
     // a new choice starts at the schema's LoRA defaults
     expect(runConfigSchema.parse(withPolicy({ [POLICY_KEYS.model]: 'm' }).config).policy).toEqual({
       kind: 'hf',
       model: 'm',
       training: 'lora',
+      precision: 'fp32',
       lora: { rank: 8, alpha: 16, targetModules: ['q_proj', 'v_proj'] },
     });
   });
@@ -109,7 +118,7 @@ describe('launch form policy', () => {
   it('full training leaves the LoRA settings out', () => {
     const { config, errors } = withPolicy({ [POLICY_KEYS.model]: 'm', [POLICY_KEYS.training]: 'full', [POLICY_KEYS.rank]: '' });
     expect(errors).toEqual({});
-    expect(config.policy).toEqual({ kind: 'hf', model: 'm', training: 'full' });
+    expect(config.policy).toEqual({ kind: 'hf', model: 'm', training: 'full', precision: 'fp32' });
   });
 
   it('reports bad LoRA values by field; PPO is allowed on a registered model (it gets a value head)', () => {

@@ -3,7 +3,10 @@
 // step whose gradients overflowed is skipped and the scale halves; after `interval` clean
 // steps in a row it doubles. A pure step over plain data; the trainer holds the state.
 
-export type LossScaleState = { scale: number; goodSteps: number };
+import { z } from 'zod';
+
+export const LossScaleState = z.object({ scale: z.number().positive(), goodSteps: z.number().int().nonnegative() });
+export type LossScaleState = z.infer<typeof LossScaleState>;
 
 export const LOSS_SCALING = { init: 2 ** 16, growth: 2, backoff: 0.5, interval: 2000, min: 2 ** -24 } as const;
 

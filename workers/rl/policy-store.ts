@@ -45,7 +45,7 @@ export async function runBaseModel(run: RunRef, from: CheckpointSource): Promise
 async function readPolicyFile(run: RunRef, file: string, from: CheckpointSource): Promise<RlPolicy> {
   if (run.config.policy.kind === 'byte') return (await Policy.load(file)).policy;
   const { dir, base } = await runBaseModel(run, from);
-  return HfRlPolicy.load(dir, file, { base });
+  return HfRlPolicy.load(dir, file, { base }, { precision: run.config.policy.precision });
 }
 
 const fileSha = async (file: string) =>

@@ -50,13 +50,17 @@ export async function createRunPolicy(
   // PPO's critic: a value head on the model, trained with it (HfTrainer `valueHead`)
   const valueHead = c.algorithm === 'ppo';
   const training: HfTraining = choice.training === 'lora' ? { training: 'lora', lora: choice.lora, valueHead } : { training: 'full', valueHead };
-  const policy = await HfRlPolicy.create(dir, {
-    training,
-    // a control arm (learning rate 0) never steps; its optimizer only has to be valid
-    optim: { lr: c.learningRate > 0 ? c.learningRate : 1e-4, warmupSteps: 0, totalSteps: Math.max(1, c.iterations), minLrRatio: 1 },
-    seed: c.seed,
-    base,
-  });
+  const policy = await HfRlPolicy.create(
+    dir,
+    {
+      training,
+      // a control arm (learning rate 0) never steps; its optimizer only has to be valid
+      optim: { lr: c.learningRate > 0 ? c.learningRate : 1e-4, warmupSteps: 0, totalSteps: Math.max(1, c.iterations), minLrRatio: 1 },
+      seed: c.seed,
+      base,
+    },
+    { precision: choice.precision },
+  );
   // a repository suite: the model holds agent conversations in its own chat template (refused for good without one)
   const agents = start.model !== undefined;
   if (agents) {
@@ -72,15 +76,26 @@ export async function createRunPolicy(
       ? `a LoRA adapter (rank ${choice.lora.rank}, alpha ${choice.lora.alpha}, on ${choice.lora.targetModules.join(', ')})`
       : 'every weight (full fine-tuning)';
   const trainable = [...policy.trainer.trainable().values()].reduce((n, t) => n + t.size, 0);
+  const precision =
+    choice.precision === 'fp32'
+      ? ''
+      : `; ${choice.precision} mixed precision (float32 master weights; half kernels on CUDA, the rounding emulated on the CPU provider)${choice.precision === 'fp16' ? ' with dynamic loss scaling' : ''}`;
   return {
     policy,
     notes: [
       {
         type: 'policy',
-        message: `policy: registered model "${choice.model}" (${policy.sampler.model.parameters.toLocaleString('en-US')} parameters, context ${policy.maxSeqLen} tokens), training ${how}: ${trainable.toLocaleString('en-US')} trainable parameters; no SFT warm start (the model is pretrained)${valueHead ? '; PPO: a value head (zeros) trained with it' : ''}${
+        message: `policy: registered model "${choice.model}" (${policy.sampler.model.parameters.toLocaleString('en-US')} parameters, context ${policy.maxSeqLen} tokens), training ${how}: ${trainable.toLocaleString('en-US')} trainable parameters; no SFT warm start (the model is pretrained)${precision}${valueHead ? '; PPO: a value head (zeros) trained with it' : ''}${
           agents ? `; agent conversations in its own chat template, each episode at most ${Math.min(start.model!.maxSeqLen, policy.maxSeqLen)} tokens` : ''
         }`,
-        data: { model: choice.model, base, training: choice.training, lora: choice.training === 'lora' ? choice.lora : null, trainable },
+        data: {
+          model: choice.model,
+          base,
+          training: choice.training,
+          precision: choice.precision,
+          lora: choice.training === 'lora' ? choice.lora : null,
+          trainable,
+        },
       },
     ],
   };

@@ -70,6 +70,22 @@ describe.each(['full', 'lora'] as const)('a Hugging Face model as the RL policy 
   });
 });
 
+describe('mixed precision (stories260K)', () => {
+  it('fp16: steps report the emulated products and the loss scale; a checkpoint carries the scaling state', async () => {
+    const spec = { training: 'lora' as const, lora: { rank: 4, alpha: 8, targetModules: ['q_proj' as const, 'v_proj' as const] } };
+    const p = await HfRlPolicy.create(MODEL, { training: spec, optim, seed: 1, base: 'base-a' }, { precision: 'fp16' });
+    p.trainer.lossScaling = { scale: 1024, goodSteps: 3 };
+    await trainOnce(p);
+    expect(p.trainer.lossScaling).toEqual({ scale: 1024, goodSteps: 4 });
+    const file = path.join(tmp, 'fp16.safetensors');
+    await p.save(file);
+    const q = await HfRlPolicy.load(MODEL, file, { base: 'base-a' }, { precision: 'fp16' });
+    expect(q.trainer.lossScaling).toEqual({ scale: 1024, goodSteps: 4 });
+    expect(q.trainer.matmuls).toBe('fp16-emulated');
+    await Promise.all([p.release(), q.release()]);
+  });
+});
+
 describe('PPO on a Hugging Face model: the value head (stories260K)', () => {
   it('under full fine-tuning samples with the trained weights, the value head left to the trainer', async () => {
     const p = await HfRlPolicy.create(MODEL, { training: { training: 'full', valueHead: true }, optim, seed: 1, base: 'b' });

@@ -10,6 +10,7 @@ import type { RlPolicy } from '../rl-policy';
 import { f32, type ort } from '../onnx-session';
 import { HfPolicy } from './hf-policy';
 import { HfTrainer } from './hf-trainer';
+import { LossScaleState } from '../loss-scaler';
 import { LoraConfig } from './lora';
 import { readHeader, readTensorF32 } from './safetensors';
 import { writeSafetensorsFile } from './safetensors-writer';
@@ -30,6 +31,8 @@ const Meta = z.object({
   training: z.string(),
   optim: z.string(),
   step: z.string(),
+  /** fp16 training's loss-scaling state (loss-scaler.ts), so a resumed run does not start over at 2^16 */
+  loss_scale: z.string().optional(),
 });
 
 /**
@@ -90,6 +93,7 @@ export class HfRlPolicy implements RlPolicy {
       return out;
     };
     policy.trainer.restore({ trainable: await read('w.'), m: await read('m.'), v: await read('v.'), step: Number(meta.data.step) });
+    if (meta.data.loss_scale) policy.trainer.lossScaling = LossScaleState.parse(JSON.parse(meta.data.loss_scale));
     return policy;
   }
 
@@ -191,6 +195,7 @@ export class HfRlPolicy implements RlPolicy {
       training: JSON.stringify(this.training),
       optim: JSON.stringify(this.trainer.optim),
       step: String(this.trainer.step),
+      ...(this.trainer.precision === 'fp16' ? { loss_scale: JSON.stringify(this.trainer.lossScaling) } : {}),
     });
     const buf = await fs.readFile(file);
     return { sha256: createHash('sha256').update(buf).digest('hex'), bytes: buf.length };

@@ -1,3 +1,4 @@
+import { PRECISIONS, type Precision } from '@/core/models';
 import type { Attr, Value } from './graph';
 import * as o from './ops';
 
@@ -8,9 +9,7 @@ import * as o from './ops';
 // backward pass the mirror image: gradients of the products in half, cast to float32 at the
 // weights.
 
-/** What a run computes its matrix products in. */
-export const PRECISIONS = ['fp32', 'fp16', 'bf16'] as const;
-export type Precision = (typeof PRECISIONS)[number];
+export { PRECISIONS, type Precision };
 
 /**
  * How a graph computes matrix products. `emulate` keeps the products in float32 but rounds
