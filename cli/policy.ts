@@ -186,6 +186,8 @@ const sample: Command = {
     if (values.model !== undefined) return (await import('./models')).sampleHfModel(values);
     if (values.adapter !== undefined)
       throw new CliError(`--adapter applies a LoRA adapter to a Hugging Face --model; built-in policies take none\nusage: ${sampleUsage}`);
+    if (values.precision !== undefined)
+      throw new CliError(`--precision applies to a Hugging Face --model; built-in policies compute in float32\nusage: ${sampleUsage}`);
     const prompts = (values.prompt as string[] | undefined) ?? [];
     if (!prompts.length) throw new CliError(`missing --prompt\nusage: ${sampleUsage}`);
     const { policy } = await load(positionals[0], sampleUsage, values);

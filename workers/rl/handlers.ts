@@ -537,7 +537,15 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
         // a run paused (or cancelled) meanwhile is not completed here: resuming a paused one does it
         const completed =
           done && (await tryRunTransition(tx, runId, 'complete', `system:${RL_QUEUES.learn}`, { message: trained, data: { iteration, version: next } }));
-        if (!completed) await runEvent(tx, runId, 'iteration', trained, { iteration, version: next });
+        // what the learner ran on: the provider, and for a registered model what its products computed in (and fp16's loss scale)
+        const ran = report
+          ? {
+              provider: report.provider,
+              ...(report.matmuls ? { matmuls: report.matmuls } : {}),
+              ...(report.lossScale !== undefined ? { lossScale: report.lossScale } : {}),
+            }
+          : {};
+        if (!completed) await runEvent(tx, runId, 'iteration', trained, { iteration, version: next, ...ran });
         if (skippedEvent) await runEvent(tx, runId, skippedEvent.type, skippedEvent.message, skippedEvent.data);
         if (!done) await topUp(tx, runId);
         if (!done) await samplingStarted(tx, locked, next, `system:${RL_QUEUES.learn}`);

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { metricSamples } from '@/db/schema';
 import { Policy } from '@/workers/policy/policy';
 import { freshDatabase } from '@/test/database';
+import { STORIES260K_DIR } from '@/test/models';
+import { HfTrainer } from '@/workers/policy/hf/hf-trainer';
 import { skippedStepsEvent, summariseSteps } from './learner-steps';
 
 const cpu = { providers: ['cpu' as const], threads: 1 };
@@ -45,6 +47,38 @@ describe('an iteration with a skipped optimizer step', () => {
     );
     expect(ev.data.skipped).toEqual([{ step: 2, loss: String(reports[1]!.loss), gradNorm: String(reports[1]!.gradNorm) }]);
     expect(skippedStepsEvent(4, summariseSteps([reports[0]!]))).toBeNull();
+  });
+
+  it('an fp16 step whose gradients overflowed the loss scale is reported as a loss-scale backoff, with the scale', async () => {
+    const t = await HfTrainer.load(STORIES260K_DIR, { lora: { rank: 2, alpha: 4, targetModules: ['q_proj'] } }, { ...cpu, precision: 'fp16' });
+    try {
+      const tokens = [t.model.tokenizer.encode('Lily had a red ball. She liked it.')];
+      const now = await t.score(tokens);
+      const seqs = tokens.map((tk) => ({ tokens: tk, lossMask: tk.map((_, k) => (k >= 3 ? 1 : 0)), advantages: 1, oldLogprobs: now[0]!.logprobs }));
+      t.lossScaling = { scale: 2 ** 40, goodSteps: 0 };
+      const reports = [await t.trainStep(seqs, { kind: 'grpo' })];
+      reports.push(await t.trainStep(seqs, { kind: 'grpo' })); // the scale is now 2^39: overflows too
+      t.lossScaling = { scale: 2 ** 10, goodSteps: 0 };
+      reports.push(await t.trainStep(seqs, { kind: 'grpo' }));
+      expect(reports.map((r) => [r.skipped, r.lossScale])).toEqual([
+        [true, 2 ** 40],
+        [true, 2 ** 39],
+        [false, 2 ** 10],
+      ]);
+      const s = summariseSteps(reports);
+      expect(s).toMatchObject({ matmuls: 'fp16-emulated', lossScale: 2 ** 10, steps: 3 });
+      const ev = skippedStepsEvent(2, s)!;
+      expect(ev.message).toMatch(
+        /iteration 2: 2 of 3 optimizer step\(s\) skipped because fp16 gradients overflowed at loss scale 1099511627776 \(first: step 1\); the scale halves/,
+      );
+      expect(ev.message).not.toMatch(/lower learningRate/);
+      expect(ev.data.skipped).toMatchObject([
+        { step: 1, lossScale: 2 ** 40 },
+        { step: 2, lossScale: 2 ** 39 },
+      ]);
+    } finally {
+      await t.release();
+    }
   });
 
   it('metric_samples stores NaN and ±Infinity as such', async () => {

@@ -3,7 +3,8 @@ import type { StepReport } from '@/workers/policy/policy';
 // What an iteration's optimizer steps add up to, and how a skipped (non-finite) step is
 // reported: as the NaN/Infinity it was, never as 0.
 
-export type SkippedStep = { index: number; loss: number; gradNorm: number };
+/** A skipped step; `lossScale` when it trained in fp16 (its gradients may have overflowed the scale). */
+export type SkippedStep = { index: number; loss: number; gradNorm: number; lossScale?: number };
 
 export type StepsSummary = {
   loss: number;
@@ -16,6 +17,10 @@ export type StepsSummary = {
   logprobMismatch: number;
   steps: number;
   skipped: SkippedStep[];
+  /** What the matrix products ran in (Hugging Face models: `fp32`, `bf16`, `fp16-emulated`, …). */
+  matmuls?: string;
+  /** fp16: the loss scale of the last step. */
+  lossScale?: number;
 };
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -33,7 +38,11 @@ export function summariseSteps(reports: StepReport[]): StepsSummary {
     gradNorm: avg('gradNorm'),
     logprobMismatch: reports[0]!.logRatioAbs,
     steps: reports.length,
-    skipped: reports.flatMap((r, index) => (r.skipped ? [{ index, loss: r.loss, gradNorm: r.gradNorm }] : [])),
+    skipped: reports.flatMap((r, index) =>
+      r.skipped ? [{ index, loss: r.loss, gradNorm: r.gradNorm, ...(r.lossScale !== undefined ? { lossScale: r.lossScale } : {}) }] : [],
+    ),
+    ...(reports.at(-1)!.matmuls ? { matmuls: reports.at(-1)!.matmuls } : {}),
+    ...(reports.at(-1)!.lossScale !== undefined ? { lossScale: reports.at(-1)!.lossScale } : {}),
   };
 }
 
@@ -44,6 +53,21 @@ export function skippedStepsEvent(
 ): { type: string; message: string; data: Record<string, unknown> } | null {
   if (!s.skipped.length) return null;
   const first = s.skipped[0]!;
+  const data = {
+    iteration,
+    steps: s.steps,
+    skipped: s.skipped.map((k) => ({ step: k.index + 1, loss: String(k.loss), gradNorm: String(k.gradNorm), lossScale: k.lossScale })),
+  };
+  // fp16 with a finite loss: the gradients overflowed the loss scale, which then halved (loss-scaler.ts)
+  if (s.skipped.every((k) => k.lossScale !== undefined && Number.isFinite(k.loss)))
+    return {
+      type: 'update_skipped',
+      message:
+        `iteration ${iteration}: ${s.skipped.length} of ${s.steps} optimizer step(s) skipped because fp16 gradients overflowed at loss scale ${first.lossScale} ` +
+        `(first: step ${first.index + 1}); the scale halves after each such step, and the weights before it were kept. ` +
+        'A few while the scale settles are expected; if it keeps happening, train in bf16.',
+      data,
+    };
   return {
     type: 'update_skipped',
     message:
@@ -51,6 +75,6 @@ export function skippedStepsEvent(
       `(first: step ${first.index + 1}, loss ${first.loss}, grad norm ${first.gradNorm}); the weights before each such step were kept. ` +
       "If this repeats, lower learningRate or check this iteration's rewards and advantages.",
     // JSON has no NaN/Infinity: the values go as strings.
-    data: { iteration, steps: s.steps, skipped: s.skipped.map((k) => ({ step: k.index + 1, loss: String(k.loss), gradNorm: String(k.gradNorm) })) },
+    data,
   };
 }

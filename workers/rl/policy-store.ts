@@ -81,7 +81,7 @@ export async function publishCheckpoint(store: ArtifactStore, policy: RlPolicy, 
 export async function loadRunPolicy(run: RunRef, v: VersionRow, from: CheckpointSource): Promise<RlPolicy> {
   const where = await checkpointOf(run, v, from);
   const policy = await loadPolicy(run, where, v.sha256, from).catch(refuse(run, v));
-  return checked(run, v, policy, cachedSha.get(v.sha256));
+  return checked(run, v, policy, cachedSha.get(cacheKey(run, v.sha256)));
 }
 
 /** A private, mutable copy for the learner (the cached ones are shared by rollouts). */
@@ -189,18 +189,29 @@ function checked<P extends RlPolicy>(run: RunRef, v: VersionRow, policy: P, sha:
 
 const cachedSha = new Map<string, string>();
 
-/** The shared, loaded policy of a checkpoint file whose bytes are `sha256` (the cache key: the file may move, the bytes do not). */
+/** A loaded checkpoint's cache key: its bytes, and for a registered model the precision it computes in. */
+function cacheKey(run: RunRef, sha256: string): string {
+  const choice = run.config.policy;
+  return choice.kind === 'hf' ? `${sha256}:${choice.precision ?? 'fp32'}` : sha256;
+}
+
+/**
+ * The shared, loaded policy of a checkpoint file whose bytes are `sha256` (the cache key: the
+ * file may move, the bytes do not), computing in the run's precision: two runs can write the
+ * same bytes (v0 of the same model and seed) and differ only in how they compute.
+ */
 export function loadPolicy(run: RunRef, file: string, sha256: string, from: CheckpointSource): Promise<RlPolicy> {
-  let p = cache.get(sha256);
+  const key = cacheKey(run, sha256);
+  let p = cache.get(key);
   if (!p) {
     p = (async () => {
       const sha = await fileSha(file);
       const policy = await readPolicyFile(run, file, from);
-      cachedSha.set(sha256, sha);
+      cachedSha.set(key, sha);
       return policy;
     })();
-    cache.set(sha256, p);
-    p.catch(() => cache.delete(sha256));
+    cache.set(key, p);
+    p.catch(() => cache.delete(key));
     // Keep the cache small: a learner and a few rollout versions.
     while (cache.size > 3) {
       const [oldest] = cache.keys();

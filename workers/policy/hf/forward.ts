@@ -32,11 +32,15 @@ export type HfForwardOutputs = {
 };
 
 /**
- * Extra terms on a projection's output (LoRA): called with the weight's checkpoint name
- * (e.g. `model.layers.0.self_attn.q_proj.weight`), its input [N, in] and output [N, out];
- * returns the output to use.
+ * A change to the checkpoint's projections (LoRA), by the weight's checkpoint name (e.g.
+ * `model.layers.0.self_attn.q_proj.weight`): either extra terms on a projection's output
+ * (`output`, given its input [N, in] and output [N, out]), or the weight to multiply by in
+ * place of the checkpoint's (`weight`, given it).
  */
-export type LinearAdapter = (weight: string, x: Value, y: Value) => Value;
+export type LinearAdapter = {
+  output?: (weight: string, x: Value, y: Value) => Value;
+  weight?: (weight: string, w: Value) => Value;
+};
 
 /** Y = X Wᵀ + b for X [N, in], W [out, in] (PyTorch's nn.Linear), its product computed as `mm` says. */
 export function linear(x: Value, w: Value, b?: Value, mm = new MixedMatmuls(FLOAT32_MATMULS)): Value {
@@ -99,8 +103,9 @@ export function hfForward(
   const opt = (name: string) => p[name];
   /** A checkpoint projection `name` (e.g. `model.layers.0.mlp.up_proj`) applied to x [N, in]. */
   const proj = (x: Value, name: string) => {
-    const y = linear(x, w(`${name}.weight`), opt(`${name}.bias`), mm);
-    return adapt ? adapt(`${name}.weight`, x, y) : y;
+    const weight = `${name}.weight`;
+    const y = linear(x, adapt?.weight ? adapt.weight(weight, w(weight)) : w(weight), opt(`${name}.bias`), mm);
+    return adapt?.output ? adapt.output(weight, x, y) : y;
   };
   const batchShape = g.node('Shape', [x.tokens], [{ dtype: 'int64', shape: [2] }])[0]!;
   let h = g.scope('embed', () => o.gather(w('model.embed_tokens.weight'), o.reshape(x.tokens, [-1]))); // [N, d]

@@ -84,12 +84,27 @@ export function loraAdapter(g: Graph, c: HfModelConfig, lora: LoraConfig, p: Rec
     byBase.set(s.base, e);
   }
   const scaling = lora.alpha / lora.rank;
-  return (weight, x, y) => {
-    const ab = byBase.get(weight);
-    if (!ab) return y;
-    return g.scope('lora', () => {
-      const down = mm.gemm([x, ab.A], [x.shape![0]!, ab.A.shape![0]!], { transB: 1 }); // [N, r]
-      return o.add(y, mm.gemm([down, ab.B], [x.shape![0]!, ab.B.shape![0]!], { transB: 1, alpha: { float: scaling } })); // [N, out]
-    });
+  if (mm.mode.half) {
+    // Mixed precision: the product takes the merged weight W + (alpha/r)·B·A (formed in float32,
+    // then rounded like any weight), which is what the sampler multiplies by (HfPolicy merges
+    // the adapter). Unmerged, the two would round differently and disagree by ~3e-2 nats a
+    // token in bf16. The gradients of A and B are the same function's.
+    return {
+      weight: (weight, w) => {
+        const ab = byBase.get(weight);
+        if (!ab) return w;
+        return g.scope('lora', () => o.add(w, o.gemm(ab.B, ab.A, null, { alpha: scaling }))); // [out, in]
+      },
+    };
+  }
+  return {
+    output: (weight, x, y) => {
+      const ab = byBase.get(weight);
+      if (!ab) return y;
+      return g.scope('lora', () => {
+        const down = mm.gemm([x, ab.A], [x.shape![0]!, ab.A.shape![0]!], { transB: 1 }); // [N, r]
+        return o.add(y, mm.gemm([down, ab.B], [x.shape![0]!, ab.B.shape![0]!], { transB: 1, alpha: { float: scaling } })); // [N, out]
+      });
+    },
   };
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrainSequence } from '../batch';
 import { bf16ToF32, f16ToF32, f32ToBf16Bits, f32ToF16Bits } from '../half-floats';
 import { LossConfig, type LossConfigInput } from '../losses';
-import { createSession, f32 } from '../onnx-session';
+import { createSession, f32, i64 } from '../onnx-session';
 import { Graph } from '../onnx/graph';
 import { matmulMode, MixedMatmuls, type MatmulMode, type Precision } from '../onnx/mixed-precision';
 import { OptimConfig } from '../optim';
@@ -14,6 +14,7 @@ import { STORIES260K_DIR } from '@/test/models';
 import { HfPolicy } from './hf-policy';
 import { HfTrainer } from './hf-trainer';
 import { buildHfInferenceGraph } from './inference-graph';
+import { buildHfScoreGraph, buildHfTrainGraph } from './train-graph';
 import { loraSpecs } from './lora';
 import { maxAbsDiff, packed, runReference, runTrainReference, type TrainReferenceResult } from './torch-reference';
 
@@ -21,7 +22,8 @@ import { maxAbsDiff, packed, runReference, runTrainReference, type TrainReferenc
 // fp16 / bf16 operands. There is no GPU here, so the graphs that run are the CPU provider's
 // (products emulated by rounding through the half type, float32 accumulation); they are
 // checked against PyTorch autograd rounding at the same points (reference_train_torch.py
-// "half"). The CUDA graphs (real half kernels) are checked to type-check in onnxruntime.
+// "half"). The CUDA graphs (real half kernels: inference, scoring and training) are only
+// checked to type-check in onnxruntime.
 
 const base = { vocab_size: 512, max_position_embeddings: 64, rms_norm_eps: 1e-5, hidden_act: 'silu', bos_token_id: 1, eos_token_id: 2 };
 const MODEL = {
@@ -123,20 +125,66 @@ describe('mixed-precision matrix products', () => {
     }
   });
 
-  it('CUDA graphs (real half kernels; no GPU here) type-check in onnxruntime: fp16 runs on the CPU provider, bf16 lacks only the CPU kernel', async () => {
+  it('CUDA graphs (real half kernels; no GPU here) type-check in onnxruntime: fp16 loads on the CPU provider, bf16 lacks only the CPU kernel', async () => {
     const policy = await HfPolicy.load(dir, SESSION);
     const config = policy.config;
-    for (const precision of ['fp16', 'bf16'] as Precision[]) {
-      const bytes = buildHfInferenceGraph({ config, withPast: false, allLogits: true, matmuls: matmulMode(precision, 'cuda') }).toBytes();
-      if (precision === 'fp16') {
-        const { session } = await createSession(bytes, { providers: ['cpu'], threads: 1 });
-        await session.release();
-      } else {
-        await expect(createSession(bytes, { providers: ['cpu'], threads: 1 })).rejects.toThrow(/Could not find an implementation for (Gemm|MatMul)/);
+    const learner = (mode: 'update' | 'accumulate', lossScale: boolean) => ({
+      loss: LossConfig.parse(GRPO),
+      optim: OptimConfig.parse(OPTIM),
+      batch: 2,
+      seqLen: 16,
+      mode,
+      withAccumulator: true,
+      withReference: true,
+      lossScale,
+    });
+    try {
+      for (const precision of ['fp16', 'bf16'] as Precision[]) {
+        const matmuls = matmulMode(precision, 'cuda');
+        expect(matmuls.emulate).toBe(false);
+        const graphs: [string, Uint8Array][] = [
+          ['prefill', buildHfInferenceGraph({ config, withPast: false, allLogits: true, matmuls }).toBytes()],
+          ['decode', buildHfInferenceGraph({ config, withPast: true, matmuls }).toBytes()],
+          ['score (LoRA)', buildHfScoreGraph(config, 2, 16, 0.9, LORA, false, matmuls).toBytes()],
+          ['train (full, update)', buildHfTrainGraph({ config, matmuls, ...learner('update', precision === 'fp16') }).toBytes()],
+          ['train (LoRA, accumulate)', buildHfTrainGraph({ config, matmuls, lora: LORA, ...learner('accumulate', precision === 'fp16') }).toBytes()],
+          [
+            'train (PPO, value head)',
+            buildHfTrainGraph({ config, matmuls, valueHead: true, ...learner('update', false), loss: LossConfig.parse({ kind: 'ppo' }) }).toBytes(),
+          ],
+        ];
+        for (const [what, bytes] of graphs) {
+          if (precision === 'fp16') {
+            const { session } = await createSession(bytes, { providers: ['cpu'], threads: 1 });
+            await session.release();
+          } else {
+            // a type error would be reported before kernels are looked for
+            await expect(createSession(bytes, { providers: ['cpu'], threads: 1 }), what).rejects.toThrow(/Could not find an implementation for (Gemm|MatMul)/);
+          }
+        }
       }
+      // The CPU provider runs the fp16 inference graph in float32 (it casts back and folds the casts):
+      // why the CPU gets the emulated graph instead.
+      const native = buildHfInferenceGraph({ config, withPast: false, allLogits: true, matmuls: matmulMode('fp16', 'cuda') }).toBytes();
+      const { session } = await createSession(native, { providers: ['cpu'], threads: 1 });
+      const S = TOKENS[0]!.length;
+      const mask = new Float32Array(S * S);
+      for (let i = 0; i < S; i++) for (let j = i + 1; j < S; j++) mask[i * S + j] = -1e9;
+      const res = await session.run({
+        ...policy.params,
+        tokens: i64(TOKENS[0]!, [1, S]),
+        positions: i64(
+          TOKENS[0]!.map((_, i) => i),
+          [1, S],
+        ),
+        attn_mask: f32(mask, [1, 1, S, S]),
+      });
+      await session.release();
+      expect(maxAbsDiff(res.logits!.data as Float32Array, await policy.logits(TOKENS[0]!))).toBeLessThan(1e-5);
+    } finally {
+      await policy.release();
     }
-    await policy.release();
-  });
+  }, 120_000);
 });
 
 describe('mixed-precision Hugging Face models match PyTorch autograd with the same rounding', () => {
@@ -192,7 +240,7 @@ describe('mixed-precision Hugging Face models match PyTorch autograd with the sa
         expect(lp.max).toBeLessThan(2e-3);
         expect(lp.mean, 'logprobs: much closer to the same rounding than to float32').toBeLessThan(lpVs32.mean / 10);
         expect(gFull).toBeLessThan(5e-3);
-        expect(gLora).toBeLessThan(5e-3);
+        expect(gLora).toBeLessThan(1e-2);
         expect(gFull, 'gradients: closer to the same rounding than to float32').toBeLessThan(gVs32 / 2);
         const before = full.trainableWeights().get('model.layers.0.mlp.up_proj.weight')!.slice();
         const r = await full.trainStep(seqs, GRPO, { microBatchSize: 2 });
@@ -204,7 +252,7 @@ describe('mixed-precision Hugging Face models match PyTorch autograd with the sa
           expect(x.skipped).toBe(false);
           expect(x.matmuls).toBe(`${precision}-emulated`);
           expect(x.lossScale).toBe(precision === 'fp16' ? scale : undefined);
-          expect(Math.abs(x.gradNorm - ref.grad_norm!) / ref.grad_norm!).toBeLessThan(1e-3);
+          expect(Math.abs(x.gradNorm - ref.grad_norm!) / ref.grad_norm!).toBeLessThan(3e-3);
         }
         // master weights: float32 tensors holding values no half type can represent
         const after = full.trainableWeights().get('model.layers.0.mlp.up_proj.weight')!;

@@ -15,10 +15,11 @@ torch's own clip_grad_norm_ and torch.optim.AdamW. Reads a JSON list of cases on
 
 Trainable tensors are every checkpoint weight (full fine-tuning) or only the LoRA factors.
 
-With "half", every matrix product (projections, LoRA factors, attention scores and context,
-the output head) rounds its operands and its result through float16 or bfloat16 and
+With "half", every matrix product (projections, attention scores and context, the output
+head) rounds its operands and its result through float16 or bfloat16 and
 multiplies in float32 in between: mixed precision as half matrix units compute it, with
-float32 weights. torch's autograd through the casts rounds the gradients at the same points.
+float32 weights; a LoRA target multiplies by its merged weight W + (alpha/r) B A. torch's
+autograd through the casts rounds the gradients at the same points.
 "loss_scale" multiplies the loss before backward and divides the gradients after (float16
 loss scaling; a power of two changes nothing but which gradients underflow or overflow).
 """
@@ -70,15 +71,24 @@ def forward(cfg, W, lora, tokens, half=None):
             y = y + operand(bias)
         return rnd(y)
 
+    def factors(name):
+        """A LoRA target's (A, B, alpha / r), or None."""
+        module = name.split(".")[-1]
+        if lora is None or module not in lora["targets"]:
+            return None
+        pre = f"base_model.model.model.layers.{name.split('.')[2]}.{SUB[module]}.{module}"
+        return lora["W"][pre + ".lora_A.weight"], lora["W"][pre + ".lora_B.weight"], lora["alpha"] / lora["rank"]
+
     def lin(x, name):
-        y = mm(x, W[name + ".weight"].T, W.get(name + ".bias"))
-        if lora is not None:
-            module = name.split(".")[-1]
-            if module in lora["targets"]:
-                layer = name.split(".")[2]
-                pre = f"base_model.model.model.layers.{layer}.{SUB[module]}.{module}"
-                A, Bm = lora["W"][pre + ".lora_A.weight"], lora["W"][pre + ".lora_B.weight"]
-                y = y + mm(mm(x, A.T), Bm.T, scale=lora["alpha"] / lora["rank"])
+        w, bias, f = W[name + ".weight"], W.get(name + ".bias"), factors(name)
+        if f is not None and dt is not None:
+            # mixed precision: the product takes the merged weight (as the sampler does)
+            A, Bm, s = f
+            return mm(x, (w + (Bm @ A) * s).T, bias)
+        y = mm(x, w.T, bias)
+        if f is not None:
+            A, Bm, s = f
+            y = y + mm(mm(x, A.T), Bm.T, scale=s)
         return y
 
     x = W["model.embed_tokens.weight"][tokens]  # [B, T, d]

@@ -15,9 +15,9 @@ export { PRECISIONS, type Precision };
  * How a graph computes matrix products. `emulate` keeps the products in float32 but rounds
  * their operands and results through the half type: the numerics of half matrix units
  * (half operands, float32 accumulation, half result) where the execution provider has no
- * half kernels. onnxruntime's CPU provider has no bfloat16 Gemm at all, and for a float16
- * one it inserts casts to float32 and then folds them with ours, so nothing is rounded
- * (measured: logits identical to float32).
+ * half kernels. onnxruntime's CPU provider has no bfloat16 Gemm at all, and computes a
+ * float16 one in float32, inserting casts and folding ours away where it can (measured:
+ * inference logits identical to float32).
  */
 export type MatmulMode = { half?: 'float16' | 'bfloat16'; emulate?: boolean };
 
