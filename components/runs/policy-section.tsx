@@ -190,7 +190,7 @@ export function PolicySection({ values, setValue, touch, shown, models, sectionE
             <FieldMessage
               id={fieldId(POLICY_KEYS.precision)}
               error={shown(POLICY_KEYS.precision)}
-              help="Mixed precision keeps float32 master weights and runs matrix products in fp16 or bf16: half kernels on CUDA; on the CPU the rounding is emulated (same numbers, no speed-up). fp16 adds loss scaling."
+              help="Mixed precision keeps float32 master weights and runs matrix products in fp16 or bf16: half kernels on CUDA; on the CPU their rounding is emulated, slower than fp32. fp16 adds loss scaling; LoRA targets use their merged weight."
             />
           </div>
         )}

@@ -142,5 +142,7 @@ describe('launch form policy', () => {
     expect(describePolicy(lora)).toEqual({ model: 'stories260K', training: 'LoRA r=8 α=16 on q_proj, v_proj' });
     const full = runConfigSchema.parse({ policy: { kind: 'hf', model: 'stories260K', training: 'full' } }).policy;
     expect(describePolicy(full)).toEqual({ model: 'stories260K', training: 'full fine-tuning' });
+    const half = runConfigSchema.parse({ policy: { kind: 'hf', model: 'stories260K', training: 'full', precision: 'bf16' } }).policy;
+    expect(describePolicy(half)).toEqual({ model: 'stories260K', training: 'full fine-tuning · bf16 mixed precision' });
   });
 });

@@ -532,11 +532,6 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
         ]);
         const done = next >= locked.config.iterations;
         await tx.update(runs).set({ currentIteration: next, lastRewardMean: metrics.reward_mean, updatedAt: new Date() }).where(eq(runs.id, runId));
-        // numbered from 1, like the charts' x (the version it produced) and the overview's "Iteration k / n"
-        const trained = `iteration ${next} of ${locked.config.iterations} trained: reward ${metrics.reward_mean!.toFixed(3)}, held-out pass@1 ${ev.passAt1.toFixed(3)}, policy v${next}`;
-        // a run paused (or cancelled) meanwhile is not completed here: resuming a paused one does it
-        const completed =
-          done && (await tryRunTransition(tx, runId, 'complete', `system:${RL_QUEUES.learn}`, { message: trained, data: { iteration, version: next } }));
         // what the learner ran on: the provider, and for a registered model what its products computed in (and fp16's loss scale)
         const ran = report
           ? {
@@ -545,6 +540,17 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
               ...(report.lossScale !== undefined ? { lossScale: report.lossScale } : {}),
             }
           : {};
+        // mixed precision says what ran (native half kernels or the CPU's emulation, and fp16's loss scale)
+        const mixed =
+          report?.matmuls && report.matmuls !== 'fp32'
+            ? ` (learner: ${report.provider}, ${report.matmuls}${report.lossScale !== undefined ? `, loss scale ${report.lossScale}` : ''})`
+            : '';
+        // numbered from 1, like the charts' x (the version it produced) and the overview's "Iteration k / n"
+        const trained = `iteration ${next} of ${locked.config.iterations} trained: reward ${metrics.reward_mean!.toFixed(3)}, held-out pass@1 ${ev.passAt1.toFixed(3)}, policy v${next}${mixed}`;
+        // a run paused (or cancelled) meanwhile is not completed here: resuming a paused one does it
+        const completed =
+          done &&
+          (await tryRunTransition(tx, runId, 'complete', `system:${RL_QUEUES.learn}`, { message: trained, data: { iteration, version: next, ...ran } }));
         if (!completed) await runEvent(tx, runId, 'iteration', trained, { iteration, version: next, ...ran });
         if (skippedEvent) await runEvent(tx, runId, skippedEvent.type, skippedEvent.message, skippedEvent.data);
         if (!done) await topUp(tx, runId);

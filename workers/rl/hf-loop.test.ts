@@ -122,7 +122,12 @@ describe('RL on a registered Hugging Face model (stories260K, text tasks, real s
       if (bf16) expect(note).toMatch(/bf16 mixed precision \(float32 master weights/);
       else expect(note).not.toMatch(/mixed precision/);
       // each iteration says what the learner ran on
-      expect(events.find((e) => e.type === 'iteration')?.data).toMatchObject({ provider: 'cpu', matmuls: bf16 ? 'bf16-emulated' : 'fp32' });
+      const iterationEvent = events.find((e) => e.type === 'iteration')!;
+      expect(iterationEvent.data).toMatchObject({ provider: 'cpu', matmuls: bf16 ? 'bf16-emulated' : 'fp32' });
+      if (bf16) expect(iterationEvent.message).toMatch(/policy v1 \(learner: cpu, bf16-emulated\)$/);
+      else expect(iterationEvent.message).toMatch(/policy v1$/);
+      // the last iteration completes the run, its event saying the same
+      expect(events.find((e) => e.type === 'completed')?.data).toMatchObject({ iteration: 1, provider: 'cpu' });
       expect(events.some((e) => e.type === 'sft')).toBe(false);
       // every episode: one turn of English text, scored by the text checker in a sandbox
       const eps = await db

@@ -76,6 +76,9 @@ describe('an iteration with a skipped optimizer step', () => {
         { step: 1, lossScale: 2 ** 40 },
         { step: 2, lossScale: 2 ** 39 },
       ]);
+      // a non-finite fp16 loss is the forward overflowing, not the scale: said so
+      const forward = skippedStepsEvent(2, { steps: 1, skipped: [{ index: 0, loss: Infinity, gradNorm: NaN, lossScale: 65536 }] })!;
+      expect(forward.message).toMatch(/skipped because the fp16 loss was not finite .*train in bf16 or fp32/);
     } finally {
       await t.release();
     }

@@ -19,7 +19,7 @@ export type StepsSummary = {
   skipped: SkippedStep[];
   /** What the matrix products ran in (Hugging Face models: `fp32`, `bf16`, `fp16-emulated`, …). */
   matmuls?: string;
-  /** fp16: the loss scale of the last step. */
+  /** fp16: the loss scale the last step used (halved after it when that step overflowed). */
   lossScale?: number;
 };
 
@@ -58,14 +58,25 @@ export function skippedStepsEvent(
     steps: s.steps,
     skipped: s.skipped.map((k) => ({ step: k.index + 1, loss: String(k.loss), gradNorm: String(k.gradNorm), lossScale: k.lossScale })),
   };
+  const fp16 = s.skipped.every((k) => k.lossScale !== undefined);
   // fp16 with a finite loss: the gradients overflowed the loss scale, which then halved (loss-scaler.ts)
-  if (s.skipped.every((k) => k.lossScale !== undefined && Number.isFinite(k.loss)))
+  if (fp16 && s.skipped.every((k) => Number.isFinite(k.loss)))
     return {
       type: 'update_skipped',
       message:
         `iteration ${iteration}: ${s.skipped.length} of ${s.steps} optimizer step(s) skipped because fp16 gradients overflowed at loss scale ${first.lossScale} ` +
         `(first: step ${first.index + 1}); the scale halves after each such step, and the weights before it were kept. ` +
         'A few while the scale settles are expected; if it keeps happening, train in bf16.',
+      data,
+    };
+  // fp16 with a non-finite loss: the forward pass itself overflowed, which no loss scale fixes
+  if (fp16)
+    return {
+      type: 'update_skipped',
+      message:
+        `iteration ${iteration}: ${s.skipped.length} of ${s.steps} optimizer step(s) skipped because the fp16 loss was not finite ` +
+        `(first: step ${first.index + 1}, loss ${first.loss}); the weights before each such step were kept. ` +
+        "fp16's range is small: if this repeats, train in bf16 or fp32, or lower learningRate.",
       data,
     };
   return {
