@@ -2,7 +2,6 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TrainSequence } from '../batch';
 import { bf16ToF32, f16ToF32, f32ToBf16Bits, f32ToF16Bits } from '../half-floats';
 import { LossConfig, type LossConfigInput } from '../losses';
 import { createSession, f32, i64 } from '../onnx-session';
@@ -16,7 +15,7 @@ import { HfTrainer } from './hf-trainer';
 import { buildHfInferenceGraph } from './inference-graph';
 import { buildHfScoreGraph, buildHfTrainGraph } from './train-graph';
 import { loraSpecs } from './lora';
-import { maxAbsDiff, packed, runReference, runTrainReference, type TrainReferenceResult } from './torch-reference';
+import { maxAbsDiff, offPolicyBatch, packed, PARITY_TOKENS, runReference, runTrainReference, type TrainReferenceResult } from './torch-reference';
 
 // Mixed precision (onnx/mixed-precision.ts): float32 master weights, matrix products on
 // fp16 / bf16 operands. There is no GPU here, so the graphs that run are the CPU provider's
@@ -42,11 +41,6 @@ const OPTIM = { lr: 1e-2, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.1, 
 const GRPO: LossConfigInput = { kind: 'grpo', clipLow: 0.2, clipHigh: 0.28, clipRatioC: 3, klCoef: 0.1, entropyCoef: 0.01, temperature: 0.9 };
 const LORA = { rank: 4, alpha: 8, targetModules: ['q_proj' as const, 'v_proj' as const, 'down_proj' as const] };
 const SESSION = { providers: ['cpu' as const], threads: 1 };
-const TOKENS = [
-  [1, 400, 17, 300, 5, 511, 42, 9, 260, 33, 100, 7, 88, 2],
-  [1, 3, 4, 250, 251, 9],
-  [1, 77, 300, 12, 9, 401, 55, 60, 61],
-];
 
 let root: string;
 let dir: string;
@@ -62,18 +56,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await fs.rm(root, { recursive: true, force: true });
 });
-
-async function grpoBatch(t: HfTrainer): Promise<TrainSequence[]> {
-  const scored = await t.score(TOKENS, { temperature: 0.9 });
-  const rng = new Rng(5);
-  return TOKENS.map((tokens, i) => ({
-    tokens,
-    lossMask: tokens.map((_, j) => (j >= 3 ? 1 : 0)),
-    advantages: [1.2, -0.8, 0.5][i]!,
-    oldLogprobs: scored[i]!.logprobs.map((lp) => lp + (rng.next() - 0.5) * 0.8),
-    refLogprobs: scored[i]!.logprobs.map((lp) => lp + (rng.next() - 0.5) * 0.4),
-  }));
-}
 
 /** Sum of |a - b| over every entry of every tensor, relative to the sum of |b|. */
 function relL1(a: Map<string, Float32Array>, b: Record<string, number[]>): number {
@@ -167,20 +149,20 @@ describe('mixed-precision matrix products', () => {
       // why the CPU gets the emulated graph instead.
       const native = buildHfInferenceGraph({ config, withPast: false, allLogits: true, matmuls: matmulMode('fp16', 'cuda') }).toBytes();
       const { session } = await createSession(native, { providers: ['cpu'], threads: 1 });
-      const S = TOKENS[0]!.length;
+      const S = PARITY_TOKENS[0]!.length;
       const mask = new Float32Array(S * S);
       for (let i = 0; i < S; i++) for (let j = i + 1; j < S; j++) mask[i * S + j] = -1e9;
       const res = await session.run({
         ...policy.params,
-        tokens: i64(TOKENS[0]!, [1, S]),
+        tokens: i64(PARITY_TOKENS[0]!, [1, S]),
         positions: i64(
-          TOKENS[0]!.map((_, i) => i),
+          PARITY_TOKENS[0]!.map((_, i) => i),
           [1, S],
         ),
         attn_mask: f32(mask, [1, 1, S, S]),
       });
       await session.release();
-      expect(maxAbsDiff(res.logits!.data as Float32Array, await policy.logits(TOKENS[0]!))).toBeLessThan(1e-5);
+      expect(maxAbsDiff(res.logits!.data as Float32Array, await policy.logits(PARITY_TOKENS[0]!))).toBeLessThan(1e-5);
     } finally {
       await policy.release();
     }
@@ -197,7 +179,7 @@ describe('mixed-precision Hugging Face models match PyTorch autograd with the sa
       full.lossScaling = { scale, goodSteps: 0 };
       lora.lossScaling = { scale, goodSteps: 0 };
       try {
-        const seqs = await grpoBatch(fp32);
+        const seqs = await offPolicyBatch(fp32);
         const rng = new Rng(11);
         const loraValues = new Map(
           loraSpecs(lora.config, LORA).map((s) => [s.name, Float32Array.from({ length: s.shape[0]! * s.shape[1]! }, () => rng.normal() * 0.2)]),
@@ -219,8 +201,8 @@ describe('mixed-precision Hugging Face models match PyTorch autograd with the sa
         ]);
         const T = batch.tokens[0]!.length;
         const lpDiff = async (t: HfTrainer, ref: TrainReferenceResult) => {
-          const ours = await t.score(TOKENS, { temperature: 0.9 });
-          const d = TOKENS.flatMap((s, b) => ours[b]!.logprobs.slice(1).map((x, i) => Math.abs(x - ref.logprobs[b * T + i]!)));
+          const ours = await t.score(PARITY_TOKENS, { temperature: 0.9 });
+          const d = PARITY_TOKENS.flatMap((s, b) => ours[b]!.logprobs.slice(1).map((x, i) => Math.abs(x - ref.logprobs[b * T + i]!)));
           return { max: Math.max(...d), mean: d.reduce((a, b) => a + b, 0) / d.length };
         };
         const lp = await lpDiff(full, refFull!);
@@ -273,7 +255,7 @@ describe('mixed-precision Hugging Face models match PyTorch autograd with the sa
     const fp32 = await HfTrainer.load(dir, { optim: OPTIM }, SESSION);
     try {
       // small advantages, no KL or entropy terms: gradients around float16's smallest values
-      const seqs = (await grpoBatch(fp32)).map((q) => ({ ...q, advantages: (q.advantages as number) * 1e-4 }));
+      const seqs = (await offPolicyBatch(fp32)).map((q) => ({ ...q, advantages: (q.advantages as number) * 1e-4 }));
       const loss: LossConfigInput = { ...GRPO, klCoef: 0, entropyCoef: 0 };
       const want = (await fp32.gradients(seqs, loss)).grads;
       const lost = async (scale: number) => {

@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { settings } from '@/core/settings';
 import { packBatch, paddedLength, TrainSequence } from '../batch';
+import { Rng } from '../rng';
+import type { HfTrainer } from './hf-trainer';
 
 // Runs reference_torch.py and reference_train_torch.py (the independent PyTorch
 // implementations the tests compare with).
@@ -73,6 +75,28 @@ export function packed(seqs: TrainSequence[]): TrainReferenceCase['batch'] {
     old_logprobs: rows('old_logprobs'),
     ref_logprobs: rows('ref_logprobs'),
   };
+}
+
+/** Three sequences of different lengths (right padding) for the training-graph checks; the first 3 tokens are the prompt. */
+export const PARITY_TOKENS = [
+  [1, 400, 17, 300, 5, 511, 42, 9, 260, 33, 100, 7, 88, 2],
+  [1, 3, 4, 250, 251, 9],
+  [1, 77, 300, 12, 9, 401, 55, 60, 61],
+];
+const PARITY_PROMPT = 3;
+const PARITY_ADVANTAGES = [1.2, -0.8, 0.5];
+
+/** A GRPO batch of PARITY_TOKENS whose old and reference logprobs are a little off-policy, so clipping, dual clip and KL all act. */
+export async function offPolicyBatch(t: HfTrainer): Promise<TrainSequence[]> {
+  const scored = await t.score(PARITY_TOKENS, { temperature: 0.9 });
+  const rng = new Rng(5);
+  return PARITY_TOKENS.map((tokens, i) => ({
+    tokens,
+    lossMask: tokens.map((_, j) => (j >= PARITY_PROMPT ? 1 : 0)),
+    advantages: PARITY_ADVANTAGES[i]!,
+    oldLogprobs: scored[i]!.logprobs.map((lp) => lp + (rng.next() - 0.5) * 0.8),
+    refLogprobs: scored[i]!.logprobs.map((lp) => lp + (rng.next() - 0.5) * 0.4),
+  }));
 }
 
 export function runTrainReference(cases: TrainReferenceCase[]): Promise<TrainReferenceResult[]> {

@@ -2,7 +2,6 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TrainSequence } from '../batch';
 import { LossConfig, type LossConfigInput } from '../losses';
 import { OptimConfig } from '../optim';
 import { Rng } from '../rng';
@@ -11,7 +10,7 @@ import { LORA_MODULES } from './export-peft';
 import { HfPolicy } from './hf-policy';
 import { HfTrainer } from './hf-trainer';
 import { loraSpecs } from './lora';
-import { maxAbsDiff, packed, runReference, runTrainReference, type TrainReferenceResult } from './torch-reference';
+import { maxAbsDiff, offPolicyBatch, packed, PARITY_TOKENS, runReference, runTrainReference, type TrainReferenceResult } from './torch-reference';
 
 // The training graphs against an independent PyTorch autograd implementation
 // (reference_train_torch.py) on tiny random checkpoints the test writes: per-token logprobs,
@@ -97,15 +96,6 @@ const LP_TOL = 1e-4;
 const GRAD_TOL = 2e-5;
 const STEP_TOL = 1e-6;
 
-// Three sequences of different lengths (right padding), prompts unmasked.
-const TOKENS = [
-  [1, 400, 17, 300, 5, 511, 42, 9, 260, 33, 100, 7, 88, 2],
-  [1, 3, 4, 250, 251, 9],
-  [1, 77, 300, 12, 9, 401, 55, 60, 61],
-];
-const PROMPT = 3;
-const ADV = [1.2, -0.8, 0.5];
-
 let root: string;
 const dirOf = (c: Case) => path.join(root, c.name);
 
@@ -121,19 +111,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await fs.rm(root, { recursive: true, force: true });
 });
-
-/** Old and reference logprobs a little off-policy, so clipping, dual clip and KL all act. */
-async function grpoBatch(t: HfTrainer): Promise<TrainSequence[]> {
-  const scored = await t.score(TOKENS, { temperature: 0.9 });
-  const rng = new Rng(5);
-  return TOKENS.map((tokens, i) => ({
-    tokens,
-    lossMask: tokens.map((_, j) => (j >= PROMPT ? 1 : 0)),
-    advantages: ADV[i]!,
-    oldLogprobs: scored[i]!.logprobs.map((lp) => lp + (rng.next() - 0.5) * 0.8),
-    refLogprobs: scored[i]!.logprobs.map((lp) => lp + (rng.next() - 0.5) * 0.4),
-  }));
-}
 
 const lossJson = (l: LossConfigInput) => LossConfig.parse(l) as Record<string, unknown>;
 
@@ -197,7 +174,7 @@ describe('Hugging Face training graphs match PyTorch autograd', () => {
       const full = await HfTrainer.load(dirOf(c), { optim: OPTIM }, SESSION);
       const lora = await HfTrainer.load(dirOf(c), { optim: OPTIM, lora: LORA, seed: 1 }, SESSION);
       try {
-        const seqs = await grpoBatch(full);
+        const seqs = await offPolicyBatch(full);
         const loraValues = randomLora(lora, 11);
         lora.setTrainable(loraValues);
         const loraRef = {
@@ -217,8 +194,8 @@ describe('Hugging Face training graphs match PyTorch autograd', () => {
         // Logprobs of the tempered distribution, per token, base and adapted.
         const T = batch.tokens[0]!.length;
         const lpDiff = async (t: HfTrainer, ref: TrainReferenceResult) => {
-          const ours = await t.score(TOKENS, { temperature: 0.9 });
-          return Math.max(...TOKENS.map((s, b) => maxAbsDiff(ours[b]!.logprobs.slice(1), ref.logprobs.slice(b * T, b * T + s.length - 1))));
+          const ours = await t.score(PARITY_TOKENS, { temperature: 0.9 });
+          return Math.max(...PARITY_TOKENS.map((s, b) => maxAbsDiff(ours[b]!.logprobs.slice(1), ref.logprobs.slice(b * T, b * T + s.length - 1))));
         };
         const lpFull = await lpDiff(full, refFull!);
         const lpLora = await lpDiff(lora, refLora!);
@@ -296,10 +273,10 @@ describe('LoRA', () => {
       expect(Math.max(...Array.from(A, Math.abs))).toBeLessThanOrEqual(1 / Math.sqrt(80));
       expect(Math.max(...Array.from(A, Math.abs))).toBeGreaterThan(0.8 / Math.sqrt(80));
       expect(w.get('base_model.model.model.layers.1.self_attn.q_proj.lora_B.weight')!.every((x) => x === 0)).toBe(true);
-      const [a, b] = [await full.score(TOKENS), await lora.score(TOKENS)];
+      const [a, b] = [await full.score(PARITY_TOKENS), await lora.score(PARITY_TOKENS)];
       a.forEach((s, i) => expect(s.logprobs).toEqual(b[i]!.logprobs));
       // From B = 0, dL/dA = 0 (A's output is multiplied by B) and dL/dB is not; a step keeps the base.
-      const seqs = await grpoBatch(lora);
+      const seqs = await offPolicyBatch(lora);
       const { grads } = await lora.gradients(seqs, { kind: 'grpo' });
       for (const [n, d] of grads)
         expect(
@@ -330,7 +307,7 @@ describe('LoRA', () => {
     try {
       for (const [n, w] of Object.entries(policy.params)) expect(t.params[n]!.data, n).toBe(w.data);
       const before = Float32Array.from(policy.params['model.layers.1.mlp.up_proj.weight']!.data as Float32Array);
-      await t.trainStep(await grpoBatch(t), { kind: 'grpo' });
+      await t.trainStep(await offPolicyBatch(t), { kind: 'grpo' });
       for (const [n, w] of Object.entries(policy.params)) expect(t.params[n]!.data, n).toBe(w.data);
       expect(policy.params['model.layers.1.mlp.up_proj.weight']!.data).toEqual(before);
     } finally {
