@@ -244,7 +244,9 @@ const show: Command = {
         `architecture     ${m.architecture}`,
         `parameters       ${m.parameters.toLocaleString()} (${m.dtype})`,
         `shape            hidden=${String(c.hidden_size)} layers=${String(c.num_hidden_layers)} heads=${String(c.num_attention_heads)} kv-heads=${String(c.num_key_value_heads ?? c.num_attention_heads)} vocab=${String(c.vocab_size)} context=${String(c.max_position_embeddings)}`,
-        `tokenizer        vocab ${m.tokenizer.vocabSize}, bos ${m.tokenizer.bos ?? '-'}, eos ${m.tokenizer.eos ?? '-'}, pad ${m.tokenizer.pad ?? '-'}`,
+        m.tokenizer
+          ? `tokenizer        vocab ${m.tokenizer.vocabSize}, bos ${m.tokenizer.bos ?? '-'}, eos ${m.tokenizer.eos ?? '-'}, pad ${m.tokenizer.pad ?? '-'}`
+          : `tokenizer        not inspected (see the preview's error)`,
         `tokenizer sha256 ${m.tokenizerSha256}`,
         `weights sha256   ${m.weightsSha256}`,
         `files            ${m.files.map((f) => `${f.path} (${fmtBytes(f.size)})`).join(', ')}`,

@@ -34,6 +34,23 @@ export const MODEL_METADATA_FILES = [
   'tokenizer.model',
 ] as const;
 
+/**
+ * The most bytes each metadata file may have before it is read (real ones: config.json a few
+ * KiB, Qwen/Llama 3 tokenizer.json 7-17 MiB, Gemma 3's 33 MiB). A bigger one is refused, not
+ * read: a link to /dev/zero or a huge file must not fill the reader's memory.
+ */
+export const MODEL_METADATA_MAX_BYTES: Record<(typeof MODEL_METADATA_FILES)[number] | 'model.safetensors.index.json', number> = {
+  'config.json': 1024 * 1024,
+  'generation_config.json': 1024 * 1024,
+  'tokenizer.json': 64 * 1024 * 1024,
+  'tokenizer_config.json': 16 * 1024 * 1024,
+  'special_tokens_map.json': 1024 * 1024,
+  'added_tokens.json': 16 * 1024 * 1024,
+  'chat_template.jinja': 1024 * 1024,
+  'tokenizer.model': 64 * 1024 * 1024,
+  'model.safetensors.index.json': 16 * 1024 * 1024,
+};
+
 /** Weight files: one `model.safetensors`, or the index and its `model-*.safetensors` shards. */
 export const isWeightFile = (name: string) => name === 'model.safetensors' || name === 'model.safetensors.index.json' || /^model-.*\.safetensors$/.test(name);
 

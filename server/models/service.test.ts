@@ -36,6 +36,8 @@ beforeAll(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'crucible-models-svc-'));
   vi.stubEnv('CRUCIBLE_DATA_DIR', path.join(tmp, 'data'));
   vi.stubEnv('CRUCIBLE_ARTIFACT_BACKEND', 'database');
+  // imports over the API read only under the import roots (docs/security.md, "Model import")
+  vi.stubEnv('CRUCIBLE_IMPORT_ROOTS', `${path.dirname(STORIES260K_DIR)}:${tmp}`);
   database = await freshDatabase();
   vi.resetModules(); // a module imported above may have read the settings already
   service = await import('./service');
@@ -147,7 +149,7 @@ describe('models registry', () => {
     const dir = await service.modelDirectory(other, row!, path.join(tmp, 'host-b', 'data'));
     expect(dir.startsWith(path.join(tmp, 'host-b', 'data', 'models'))).toBe(true);
     expect((await fs.readdir(dir)).filter((f) => !f.startsWith('.')).sort()).toEqual(row!.files.map((f) => f.path).sort());
-    expect(await service.describeModelDir(dir)).toMatchObject({ weightsSha256: row!.weightsSha256, tokenizerSha256: row!.tokenizerSha256 });
+    expect(await service.describeModelDir(dir, row!.files)).toMatchObject({ weightsSha256: row!.weightsSha256, tokenizerSha256: row!.tokenizerSha256 });
     // built once: a second call reuses it
     expect(await service.modelDirectory(other, row!, path.join(tmp, 'host-b', 'data'))).toBe(dir);
     const prompt = [1, 403, 407, 261, 378];

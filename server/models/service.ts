@@ -1,19 +1,23 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { asc, eq } from 'drizzle-orm';
-import { isWeightFile, MODEL_METADATA_FILES, type ModelFile } from '@/core/models';
+import { isWeightFile, MODEL_METADATA_FILES, modelFile, type ModelFile } from '@/core/models';
 import { settings } from '@/core/settings';
 import type { Db } from '@/db/client';
 import { dataDir } from '@/db/open-database';
 import { models } from '@/db/schema';
 import { appendAudit } from '@/server/audit/service';
 import { DomainError } from '@/server/errors';
-import { sha256OfFile, type ArtifactStore } from '@/workers/artifacts/artifact-store';
+import { checkImportPath, importPathPolicy, type ImportPathPolicy } from '@/server/paths/import-path-policy';
+import { joinInside } from '@/server/paths/join-inside';
+import type { ArtifactStore } from '@/workers/artifacts/artifact-store';
 import { openArtifactStore } from '@/workers/artifacts/open-artifact-store';
-import { loadHfModelDir } from '@/workers/policy/hf/model-dir';
-import { openCheckpoint } from '@/workers/policy/hf/safetensors';
-import { HfTokenizer, type ChatMessage } from '@/workers/policy/hf/tokenizer';
+import { inspectTokenizerIsolated, InspectionLimitError, type TokenizerInspection } from '@/workers/policy/hf/isolated-inspection';
+import { copyModelDir } from '@/workers/policy/hf/model-dir-copy';
+import { inspectHfModelDir } from '@/workers/policy/hf/model-dir';
+import type { ChatMessage } from '@/workers/policy/hf/tokenizer';
 
 /**
  * The models registry (issue 15): Hugging Face model directories imported once, recorded in
@@ -48,64 +52,89 @@ export type ModelDirDescription = {
 };
 
 /**
- * Validate a local model directory exactly as sampling loads it (config.json, tokenizer,
- * every weight's presence and shape: workers/policy/hf/model-dir.ts) and hash the files the
- * registry keeps. A bad directory is BAD_REQUEST with the loader's message, which names the
- * missing or invalid file.
+ * Validate a model directory as sampling loads it (config.json, tokenizer, every weight's
+ * presence and shape from the safetensors headers: workers/policy/hf/model-dir.ts) without
+ * reading weight data, and describe the files the registry keeps. `dir` is a copy made by
+ * copyModelDir (its files are `files`); errors name `shownDir`, the directory the caller gave.
+ * A bad directory is BAD_REQUEST with the loader's message, which names the file.
  */
-export async function describeModelDir(dir: string): Promise<ModelDirDescription> {
+export async function describeModelDir(dir: string, files: ModelFile[], shownDir = dir): Promise<ModelDirDescription> {
+  const shown = (m: string) => m.replaceAll(dir, shownDir);
   let loaded;
   try {
-    loaded = await loadHfModelDir(dir);
+    loaded = await inspectHfModelDir(dir);
   } catch (e) {
-    throw new DomainError('BAD_REQUEST', `${dir} is not a model directory Crucible can load: ${(e as Error).message}`);
+    throw new DomainError('BAD_REQUEST', `${shownDir} is not a model directory Crucible can load: ${shown((e as Error).message)}`);
   }
-  const weightFiles = (await openCheckpoint(dir)).files.map((h) => path.basename(h.file));
-  const names = new Set<string>(weightFiles);
-  if (weightFiles.length > 1 || !weightFiles.includes('model.safetensors')) names.add('model.safetensors.index.json');
-  const present = await fs.readdir(dir);
-  for (const n of MODEL_METADATA_FILES) if (present.includes(n)) names.add(n);
-  const files: (ModelFile & { file: string })[] = [];
-  for (const n of [...names].sort()) {
-    const file = path.join(dir, n);
-    files.push({ path: n, file, ...(await sha256OfFile(file)) });
-  }
-  const weights = files.filter((f) => isWeightFile(f.path));
+  const kept = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).map((f) => ({ ...f, file: path.join(dir, f.path) }));
+  const weights = kept.filter((f) => isWeightFile(f.path));
   const single = weights.length === 1 ? weights[0] : undefined;
-  const config = JSON.parse(await fs.readFile(path.join(dir, 'config.json'), 'utf8')) as Record<string, unknown>;
+  const config = JSON.parse((await fs.readFile(path.join(dir, 'config.json'), 'utf8')) || '{}') as Record<string, unknown>;
   return {
     architecture: loaded.config.architecture,
     parameters: loaded.parameters,
     dtype: Object.keys(loaded.storedDtypes).sort().join('+'),
-    tokenizerSha256: files.find((f) => f.path === 'tokenizer.json')!.sha256,
+    tokenizerSha256: kept.find((f) => f.path === 'tokenizer.json')!.sha256,
     weightsSha256: single ? single.sha256 : listingSha256(weights),
     chatTemplate: loaded.tokenizer.chatTemplate ?? null,
     config,
-    files,
-    bytes: files.reduce((s, f) => s + f.size, 0),
+    files: kept,
+    bytes: kept.reduce((s, f) => s + f.size, 0),
   };
 }
 
 /**
- * Register a model directory under `name`: validate it, publish its files to the artifact
- * store, record the row and its audit entry in one transaction. The name must be free.
+ * Register a model directory under `name` (docs/security.md, "Model import"): the directory
+ * must lie under `paths` (CRUCIBLE_IMPORT_ROOTS over the API; the CLI may name any of its
+ * own), its kept files are copied without following links out of it (copyModelDir) into a
+ * private staging directory under `root`, the copy is validated without loading the weights,
+ * its tokenizer and chat template are exercised in an isolated thread with time and memory
+ * limits (a template or tokenizer exceeding them is refused), then the files are published
+ * to the artifact store and the row recorded with its audit entry in one transaction.
  */
-export async function importModel(db: Db, store: ArtifactStore, input: { name: string; dir: string }, actor: string): Promise<ModelRow> {
+export async function importModel(
+  db: Db,
+  store: ArtifactStore,
+  input: { name: string; dir: string },
+  actor: string,
+  // callers in this process (the in-process CLI, tests, benches) may name any directory
+  o: { paths: ImportPathPolicy; root: string } = { paths: importPathPolicy([], { local: true, baseDir: input.dir }, 'model'), root: dataDir() },
+): Promise<ModelRow> {
+  const allowed = checkImportPath(path.resolve(input.dir), o.paths, 'model directory', input.dir);
+  if ('error' in allowed) throw new DomainError('BAD_REQUEST', allowed.error);
   const dir = path.resolve(input.dir);
   await refuseTaken(db, input.name);
-  const d = await describeModelDir(dir);
-  for (const f of d.files) {
-    const ref = await store.publishFile(f.file);
-    if (ref.sha256 !== f.sha256)
-      throw new DomainError('CONFLICT', `${f.file} changed while it was imported (sha256 ${f.sha256} then ${ref.sha256}); import it again`);
+  const stagingRoot = path.join(o.root, 'tmp');
+  await fs.mkdir(stagingRoot, { recursive: true, mode: 0o700 });
+  const staged = await fs.mkdtemp(path.join(stagingRoot, 'model-import-'));
+  try {
+    const copied = await copyModelDir(dir, staged).catch((e: Error) => {
+      throw new DomainError('BAD_REQUEST', `${dir} is not a model directory Crucible can import: ${e.message}`);
+    });
+    const d = await describeModelDir(staged, copied, dir);
+    // a template or tokenizer over its limits is refused here, before any viewer's page or worker meets it
+    await inspectTokenizerIsolated(staged, PREVIEW_CONVERSATION).catch((e: Error) => {
+      throw new DomainError('BAD_REQUEST', `${dir} is not a model directory Crucible can import: ${e.message.replaceAll(staged, dir)}`);
+    });
+    for (const f of d.files) {
+      const ref = await store.publishFile(f.file);
+      if (ref.sha256 !== f.sha256)
+        throw new DomainError('CONFLICT', `${path.join(dir, f.path)} changed while it was imported (sha256 ${f.sha256} then ${ref.sha256}); import it again`);
+    }
+    const files = d.files.map(({ path: p, sha256, size }) => ({ path: p, sha256, size }));
+    return await insertModel(db, input.name, dir, d, files, actor);
+  } finally {
+    await fs.rm(staged, { recursive: true, force: true });
   }
-  const files = d.files.map(({ path: p, sha256, size }) => ({ path: p, sha256, size }));
+}
+
+async function insertModel(db: Db, name: string, dir: string, d: ModelDirDescription, files: ModelFile[], actor: string): Promise<ModelRow> {
   try {
     return await db.transaction(async (tx) => {
       const [row] = await tx
         .insert(models)
         .values({
-          name: input.name,
+          name,
           architecture: d.architecture,
           parameters: d.parameters,
           dtype: d.dtype,
@@ -124,13 +153,13 @@ export async function importModel(db: Db, store: ArtifactStore, input: { name: s
         action: 'model.import',
         targetType: 'model',
         targetId: row!.id,
-        details: { name: input.name, architecture: d.architecture, parameters: d.parameters, dtype: d.dtype, weightsSha256: d.weightsSha256, source: dir },
+        details: { name, architecture: d.architecture, parameters: d.parameters, dtype: d.dtype, weightsSha256: d.weightsSha256, source: dir },
       });
       return row!;
     });
   } catch (e) {
     // a concurrent import took the name between the check and the insert
-    if ((e as { code?: string }).code === '23505' || (e as { cause?: { code?: string } }).cause?.code === '23505') await refuseTaken(db, input.name);
+    if ((e as { code?: string }).code === '23505' || (e as { cause?: { code?: string } }).cause?.code === '23505') await refuseTaken(db, name);
     throw e;
   }
 }
@@ -157,15 +186,19 @@ export async function getModel(db: Db, name: string): Promise<ModelRow> {
 /**
  * A local directory holding `files` as their names, fetched from the artifact store by hash
  * (each verified) under `<root>/models/<hash of the listing>`: built once per host in a temp
- * directory and renamed into place, so a half-built one is never used.
+ * directory and renamed into place, so a half-built one is never used. The names come from
+ * a database row, which the app role (every worker host) can write: each is checked on the
+ * way out as on the way in (a model file name, and the joined path inside the directory), so
+ * an edited row cannot make an export or a worker write outside it.
  */
 export async function materializeFiles(store: ArtifactStore, files: ModelFile[], root: string): Promise<string> {
+  for (const f of files) storedModelFileProblem(f);
   const final = path.join(root, 'models', listingSha256(files).slice(0, 32));
   if (await fs.stat(path.join(final, '.complete')).catch(() => undefined)) return final;
   const tmp = path.join(root, 'models', `.${process.pid}.${randomUUID()}.tmp`);
   await fs.mkdir(tmp, { recursive: true });
   try {
-    for (const f of files) await fs.copyFile(await store.fetch(f.sha256), path.join(tmp, f.path));
+    for (const f of files) await fs.copyFile(await store.fetch(f.sha256), joinInside(tmp, f.path), fsConstants.COPYFILE_EXCL);
     await fs.writeFile(path.join(tmp, '.complete'), '');
     await fs.rename(tmp, final).catch(async (e: NodeJS.ErrnoException) => {
       // another process built it meanwhile: use theirs
@@ -175,6 +208,18 @@ export async function materializeFiles(store: ArtifactStore, files: ModelFile[],
   } finally {
     await fs.rm(tmp, { recursive: true, force: true });
   }
+}
+
+/** A stored model file entry that is not one the registry could have written is refused, naming it. */
+function storedModelFileProblem(f: ModelFile): void {
+  const parsed = modelFile.safeParse(f);
+  const name = (f as { path?: unknown }).path;
+  const known = typeof name === 'string' && ((MODEL_METADATA_FILES as readonly string[]).includes(name) || isWeightFile(name));
+  if (!parsed.success || !known)
+    throw new DomainError(
+      'PRECONDITION_FAILED',
+      `the models row lists a file ${JSON.stringify(name)} that is not a model file name (${parsed.success ? 'not a metadata or weight file' : parsed.error.issues[0]?.message}); the row was edited outside Crucible: refusing to write it, import the model again`,
+    );
 }
 
 /** A registered model as a Hugging Face directory on this host (what the loader and export read). */
@@ -195,49 +240,46 @@ export const PREVIEW_CONVERSATION: ChatMessage[] = [
 export type ModelTokenizerInfo = { vocabSize: number; bos: number | null; eos: number | null; pad: number | null };
 export type ChatTemplatePreview = { messages: ChatMessage[]; text: string; tokens: number } | { messages: ChatMessage[]; error: string };
 
-// Loaded tokenizers by the sha256 of tokenizer.json: a page view should not rebuild one.
-const tokenizers = new Map<string, Promise<HfTokenizer>>();
+// Inspections by the listing of the tokenizer files: a page view should not rebuild one.
+const inspections = new Map<string, Promise<TokenizerInspection>>();
 
-async function tokenizerOf(store: ArtifactStore, row: ModelRow, root: string): Promise<HfTokenizer> {
-  const key = listingSha256(row.files.filter((f) => TOKENIZER_FILES.has(f.path)));
-  let t = tokenizers.get(key);
+function inspectionOf(store: ArtifactStore, row: ModelRow, root: string): Promise<TokenizerInspection> {
+  const files = row.files.filter((f) => TOKENIZER_FILES.has(f.path));
+  const key = listingSha256(files);
+  let t = inspections.get(key);
   if (!t) {
-    t = materializeFiles(
-      store,
-      row.files.filter((f) => TOKENIZER_FILES.has(f.path)),
-      root,
-    ).then((dir) => HfTokenizer.load(dir));
-    tokenizers.set(key, t);
-    t.catch(() => tokenizers.delete(key));
-    while (tokenizers.size > 8) tokenizers.delete(tokenizers.keys().next().value!);
+    t = materializeFiles(store, files, root).then((dir) => inspectTokenizerIsolated(dir, PREVIEW_CONVERSATION));
+    inspections.set(key, t);
+    t.catch(() => inspections.delete(key));
+    while (inspections.size > 8) inspections.delete(inspections.keys().next().value!);
   }
   return t;
 }
 
 /**
  * A registered model with what its tokenizer says (vocabulary, special ids) and its chat
- * template applied to a short sample conversation (the tokenizer's own `renderChat`, through
- * @huggingface/jinja, as transformers' apply_chat_template with a generation prompt). A
- * template that refuses the sample (e.g. one without a system role) shows its error.
+ * template applied to a short sample conversation (as transformers' apply_chat_template with
+ * a generation prompt), both computed in an isolated thread with time and memory limits
+ * (workers/policy/hf/isolated-inspection.ts), never on this process's event loop. A template
+ * that refuses the sample (e.g. one without a system role), or that exceeds the limits, shows
+ * its error.
  */
 export async function showModel(
   db: Db,
   store: ArtifactStore,
   name: string,
   root: string,
-): Promise<ModelRow & { tokenizer: ModelTokenizerInfo; preview: ChatTemplatePreview | null }> {
+): Promise<ModelRow & { tokenizer: ModelTokenizerInfo | null; preview: ChatTemplatePreview | null }> {
   const row = await getModel(db, name);
-  const tok = await tokenizerOf(store, row, root);
-  const tokenizer = { vocabSize: tok.vocabSize, bos: tok.bos ?? null, eos: tok.eos ?? null, pad: tok.pad ?? null };
-  if (!row.chatTemplate) return { ...row, tokenizer, preview: null };
-  let preview: ChatTemplatePreview;
+  let inspection: TokenizerInspection;
   try {
-    const text = tok.renderChat(PREVIEW_CONVERSATION, { addGenerationPrompt: true });
-    preview = { messages: PREVIEW_CONVERSATION, text, tokens: tok.encode(text, { specialTokens: false }).length };
+    inspection = await inspectionOf(store, row, root);
   } catch (e) {
-    preview = { messages: PREVIEW_CONVERSATION, error: (e as Error).message };
+    if (!(e instanceof InspectionLimitError)) throw e;
+    return { ...row, tokenizer: null, preview: { messages: PREVIEW_CONVERSATION, error: e.message } };
   }
-  return { ...row, tokenizer, preview };
+  const { preview, ...tokenizer } = inspection;
+  return { ...row, tokenizer, preview: preview === null ? null : { messages: PREVIEW_CONVERSATION, ...preview } };
 }
 
 /** The artifact store and data directory this process uses for model files (closed by the caller). */

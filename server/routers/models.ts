@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { modelName } from '@/core/models';
+import { settings } from '@/core/settings';
 import { actorOf } from '@/server/auth/identity';
 import { importModel, listModels, showModel, withModelStore } from '@/server/models/service';
+import { importPathPolicy } from '@/server/paths/import-path-policy';
 import { operatorProcedure, router, viewerProcedure } from '@/server/trpc';
 
 export const modelsRouter = router({
@@ -12,9 +14,15 @@ export const modelsRouter = router({
     .query(({ ctx, input }) => withModelStore(ctx.db, (store, root) => showModel(ctx.db, store, input.name, root))),
   /**
    * Register a Hugging Face directory. `dir` is read by the process that runs this procedure:
-   * this host for the in-process CLI, the console's host over HTTP.
+   * this host for the in-process CLI (any directory it names), the console's host over HTTP
+   * (only under CRUCIBLE_IMPORT_ROOTS, as task imports: docs/security.md).
    */
-  import: operatorProcedure
-    .input(z.object({ name: modelName, dir: z.string().min(1, 'give the model directory').max(4096) }))
-    .mutation(({ ctx, input }) => withModelStore(ctx.db, (store) => importModel(ctx.db, store, input, actorOf(ctx.user)))),
+  import: operatorProcedure.input(z.object({ name: modelName, dir: z.string().min(1, 'give the model directory').max(4096) })).mutation(({ ctx, input }) =>
+    withModelStore(ctx.db, (store, root) =>
+      importModel(ctx.db, store, input, actorOf(ctx.user), {
+        paths: importPathPolicy(settings().CRUCIBLE_IMPORT_ROOTS, { local: ctx.user.via === 'local', baseDir: input.dir }, 'model'),
+        root,
+      }),
+    ),
+  ),
 });

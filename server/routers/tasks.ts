@@ -4,7 +4,7 @@ import { settings } from '@/core/settings';
 import { actorOf } from '@/server/auth/identity';
 import { operatorProcedure, router, viewerProcedure } from '@/server/trpc';
 import { importTasks, listSuiteTasks } from '@/server/tasks/service';
-import { importPathPolicy } from '@/server/tasks/repo-import-paths';
+import { importPathPolicy } from '@/server/paths/import-path-policy';
 
 const suiteName = z
   .string()

@@ -14,7 +14,7 @@ import { resolveRepoTask } from '@/workers/agent/workspace/resolve-task';
 import { DEFAULT_WORKSPACE_CAPS, type WorkspaceCaps } from '@/workers/agent/workspace/workspace-source';
 import { applyWorkspacePatch } from '@/workers/agent/workspace/workspace-diff';
 import type { LineError, ParsedTask } from './formats';
-import { checkGitRepoPaths, checkImportPath, type ImportPathPolicy } from './repo-import-paths';
+import { checkGitRepoPaths, checkImportPath, type ImportPathPolicy } from '@/server/paths/import-path-policy';
 
 /** What a repository task stores beyond its tasks row (db/schema: repo_tasks, repo_workspaces). */
 export type RepoTaskDetails = {
@@ -172,7 +172,7 @@ function parseRepoLine(json: unknown, format: RepoTaskFormat, baseDir: string, p
 /**
  * Parse a crucible-repo or SWE-bench JSONL file. Relative paths in lines (workspace dirs,
  * tarballs, repo_path) are taken from `baseDir`, the task file's directory, and must resolve
- * inside `policy.roots` (repo-import-paths.ts). Every bad line is reported with its 1-based
+ * inside `policy.roots` (server/paths/import-path-policy.ts). Every bad line is reported with its 1-based
  * number; callers import nothing unless `errors` is empty.
  */
 export function parseRepoTaskFile(

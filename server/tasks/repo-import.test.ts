@@ -14,7 +14,7 @@ import { runCrucible } from '@/test/cli';
 import { loadRepoSuite, repoSuiteJsonl } from '@/workers/agent/suite/repo-suite';
 import { workspaceSha256 } from '@/workers/agent/workspace/workspace-hash';
 import { loadStoredRepoTask } from './repo-task-store';
-import { importPathPolicy } from './repo-import-paths';
+import { importPathPolicy } from '@/server/paths/import-path-policy';
 import { importTasks } from './service';
 
 // The server's import root (CRUCIBLE_IMPORT_ROOTS) is this file's scratch directory: set before

@@ -9,7 +9,7 @@ export const REPO_SUITE_DESCRIPTION =
 
 /** The suite's tasks as an import of its files would store them (workspaces inline, hashed). */
 export function repoSuiteTasks(): ParsedRepoTask[] {
-  const { tasks, errors } = parseRepoTaskFile(repoSuiteJsonl(), 'crucible-repo', REPO_SUITE_DIR, { roots: [REPO_SUITE_DIR], via: 'cli' });
+  const { tasks, errors } = parseRepoTaskFile(repoSuiteJsonl(), 'crucible-repo', REPO_SUITE_DIR, { roots: [REPO_SUITE_DIR], via: 'cli', of: 'tasks' });
   if (errors.length)
     throw new Error(`the built-in repository suite (${REPO_SUITE_DIR}) has bad tasks: ${errors.map((e) => `line ${e.line}: ${e.message}`).join('; ')}`);
   return tasks;

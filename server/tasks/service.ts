@@ -10,7 +10,7 @@ import { STORIES_SUITE, storiesSuite } from './stories';
 import { parseTaskFile, type LineError, type ParsedTask } from './formats';
 import { parseRepoTaskFile, type ParsedRepoTask } from './repo-formats';
 import { REPO_SUITE, REPO_SUITE_DESCRIPTION, repoSuiteTasks } from './repo-suite-bundled';
-import type { ImportPathPolicy } from './repo-import-paths';
+import type { ImportPathPolicy } from '@/server/paths/import-path-policy';
 import type { WorkspaceCaps } from '@/workers/agent/workspace/workspace-source';
 
 export class TaskImportError extends DomainError {
@@ -120,7 +120,7 @@ export async function importTasks(
   const baseDir = input.baseDir ?? process.cwd();
   const { tasks: parsed, errors } =
     input.format === 'crucible-repo' || input.format === 'swebench'
-      ? parseRepoTaskFile(input.text, input.format, baseDir, opts.paths ?? { roots: [baseDir], via: 'cli' }, opts.caps)
+      ? parseRepoTaskFile(input.text, input.format, baseDir, opts.paths ?? { roots: [baseDir], via: 'cli', of: 'tasks' }, opts.caps)
       : parseTaskFile(input.text, input.format);
   if (errors.length) throw new TaskImportError(errors);
   const saved = await saveSuite(db, { name: input.suite, source: input.source ?? `import:${input.format}` }, parsed, actor, { replace: input.replace });

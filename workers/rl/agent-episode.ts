@@ -10,6 +10,7 @@ import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
 import { DEFAULT_SYSTEM_PROMPT, runAgentEpisode, type AgentEpisodeResult } from '@/workers/agent/episode/run-episode';
 import { toolSchemas } from '@/workers/agent/tools/tool-definitions';
 import { PermanentJobError } from '@/workers/jobs/job-handler';
+import { TemplateLimitError } from '@/workers/policy/hf/bounded-template';
 import { gradeRepoTask, REPO_GRADER_VERSION } from '@/workers/agent/grade/grade-repo-task';
 import { unreadableWorkspaceGrade } from '@/workers/agent/episode/unreadable-grade';
 import type { AgentPolicy } from '@/workers/agent/policies/agent-policy';
@@ -106,7 +107,17 @@ export async function playRepoEpisode(o: {
   const renderer = agentRenderer(o.policy, c.policy.kind === 'hf' ? `model "${c.policy.model}"` : undefined);
   const tokenBudget = agentTokenBudget(c, o.policy);
   // a prompt that fills the budget leaves the agent no message: every episode would be an empty patch scored 0
-  const prompt = renderer.begin({ system: DEFAULT_SYSTEM_PROMPT, user: task.problemStatement, tools: toolSchemas(c.tools) }).sequence.ids.length;
+  const modelConfigError = (e: unknown): never => {
+    // the template's limits are the model's configuration: no retry renders it differently
+    if (e instanceof TemplateLimitError) throw new PermanentJobError(`${c.policy.kind === 'hf' ? `model "${c.policy.model}"` : 'the policy'}: ${e.message}`);
+    throw e;
+  };
+  let prompt: number;
+  try {
+    prompt = renderer.begin({ system: DEFAULT_SYSTEM_PROMPT, user: task.problemStatement, tools: toolSchemas(c.tools) }).sequence.ids.length;
+  } catch (e) {
+    return modelConfigError(e);
+  }
   if (prompt >= tokenBudget)
     throw new PermanentJobError(
       `task ${task.id}: the agent's prompt (system text, ${(c.tools ?? AGENT_TOOL_NAMES).length} tool schemas, problem statement) is ${prompt} tokens, the episode's token budget ${tokenBudget}; raise agentTokenBudget (about ${Math.ceil((prompt + 1024) / 512) * 512} leaves room to act) or offer fewer tools, and launch the run again`,
@@ -128,7 +139,7 @@ export async function playRepoEpisode(o: {
     // graded in a new, clean sandbox on the same runtime, environment and limits
     grade: (t, patch) => gradeRepoTask(o.manager, t, patch, { runtime: sandbox.runtime, limits: sandbox.limits, weights: c.repoRewardWeights, context }),
     unreadable: unreadableWorkspaceGrade,
-  });
+  }).catch(modelConfigError);
   const rows = agentTurnRows(result, policy.ms);
   const policyMs = policy.ms.reduce((a, b) => a + b, 0);
   if (result.end === 'sandbox_error') {

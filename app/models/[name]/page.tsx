@@ -61,10 +61,10 @@ export default function ModelPage() {
       <Section title="Tokenizer">
         <Facts
           items={[
-            ['Vocabulary', m.tokenizer.vocabSize.toLocaleString('en-US')],
-            ['BOS id', m.tokenizer.bos ?? '—'],
-            ['EOS id', m.tokenizer.eos ?? '—'],
-            ['PAD id', m.tokenizer.pad ?? '—'],
+            ['Vocabulary', m.tokenizer ? m.tokenizer.vocabSize.toLocaleString('en-US') : 'not inspected (see the preview below)'],
+            ['BOS id', m.tokenizer?.bos ?? '—'],
+            ['EOS id', m.tokenizer?.eos ?? '—'],
+            ['PAD id', m.tokenizer?.pad ?? '—'],
           ]}
         />
       </Section>

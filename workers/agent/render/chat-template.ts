@@ -1,4 +1,5 @@
 import { Template } from '@huggingface/jinja';
+import { renderBounded } from '@/workers/policy/hf/bounded-template';
 import type { ToolSchema } from '../tools/tool-definitions';
 import type { AgentChatMessage, ChatRenderer, RenderedConversation } from './chat-renderer';
 import { appendTokens, emptySequence, type TokenSequence } from './token-sequence';
@@ -46,10 +47,13 @@ export class ChatTemplateRenderer implements ChatRenderer {
   }
   private readonly extra: Record<string, unknown>;
 
-  /** The template applied to `messages`, as transformers' apply_chat_template(tokenize=False) does. */
+  /**
+   * The template applied to `messages`, as transformers' apply_chat_template(tokenize=False)
+   * does, within the template limits (TemplateLimitError past them: the model's configuration, not the episode's).
+   */
   render(messages: AgentChatMessage[], tools: ToolSchema[], addGenerationPrompt: boolean): string {
     const special = (id: number | undefined) => (id === undefined ? '' : this.tokenizer.decode([id], { skipSpecial: false }));
-    return this.template.render({
+    return renderBounded(this.template, {
       ...this.extra,
       messages,
       ...(tools.length && this.templateHasTools ? { tools } : {}),

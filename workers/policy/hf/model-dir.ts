@@ -1,9 +1,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { MODEL_METADATA_MAX_BYTES } from '@/core/models';
 import { ConfigError, parseHfConfig, type HfModelConfig } from './config';
+import { readModelText } from './model-file';
 import { HfTokenizer } from './tokenizer';
-import { countHfParams, loadHfWeights } from './weights';
+import { checkHfWeights, countHfParams, loadHfWeights } from './weights';
 
 /** A Hugging Face model directory read from a local path (no network). */
 export type HfModelDir = {
@@ -21,14 +23,10 @@ export type HfModelDir = {
 
 const GenerationConfig = z.object({ eos_token_id: z.union([z.number().int(), z.array(z.number().int())]).nullish() }).loose();
 
-async function readJsonFile(file: string, what: string): Promise<unknown | undefined> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`${file}: cannot read ${what} (${(e as Error).message})`);
-  }
+async function readJsonFile(dir: string, name: 'config.json' | 'generation_config.json', what: string): Promise<unknown | undefined> {
+  const file = path.join(dir, name);
+  const text = await readModelText(dir, name, MODEL_METADATA_MAX_BYTES[name]);
+  if (text === undefined) return undefined;
   try {
     return JSON.parse(text);
   } catch (e) {
@@ -41,7 +39,7 @@ export async function readHfConfig(dir: string): Promise<HfModelConfig> {
   const st = await fs.stat(dir).catch(() => undefined);
   if (!st?.isDirectory()) throw new Error(`${dir}: not a directory (expected a Hugging Face model directory with config.json)`);
   const file = path.join(dir, 'config.json');
-  const json = await readJsonFile(file, 'the model config');
+  const json = await readJsonFile(dir, 'config.json', 'the model config');
   if (json === undefined) throw new Error(`${dir}: no config.json (expected a Hugging Face model directory)`);
   try {
     return parseHfConfig(json);
@@ -55,20 +53,34 @@ export async function loadHfModelDir(dir: string): Promise<HfModelDir> {
   const config = await readHfConfig(dir);
   const tokenizer = await HfTokenizer.load(dir);
   const { weights, dtypes } = await loadHfWeights(dir, config);
+  return { dir, config, weights, storedDtypes: dtypes, tokenizer, eosTokenIds: await eosTokenIdsOf(dir, config, tokenizer), parameters: countHfParams(config) };
+}
+
+/**
+ * A model directory checked as loadHfModelDir checks it (config, tokenizer, generation config,
+ * every weight's presence, shape and dtype from the safetensors headers) without reading any
+ * weight data: what an import needs, in bounded memory whatever the checkpoint's size.
+ */
+export async function inspectHfModelDir(dir: string): Promise<Omit<HfModelDir, 'weights'>> {
+  const config = await readHfConfig(dir);
+  const tokenizer = await HfTokenizer.load(dir);
+  const { dtypes } = await checkHfWeights(dir, config);
+  return { dir, config, storedDtypes: dtypes, tokenizer, eosTokenIds: await eosTokenIdsOf(dir, config, tokenizer), parameters: countHfParams(config) };
+}
+
+async function eosTokenIdsOf(dir: string, config: HfModelConfig, tokenizer: HfTokenizer): Promise<number[]> {
   const genFile = path.join(dir, 'generation_config.json');
-  const gen = await readJsonFile(genFile, 'the generation config');
+  const gen = await readJsonFile(dir, 'generation_config.json', 'the generation config');
   const parsedGen = gen === undefined ? undefined : GenerationConfig.safeParse(gen);
   if (parsedGen && !parsedGen.success) throw new Error(`${genFile}: eos_token_id is invalid (${parsedGen.error.issues[0]?.message})`);
   const genEos = parsedGen?.data.eos_token_id;
-  const eosTokenIds =
-    genEos != null
-      ? Array.isArray(genEos)
-        ? genEos
-        : [genEos]
-      : config.eosTokenIds.length
-        ? config.eosTokenIds
-        : tokenizer.eos !== undefined
-          ? [tokenizer.eos]
-          : [];
-  return { dir, config, weights, storedDtypes: dtypes, tokenizer, eosTokenIds, parameters: countHfParams(config) };
+  return genEos != null
+    ? Array.isArray(genEos)
+      ? genEos
+      : [genEos]
+    : config.eosTokenIds.length
+      ? config.eosTokenIds
+      : tokenizer.eos !== undefined
+        ? [tokenizer.eos]
+        : [];
 }

@@ -1,7 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { MODEL_METADATA_MAX_BYTES } from '@/core/models';
 import { f16ToF32 } from '../half-floats';
+import { openModelFile, readModelText } from './model-file';
 
 // The safetensors format: 8 bytes little-endian header length N, N bytes of JSON
 // ({name: {dtype, shape, data_offsets: [begin, end]}, __metadata__?}), then the raw
@@ -125,11 +127,17 @@ const IndexFile = z.object({ weight_map: z.record(z.string(), z.string()) });
 export async function openCheckpoint(dir: string): Promise<TensorSource> {
   const single = path.join(dir, 'model.safetensors');
   const index = path.join(dir, 'model.safetensors.index.json');
-  const has = async (f: string) => !!(await fs.stat(f).catch(() => undefined));
-  if (await has(index)) {
+  // each weight file is checked as model-file.ts checks (resolves inside the directory, a regular file) before its header is read
+  const has = async (name: string) => {
+    const f = await openModelFile(dir, name);
+    await f?.fh.close();
+    return !!f;
+  };
+  const indexText = await readModelText(dir, 'model.safetensors.index.json', MODEL_METADATA_MAX_BYTES['model.safetensors.index.json']);
+  if (indexText !== undefined) {
     let parsed;
     try {
-      parsed = IndexFile.parse(JSON.parse(await fs.readFile(index, 'utf8')));
+      parsed = IndexFile.parse(JSON.parse(indexText));
     } catch (e) {
       throw new Error(
         `${index}: invalid index (${e instanceof z.ZodError ? e.issues[0]?.message : (e as Error).message}); expected {"weight_map": {tensor: shard file}}`,
@@ -137,8 +145,8 @@ export async function openCheckpoint(dir: string): Promise<TensorSource> {
     }
     const shards = [...new Set(Object.values(parsed.weight_map))];
     for (const s of shards) {
-      if (s.includes('/') || s.includes('\\') || s.startsWith('.')) throw new Error(`${index}: shard name ${JSON.stringify(s)} must be a file name in ${dir}`);
-      if (!(await has(path.join(dir, s)))) throw new Error(`${index} names shard ${s}, which is missing from ${dir}`);
+      if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(s)) throw new Error(`${index}: shard name ${JSON.stringify(s)} must be a file name in ${dir}`);
+      if (!(await has(s))) throw new Error(`${index} names shard ${s}, which is missing from ${dir}`);
     }
     const headers = new Map<string, SafetensorsHeader>();
     for (const s of shards) headers.set(s, await readHeader(path.join(dir, s)));
@@ -150,7 +158,7 @@ export async function openCheckpoint(dir: string): Promise<TensorSource> {
     }
     return { files: [...headers.values()], where };
   }
-  if (await has(single)) {
+  if (await has('model.safetensors')) {
     const h = await readHeader(single);
     return { files: [h], where: new Map([...h.tensors.keys()].map((n) => [n, h])) };
   }

@@ -1,8 +1,10 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { z } from 'zod';
+import { MODEL_METADATA_MAX_BYTES } from '@/core/models';
+import { renderBounded, type TemplateLimits } from './bounded-template';
+import { readModelText } from './model-file';
 
 // A model's own tokenizer (tokenizer.json through @huggingface/tokenizers) and chat template
 // (tokenizer_config.json's chat_template, or chat_template.jinja, through @huggingface/jinja).
@@ -25,13 +27,13 @@ export type ChatMessage = { role: string; content: string } & Record<string, unk
 
 const content = (t: z.infer<typeof SpecialToken>) => (t == null ? undefined : typeof t === 'string' ? t : t.content);
 
-async function readJson(file: string, required: boolean): Promise<unknown> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (e) {
-    if (!required && (e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+/** A metadata file's JSON, read as model-file.ts reads (no links out of the directory, no FIFOs, size-capped). */
+async function readJson(dir: string, name: keyof typeof MODEL_METADATA_MAX_BYTES, required: boolean): Promise<unknown> {
+  const file = path.join(dir, name);
+  const text = await readModelText(dir, name, MODEL_METADATA_MAX_BYTES[name]);
+  if (text === undefined) {
+    if (!required) return undefined;
+    throw new Error(`${file}: cannot read (ENOENT)`);
   }
   try {
     return JSON.parse(text);
@@ -52,8 +54,8 @@ export class HfTokenizer {
   static async load(dir: string): Promise<HfTokenizer> {
     const tjFile = path.join(dir, 'tokenizer.json');
     const tcFile = path.join(dir, 'tokenizer_config.json');
-    const tj = await readJson(tjFile, true);
-    const parsed = TokenizerConfig.safeParse((await readJson(tcFile, false)) ?? {});
+    const tj = await readJson(dir, 'tokenizer.json', true);
+    const parsed = TokenizerConfig.safeParse((await readJson(dir, 'tokenizer_config.json', false)) ?? {});
     if (!parsed.success) throw new Error(`${tcFile}: ${parsed.error.issues[0]?.path.join('.')} is invalid (${parsed.error.issues[0]?.message})`);
     const tc = parsed.data;
     let tok: Tokenizer;
@@ -64,7 +66,7 @@ export class HfTokenizer {
     }
     let source = typeof tc.chat_template === 'string' ? tc.chat_template : tc.chat_template?.find((t) => t.name === 'default')?.template;
     const jinjaFile = path.join(dir, 'chat_template.jinja');
-    if (source === undefined) source = await fs.readFile(jinjaFile, 'utf8').catch(() => undefined);
+    if (source === undefined) source = await readModelText(dir, 'chat_template.jinja', MODEL_METADATA_MAX_BYTES['chat_template.jinja']);
     let template: Template | undefined;
     if (source !== undefined) {
       try {
@@ -104,18 +106,26 @@ export class HfTokenizer {
     return this.tok.decode(ids, { skip_special_tokens: o.skipSpecial ?? true });
   }
 
-  /** Render a conversation with the model's chat template (transformers' apply_chat_template, tokenize=False). */
-  renderChat(messages: ChatMessage[], o: { addGenerationPrompt?: boolean; extra?: Record<string, unknown> } = {}): string {
+  /**
+   * Render a conversation with the model's chat template (transformers' apply_chat_template,
+   * tokenize=False), within `limits` (bounded-template.ts): a template that loops too long or
+   * builds too much text throws TemplateLimitError instead of hanging its process.
+   */
+  renderChat(messages: ChatMessage[], o: { addGenerationPrompt?: boolean; extra?: Record<string, unknown>; limits?: TemplateLimits } = {}): string {
     if (!this.template) throw new Error('this model has no chat template (no chat_template in tokenizer_config.json and no chat_template.jinja)');
-    return this.template.render({
-      ...o.extra,
-      messages,
-      add_generation_prompt: o.addGenerationPrompt ?? true,
-      bos_token: content(this.config.bos_token) ?? '',
-      eos_token: content(this.config.eos_token) ?? '',
-      unk_token: content(this.config.unk_token) ?? '',
-      pad_token: content(this.config.pad_token) ?? '',
-    });
+    return renderBounded(
+      this.template,
+      {
+        ...o.extra,
+        messages,
+        add_generation_prompt: o.addGenerationPrompt ?? true,
+        bos_token: content(this.config.bos_token) ?? '',
+        eos_token: content(this.config.eos_token) ?? '',
+        unk_token: content(this.config.unk_token) ?? '',
+        pad_token: content(this.config.pad_token) ?? '',
+      },
+      o.limits,
+    );
   }
 
   /** Render and encode a conversation; the template writes the special tokens itself, so none are added. */

@@ -50,18 +50,7 @@ export type LoadedWeights = { weights: Map<string, Float32Array>; dtypes: Record
  * the file and the tensor.
  */
 export async function loadHfWeights(dir: string, c: HfModelConfig): Promise<LoadedWeights> {
-  const source = await openCheckpoint(dir);
-  const specs = hfParamSpecs(c);
-  for (const s of specs) {
-    const h = source.where.get(s.name);
-    if (!h) {
-      const files = source.files.map((f) => f.file).join(', ');
-      throw new Error(`${files}: missing tensor ${s.name} (config.json's ${c.architecture} with these settings needs it)`);
-    }
-    const e = h.tensors.get(s.name)!;
-    if (e.shape.join(',') !== s.shape.join(','))
-      throw new Error(`${h.file}: tensor ${s.name} has shape [${e.shape.join(', ')}] but config.json implies [${s.shape.join(', ')}]`);
-  }
+  const { source, specs } = await checkedSource(dir, c);
   const weights = new Map<string, Float32Array>();
   const dtypes: Record<string, number> = {};
   for (const file of source.files) {
@@ -78,4 +67,31 @@ export async function loadHfWeights(dir: string, c: HfModelConfig): Promise<Load
     }
   }
   return { weights, dtypes, source };
+}
+
+/** What loadHfWeights checks (every tensor present, shapes as config.json implies), from the headers alone: no weight data is read. */
+export async function checkHfWeights(dir: string, c: HfModelConfig): Promise<{ dtypes: Record<string, number>; source: TensorSource }> {
+  const { source, specs } = await checkedSource(dir, c);
+  const dtypes: Record<string, number> = {};
+  for (const s of specs) {
+    const dt = source.where.get(s.name)!.tensors.get(s.name)!.dtype;
+    dtypes[dt] = (dtypes[dt] ?? 0) + 1;
+  }
+  return { dtypes, source };
+}
+
+async function checkedSource(dir: string, c: HfModelConfig): Promise<{ source: TensorSource; specs: HfParamSpec[] }> {
+  const source = await openCheckpoint(dir);
+  const specs = hfParamSpecs(c);
+  for (const s of specs) {
+    const h = source.where.get(s.name);
+    if (!h) {
+      const files = source.files.map((f) => f.file).join(', ');
+      throw new Error(`${files}: missing tensor ${s.name} (config.json's ${c.architecture} with these settings needs it)`);
+    }
+    const e = h.tensors.get(s.name)!;
+    if (e.shape.join(',') !== s.shape.join(','))
+      throw new Error(`${h.file}: tensor ${s.name} has shape [${e.shape.join(', ')}] but config.json implies [${s.shape.join(', ')}]`);
+  }
+  return { source, specs };
 }

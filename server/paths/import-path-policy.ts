@@ -3,19 +3,27 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * Which server directories a repository task import may read (`workspace.dir`/`tarball`/`git`,
- * SWE-bench `repo_path`). A task line is data from whoever wrote the file, and the workspace it
- * names ends up readable by the agent: without a bound, `{"dir": "/etc"}` or a `repo_path` of
- * another checkout on the server copies server files into a task. `roots` are the directories
- * allowed (CRUCIBLE_IMPORT_ROOTS, plus the task file's own directory for the in-process CLI);
- * `via` only shapes the error message.
+ * Which server directories an import may read: repository tasks (`workspace.dir`/`tarball`/
+ * `git`, SWE-bench `repo_path`) and model directories (`models.import`). A task line or a
+ * model `dir` is data from whoever sent it, and what it names ends up readable by agents or
+ * shown to every viewer: without a bound, `{"dir": "/etc"}` copies server files into a task
+ * and a model import reads any server directory. `roots` are the directories allowed
+ * (CRUCIBLE_IMPORT_ROOTS, plus what the in-process CLI names itself); `via` only shapes the
+ * error message.
  */
-export type ImportPathPolicy = { roots: readonly string[]; via: 'api' | 'cli' };
+export type ImportPathPolicy = { roots: readonly string[]; via: 'api' | 'cli'; of: 'tasks' | 'model' };
 
-/** The policy of a caller: the in-process CLI (trusted with the database) also reads its task file's directory tree. */
-export function importPathPolicy(configuredRoots: readonly string[], caller: { local: boolean; baseDir?: string }): ImportPathPolicy {
-  if (caller.local) return { roots: [...(caller.baseDir ? [caller.baseDir] : []), ...configuredRoots], via: 'cli' };
-  return { roots: configuredRoots, via: 'api' };
+/**
+ * The policy of a caller: the in-process CLI (trusted with the database) also reads `baseDir`
+ * (its task file's directory tree, or the model directory it names).
+ */
+export function importPathPolicy(
+  configuredRoots: readonly string[],
+  caller: { local: boolean; baseDir?: string },
+  of: ImportPathPolicy['of'] = 'tasks',
+): ImportPathPolicy {
+  if (caller.local) return { roots: [...(caller.baseDir ? [caller.baseDir] : []), ...configuredRoots], via: 'cli', of };
+  return { roots: configuredRoots, via: 'api', of };
 }
 
 const realOrNull = (p: string) => {
@@ -39,7 +47,7 @@ export function checkImportPath(p: string, policy: ImportPathPolicy, what: strin
     return {
       error:
         policy.via === 'api'
-          ? `${what} names a path on the server (${shown}); imports over the API read local paths only under CRUCIBLE_IMPORT_ROOTS, which is not set: set it on the server to the directories operators may import from, or give the workspace inline as {"files": …}`
+          ? `${what} names a path on the server (${shown}); imports over the API read local paths only under CRUCIBLE_IMPORT_ROOTS, which is not set: set it on the server to the directories operators may import from${policy.of === 'model' ? ', or import with the CLI on that host' : ', or give the workspace inline as {"files": …}'}`
           : `${what} names a local path (${shown}) but no import root is allowed; set CRUCIBLE_IMPORT_ROOTS`,
     };
   }
@@ -58,7 +66,7 @@ export function checkImportPath(p: string, policy: ImportPathPolicy, what: strin
   if (roots.some((r) => within(real, r))) return { path: realOrNull(p) ?? p };
   const allowed =
     policy.via === 'cli'
-      ? `the task file's directory and CRUCIBLE_IMPORT_ROOTS (${policy.roots.join(', ')})`
+      ? `${policy.of === 'model' ? 'the directory named' : "the task file's directory"} and CRUCIBLE_IMPORT_ROOTS (${policy.roots.join(', ')})`
       : `CRUCIBLE_IMPORT_ROOTS (${policy.roots.join(', ')})`;
   return {
     error: `${what} ${shown}${real !== shown ? ` (resolves to ${real})` : ''} is outside the directories imports may read: ${allowed}; move it under one, or add its directory to CRUCIBLE_IMPORT_ROOTS`,
