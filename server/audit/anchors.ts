@@ -112,7 +112,7 @@ export async function anchorHead(db: Db, file: string): Promise<{ anchored?: Anc
     if (problem) return { problem };
   }
   const [head] = await db.execute<{ seq: string; hash: string; rows: string }>(sql`
-    select seq::text as seq, hash, (select count(*) from audit_log)::text as rows from audit_log order by seq desc limit 1`);
+    select a.seq::text as seq, a.hash, (select count(*) from audit_log)::text as rows from audit_log a order by a.seq desc limit 1`);
   if (!head || Number(head.seq) === latest?.seq) return {};
   const anchored = { at: new Date().toISOString(), database, seq: Number(head.seq), rows: Number(head.rows), hash: head.hash };
   appendAnchor(file, anchored);

@@ -98,14 +98,45 @@ describe('audit anchors (tampering by someone with owner rights)', () => {
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
   let n = 0;
 
-  /** A database with 6 audit rows whose head is anchored (as the maintenance worker does), and its anchor file. */
-  async function anchoredDatabase() {
+  /** A database with `rows` audit rows whose head is anchored (as the maintenance worker does), and its anchor file. */
+  async function anchoredDatabase(rows = 6) {
     const d = await freshDatabase();
     const file = path.join(dir, `anchors-${++n}.log`);
-    for (let i = 0; i < 6; i++) await appendAudit(d.db, { actor: 'test', action: `a.${i}`, targetType: 'x', details: { i } });
-    expect((await anchorHead(d.db, file)).anchored).toMatchObject({ rows: 6 });
+    for (let i = 0; i < rows; i++) await appendAudit(d.db, { actor: 'test', action: `a.${i}`, targetType: 'x', details: { i } });
+    if (rows > 0) expect((await anchorHead(d.db, file)).anchored).toMatchObject({ rows });
     return { d, file };
   }
+
+  it('hundreds of rows, anchored as they grow: the anchor is the real head (seq compared as a number, not as text) and verify passes', async () => {
+    // seq 10 sorts before 9 as text: a head taken that way made every verify of an untouched database report tampering
+    const { d, file } = await anchoredDatabase(0);
+    const id = await databaseIdentity(d.db);
+    for (let batch = 0; batch < 12; batch++) {
+      for (let i = 0; i < 25; i++) await appendAudit(d.db, { actor: 'test', action: `b.${batch}.${i}`, targetType: 'x' });
+      const { anchored, problem } = await anchorHead(d.db, file);
+      expect(problem).toBeUndefined();
+      const [head] = await d.sql<{ seq: string; hash: string }[]>`select seq::text as seq, hash from audit_log order by audit_log.seq desc limit 1`;
+      expect(anchored).toMatchObject({ seq: Number(head!.seq), hash: head!.hash, rows: (batch + 1) * 25 });
+      expect(await verifyAudit(d.db, { anchorFile: file })).toMatchObject({ ok: true, rows: (batch + 1) * 25 });
+    }
+    expect(latestAnchor(file, id)).toMatchObject({ rows: 300 });
+    // and genuine tampering on a long chain is still named
+    await asOwnerWithoutTrigger(d, async (sql) => {
+      await sql`update audit_log set details = '{"edited": true}' where action = 'b.11.24'`;
+      await recomputeChain(sql);
+    });
+    expect(await verifyAudit(d.db, { anchorFile: file })).toMatchObject({ ok: false, reason: expect.stringMatching(/the chain was rewritten/) });
+  });
+
+  it('on a long chain, deleting the newest rows or TRUNCATE is named against the anchor', async () => {
+    const { d, file } = await anchoredDatabase(150);
+    const head = latestAnchor(file, await databaseIdentity(d.db))!;
+    expect(head.rows).toBe(150);
+    await asOwnerWithoutTrigger(d, (sql) => sql`delete from audit_log where seq > ${head.seq - 3}`);
+    expect(await verifyAudit(d.db, { anchorFile: file })).toMatchObject({ ok: false, brokenAt: head.seq, reason: expect.stringMatching(/is gone/) });
+    await ownerConnection(d, { max: 1 }).sql`truncate audit_log`;
+    expect(await verifyAudit(d.db, { anchorFile: file })).toMatchObject({ ok: false, reason: expect.stringMatching(/is gone/) });
+  });
 
   it('an untampered chain verifies against its anchor, and verify anchors the new head', async () => {
     const { d, file } = await anchoredDatabase();
