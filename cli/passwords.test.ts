@@ -60,8 +60,10 @@ describe('crucible users reset-password / account change-password', () => {
     expect((await crucible(['users', 'add', 'carol', '--role', 'operator', '--password', 'carols-first-password'])).code).toBe(0);
     const token = JSON.parse((await crucible(['tokens', 'create', '--name', 'carol cli', '--user', 'carol', '--json'])).stdout).token as string;
 
-    const reset = await crucible(['users', 'reset-password', 'carol']);
+    // --keep-tokens: carol changes her password with the token she already had
+    const reset = await crucible(['users', 'reset-password', 'carol', '--keep-tokens']);
     expect(reset.code, reset.stderr).toBe(0);
+    expect(reset.stdout).toMatch(/API tokens kept/);
     const oneTime = /one-time password \(shown once\): (\S+)/.exec(reset.stdout)![1]!;
     expect((await hashOf('carol')).must_change_password).toBe(true);
     const audit = await database.sql`select actor, details from audit_log where action = 'user.password_reset' order by seq desc limit 1`;
@@ -77,6 +79,18 @@ describe('crucible users reset-password / account change-password', () => {
     expect((await hashOf('carol')).must_change_password).toBe(false);
     const events = await database.sql`select action from audit_log where action in ('user.password_reset', 'auth.password_changed') order by seq`;
     expect(events.map((e) => e.action)).toEqual(['user.password_reset', 'auth.password_changed']);
+  });
+
+  it('a reset revokes the API tokens by default, and says how many', async () => {
+    expect((await crucible(['users', 'add', 'dave', '--role', 'operator', '--password', 'daves-first-password'])).code).toBe(0);
+    const token = JSON.parse((await crucible(['tokens', 'create', '--name', 'dave cli', '--user', 'dave', '--json'])).stdout).token as string;
+    expect((await crucible(['runs', 'list', '--url', url, '--token', token, '--json'])).code).toBe(0);
+    const reset = await crucible(['users', 'reset-password', 'dave']);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(reset.stdout).toMatch(/1 API token\(s\) revoked/);
+    const after = await crucible(['runs', 'list', '--url', url, '--token', token, '--json']);
+    expect(after.code).not.toBe(0);
+    expect(after.stderr).toMatch(/token|unauthori[sz]ed|sign in/i);
   });
 
   it('change-password without --url says what to do instead', async () => {

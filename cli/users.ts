@@ -54,19 +54,19 @@ export const commands: Command[] = [
   },
   {
     name: 'users reset-password',
-    summary: 'reset a password: prints a one-time password; they must change it at next sign-in (ends their sessions)',
-    usage: 'crucible users reset-password USERNAME [--json]',
-    options: apiOptions,
+    summary: 'reset a password: prints a one-time password; they must change it at next sign-in (ends their sessions, revokes their API tokens)',
+    usage: 'crucible users reset-password USERNAME [--keep-tokens] [--json]\n  --keep-tokens  leave their API tokens working (by default a reset revokes them)',
+    options: { ...apiOptions, 'keep-tokens': { type: 'boolean' } },
     run: async ({ values, positionals }) => {
       const username = positionals[0];
-      if (!username) throw new CliError('usage: crucible users reset-password USERNAME');
+      if (!username) throw new CliError('usage: crucible users reset-password USERNAME [--keep-tokens]');
       const api = await cliApi(values);
-      const res = await api.users.resetPassword.mutate({ username });
+      const res = await api.users.resetPassword.mutate({ username, revokeTokens: !values['keep-tokens'] });
       output(
         !!values.json,
         res,
         () =>
-          `${res.username}: password reset, ${res.sessionsEnded} session(s) ended\none-time password (shown once): ${res.password}\nthey must choose a new one when they sign in`,
+          `${res.username}: password reset, ${res.sessionsEnded} session(s) ended, ${values['keep-tokens'] ? 'API tokens kept' : `${res.tokensRevoked} API token(s) revoked`}\none-time password (shown once): ${res.password}\nthey must choose a new one when they sign in`,
       );
       return 0;
     },

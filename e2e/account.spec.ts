@@ -18,6 +18,8 @@ test('admin resets a password: a one-time password is shown once', async ({ page
   await form.getByRole('button', { name: 'Create user' }).click();
   const row = page.getByTestId('user-row').filter({ hasText: user.username });
   await row.getByRole('button', { name: 'Reset password' }).click();
+  // revoking the user's API tokens is the default (a reset usually means the account may be compromised)
+  await expect(row.getByRole('checkbox', { name: 'Revoke their API tokens' })).toBeChecked();
   await row.getByRole('button', { name: 'Confirm reset' }).click();
   oneTime = (await page.getByTestId('one-time-password').textContent())!.trim();
   expect(oneTime.length).toBeGreaterThanOrEqual(10);

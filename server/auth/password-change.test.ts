@@ -88,8 +88,9 @@ describe('admin password reset', () => {
   it('gives a one-time password, ends sessions, forces a change before anything else', async () => {
     const admin = await signIn('ada', 'admin-password');
     const victim = await signIn('pat', 'patient-password');
-    // Keeps working across the reset: API tokens are separate credentials.
+    // A token minted before the reset (by pat, or by whoever held pat's password) stops working with it.
     const token = (await call('tokens.create', { name: 'pat bot' }, { cookie: victim.cookie })).data!.token as string;
+    expect((await call('runs.list', {}, { authorization: `Bearer ${token}` }, 'GET')).status).toBe(200);
 
     const refused = await call('users.resetPassword', { username: 'ada' }, { cookie: victim.cookie });
     expect(refused.status).toBe(403);
@@ -103,7 +104,9 @@ describe('admin password reset', () => {
     expect(await sessionsOf('pat')).toBe(0);
     expect((await call('auth.me', undefined, { cookie: victim.cookie }, 'GET')).data).toBeNull();
     const audit = await lastAudit('user.password_reset');
-    expect(audit).toMatchObject({ actor: 'user:ada', details: { username: 'pat', sessionsEnded: 1 } });
+    expect(audit).toMatchObject({ actor: 'user:ada', details: { username: 'pat', sessionsEnded: 1, tokensRevoked: 1, tokensKept: false } });
+    expect(reset.data).toMatchObject({ tokensRevoked: 1 });
+    expect((await call('runs.list', {}, { authorization: `Bearer ${token}` }, 'GET')).status).toBe(401);
     expect(JSON.stringify(audit)).not.toContain(oneTime);
     expect((await call('auth.login', { username: 'pat', password: 'patient-password' })).status).toBe(401);
 
@@ -114,7 +117,6 @@ describe('admin password reset', () => {
     const blocked = await call('runs.list', {}, { cookie: forced.cookie }, 'GET');
     expect(blocked.status).toBe(403);
     expect(blocked.error?.message).toMatch(/choose a new one first/);
-    expect((await call('runs.list', {}, { authorization: `Bearer ${token}` }, 'GET')).status).toBe(200);
     expect((await call('users.list', undefined, { cookie: admin.cookie }, 'GET')).data).toEqual(
       expect.arrayContaining([expect.objectContaining({ username: 'pat', mustChangePassword: true })]),
     );
@@ -124,6 +126,18 @@ describe('admin password reset', () => {
     expect((await call('runs.list', {}, { cookie: changed.cookie! }, 'GET')).status).toBe(200);
     expect((await call('auth.me', undefined, { cookie: changed.cookie! }, 'GET')).data).toMatchObject({ mustChangePassword: false });
     expect(await lastAudit('auth.password_changed')).toMatchObject({ actor: 'user:pat', details: { wasForced: true } });
+  });
+
+  it('revokeTokens: false keeps the API tokens working (the admin unticked it)', async () => {
+    const admin = await signIn('ada', 'admin-password');
+    const bot = await call('users.create', { username: 'botty', password: 'botty-password', role: 'operator' }, { cookie: admin.cookie });
+    expect(bot.status, bot.error?.message).toBe(200);
+    const botty = await signIn('botty', 'botty-password');
+    const token = (await call('tokens.create', { name: 'ci' }, { cookie: botty.cookie })).data!.token as string;
+    const reset = await call('users.resetPassword', { username: 'botty', revokeTokens: false }, { cookie: admin.cookie });
+    expect(reset.data).toMatchObject({ tokensRevoked: 0 });
+    expect(await lastAudit('user.password_reset')).toMatchObject({ details: { username: 'botty', tokensRevoked: 0, tokensKept: true } });
+    expect((await call('runs.list', {}, { authorization: `Bearer ${token}` }, 'GET')).status).toBe(200);
   });
 
   it('lifts a sign-in lockout on that username', async () => {

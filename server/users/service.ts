@@ -109,11 +109,13 @@ export async function enableUser(db: Db, username: string, actor: string) {
 /**
  * An admin resets someone's password: a generated one-time password, returned once (never
  * stored or audited in clear), which the user must replace at their next sign-in. All their
- * sessions end and their sign-in lockout is lifted; API tokens stay valid (separate
- * credentials; disable the user to revoke them too). `byUserId` is the admin's own id: your
- * own password you change with the current one (auth.changePassword), not by reset.
+ * sessions end and their sign-in lockout is lifted. Their API tokens are revoked too unless
+ * `revokeTokens` is false: a reset usually means the account may be compromised, and a token
+ * minted by whoever held it would otherwise outlive the reset. `byUserId` is the admin's own
+ * id: your own password you change with the current one (auth.changePassword), not by reset.
  */
-export async function resetPassword(db: Db, username: string, actor: string, byUserId: string | null) {
+export async function resetPassword(db: Db, username: string, actor: string, byUserId: string | null, o: { revokeTokens?: boolean } = {}) {
+  const revokeTokens = o.revokeTokens ?? true;
   const user = await findUser(db, username);
   if (user.id === byUserId)
     throw new DomainError('BAD_REQUEST', 'you cannot reset your own password; change it on your Account page (current password required)');
@@ -123,10 +125,23 @@ export async function resetPassword(db: Db, username: string, actor: string, byU
   return db.transaction(async (tx) => {
     await tx.update(users).set({ passwordHash, mustChangePassword: true }).where(eq(users.id, user.id));
     const ended = await tx.delete(sessions).where(eq(sessions.userId, user.id)).returning({ id: sessions.id });
+    const revoked = revokeTokens
+      ? await tx
+          .update(apiTokens)
+          .set({ revokedAt: new Date() })
+          .where(and(eq(apiTokens.userId, user.id), isNull(apiTokens.revokedAt)))
+          .returning({ id: apiTokens.id })
+      : [];
     // Before the audit append: throttle rows are always locked before the audit chain lock.
     await clearUsername(tx, user.username);
-    await appendAudit(tx, { actor, action: 'user.password_reset', targetType: 'user', targetId: user.id, details: { username, sessionsEnded: ended.length } });
-    return { username, password, mustChangePassword: true, sessionsEnded: ended.length };
+    await appendAudit(tx, {
+      actor,
+      action: 'user.password_reset',
+      targetType: 'user',
+      targetId: user.id,
+      details: { username, sessionsEnded: ended.length, tokensRevoked: revoked.length, tokensKept: !revokeTokens },
+    });
+    return { username, password, mustChangePassword: true, sessionsEnded: ended.length, tokensRevoked: revoked.length };
   });
 }
 

@@ -19,7 +19,9 @@ function UsersTable() {
   const users = useQuery(trpc.users.list.queryOptions());
   const [confirming, setConfirming] = useState<string | null>(null);
   const [confirmingReset, setConfirmingReset] = useState<string | null>(null);
-  const [oneTime, setOneTime] = useState<{ username: string; password: string } | null>(null);
+  // a reset revokes the user's API tokens unless the admin unticks it
+  const [revokeTokens, setRevokeTokens] = useState(true);
+  const [oneTime, setOneTime] = useState<{ username: string; password: string; tokensRevoked: number } | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.users.list.queryKey() });
   // a role change or re-enable waits in a dialog until confirmed
   const [roleChange, setRoleChange] = useState<{ username: string; from: Role; to: Role } | null>(null);
@@ -36,7 +38,7 @@ function UsersTable() {
   );
   const reset = useMutation(
     trpc.users.resetPassword.mutationOptions({
-      onSuccess: (r) => setOneTime({ username: r.username, password: r.password }),
+      onSuccess: (r) => setOneTime({ username: r.username, password: r.password, tokensRevoked: r.tokensRevoked }),
       onSettled: () => {
         setConfirmingReset(null);
         return refresh();
@@ -56,7 +58,8 @@ function UsersTable() {
           <code data-testid="one-time-password" className="select-all rounded bg-white px-1.5 py-0.5 font-mono">
             {oneTime.password}
           </code>
-          . They must choose a new one when they sign in.{' '}
+          . They must choose a new one when they sign in.
+          {oneTime.tokensRevoked > 0 && ` ${oneTime.tokensRevoked} API token${oneTime.tokensRevoked === 1 ? ' was' : 's were'} revoked.`}{' '}
           <Button variant="ghost" className="py-0.5" onClick={() => setOneTime(null)}>
             Done
           </Button>
@@ -155,7 +158,16 @@ function UsersTable() {
                     (confirmingReset === u.username ? (
                       <span className="mr-2 inline-flex items-center gap-1">
                         <span className="text-xs text-amber-800">Signs them out; they pick a new password.</span>
-                        <Button variant="primary" className="py-0.5" disabled={reset.isPending} onClick={() => reset.mutate({ username: u.username })}>
+                        <label className="inline-flex items-center gap-1 text-xs text-slate-700">
+                          <input type="checkbox" checked={revokeTokens} onChange={(e) => setRevokeTokens(e.target.checked)} />
+                          Revoke their API tokens
+                        </label>
+                        <Button
+                          variant="primary"
+                          className="py-0.5"
+                          disabled={reset.isPending}
+                          onClick={() => reset.mutate({ username: u.username, revokeTokens })}
+                        >
                           Confirm reset
                         </Button>
                         <Button variant="ghost" className="py-0.5" onClick={() => setConfirmingReset(null)}>
@@ -167,6 +179,7 @@ function UsersTable() {
                         className="mr-2 py-0.5"
                         onClick={() => {
                           setOneTime(null);
+                          setRevokeTokens(true);
                           setConfirmingReset(u.username);
                         }}
                       >
