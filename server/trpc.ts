@@ -2,6 +2,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import superjson from 'superjson';
 import { z, ZodError } from 'zod';
 import type { Context } from './context';
+import { nulCharacterProblem } from '@/core/nul-characters';
 import { capabilityDescriptions, rolesWith, type Capability } from '@/core/roles';
 import { describeIssues, DomainError } from './errors';
 import { internalErrorMessage, reportInternalError } from './http/internal-error';
@@ -45,9 +46,19 @@ const mapErrors = t.middleware(async ({ ctx, next }) => {
   return result;
 });
 
+/**
+ * No input reaches a procedure with a NUL character in it: PostgreSQL cannot store or compare
+ * one, so it would surface as an opaque 500 from the query. A 400 names the field instead.
+ */
+const refuseNulCharacters = t.middleware(async ({ getRawInput, next }) => {
+  const problem = nulCharacterProblem(await getRawInput().catch(() => undefined));
+  if (problem) throw new TRPCError({ code: 'BAD_REQUEST', message: `invalid input: ${problem}` });
+  return next();
+});
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure.use(mapErrors);
+export const publicProcedure = t.procedure.use(mapErrors).use(refuseNulCharacters);
 
 const authed = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.user) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'sign in first (or send Authorization: Bearer <token>)' });

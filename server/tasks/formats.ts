@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { nulCharacterProblem } from '@/core/nul-characters';
 import { environmentName } from '@/core/environments';
 import {
   ioTest,
@@ -74,6 +75,8 @@ export function parseTaskFile(text: string, format: TaskFileFormat): { tasks: Pa
       errors.push({ line, message: `not valid JSON (${(e as Error).message})` });
       return;
     }
+    const nul = nulCharacterProblem(json);
+    if (nul) return void errors.push({ line, message: nul });
     let task: ParsedTask;
     if (format === 'crucible') {
       const r = crucibleTaskLine.safeParse(json);

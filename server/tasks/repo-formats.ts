@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { nulCharacterProblem } from '@/core/nul-characters';
 import path from 'node:path';
 import {
   crucibleRepoTaskLine,
@@ -194,6 +195,8 @@ export function parseRepoTaskFile(
     } catch (e) {
       return void errors.push({ line, message: `not valid JSON (${(e as Error).message})` });
     }
+    const nul = nulCharacterProblem(json, 'remove it (a binary workspace file goes in as {"base64": …})');
+    if (nul) return void errors.push({ line, message: nul });
     const task = parseRepoLine(json, format, baseDir, policy, caps);
     if (typeof task === 'string') return void errors.push({ line, message: task });
     const dup = seen.get(task.externalId);
