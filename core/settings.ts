@@ -42,7 +42,7 @@ export const settingsSchema = z.object({
     .default(20)
     .describe('most calls one `/api/trpc` batch request may hold (more: 413, none run); the console batches at most 10'),
   CRUCIBLE_MAX_IMPORT_BYTES: bytes.default(64 * 1024 * 1024).describe('largest task file `crucible tasks import` and `POST /api/tasks/import` accept'),
-  // Repository task import (server/tasks/repo-formats.ts; docs/security.md, "Task import paths")
+  // Repository task and model import (server/paths/import-path-policy.ts; docs/security.md, "Task import paths", "Model import")
   CRUCIBLE_IMPORT_ROOTS: z
     .preprocess(
       unsetIfEmpty,
@@ -54,7 +54,7 @@ export const settingsSchema = z.object({
     )
     .transform((v) => v ?? [])
     .describe(
-      "`:`-separated absolute directories that repository task lines may name as local workspaces (`workspace.dir`/`tarball`/`git`, SWE-bench `repo_path`). Over the API nothing else is readable (unset: local-path workspaces are refused there; inline `files` always work); the in-process CLI may also read the task file's own directory tree. Symbolic links and `..` are resolved before the check",
+      "`:`-separated absolute directories that repository task lines may name as local workspaces (`workspace.dir`/`tarball`/`git`, SWE-bench `repo_path`) and that `models.import` may read over the API. Over the API nothing else is readable (unset: local-path workspaces and API model imports are refused; inline `files` always work); the in-process CLI may also read the task file's own directory tree, or the model directory it names. Symbolic links and `..` are resolved before the check",
     ),
   CRUCIBLE_WORKSPACE_MAX_FILES: positiveInt
     .default(5000)

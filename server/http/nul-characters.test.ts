@@ -48,7 +48,9 @@ describe('NUL characters in input are a 400 naming the field, not a 500', () => 
     ] as const) {
       const r = await call(path, input, 'GET');
       expect(r.status, JSON.stringify(r.body)).toBe(400);
-      expect(r.body.error!.json.message).toBe(`invalid input: ${field} contains a NUL character (\\0 or \\u0000), which cannot be stored or searched; remove it`);
+      expect(r.body.error!.json.message).toBe(
+        `invalid input: ${field} contains a NUL character (\\0 or \\u0000), which cannot be stored or searched; remove it`,
+      );
       expect(r.body.error!.json.data.errorId).toBeNull();
     }
   });

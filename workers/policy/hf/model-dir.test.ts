@@ -149,3 +149,36 @@ describe('loading a Hugging Face model directory', () => {
     for (const [k, v] of tensors()) expect(m.weights.get(k), k).toEqual(v.data);
   });
 });
+
+describe('inspectHfModelDir: what an import checks, without reading weight data (issue 31 §5)', () => {
+  it('validates a 4 GiB checkpoint (a sparse file) from its header alone, in bounded memory', async () => {
+    // shapes of a 1-layer model with a 128k vocabulary: 4 GiB of float32, a hole on disk
+    const big = { ...CONFIG, vocab_size: 131072, hidden_size: 4096, intermediate_size: 4096, num_attention_heads: 32, num_key_value_heads: 8 };
+    const dir = path.join(tmp, 'sparse');
+    await fs.mkdir(dir);
+    for (const f of ['tokenizer.json', 'tokenizer_config.json']) await fs.copyFile(path.join(STORIES, f), path.join(dir, f));
+    await fs.writeFile(path.join(dir, 'config.json'), JSON.stringify(big));
+    const header: Record<string, unknown> = {};
+    let offset = 0;
+    for (const s of hfParamSpecs(parseHfConfig(big))) {
+      const bytes = s.shape.reduce((a, b) => a * b, 1) * 4;
+      header[s.name] = { dtype: 'F32', shape: s.shape, data_offsets: [offset, offset + bytes] };
+      offset += bytes;
+    }
+    expect(offset).toBeGreaterThan(4 * 1024 ** 3);
+    const json = Buffer.from(JSON.stringify(header));
+    const len = Buffer.alloc(8);
+    len.writeBigUInt64LE(BigInt(json.length));
+    const file = path.join(dir, 'model.safetensors');
+    await fs.writeFile(file, Buffer.concat([len, json]));
+    await fs.truncate(file, 8 + json.length + offset);
+    const before = process.memoryUsage().arrayBuffers;
+    const { inspectHfModelDir } = await import('./model-dir');
+    const inspected = await inspectHfModelDir(dir);
+    expect(inspected).toMatchObject({ storedDtypes: { F32: hfParamSpecs(parseHfConfig(big)).length } });
+    expect(inspected.parameters * 4).toBe(offset);
+    expect('weights' in inspected).toBe(false);
+    // loading the weights would hold 4 GiB of Float32Arrays
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(64 * 1024 * 1024);
+  });
+});
