@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { MODEL_METADATA_MAX_BYTES } from '@/core/models';
-import { DEFAULT_TEMPLATE_LIMITS, installTemplateBudget, type TemplateLimits } from './bounded-template';
+import { DEFAULT_TEMPLATE_LIMITS, type TemplateLimits } from './bounded-template';
 import { readModelText } from './model-file';
 import type { ChatMessage } from './tokenizer';
 
@@ -13,7 +13,8 @@ import type { ChatMessage } from './tokenizer';
  * time limit, never the event loop every request waits on (V8 interrupts a running regex when
  * the thread is terminated). The files are read on the caller's side as model-file.ts reads
  * them; the thread gets their text. The thread is plain JS (eval) so it needs no TypeScript
- * loader; the template budget is the same function the workers use (its source text).
+ * loader; it requires the template budget the workers use (template-budget.cjs) from the
+ * checkout it runs in (the process's working directory, as `npm start` and the CLI run).
  */
 
 export type TokenizerInspection = {
@@ -53,7 +54,7 @@ const { parentPort, workerData: w } = require('node:worker_threads');
 const req = require('node:module').createRequire(w.base);
 const { Tokenizer } = req('@huggingface/tokenizers');
 const jinja = req('@huggingface/jinja');
-const render = (${installTemplateBudget.toString()})(jinja);
+const render = req(w.budget).installTemplateBudget(jinja);
 const content = (t) => (t == null ? undefined : typeof t === 'string' ? t : t.content);
 try {
   const tc = w.tokenizerConfig ? JSON.parse(w.tokenizerConfig) : {};
@@ -106,7 +107,16 @@ export async function inspectTokenizerIsolated(
   template ??= (await readModelText(dir, 'chat_template.jinja', MODEL_METADATA_MAX_BYTES['chat_template.jinja'])) ?? null;
   const worker = new Worker(WORKER, {
     eval: true,
-    workerData: { base: path.join(process.cwd(), 'package.json'), tokenizerJson, tokenizerConfig, template, messages, probes: PROBES, limits: limits.template },
+    workerData: {
+      base: path.join(process.cwd(), 'package.json'),
+      budget: path.join(process.cwd(), 'workers', 'policy', 'hf', 'template-budget.cjs'),
+      tokenizerJson,
+      tokenizerConfig,
+      template,
+      messages,
+      probes: PROBES,
+      limits: limits.template,
+    },
     resourceLimits: { maxOldGenerationSizeMb: limits.heapMb, maxYoungGenerationSizeMb: 64 },
     stdout: true,
     stderr: true,
