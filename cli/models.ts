@@ -179,7 +179,7 @@ const inspect: Command = {
 const fmtBytes = (n: number) => (n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${(n / 1e3).toFixed(1)} kB`);
 
 const importUsage =
-  "crucible models import DIR --name NAME [--json]\n  DIR is read by the process that runs the import: this host, or the console's host with --url";
+  "crucible models import DIR --name NAME [--json]\n  DIR is read by the process that runs the import: this host, or the console's host with --url (there only under its CRUCIBLE_IMPORT_ROOTS)";
 const importCmd: Command = {
   name: 'models import',
   summary: 'register a Hugging Face model directory: validated, its files published to the artifact store by sha256',
