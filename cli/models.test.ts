@@ -14,6 +14,9 @@ import { CliError, parseFor, type Command } from './args';
 import { STORIES260K_DIR } from '@/test/models';
 import { runCrucible } from '@/test/cli';
 import { freshDatabase } from '@/test/database';
+import type { Database } from '@/db/client';
+import { models } from '@/db/schema';
+import { eq } from 'drizzle-orm';
 
 const STORIES = STORIES260K_DIR;
 
@@ -139,8 +142,10 @@ describe('crucible policy sample --model / models inspect', () => {
 
 describe('crucible models import|list|show|export (the real binary, real Postgres, the local artifact store)', () => {
   let url: string;
+  let database: Database;
   beforeAll(async () => {
-    url = (await freshDatabase()).url;
+    database = await freshDatabase();
+    url = database.url;
   });
   const crucible = (args: string[]) => runCrucible(args, { DATABASE_URL: url, CRUCIBLE_DATA_DIR: path.join(dir, 'registry-data') });
   const ok = async (args: string[]) => {
@@ -243,6 +248,23 @@ describe('crucible models import|list|show|export (the real binary, real Postgre
     const orig = JSON.parse(await ok(['models', 'show', 'stories260K', '--json'])) as { tokenizerSha256: string; parameters: number };
     expect(again.tokenizerSha256).toBe(orig.tokenizerSha256);
     expect(again.parameters).toBe(orig.parameters);
+  });
+
+  it('export refuses a models row whose file names the app role rewrote; nothing is written outside', async () => {
+    const [row] = await database.db.select().from(models).where(eq(models.name, 'stories260K'));
+    const escape = `escape-${process.pid}.sh`;
+    // freshDatabase connects as the app role, which every worker host holds
+    const files = row!.files.map((f) => (f.path === 'generation_config.json' ? { ...f, path: `../../../../../../../../tmp/${escape}` } : f));
+    await database.db.update(models).set({ files }).where(eq(models.name, 'stories260K'));
+    try {
+      expect(await crucible(['models', 'export', 'stories260K', '--format', 'hf', '--out', path.join(dir, 'evil-out')])).toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/the models row lists a file .* that is not a model file name/),
+      });
+      expect(await fs.stat(path.join('/tmp', escape)).catch(() => null)).toBeNull();
+    } finally {
+      await database.db.update(models).set({ files: row!.files }).where(eq(models.name, 'stories260K'));
+    }
   });
 
   it('--adapter: exports a PEFT adapter or the merged model, and samples with it', async () => {
