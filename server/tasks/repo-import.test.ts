@@ -5,6 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseSettings } from '@/core/settings';
 import type { Database } from '@/db/client';
+import { repoTasks, repoWorkspaces, tasks } from '@/db/schema';
+import { eq } from 'drizzle-orm';
 import { taskImportRoute } from '@/server/http/task-import-route';
 import { createToken } from '@/server/tokens/service';
 import { createUser } from '@/server/users/service';
@@ -136,6 +138,33 @@ describe('repository task import', () => {
     expect(stored.passToPass).toEqual(['tests/test_clamp.py::test_low']);
     expect(stored.goldPatch).toBe(patch);
     expect(stored.workspaceSha256).toBe(workspaceSha256(stored.workspace));
+  });
+
+  it('a stored workspace, hidden-test path or environment name rewritten by the app role is refused on the way out', async () => {
+    const op = await callerAs(database.db, 'operator');
+    const [row] = await op.tasks.list({ suite: 'swe' });
+    const [repo] = await database.db.select().from(repoTasks).where(eq(repoTasks.taskId, row!.id));
+    const [ws] = await database.db.select().from(repoWorkspaces).where(eq(repoWorkspaces.sha256, repo!.workspaceSha256));
+    // freshDatabase connects as the app role every worker host holds
+    await database.db
+      .update(repoWorkspaces)
+      .set({ files: { ...ws!.files, '../../etc/cron.d/x': '* * * * * root id\n' } })
+      .where(eq(repoWorkspaces.sha256, ws!.sha256));
+    await expect(loadStoredRepoTask(database.db, row!.id)).rejects.toThrow(/its stored workspace has an invalid file path \(\.\.\/\.\.\/etc\/cron\.d\/x/);
+    await database.db.update(repoWorkspaces).set({ files: ws!.files }).where(eq(repoWorkspaces.sha256, ws!.sha256));
+    await database.db
+      .update(repoTasks)
+      .set({ hiddenTests: { '/abs/test.py': 'x' } })
+      .where(eq(repoTasks.taskId, row!.id));
+    await expect(loadStoredRepoTask(database.db, row!.id)).rejects.toThrow(/its stored hidden tests has an invalid file path/);
+    await database.db.update(repoTasks).set({ hiddenTests: repo!.hiddenTests }).where(eq(repoTasks.taskId, row!.id));
+    const [{ environmentName }] = (await database.db.select({ environmentName: tasks.environmentName }).from(tasks).where(eq(tasks.id, row!.id))) as [
+      { environmentName: string | null },
+    ];
+    await database.db.update(tasks).set({ environmentName: '../../env' }).where(eq(tasks.id, row!.id));
+    await expect(loadStoredRepoTask(database.db, row!.id)).rejects.toThrow(/its stored environment name is invalid/);
+    await database.db.update(tasks).set({ environmentName }).where(eq(tasks.id, row!.id));
+    expect((await loadStoredRepoTask(database.db, row!.id)).workspaceSha256).toBe(repo!.workspaceSha256);
   });
 
   it('reports every bad line by number with a readable reason and imports nothing', async () => {
