@@ -10,7 +10,7 @@ import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
 import { DEFAULT_SYSTEM_PROMPT, runAgentEpisode, type AgentEpisodeResult } from '@/workers/agent/episode/run-episode';
 import { toolSchemas } from '@/workers/agent/tools/tool-definitions';
 import { PermanentJobError } from '@/workers/jobs/job-handler';
-import { TemplateLimitError } from '@/workers/policy/hf/bounded-template';
+import { TemplateRenderError } from '@/workers/policy/hf/bounded-template';
 import { gradeRepoTask, REPO_GRADER_VERSION } from '@/workers/agent/grade/grade-repo-task';
 import { unreadableWorkspaceGrade } from '@/workers/agent/episode/unreadable-grade';
 import type { AgentPolicy } from '@/workers/agent/policies/agent-policy';
@@ -108,8 +108,8 @@ export async function playRepoEpisode(o: {
   const tokenBudget = agentTokenBudget(c, o.policy);
   // a prompt that fills the budget leaves the agent no message: every episode would be an empty patch scored 0
   const modelConfigError = (e: unknown): never => {
-    // the template's limits are the model's configuration: no retry renders it differently
-    if (e instanceof TemplateLimitError) throw new PermanentJobError(`${c.policy.kind === 'hf' ? `model "${c.policy.model}"` : 'the policy'}: ${e.message}`);
+    // a template that fails or exceeds its limits is the model's configuration: no retry renders it differently
+    if (e instanceof TemplateRenderError) throw new PermanentJobError(`${c.policy.kind === 'hf' ? `model "${c.policy.model}"` : 'the policy'}: ${e.message}`);
     throw e;
   };
   let prompt: number;

@@ -6,7 +6,7 @@ import type { AgentPolicy } from '../policies/agent-policy';
 import type { AgentChatMessage, ChatRenderer } from '../render/chat-renderer';
 import { truncateToolContent } from '../render/chat-renderer';
 import type { TokenSequence } from '../render/token-sequence';
-import { TemplateLimitError } from '@/workers/policy/hf/bounded-template';
+import { TemplateRenderError } from '@/workers/policy/hf/bounded-template';
 import { TemplateNotPrefixStableError } from '../render/chat-template';
 import { defaultToolLimits, executeToolCall, type ToolCallRecord, type ToolLimits } from '../tools/execute-tool';
 import { parseToolCalls } from '../tools/tool-call-text';
@@ -159,8 +159,8 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
       unreadable = e.message;
     }
   } catch (e) {
-    // a renderer that cannot render this episode (or whose template exceeds its limits), or a failing policy, is a bug to see, not an infra failure
-    if (e instanceof TemplateNotPrefixStableError || e instanceof TemplateLimitError || e instanceof AgentPolicyError) throw e;
+    // a renderer that cannot render this episode (a template that fails or exceeds its limits), or a failing policy, is a bug to see, not an infra failure
+    if (e instanceof TemplateNotPrefixStableError || e instanceof TemplateRenderError || e instanceof AgentPolicyError) throw e;
     end = 'sandbox_error';
     error = (e as Error).message;
   } finally {

@@ -28,7 +28,7 @@ export class TemplateNotPrefixStableError extends Error {}
 export class ChatTemplateRenderer implements ChatRenderer {
   readonly name: string;
   readonly stopTokens: number[];
-  private readonly template: Template;
+  private readonly source: string;
   private readonly endText: string;
   private readonly templateHasTools: boolean;
 
@@ -40,7 +40,8 @@ export class ChatTemplateRenderer implements ChatRenderer {
     if (end === undefined) throw new Error("the chat template renderer needs the token that ends an assistant message (endToken or the tokenizer's EOS)");
     this.stopTokens = [end];
     this.endText = tokenizer.decode([end], { skipSpecial: false });
-    this.template = new Template(o.chatTemplate);
+    new Template(o.chatTemplate); // parsed here so a syntax error surfaces at construction; rendered on the render thread
+    this.source = o.chatTemplate;
     this.templateHasTools = /\btools\b/.test(o.chatTemplate);
     this.name = o.name ?? 'chat-template';
     this.extra = o.extra ?? {};
@@ -49,11 +50,12 @@ export class ChatTemplateRenderer implements ChatRenderer {
 
   /**
    * The template applied to `messages`, as transformers' apply_chat_template(tokenize=False)
-   * does, within the template limits (TemplateLimitError past them: the model's configuration, not the episode's).
+   * does, within the template limits on the render thread (TemplateLimitError past them, and
+   * TemplateRenderError for the template's own errors: the model's configuration, not the episode's).
    */
   render(messages: AgentChatMessage[], tools: ToolSchema[], addGenerationPrompt: boolean): string {
     const special = (id: number | undefined) => (id === undefined ? '' : this.tokenizer.decode([id], { skipSpecial: false }));
-    return renderBounded(this.template, {
+    return renderBounded(this.source, {
       ...this.extra,
       messages,
       ...(tools.length && this.templateHasTools ? { tools } : {}),

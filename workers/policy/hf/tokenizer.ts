@@ -112,9 +112,10 @@ export class HfTokenizer {
    * builds too much text throws TemplateLimitError instead of hanging its process.
    */
   renderChat(messages: ChatMessage[], o: { addGenerationPrompt?: boolean; extra?: Record<string, unknown>; limits?: TemplateLimits } = {}): string {
-    if (!this.template) throw new Error('this model has no chat template (no chat_template in tokenizer_config.json and no chat_template.jinja)');
+    if (!this.template || this.chatTemplate === undefined)
+      throw new Error('this model has no chat template (no chat_template in tokenizer_config.json and no chat_template.jinja)');
     return renderBounded(
-      this.template,
+      this.chatTemplate,
       {
         ...o.extra,
         messages,
