@@ -185,6 +185,42 @@ describe('model import: files are not followed out of the directory, nor read fo
   });
 });
 
+describe('model import: weights are copied only as large as their header says, and only if they fit', () => {
+  /** A safetensors header declaring `bytes` of data (one F32 tensor), the file sized by `fileBytes`. */
+  async function sparseWeights(dir: string, bytes: number, fileBytes: (declared: number) => number) {
+    const json = Buffer.from(JSON.stringify({ w: { dtype: 'F32', shape: [bytes / 4], data_offsets: [0, bytes] } }));
+    const len = Buffer.alloc(8);
+    len.writeBigUInt64LE(BigInt(json.length));
+    const file = path.join(dir, 'model.safetensors');
+    await fs.writeFile(file, Buffer.concat([len, json]));
+    await fs.truncate(file, fileBytes(8 + json.length + bytes));
+  }
+
+  it('a weight file with bytes past its last tensor (a sparse 1 TiB tail) is refused before it is copied', async () => {
+    const dir = await modelDir('trailing', (d) => sparseWeights(d, 1024, (declared) => declared + 2 ** 40));
+    const e = await refusal(service.importModel(database.db, store(), { name: 'trailing', dir }, 'test:cli'));
+    expect(e.message).toMatch(/model\.safetensors is \d+ bytes but its header declares \d+; a safetensors file holds exactly its tensors/);
+  });
+
+  it('a checkpoint larger than the free disk (a sparse 8 TiB file) is refused before anything is copied', async () => {
+    const dir = await modelDir('huge', (d) => sparseWeights(d, 2 ** 43, (declared) => declared));
+    const e = await refusal(service.importModel(database.db, store(), { name: 'huge', dir }, 'test:cli'));
+    expect(e.message).toMatch(/needs about \d+ bytes free under .* and \d+ are; free some space or import elsewhere/);
+    expect(await fs.readdir(path.join(tmp, 'data', 'tmp'))).toEqual([]);
+  });
+
+  it('a config.json or chat template holding a NUL character is a 400 naming it, not a 500', async () => {
+    const op = await callerAs(database.db, 'operator');
+    const dir = await modelDir('nul-config', async (d) => {
+      const config = JSON.parse(await fs.readFile(path.join(d, 'config.json'), 'utf8')) as Record<string, unknown>;
+      await fs.writeFile(path.join(d, 'config.json'), JSON.stringify({ ...config, note: 'a\u0000b' }));
+    });
+    const e = await refusal(op.models.import({ name: 'nul-config', dir }));
+    expect(e.code).toBe('BAD_REQUEST');
+    expect(e.message).toMatch(/config\.json\.note contains a NUL character/);
+  });
+});
+
 describe('stored names: a models row edited by the app role cannot write outside the model directory', () => {
   it('a file path of ../../… or a non-model name in the row is refused on the way out; nothing is written', async () => {
     const [row] = await database.db.select().from(models).where(eq(models.name, 'plain'));

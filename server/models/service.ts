@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { asc, eq } from 'drizzle-orm';
 import { isWeightFile, MODEL_METADATA_FILES, modelFile, type ModelFile } from '@/core/models';
+import { nulCharacterProblem } from '@/core/nul-characters';
 import { settings } from '@/core/settings';
 import type { Db } from '@/db/client';
 import { dataDir } from '@/db/open-database';
@@ -16,7 +17,7 @@ import type { ArtifactStore } from '@/workers/artifacts/artifact-store';
 import { openArtifactStore } from '@/workers/artifacts/open-artifact-store';
 import { inspectTokenizerIsolated, InspectionLimitError, type TokenizerInspection } from '@/workers/policy/hf/isolated-inspection';
 import { copyModelDir } from '@/workers/policy/hf/model-dir-copy';
-import { inspectHfModelDir } from '@/workers/policy/hf/model-dir';
+import { checkHfModelDir } from '@/workers/policy/hf/model-dir';
 import type { ChatMessage } from '@/workers/policy/hf/tokenizer';
 
 /**
@@ -52,31 +53,34 @@ export type ModelDirDescription = {
 };
 
 /**
- * Validate a model directory as sampling loads it (config.json, tokenizer, every weight's
- * presence and shape from the safetensors headers: workers/policy/hf/model-dir.ts) without
- * reading weight data, and describe the files the registry keeps. `dir` is a copy made by
- * copyModelDir (its files are `files`); errors name `shownDir`, the directory the caller gave.
- * A bad directory is BAD_REQUEST with the loader's message, which names the file.
+ * Validate a model directory as sampling loads it, without reading weight data and without
+ * running its tokenizer on this thread: config.json, generation config, every weight's
+ * presence, shape and dtype from the safetensors headers (workers/policy/hf/model-dir.ts), then
+ * the tokenizer built and probed and its chat template rendered on an isolated thread with
+ * time and memory limits (isolated-inspection.ts; one exceeding them is refused). `dir` is a
+ * copy made by copyModelDir (its files are `files`); errors name `shownDir`, the directory the
+ * caller gave. A bad directory is BAD_REQUEST with a message naming the file.
  */
 export async function describeModelDir(dir: string, files: ModelFile[], shownDir = dir): Promise<ModelDirDescription> {
-  const shown = (m: string) => m.replaceAll(dir, shownDir);
-  let loaded;
-  try {
-    loaded = await inspectHfModelDir(dir);
-  } catch (e) {
-    throw new DomainError('BAD_REQUEST', `${shownDir} is not a model directory Crucible can load: ${shown((e as Error).message)}`);
-  }
+  const refuse = (e: Error): never => {
+    throw new DomainError('BAD_REQUEST', `${shownDir} is not a model directory Crucible can import: ${e.message.replaceAll(dir, shownDir)}`);
+  };
+  const tokenizer = await inspectTokenizerIsolated(dir, PREVIEW_CONVERSATION).catch(refuse);
+  const loaded = await checkHfModelDir(dir, tokenizer.eos ?? undefined).catch(refuse);
   const kept = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).map((f) => ({ ...f, file: path.join(dir, f.path) }));
   const weights = kept.filter((f) => isWeightFile(f.path));
   const single = weights.length === 1 ? weights[0] : undefined;
-  const config = JSON.parse((await fs.readFile(path.join(dir, 'config.json'), 'utf8')) || '{}') as Record<string, unknown>;
+  const config = JSON.parse(await fs.readFile(path.join(dir, 'config.json'), 'utf8')) as Record<string, unknown>;
+  // what becomes a jsonb/text column must hold no NUL (PostgreSQL refuses it: an opaque 500 otherwise)
+  const nul = nulCharacterProblem({ 'config.json': config, chat_template: tokenizer.chatTemplate });
+  if (nul) refuse(new Error(nul));
   return {
     architecture: loaded.config.architecture,
     parameters: loaded.parameters,
     dtype: Object.keys(loaded.storedDtypes).sort().join('+'),
     tokenizerSha256: kept.find((f) => f.path === 'tokenizer.json')!.sha256,
     weightsSha256: single ? single.sha256 : listingSha256(weights),
-    chatTemplate: loaded.tokenizer.chatTemplate ?? null,
+    chatTemplate: tokenizer.chatTemplate,
     config,
     files: kept,
     bytes: kept.reduce((s, f) => s + f.size, 0),
@@ -87,10 +91,9 @@ export async function describeModelDir(dir: string, files: ModelFile[], shownDir
  * Register a model directory under `name` (docs/security.md, "Model import"): the directory
  * must lie under `paths` (CRUCIBLE_IMPORT_ROOTS over the API; the CLI may name any of its
  * own), its kept files are copied without following links out of it (copyModelDir) into a
- * private staging directory under `root`, the copy is validated without loading the weights,
- * its tokenizer and chat template are exercised in an isolated thread with time and memory
- * limits (a template or tokenizer exceeding them is refused), then the files are published
- * to the artifact store and the row recorded with its audit entry in one transaction.
+ * private staging directory under `root`, the copy is checked by describeModelDir, then the
+ * files are published to the artifact store and the row recorded with its audit entry in one
+ * transaction.
  */
 export async function importModel(
   db: Db,
@@ -102,27 +105,25 @@ export async function importModel(
 ): Promise<ModelRow> {
   const allowed = checkImportPath(path.resolve(input.dir), o.paths, 'model directory', input.dir);
   if ('error' in allowed) throw new DomainError('BAD_REQUEST', allowed.error);
-  const dir = path.resolve(input.dir);
+  const shown = path.resolve(input.dir);
+  // the resolved path that was checked is what is read (the copy pins its boundary there)
+  const dir = allowed.path;
   await refuseTaken(db, input.name);
   const stagingRoot = path.join(o.root, 'tmp');
   await fs.mkdir(stagingRoot, { recursive: true, mode: 0o700 });
   const staged = await fs.mkdtemp(path.join(stagingRoot, 'model-import-'));
   try {
     const copied = await copyModelDir(dir, staged).catch((e: Error) => {
-      throw new DomainError('BAD_REQUEST', `${dir} is not a model directory Crucible can import: ${e.message}`);
+      throw new DomainError('BAD_REQUEST', `${shown} is not a model directory Crucible can import: ${e.message.replaceAll(dir, shown)}`);
     });
-    const d = await describeModelDir(staged, copied, dir);
-    // a template or tokenizer over its limits is refused here, before any viewer's page or worker meets it
-    await inspectTokenizerIsolated(staged, PREVIEW_CONVERSATION).catch((e: Error) => {
-      throw new DomainError('BAD_REQUEST', `${dir} is not a model directory Crucible can import: ${e.message.replaceAll(staged, dir)}`);
-    });
+    const d = await describeModelDir(staged, copied, shown);
     for (const f of d.files) {
       const ref = await store.publishFile(f.file);
       if (ref.sha256 !== f.sha256)
-        throw new DomainError('CONFLICT', `${path.join(dir, f.path)} changed while it was imported (sha256 ${f.sha256} then ${ref.sha256}); import it again`);
+        throw new DomainError('CONFLICT', `${path.join(shown, f.path)} changed while it was imported (sha256 ${f.sha256} then ${ref.sha256}); import it again`);
     }
     const files = d.files.map(({ path: p, sha256, size }) => ({ path: p, sha256, size }));
-    return await insertModel(db, input.name, dir, d, files, actor);
+    return await insertModel(db, input.name, shown, d, files, actor);
   } finally {
     await fs.rm(staged, { recursive: true, force: true });
   }

@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { MODEL_METADATA_MAX_BYTES } from '@/core/models';
 import { DEFAULT_TEMPLATE_LIMITS, type TemplateLimits } from './bounded-template';
 import { readModelText } from './model-file';
-import type { ChatMessage } from './tokenizer';
+import { chatTemplateSource, parseTokenizerConfig, type ChatMessage, type TokenizerConfig } from './tokenizer';
 
 /**
  * A model's tokenizer and chat template exercised off the caller's thread (docs/security.md,
@@ -24,6 +24,8 @@ export type TokenizerInspection = {
   pad: number | null;
   /** the chat template applied to the conversation, or why it could not be; null without a template */
   preview: { text: string; tokens: number } | { error: string } | null;
+  /** the chat template's source (tokenizer_config.json's, else chat_template.jinja), null without one */
+  chatTemplate: string | null;
 };
 
 export type InspectionLimits = { timeoutMs: number; heapMb: number; template: TemplateLimits };
@@ -63,8 +65,10 @@ try {
   for (const p of w.probes) tok.encode(p, { add_special_tokens: false });
   let preview = null;
   if (w.template !== null) {
+    let t;
+    try { t = new jinja.Template(w.template); } catch (e) { e.parse = true; throw e; }
     try {
-      const text = render(new jinja.Template(w.template), {
+      const text = render(t, {
         messages: w.messages, add_generation_prompt: true,
         bos_token: content(tc.bos_token) ?? '', eos_token: content(tc.eos_token) ?? '',
         unk_token: content(tc.unk_token) ?? '', pad_token: content(tc.pad_token) ?? '',
@@ -77,7 +81,7 @@ try {
   }
   parentPort.postMessage({ ok: { vocabSize: tok.get_vocab(true).size, bos: id(tc.bos_token), eos: id(tc.eos_token), pad: id(tc.pad_token), preview } });
 } catch (e) {
-  parentPort.postMessage({ error: String((e && e.message) || e), limit: !!(e && e.name === 'TemplateLimitError') });
+  parentPort.postMessage({ error: String((e && e.message) || e), limit: !!(e && e.name === 'TemplateLimitError'), parse: !!(e && e.parse) });
 }
 `;
 
@@ -94,17 +98,15 @@ export async function inspectTokenizerIsolated(
 ): Promise<TokenizerInspection> {
   const tokenizerJson = await readModelText(dir, 'tokenizer.json', MODEL_METADATA_MAX_BYTES['tokenizer.json']);
   if (tokenizerJson === undefined) throw new Error(`${path.join(dir, 'tokenizer.json')}: cannot read (ENOENT)`);
+  const tcFile = path.join(dir, 'tokenizer_config.json');
   const tokenizerConfig = (await readModelText(dir, 'tokenizer_config.json', MODEL_METADATA_MAX_BYTES['tokenizer_config.json'])) ?? null;
-  let template: string | null = null;
+  let tc: TokenizerConfig;
   try {
-    const chat = tokenizerConfig ? (JSON.parse(tokenizerConfig) as { chat_template?: unknown }).chat_template : undefined;
-    if (typeof chat === 'string') template = chat;
-    else if (Array.isArray(chat))
-      template = (chat.find((t: { name?: unknown }) => t?.name === 'default') as { template?: string } | undefined)?.template ?? null;
+    tc = parseTokenizerConfig(tokenizerConfig === null ? {} : JSON.parse(tokenizerConfig), tcFile);
   } catch (e) {
-    throw new Error(`${path.join(dir, 'tokenizer_config.json')}: invalid JSON (${(e as Error).message})`);
+    throw e instanceof SyntaxError ? new Error(`${tcFile}: invalid JSON (${e.message})`) : e;
   }
-  template ??= (await readModelText(dir, 'chat_template.jinja', MODEL_METADATA_MAX_BYTES['chat_template.jinja'])) ?? null;
+  const template = (await chatTemplateSource(dir, tc)) ?? null;
   const worker = new Worker(WORKER, {
     eval: true,
     workerData: {
@@ -131,11 +133,12 @@ export async function inspectTokenizerIsolated(
       );
     }, limits.timeoutMs);
     const done = () => clearTimeout(timer);
-    worker.once('message', (m: { ok?: TokenizerInspection; error?: string; limit?: boolean }) => {
+    worker.once('message', (m: { ok?: Omit<TokenizerInspection, 'chatTemplate'>; error?: string; limit?: boolean; parse?: boolean }) => {
       done();
       void worker.terminate();
-      if (m.ok) resolve(m.ok);
+      if (m.ok) resolve({ ...m.ok, chatTemplate: template });
       else if (m.limit) reject(new InspectionLimitError(m.error));
+      else if (m.parse) reject(new Error(`${dir}: chat_template does not parse (${m.error})`));
       else reject(new Error(`${dir}: the tokenizer cannot be built (${m.error})`));
     });
     worker.once('error', (e: Error & { code?: string }) => {

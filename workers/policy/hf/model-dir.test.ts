@@ -150,7 +150,7 @@ describe('loading a Hugging Face model directory', () => {
   });
 });
 
-describe('inspectHfModelDir: what an import checks, without reading weight data (issue 31 §5)', () => {
+describe('checkHfModelDir: what an import checks, without reading weight data (issue 31 §5)', () => {
   it('validates a 4 GiB checkpoint (a sparse file) from its header alone, in bounded memory', async () => {
     // shapes of a 1-layer model with a 128k vocabulary: 4 GiB of float32, a hole on disk
     const big = { ...CONFIG, vocab_size: 131072, hidden_size: 4096, intermediate_size: 4096, num_attention_heads: 32, num_key_value_heads: 8 };
@@ -173,8 +173,8 @@ describe('inspectHfModelDir: what an import checks, without reading weight data 
     await fs.writeFile(file, Buffer.concat([len, json]));
     await fs.truncate(file, 8 + json.length + offset);
     const before = process.memoryUsage().arrayBuffers;
-    const { inspectHfModelDir } = await import('./model-dir');
-    const inspected = await inspectHfModelDir(dir);
+    const { checkHfModelDir } = await import('./model-dir');
+    const inspected = await checkHfModelDir(dir);
     expect(inspected).toMatchObject({ storedDtypes: { F32: hfParamSpecs(parseHfConfig(big)).length } });
     expect(inspected.parameters * 4).toBe(offset);
     expect('weights' in inspected).toBe(false);

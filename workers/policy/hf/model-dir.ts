@@ -53,22 +53,31 @@ export async function loadHfModelDir(dir: string): Promise<HfModelDir> {
   const config = await readHfConfig(dir);
   const tokenizer = await HfTokenizer.load(dir);
   const { weights, dtypes } = await loadHfWeights(dir, config);
-  return { dir, config, weights, storedDtypes: dtypes, tokenizer, eosTokenIds: await eosTokenIdsOf(dir, config, tokenizer), parameters: countHfParams(config) };
+  return {
+    dir,
+    config,
+    weights,
+    storedDtypes: dtypes,
+    tokenizer,
+    eosTokenIds: await eosTokenIdsOf(dir, config, tokenizer.eos),
+    parameters: countHfParams(config),
+  };
 }
 
 /**
- * A model directory checked as loadHfModelDir checks it (config, tokenizer, generation config,
- * every weight's presence, shape and dtype from the safetensors headers) without reading any
- * weight data: what an import needs, in bounded memory whatever the checkpoint's size.
+ * What loadHfModelDir checks apart from the tokenizer (config, generation config, every
+ * weight's presence, shape and dtype from the safetensors headers), without reading any weight
+ * data: an import's check, in bounded memory and time whatever the checkpoint's size. The
+ * tokenizer, whose regexes and template are programs, is built off the caller's thread
+ * (isolated-inspection.ts); `tokenizerEos` is what it found.
  */
-export async function inspectHfModelDir(dir: string): Promise<Omit<HfModelDir, 'weights'>> {
+export async function checkHfModelDir(dir: string, tokenizerEos?: number): Promise<Omit<HfModelDir, 'weights' | 'tokenizer'>> {
   const config = await readHfConfig(dir);
-  const tokenizer = await HfTokenizer.load(dir);
   const { dtypes } = await checkHfWeights(dir, config);
-  return { dir, config, storedDtypes: dtypes, tokenizer, eosTokenIds: await eosTokenIdsOf(dir, config, tokenizer), parameters: countHfParams(config) };
+  return { dir, config, storedDtypes: dtypes, eosTokenIds: await eosTokenIdsOf(dir, config, tokenizerEos), parameters: countHfParams(config) };
 }
 
-async function eosTokenIdsOf(dir: string, config: HfModelConfig, tokenizer: HfTokenizer): Promise<number[]> {
+async function eosTokenIdsOf(dir: string, config: HfModelConfig, tokenizerEos: number | undefined): Promise<number[]> {
   const genFile = path.join(dir, 'generation_config.json');
   const gen = await readJsonFile(dir, 'generation_config.json', 'the generation config');
   const parsedGen = gen === undefined ? undefined : GenerationConfig.safeParse(gen);
@@ -80,7 +89,7 @@ async function eosTokenIdsOf(dir: string, config: HfModelConfig, tokenizer: HfTo
       : [genEos]
     : config.eosTokenIds.length
       ? config.eosTokenIds
-      : tokenizer.eos !== undefined
-        ? [tokenizer.eos]
+      : tokenizerEos !== undefined
+        ? [tokenizerEos]
         : [];
 }

@@ -21,8 +21,12 @@ const PLAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 const within = (p: string, root: string) => p === root || p.startsWith(root.endsWith(path.sep) ? root : `${root}${path.sep}`);
 
-/** The real directories a model directory's files may resolve into. */
-async function containment(dir: string): Promise<string[]> {
+/**
+ * The real directories a model directory's files may resolve into. A caller reading many files
+ * computes it once and passes it (`inside`), so a directory swapped for a link midway is caught
+ * by the per-descriptor check instead of moving the boundary with it.
+ */
+export async function modelDirContainment(dir: string): Promise<string[]> {
   const real = await fs.realpath(dir).catch(() => {
     throw new ModelFileError(`${dir}: not a directory (expected a Hugging Face model directory with config.json)`);
   });
@@ -40,7 +44,7 @@ export type OpenedModelFile = { fh: fs.FileHandle; size: number; file: string };
  * ModelFileError naming the file: a name that is not a plain file name, a link that resolves
  * outside the directory (or nowhere), anything but a regular file, more than `maxBytes`.
  */
-export async function openModelFile(dir: string, name: string, o: { maxBytes?: number } = {}): Promise<OpenedModelFile | undefined> {
+export async function openModelFile(dir: string, name: string, o: { maxBytes?: number; inside?: string[] } = {}): Promise<OpenedModelFile | undefined> {
   if (!PLAIN_NAME.test(name)) throw new ModelFileError(`${JSON.stringify(name)} is not a plain file name; a model's files are named like config.json`);
   const file = path.join(dir, name);
   const st = await fs.lstat(file).catch((e: NodeJS.ErrnoException) => {
@@ -48,7 +52,7 @@ export async function openModelFile(dir: string, name: string, o: { maxBytes?: n
     throw new ModelFileError(`${file}: cannot read (${e.code ?? e.message})`);
   });
   if (!st) return undefined;
-  const inside = await containment(dir);
+  const inside = o.inside ?? (await modelDirContainment(dir));
   const outside = () =>
     new ModelFileError(
       `${file} is a symbolic link that points outside the model directory; refusing to read it (copy the file into the directory instead of linking it)`,
@@ -76,8 +80,8 @@ export async function openModelFile(dir: string, name: string, o: { maxBytes?: n
 }
 
 /** `name`'s text (UTF-8), or undefined when the file does not exist; refused as openModelFile refuses. */
-export async function readModelText(dir: string, name: string, maxBytes: number): Promise<string | undefined> {
-  const f = await openModelFile(dir, name, { maxBytes });
+export async function readModelText(dir: string, name: string, maxBytes: number, inside?: string[]): Promise<string | undefined> {
+  const f = await openModelFile(dir, name, { maxBytes, inside });
   if (!f) return undefined;
   try {
     // one byte past what fstat said: a file that grew after the check is refused, not read on

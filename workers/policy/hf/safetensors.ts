@@ -27,10 +27,13 @@ export type SafetensorsHeader = { file: string; dataStart: number; tensors: Map<
 
 const MAX_HEADER = 100 * 1024 * 1024;
 
-export async function readHeader(file: string): Promise<SafetensorsHeader> {
-  const fh = await fs.open(file, 'r').catch((e: NodeJS.ErrnoException) => {
-    throw new Error(`${file}: cannot open (${e.code ?? e.message})`);
-  });
+/** The header of `file` (read through `opened` when the caller holds it open: it is left open). */
+export async function readHeader(file: string, opened?: fs.FileHandle): Promise<SafetensorsHeader> {
+  const fh =
+    opened ??
+    (await fs.open(file, 'r').catch((e: NodeJS.ErrnoException) => {
+      throw new Error(`${file}: cannot open (${e.code ?? e.message})`);
+    }));
   try {
     const size = (await fh.stat()).size;
     const lenBuf = Buffer.alloc(8);
@@ -72,7 +75,7 @@ export async function readHeader(file: string): Promise<SafetensorsHeader> {
     }
     return { file, dataStart, tensors, metadata };
   } finally {
-    await fh.close();
+    if (!opened) await fh.close();
   }
 }
 

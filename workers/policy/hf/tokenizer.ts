@@ -42,10 +42,25 @@ async function readJson(dir: string, name: keyof typeof MODEL_METADATA_MAX_BYTES
   }
 }
 
+export type TokenizerConfig = z.infer<typeof TokenizerConfig>;
+
+/** tokenizer_config.json checked (special tokens, chat_template); an error names the field. */
+export function parseTokenizerConfig(json: unknown, file: string): TokenizerConfig {
+  const parsed = TokenizerConfig.safeParse(json);
+  if (!parsed.success) throw new Error(`${file}: ${parsed.error.issues[0]?.path.join('.')} is invalid (${parsed.error.issues[0]?.message})`);
+  return parsed.data;
+}
+
+/** The chat template a model uses: tokenizer_config.json's (a string, or the one named "default"), else chat_template.jinja. */
+export async function chatTemplateSource(dir: string, tc: TokenizerConfig): Promise<string | undefined> {
+  const inConfig = typeof tc.chat_template === 'string' ? tc.chat_template : tc.chat_template?.find((t) => t.name === 'default')?.template;
+  return inConfig ?? (await readModelText(dir, 'chat_template.jinja', MODEL_METADATA_MAX_BYTES['chat_template.jinja']));
+}
+
 export class HfTokenizer {
   private constructor(
     private readonly tok: Tokenizer,
-    private readonly config: z.infer<typeof TokenizerConfig>,
+    private readonly config: TokenizerConfig,
     /** The chat template source, when the model has one. */
     readonly chatTemplate: string | undefined,
     private readonly template: Template | undefined,
@@ -55,18 +70,15 @@ export class HfTokenizer {
     const tjFile = path.join(dir, 'tokenizer.json');
     const tcFile = path.join(dir, 'tokenizer_config.json');
     const tj = await readJson(dir, 'tokenizer.json', true);
-    const parsed = TokenizerConfig.safeParse((await readJson(dir, 'tokenizer_config.json', false)) ?? {});
-    if (!parsed.success) throw new Error(`${tcFile}: ${parsed.error.issues[0]?.path.join('.')} is invalid (${parsed.error.issues[0]?.message})`);
-    const tc = parsed.data;
+    const tc = parseTokenizerConfig((await readJson(dir, 'tokenizer_config.json', false)) ?? {}, tcFile);
     let tok: Tokenizer;
     try {
       tok = new Tokenizer(tj as object, tc);
     } catch (e) {
       throw new Error(`${tjFile}: cannot build the tokenizer (${(e as Error).message})`);
     }
-    let source = typeof tc.chat_template === 'string' ? tc.chat_template : tc.chat_template?.find((t) => t.name === 'default')?.template;
+    const source = await chatTemplateSource(dir, tc);
     const jinjaFile = path.join(dir, 'chat_template.jinja');
-    if (source === undefined) source = await readModelText(dir, 'chat_template.jinja', MODEL_METADATA_MAX_BYTES['chat_template.jinja']);
     let template: Template | undefined;
     if (source !== undefined) {
       try {
