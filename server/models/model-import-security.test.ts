@@ -64,6 +64,22 @@ const setTemplate = async (dir: string, template: string) => {
   await fs.writeFile(file, JSON.stringify(tc));
 };
 
+/** `work`'s result and how many times this thread's event loop turned meanwhile (work on another thread leaves it free). */
+async function loopTurnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
+  let turns = 0;
+  let spinning = true;
+  const spin = () => {
+    turns++;
+    if (spinning) setImmediate(spin);
+  };
+  setImmediate(spin);
+  try {
+    return { result: await work(), turns };
+  } finally {
+    spinning = false;
+  }
+}
+
 const refusal = async (p: Promise<unknown>) => {
   const e = (await p.then(
     () => null,
@@ -267,14 +283,7 @@ describe('chat templates and tokenizers run within limits, off the web thread', 
     const ref = await s.publishFile(path.join(ok, 'tokenizer_config.json'));
     const files = row.files.map((f) => (f.path === 'tokenizer_config.json' ? { path: f.path, sha256: ref.sha256, size: ref.size } : f));
     await database.db.update(models).set({ files }).where(eq(models.name, 'swap-later'));
-    let turns = 0;
-    let spinning = true;
-    const spin = () => {
-      turns++;
-      if (spinning) setImmediate(spin);
-    };
-    setImmediate(spin);
-    const shown = await service.showModel(database.db, s, 'swap-later', path.join(tmp, 'data')).finally(() => (spinning = false));
+    const { result: shown, turns } = await loopTurnsDuring(() => service.showModel(database.db, s, 'swap-later', path.join(tmp, 'data')));
     expect(shown.preview).toMatchObject({ error: expect.stringMatching(/the chat template took more than 2000000 steps/) });
     // the render ran on another thread: this one kept serving (a synchronous render would give 0-1 turns)
     expect(turns).toBeGreaterThan(10);
@@ -287,18 +296,12 @@ describe('chat templates and tokenizers run within limits, off the web thread', 
       tj.pre_tokenizer = { type: 'Split', pattern: { Regex: '(a+)+$' }, behavior: 'Isolated', invert: false };
       await fs.writeFile(path.join(d, 'tokenizer.json'), JSON.stringify(tj));
     });
-    let turns = 0;
-    let spinning = true;
-    const spin = () => {
-      turns++;
-      if (spinning) setImmediate(spin);
-    };
-    setImmediate(spin);
-    const err = await inspectTokenizerIsolated(dir, service.PREVIEW_CONVERSATION, { ...DEFAULT_INSPECTION_LIMITS, timeoutMs: 3000 }).then(
-      () => null,
-      (e: unknown) => e,
+    const { result: err, turns } = await loopTurnsDuring(() =>
+      inspectTokenizerIsolated(dir, service.PREVIEW_CONVERSATION, { ...DEFAULT_INSPECTION_LIMITS, timeoutMs: 3000 }).then(
+        () => null,
+        (e: unknown) => e,
+      ),
     );
-    spinning = false;
     expect(err).toBeInstanceOf(InspectionLimitError);
     expect((err as Error).message).toMatch(/took longer than 3000 ms .* a tokenizer\.json regex that backtracks without bound is refused/);
     expect(turns).toBeGreaterThan(10);

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Template } from '@huggingface/jinja';
-import { crucibleRepoTaskLine } from '@/core/repo-tasks';
 import { episodeSandboxLimits } from '@/core/run-config';
 import { HERMES_TOOL_TEMPLATE, STORIES260K_DIR } from '@/test/models';
 import { runAgentEpisode } from '@/workers/agent/episode/run-episode';
+import { pyTask } from '@/workers/agent/grade/grade-fixtures';
 import { ScriptedPolicy } from '@/workers/agent/policies/scripted';
 import { ChatTemplateRenderer } from '@/workers/agent/render/chat-template';
 import { toolSchemas } from '@/workers/agent/tools/tool-definitions';
-import { resolveRepoTask } from '@/workers/agent/workspace/resolve-task';
 import type { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { testManager } from '@/workers/sandbox/test-support';
 import { DEFAULT_TEMPLATE_LIMITS, renderBounded, TemplateLimitError, TemplateRenderError } from './bounded-template';
@@ -96,19 +95,7 @@ describe('an agent episode whose template exceeds its limits', () => {
       HERMES_TOOL_TEMPLATE +
       "{% if messages|selectattr('role', 'equalto', 'tool')|list|length > 0 %}{% for i in range(1999999) %}{% for j in range(1999999) %}x{% endfor %}{% endfor %}{% endif %}";
     const renderer = new ChatTemplateRenderer(tok, { chatTemplate: template });
-    const task = {
-      ...resolveRepoTask(
-        crucibleRepoTaskLine.parse({
-          id: 't',
-          language: 'python',
-          problem_statement: 'fix',
-          workspace: { files: { 'a.py': 'x = 1\n' } },
-          FAIL_TO_PASS: ['a.py::t'],
-        }),
-        { baseDir: '/tmp' },
-      ),
-      environment: 'default',
-    };
+    const task = { ...pyTask(), environment: 'default' };
     const run = runAgentEpisode({
       manager,
       task,
