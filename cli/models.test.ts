@@ -108,6 +108,26 @@ describe('crucible policy sample --model / models inspect', () => {
     }
   });
 
+  it('from any working directory: the template render thread and the import inspection find their files', async () => {
+    // both threads require plain-JS helpers and packages by path; the CLI is run from wherever the user is
+    const elsewhere = await fs.mkdtemp(path.join(os.tmpdir(), 'crucible-cwd-'));
+    const r = await runCrucible(
+      ['policy', 'sample', '--model', chatDir, '--prompt', 'Tell me a story', '--chat', '--max-new-tokens', '4', '--temperature', '0', '--cpu', '--json'],
+      {},
+      { cwd: elsewhere },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ promptTokens: expect.arrayContaining([1]) });
+    const db = await freshDatabase();
+    const imported = await runCrucible(
+      ['models', 'import', chatDir, '--name', 'from-elsewhere', '--json'],
+      { DATABASE_URL: db.url, CRUCIBLE_DATA_DIR: path.join(elsewhere, 'data') },
+      { cwd: elsewhere },
+    );
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(JSON.parse(imported.stdout)).toMatchObject({ name: 'from-elsewhere', chatTemplate: expect.stringContaining('assistant') });
+  });
+
   it('refuses bad input with a message', async () => {
     const run = (argv: string[]) => {
       const cmd = commands.find((c) => c.name === 'policy sample')!;

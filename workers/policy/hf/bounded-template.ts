@@ -1,5 +1,5 @@
-import path from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { PACKAGE_ANCHOR, TEMPLATE_BUDGET_MODULE } from './hf-files';
 import type { TemplateLimits } from './template-budget.cjs';
 
 /**
@@ -48,14 +48,20 @@ export class TemplateLimitError extends TemplateRenderError {
 
 const WORKER = `
 const { workerData: w } = require('node:worker_threads');
-const req = require('node:module').createRequire(w.base);
-const jinja = req('@huggingface/jinja');
-const render = req(w.budget).installTemplateBudget(jinja);
-const templates = new Map();
 const done = new Int32Array(w.signal);
+let jinja, render, broken;
+try {
+  const req = require('node:module').createRequire(w.base);
+  jinja = req('@huggingface/jinja');
+  render = req(w.budget).installTemplateBudget(jinja);
+} catch (e) {
+  broken = String((e && e.message) || e);
+}
+const templates = new Map();
 w.port.on('message', (m) => {
   let reply;
   try {
+    if (broken) throw Object.assign(new Error('the template render thread could not start: ' + broken), { name: 'RenderThreadError' });
     let t = templates.get(m.source);
     if (!t) {
       t = new jinja.Template(m.source);
@@ -85,12 +91,11 @@ class RenderThread {
     if (this.worker && this.port && this.done) return { port: this.port, done: this.done, fresh: !this.started };
     const { port1, port2 } = new MessageChannel();
     const signal = new SharedArrayBuffer(4);
-    // the budget module is required from the checkout the process runs in (npm start, the CLI and workers run from its root)
     this.worker = new Worker(WORKER, {
       eval: true,
       workerData: {
-        base: path.join(process.cwd(), 'package.json'),
-        budget: path.join(process.cwd(), 'workers', 'policy', 'hf', 'template-budget.cjs'),
+        base: PACKAGE_ANCHOR,
+        budget: TEMPLATE_BUDGET_MODULE,
         port: port2,
         signal,
       },
@@ -144,6 +149,11 @@ class RenderThread {
       );
     }
     this.started = true;
+    if (reply.error?.name === 'RenderThreadError') {
+      // this host's installation, not the template: an ordinary error (a worker's job is retried elsewhere)
+      this.reset();
+      throw new Error(reply.error.message);
+    }
     if (reply.error)
       throw reply.error.name === 'TemplateLimitError' ? new TemplateLimitError(reply.error.message) : new TemplateRenderError(reply.error.message);
     return reply.text!;

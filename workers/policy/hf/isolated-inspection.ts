@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { MODEL_METADATA_MAX_BYTES } from '@/core/models';
 import { DEFAULT_TEMPLATE_LIMITS, type TemplateLimits } from './bounded-template';
+import { PACKAGE_ANCHOR, TEMPLATE_BUDGET_MODULE } from './hf-files';
 import { readModelText } from './model-file';
 import { chatTemplateSource, parseTokenizerConfig, type ChatMessage, type TokenizerConfig } from './tokenizer';
 
@@ -13,8 +14,8 @@ import { chatTemplateSource, parseTokenizerConfig, type ChatMessage, type Tokeni
  * time limit, never the event loop every request waits on (V8 interrupts a running regex when
  * the thread is terminated). The files are read on the caller's side as model-file.ts reads
  * them; the thread gets their text. The thread is plain JS (eval) so it needs no TypeScript
- * loader; it requires the template budget the workers use (template-budget.cjs) from the
- * checkout it runs in (the process's working directory, as `npm start` and the CLI run).
+ * loader; it requires the template budget the workers use (template-budget.cjs; hf-files.ts
+ * says where it is).
  */
 
 export type TokenizerInspection = {
@@ -110,8 +111,8 @@ export async function inspectTokenizerIsolated(
   const worker = new Worker(WORKER, {
     eval: true,
     workerData: {
-      base: path.join(process.cwd(), 'package.json'),
-      budget: path.join(process.cwd(), 'workers', 'policy', 'hf', 'template-budget.cjs'),
+      base: PACKAGE_ANCHOR,
+      budget: TEMPLATE_BUDGET_MODULE,
       tokenizerJson,
       tokenizerConfig,
       template,
