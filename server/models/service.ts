@@ -241,8 +241,11 @@ export const PREVIEW_CONVERSATION: ChatMessage[] = [
 export type ModelTokenizerInfo = { vocabSize: number; bos: number | null; eos: number | null; pad: number | null };
 export type ChatTemplatePreview = { messages: ChatMessage[]; text: string; tokens: number } | { messages: ChatMessage[]; error: string };
 
-// Inspections by the listing of the tokenizer files: a page view should not rebuild one.
+// Inspections by the listing of the tokenizer files: a page view should not rebuild one. A
+// limit failure is kept for a while too (each retry would cost a thread its whole time limit);
+// other failures are retried on the next view.
 const inspections = new Map<string, Promise<TokenizerInspection>>();
+const LIMIT_FAILURE_KEPT_MS = 10 * 60_000;
 
 function inspectionOf(store: ArtifactStore, row: ModelRow, root: string): Promise<TokenizerInspection> {
   const files = row.files.filter((f) => TOKENIZER_FILES.has(f.path));
@@ -251,7 +254,10 @@ function inspectionOf(store: ArtifactStore, row: ModelRow, root: string): Promis
   if (!t) {
     t = materializeFiles(store, files, root).then((dir) => inspectTokenizerIsolated(dir, PREVIEW_CONVERSATION));
     inspections.set(key, t);
-    t.catch(() => inspections.delete(key));
+    t.catch((e: unknown) => {
+      if (e instanceof InspectionLimitError) setTimeout(() => inspections.get(key) === t && inspections.delete(key), LIMIT_FAILURE_KEPT_MS).unref();
+      else inspections.delete(key);
+    });
     while (inspections.size > 8) inspections.delete(inspections.keys().next().value!);
   }
   return t;
