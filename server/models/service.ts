@@ -63,7 +63,7 @@ export type ModelDirDescription = {
  */
 export async function describeModelDir(dir: string, files: ModelFile[], shownDir = dir): Promise<ModelDirDescription> {
   const refuse = (e: Error): never => {
-    throw new DomainError('BAD_REQUEST', `${shownDir} is not a model directory Crucible can import: ${e.message.replaceAll(dir, shownDir)}`);
+    throw notImportable(shownDir, e, dir);
   };
   const tokenizer = await inspectTokenizerIsolated(dir, PREVIEW_CONVERSATION).catch(refuse);
   const loaded = await checkHfModelDir(dir, tokenizer.eos ?? undefined).catch(refuse);
@@ -103,9 +103,9 @@ export async function importModel(
   // callers in this process (the in-process CLI, tests, benches) may name any directory
   o: { paths: ImportPathPolicy; root: string } = { paths: importPathPolicy([], { local: true, baseDir: input.dir }, 'model'), root: dataDir() },
 ): Promise<ModelRow> {
-  const allowed = checkImportPath(path.resolve(input.dir), o.paths, 'model directory', input.dir);
-  if ('error' in allowed) throw new DomainError('BAD_REQUEST', allowed.error);
   const shown = path.resolve(input.dir);
+  const allowed = checkImportPath(shown, o.paths, 'model directory', input.dir);
+  if ('error' in allowed) throw new DomainError('BAD_REQUEST', allowed.error);
   // the resolved path that was checked is what is read (the copy pins its boundary there)
   const dir = allowed.path;
   await refuseTaken(db, input.name);
@@ -114,7 +114,7 @@ export async function importModel(
   const staged = await fs.mkdtemp(path.join(stagingRoot, 'model-import-'));
   try {
     const copied = await copyModelDir(dir, staged).catch((e: Error) => {
-      throw new DomainError('BAD_REQUEST', `${shown} is not a model directory Crucible can import: ${e.message.replaceAll(dir, shown)}`);
+      throw notImportable(shown, e, dir);
     });
     const d = await describeModelDir(staged, copied, shown);
     for (const f of d.files) {
@@ -128,6 +128,10 @@ export async function importModel(
     await fs.rm(staged, { recursive: true, force: true });
   }
 }
+
+/** The refusal of an import: the caller's directory named, and in the reason instead of the path that was read. */
+const notImportable = (shown: string, e: Error, read: string) =>
+  new DomainError('BAD_REQUEST', `${shown} is not a model directory Crucible can import: ${e.message.replaceAll(read, shown)}`);
 
 async function insertModel(db: Db, name: string, dir: string, d: ModelDirDescription, files: ModelFile[], actor: string): Promise<ModelRow> {
   try {

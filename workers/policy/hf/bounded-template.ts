@@ -30,7 +30,7 @@ export type { TemplateLimits };
 export const DEFAULT_TEMPLATE_LIMITS: TemplateLimits = { steps: 2_000_000, chars: 64 * 1024 * 1024, ms: 10_000 };
 
 /** How long past the budget's own clock a render may run before its thread is terminated. */
-export const HARD_MARGIN_MS = 5_000;
+const HARD_MARGIN_MS = 5_000;
 /** The render thread's heap: a template building a huge value runs out of it, not of the process's. */
 const HEAP_MB = 1024;
 /** A new thread loads jinja before its first render: allowed on top, once. */
