@@ -165,6 +165,12 @@ export type RepoGrade = {
   workspaceSha256: string;
   durationMs: number;
   error?: string;
+  /**
+   * What looked like reaching for the tests or the grader but could be honest code (the
+   * patch's own lines, frame access, an equality the agent wrote): the reward is held for
+   * review — always sampled, left out of the loss until a reviewer has seen it.
+   */
+  suspect?: string[];
 };
 
 /** One tool call of an agent turn as stored (turns.tool_calls): what was asked and what the agent saw. */

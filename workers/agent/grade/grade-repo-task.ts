@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RepoGrade, RepoTask, RepoTestResult } from '@/core/repo-tasks';
+import type { RepoGrade, RepoTask, RepoTestResult, WorkspaceFiles } from '@/core/repo-tasks';
 import type { ExecContext, SandboxManager } from '@/workers/sandbox/pool/manager';
 import type { Sandbox } from '@/workers/sandbox/runtimes/sandbox-runtime';
 import type { ExecResult, LimitsInput } from '@/workers/sandbox/types';
@@ -12,6 +12,9 @@ import { isProtectedPath, protectTestFiles } from './protected-paths';
 import { verifyReport, type TestReport } from './report';
 import { hasTypeScript, TS_HOOK_FILES } from './typescript-hooks';
 import { repoReward, type RepoRewardWeights } from './repo-reward';
+import { extraPythonPath, pytestArgs } from './pytest-options';
+import { agentLines, diffSignals } from './diff-signals';
+import { sourcesBlob, taskCodeFiles, withPlaceholders } from './task-code';
 
 /**
  * Grading a repository task (docs/agents.md#grading): the agent's patch on a fresh copy of the
@@ -79,21 +82,8 @@ function fromReport(task: RepoTask, report: TestReport): { f2p: RepoTestResult[]
   return { f2p: task.failToPass.map(mk), p2p: task.passToPass.map(mk) };
 }
 
-function pythonCommand(dir: string, files: string[]): { cmd: string[]; args: string[] } {
-  const args = [
-    '-c',
-    `${dir}/pytest.ini`,
-    '--rootdir',
-    GRADE_WORKSPACE_DIR,
-    '--confcutdir',
-    GRADE_WORKSPACE_DIR,
-    '-p',
-    'no:cacheprovider',
-    '-q',
-    '-rN',
-    ...files,
-  ];
-  return { cmd: ['/usr/bin/python3', '-I', '-B', `${dir}/runner.py`], args };
+function pythonCommand(dir: string, files: WorkspaceFiles, testFiles: string[]): { cmd: string[]; args: string[] } {
+  return { cmd: ['/usr/bin/python3', '-I', '-B', `${dir}/runner.py`], args: pytestArgs(files, GRADE_WORKSPACE_DIR, testFiles) };
 }
 
 /**
@@ -109,8 +99,7 @@ function nodeCommand(dir: string): string[] {
   return [
     '/usr/bin/node',
     ...NODE_PERMISSIONS,
-    // the grader's module hooks first: the reporter then refuses module.register to the code under test (they read no stdin, run no workspace code)
-    `--import=${dir}/hooks-register.mjs`,
+    // the reporter registers the grader's module hooks (with the task's files from stdin), then refuses module.register to the code under test
     `--import=${reporter}`,
     `--test-reporter=${reporter}`,
     '--test-reporter-destination=stderr',
@@ -132,16 +121,28 @@ async function attempt(manager: SandboxManager, task: RepoTask, patch: string, o
   const done = (f2p: RepoTestResult[], p2p: RepoTestResult[], extra: Partial<RepoGrade> & { tampered?: number } = {}): Attempt => {
     const { tampered, ...rest } = extra;
     const r = repoReward(f2p, p2p, opts.weights);
+    const suspect = grade.suspect ?? [];
     return {
       grade: {
         ...grade,
         ...rest,
         reward: r.reward,
         tests: [...f2p, ...p2p],
-        components: { ...r.components, patch_applied: grade.patchApplied ? 1 : 0, tampered: tampered ?? 0, rejected_paths: grade.rejectedPaths.length },
+        components: {
+          ...r.components,
+          patch_applied: grade.patchApplied ? 1 : 0,
+          tampered: tampered ?? 0,
+          rejected_paths: grade.rejectedPaths.length,
+          suspect: suspect.length ? 1 : 0,
+        },
         durationMs: performance.now() - t0,
       },
     };
+  };
+  // the agent's doing from here on (its patch, its setup code): graded 0 with the reason, never masked
+  const agents = (why: string, outcome: RepoTestResult['outcome'] = 'error'): Attempt => {
+    const { f2p, p2p } = allFailed(task, outcome, why);
+    return done(f2p, p2p, { error: why });
   };
 
   // 1. the agent's patch on the pristine workspace
@@ -156,6 +157,12 @@ async function attempt(manager: SandboxManager, task: RepoTask, patch: string, o
   const testFiles = testFilesOf(task);
   const { files, rejectedPaths } = protectTestFiles(task.workspace, patched, task.hiddenTests, testFiles);
   grade.rejectedPaths = rejectedPaths;
+  // layer 4: what in the patch reaches for the tests or the grader holds the grade for review
+  const signals = diffSignals(patch, task.hiddenTests, testFiles);
+  if (signals.length) grade.suspect = signals;
+  // layer 1: the task's own code files lie in the workspace as placeholders only
+  const taskFiles = taskCodeFiles(files, task.hiddenTests, testFiles, task.language);
+  const onDisk = withPlaceholders(files, taskFiles);
 
   // 2. a newly created sandbox, destroyed afterwards whatever happens
   const testTimeoutMs = opts.testTimeoutMs ?? 120_000;
@@ -169,13 +176,15 @@ async function attempt(manager: SandboxManager, task: RepoTask, patch: string, o
   grade.envHash = sb.spec.env.hash;
   const at = () => ({ runtime: grade.runtime, envHash: grade.envHash });
   try {
-    const put = (fs: typeof files) => {
+    const put = (fs: WorkspaceFiles) => {
       for (const [p, f] of Object.entries(fs)) sb.putFile(`${GRADE_WORKSPACE_DIR}/${p}`, fileBytes(f), fileExecutable(f) ? 0o755 : 0o644);
     };
     try {
-      put(files);
+      put(onDisk);
     } catch (e) {
-      return { ...at(), infra: `cannot write the workspace into the sandbox: ${(e as Error).message}` };
+      // the files are the agent's patch on the task's workspace: one that cannot be laid out (a
+      // file where the task has a directory, a name the filesystem refuses) is the agent's 0
+      return agents(`the patched workspace cannot be written: ${(e as Error).message}`);
     }
     const exec = async (cmd: string[], o: Parameters<Sandbox['exec']>[1]) => {
       const r = await sb.exec(cmd, { cwd: GRADE_WORKSPACE_DIR, ...o });
@@ -188,11 +197,12 @@ async function attempt(manager: SandboxManager, task: RepoTask, patch: string, o
     if (task.setup) {
       const r = await exec(['/bin/sh', '-c', task.setup], { timeoutMs: opts.setupTimeoutMs ?? 120_000 });
       if (infraStatuses.has(r.status)) return { ...at(), infra: `setup: ${r.status}: ${r.error ?? ''}` };
-      if (r.status !== 'ok') {
-        const { f2p, p2p } = allFailed(task, 'error', 'setup failed');
-        return done(f2p, p2p, { error: `setup failed (${r.status}, exit ${r.exitCode}): ${r.stderr.slice(-2000)}` });
+      if (r.status !== 'ok') return agents(`setup failed (${r.status}, exit ${r.exitCode}): ${r.stderr.slice(-2000)}`);
+      try {
+        put(Object.fromEntries(Object.entries(onDisk).filter(([p]) => isProtectedPath(p, task.hiddenTests, testFiles))));
+      } catch (e) {
+        return agents(`after setup (which runs the agent's code), the task's files cannot be restored: ${(e as Error).message}`);
       }
-      put(Object.fromEntries(Object.entries(files).filter(([p]) => isProtectedPath(p, task.hiddenTests, testFiles))));
     }
 
     // 4. the grader's runner, outside the workspace under an unguessable directory
@@ -203,41 +213,38 @@ async function attempt(manager: SandboxManager, task: RepoTask, patch: string, o
     const report = `/tmp/.crucible-report-${randomBytes(16).toString('hex')}`;
     let cmd: string[];
     let job: Record<string, unknown> = { nonce, key: key.toString('hex'), report, workspace: GRADE_WORKSPACE_DIR };
+    let stdin: Buffer;
     if (task.language === 'python') {
-      const c = pythonCommand(dir, testFiles);
+      const c = pythonCommand(dir, files, testFiles);
       sb.putFile(`${dir}/runner.py`, RUNNERS.python, 0o444);
-      sb.putFile(`${dir}/pytest.ini`, '[pytest]\n', 0o444);
       const conftests = Object.keys(files).filter((p) => p === 'conftest.py' || p.endsWith('/conftest.py'));
-      // the task's own Python files: the runner compiles them before any workspace code runs and lets no other code run under their names
-      const pinned = Object.keys(files).filter((p) => p.endsWith('.py') && isProtectedPath(p, task.hiddenTests, testFiles));
-      job = { ...job, args: c.args, conftests, pinned };
+      // the task's own Python files, from the job: the runner compiles them before any workspace code runs and lets no other code run under their names
+      const sources = Object.fromEntries(taskFiles.map((p) => [p, fileBytes(files[p]!).toString('base64')]));
+      // the repository's Python files the agent left as they were: frames they ask for are the library's business
+      const { unchanged, changedLines } = agentLines(task.workspace, files, taskFiles);
+      job = { ...job, args: c.args, conftests, sources, unchanged, changed_lines: changedLines, pythonpath: extraPythonPath(files) };
       cmd = c.cmd;
+      stdin = Buffer.from(`${JSON.stringify(job)}\n`);
     } else {
       sb.putFile(`${dir}/reporter.mjs`, RUNNERS.javascript, 0o444);
       sb.putFile(`${dir}/entry.mjs`, nodeEntry(testFiles), 0o444);
-      // the task's own JavaScript files (tests, helpers in test directories): the hooks read them before any workspace code runs and serve only those bytes
-      const taskFiles = Object.keys(files).filter((p) => /\.[cm]?[jt]s$/.test(p) && isProtectedPath(p, task.hiddenTests, testFiles));
-      const pinned = taskFiles.map((p) => `${GRADE_WORKSPACE_DIR}/${p}`);
-      // the reporter checks that the task's tests run under the task's tests only
-      job = { ...job, taskFiles };
       const typescript = hasTypeScript(files);
       for (const [name, bytes] of Object.entries(TS_HOOK_FILES)) if (typescript || name === 'grader-hooks.mjs') sb.putFile(`${dir}/${name}`, bytes, 0o444);
-      sb.putFile(
-        `${dir}/hooks-register.mjs`,
-        `import { register } from 'node:module';\nregister('./grader-hooks.mjs', import.meta.url, { data: ${JSON.stringify({ typescript, pinned })} });\n`,
-        0o444,
-      );
+      // the reporter checks that the task's tests run under the task's tests only, and hands the task's files (stdin, after the job) to the hooks
+      job = { ...job, taskFiles, typescript };
       cmd = nodeCommand(dir);
+      stdin = Buffer.concat([Buffer.from(`${JSON.stringify(job)}\n`), sourcesBlob(files, taskFiles, GRADE_WORKSPACE_DIR)]);
     }
     const r = await exec(cmd, {
-      stdin: `${JSON.stringify(job)}\n`,
+      stdin,
       timeoutMs: testTimeoutMs,
       env: { PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1', NODE_OPTIONS: '', NO_COLOR: '1' },
     });
     if (infraStatuses.has(r.status)) return { ...at(), infra: `test run: ${r.status}: ${r.error ?? ''}` };
-    // before READY nothing from the workspace had run: a failure there is the grader's own
+    // before READY nothing from the workspace had run, unless a setup ran the agent's code first
     if (!r.stdout.startsWith(`CRUCIBLE-GRADE-READY ${nonce}\n`)) {
-      return { infra: `the grader's test runner failed before the tests started (${r.status}, exit ${r.exitCode}): ${r.stderr.slice(-2000)}` };
+      const why = `the grader's test runner failed before the tests started (${r.status}, exit ${r.exitCode}): ${r.stderr.slice(-2000)}`;
+      return task.setup ? agents(`${why} (after the task's setup ran the agent's code)`) : { infra: why };
     }
     let raw: Buffer;
     try {
@@ -255,6 +262,7 @@ async function attempt(manager: SandboxManager, task: RepoTask, patch: string, o
       const { f2p, p2p } = allFailed(task, 'failed', v.why);
       return done(f2p, p2p, { error: `report rejected: ${v.why}`, tampered: 1 });
     }
+    if (v.report.suspect.length) grade.suspect = [...(grade.suspect ?? []), ...v.report.suspect];
     if (v.report.tampered.length > 0) {
       const why = `the test process was tampered with: ${v.report.tampered.join('; ')}`;
       const { f2p, p2p } = allFailed(task, 'failed', why);

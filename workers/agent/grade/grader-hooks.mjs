@@ -1,7 +1,7 @@
 // Module hooks for node:test (workers/agent/grade), run in node's hooks thread.
 //
-// - Pinned files: the task's own test files are read here when the hooks start, before any
-//   workspace code runs, and every later load of one of them gets exactly those bytes. The
+// - Pinned files: the task's own test files come with the hooks' data (from the grader, never
+//   from disk, where only placeholders lie), and every load of one of them gets exactly those bytes. The
 //   hooks thread has its own `fs` and module loader, so nothing the code under test patches in
 //   the main thread (fs.promises.readFile, Module._extensions…) can change a test file's source
 //   on its way in, however it puts things back afterwards.
@@ -9,9 +9,8 @@
 //   Node's own TypeScript stripper (what `--experimental-transform-types` runs from Node 22.7),
 //   and tsc-style relative imports of `./x.js` resolve to `./x.ts`.
 //
-// data (module.register's): { pinned: [absolute paths], typescript: boolean }. The agent's
+// data (module.register's): { pinned: [[absolute path, Uint8Array]], typescript: boolean }. The agent's
 // episode sandbox registers these hooks for TypeScript only (ts-register.mjs), with no pins.
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -23,13 +22,8 @@ let transformSync = null;
 
 export function initialize(data) {
   typescript = data?.typescript ?? true;
-  for (const p of data?.pinned ?? []) {
-    try {
-      pinned.set(p, readFileSync(p));
-    } catch {
-      /* not there: it fails to load as it would have */
-    }
-  }
+  // [absolute path, bytes]: the task's files as the grader holds them (the workspace has placeholders)
+  for (const [p, bytes] of data?.pinned ?? []) pinned.set(p, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   if (typescript) ({ transformSync } = require('./amaro/index.js'));
 }
 

@@ -415,12 +415,18 @@ const PY_INTERNALS: [string, string, { refused: boolean }?][] = [
         '_tr.stats = _S(_tr.stats)',
       ].join('\n'),
     ),
+    // found pytest's config through the assertion-rewriting hook on sys.meta_path: the grader
+    // runs pytest with --assert=plain (it rewrites the task's files itself), so there is none to find
+    { refused: false },
   ],
   [
     'config.hook’s cached pytest_pyfunc_call replaced (test bodies skipped)',
     pyAtImport(
       'import sys\n_cfg = next(h.config for h in sys.meta_path if getattr(h, "config", None) is not None)\n_cfg.hook.__dict__["pytest_pyfunc_call"] = lambda **kw: True',
     ),
+    // found pytest's config through the assertion-rewriting hook on sys.meta_path: the grader
+    // runs pytest with --assert=plain (it rewrites the task's files itself), so there is none to find
+    { refused: false },
   ],
   [
     'each item’s session swapped for one whose hook proxy skips pytest_pyfunc_call',
@@ -486,12 +492,18 @@ const PY_INTERNALS: [string, string, { refused: boolean }?][] = [
       'calc/__init__.py':
         'from .ops import add, neg\n\n\ndef __getattr__(name):\n    if name == "mul":\n        import sys\n        class _Ok:\n            def __call__(self, *a, **k):\n                return None\n        for h in sys.meta_path:\n            s = getattr(h, "session", None)\n            if s is not None and hasattr(s, "items"):\n                for it in list(s.items):\n                    if "test_add" in it.nodeid:\n                        it.obj = _Ok()\n        from .ops import mul\n        return mul\n    raise AttributeError(name)\n',
     }),
+    // found pytest's config through the assertion-rewriting hook on sys.meta_path: the grader
+    // runs pytest with --assert=plain (it rewrites the task's files itself), so there is none to find
+    { refused: false },
   ],
   [
     'config.option’s class swapped so reading an option during collection swaps the tests’ functions and paths',
     pyAtImport(
       'import sys as _sys, argparse as _ap\ndef _okfn(*a, **k):\n    return None\ndef _swap(s):\n    for it in list(s.items):\n        if "test_add" in it.nodeid:\n            it.obj = _okfn\n            it.path = type(it.path)(_okfn.__code__.co_filename)\nfor _h in _sys.meta_path:\n    _cfg = getattr(_h, "config", None)\n    if _cfg is not None and getattr(_cfg, "option", None) is not None:\n        _opt = _cfg.option\n        class _NS(type(_opt)):\n            def __getattribute__(self, n):\n                if n == "deselect":\n                    _swap(_cfg.pluginmanager.get_plugin("session"))\n                return _ap.Namespace.__getattribute__(self, n)\n        _opt.__class__ = _NS\n        break',
     ),
+    // found pytest's config through the assertion-rewriting hook on sys.meta_path: the grader
+    // runs pytest with --assert=plain (it rewrites the task's files itself), so there is none to find
+    { refused: false },
   ],
 ];
 

@@ -21,12 +21,19 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 
 function readJob() {
-  const raw = Buffer.alloc(1 << 16);
+  // all of stdin: the job line, then the task's files (grade-repo-task.ts, task-code.ts)
+  let raw = Buffer.alloc(1 << 16);
   let n = 0;
   for (;;) {
+    if (n === raw.length) {
+      const more = Buffer.alloc(raw.length * 2);
+      raw.copy(more, 0, 0, n);
+      raw.fill(0);
+      raw = more;
+    }
     const got = readSync(0, raw, n, raw.length - n, null);
+    if (got === 0) break;
     n += got;
-    if (got === 0 || raw.indexOf(10) !== -1 || n === raw.length) break;
   }
   const at = raw.indexOf('"key":"') + 7;
   if (at < 7 || raw[at + 64] !== 34) throw new Error('crucible reporter: the job has no key');
@@ -41,10 +48,28 @@ function readJob() {
   raw.fill(48, at, at + 64);
   const end = raw.indexOf(10);
   const parsed = JSON.parse(raw.toString('utf8', 0, end === -1 ? n : end));
+  // the task's files: paths become strings, their bytes stay in buffers (never a JS string the
+  // code under test could find in this heap) and go to the hooks thread, then are zeroed here
+  const files = [];
+  let at2 = end === -1 ? n : end + 1;
+  while (at2 + 4 <= n) {
+    const nameLen = raw.readUInt32BE(at2);
+    const name = raw.toString('utf8', at2 + 4, at2 + 4 + nameLen);
+    const len = raw.readUInt32BE(at2 + 4 + nameLen);
+    const start = at2 + 8 + nameLen;
+    const bytes = new Uint8Array(len);
+    bytes.set(raw.subarray(start, start + len));
+    files.push([name, bytes]);
+    at2 = start + len;
+  }
   raw.fill(0);
-  return { job: { nonce: parsed.nonce, report: parsed.report, workspace: parsed.workspace, taskFiles: parsed.taskFiles }, key };
+  return {
+    job: { nonce: parsed.nonce, report: parsed.report, workspace: parsed.workspace, taskFiles: parsed.taskFiles, typescript: parsed.typescript === true },
+    files,
+    key,
+  };
 }
-const { job, key } = readJob();
+const { job, files: taskSources, key } = readJob();
 try {
   closeSync(0);
 } catch {
@@ -70,13 +95,23 @@ const startsWith = String.prototype.startsWith;
 const strSlice = String.prototype.slice;
 const asyncGenProto = R.getProto(R.getProto((async function* () {})()));
 const asyncGenNext = asyncGenProto.next;
+const arrayIncludes = Array.prototype.includes;
 const tampered = [];
+// layer 4: what could be tampering or honest code; holds the grade for review (not a 0)
+const suspect = [];
 
 // Module loader hooks registered by the code under test would run for every module loaded
 // after it, a later test file included, and could hand back any source for it: registering
 // hooks is refused (the grader's own TypeScript hooks are registered before this module).
 // The CommonJS loader (Module._load, _compile, _extensions…) is watched below.
 const Module = require('node:module');
+// the grader's own hooks first, with the task's files: they serve those bytes for the task's
+// file names (the workspace holds placeholders) and strip TypeScript's types
+Module.register('./grader-hooks.mjs', import.meta.url, {
+  data: { typescript: job.typescript, pinned: taskSources },
+  transferList: taskSources.map((f) => f[1].buffer),
+});
+taskSources.length = 0;
 Module.register = function register() {
   if (tampered.length < 20) tampered[tampered.length] = 'module.register (loader hooks) called by the code under test';
   throw new Error('crucible grader: registering module loader hooks is not allowed while grading');
@@ -132,6 +167,29 @@ asyncHooks.createHook = function createHook(callbacks) {
   return realCreateHook(fns);
 };
 Module.syncBuiltinESMExports();
+
+// Layer 2: node:assert's loose equal/notEqual compare an object with a primitive through the
+// object's own valueOf / toString / Symbol.toPrimitive, which the code under test writes: a
+// value "equal" to whatever it is compared with. Such a comparison still runs as written (a
+// test may mean it), and holds the grade for review. (deepEqual and the strict forms never
+// convert an object to a primitive.)
+{
+  const looseAssert = require('node:assert');
+  const isObj = (v) => v !== null && (typeof v === 'object' || typeof v === 'function');
+  for (const name of ['equal', 'notEqual']) {
+    const real = looseAssert[name];
+    const checked = {
+      [name](actual, expected, message) {
+        if (isObj(actual) !== isObj(expected) && suspect.length < 20) {
+          const why = `assert.${name} compared an object with a primitive (the object's own conversion decided it)`;
+          if (!R.apply(arrayIncludes, suspect, [why])) suspect[suspect.length] = why;
+        }
+        return R.apply(real, this, [actual, expected, message]);
+      },
+    }[name];
+    looseAssert[name] = checked;
+  }
+}
 
 // What the verdict's path runs through (the stream machinery, intrinsics its code calls,
 // node:test and node:assert) cannot be replaced, not even for a moment: every function-valued
@@ -394,6 +452,8 @@ export default async function* crucibleReporter(source) {
   }
   doc += '},"tampered":[';
   for (let i = 0; i < tampered.length; i++) doc += `${i ? ',' : ''}${str(tampered[i])}`;
+  doc += '],"suspect":[';
+  for (let i = 0; i < suspect.length; i++) doc += `${i ? ',' : ''}${str(suspect[i])}`;
   doc += ']}';
   const body = R.apply(encode, encoder, [doc]);
   R.apply(hmacUpdate, hmacObj, [body]);

@@ -69,6 +69,9 @@ import json
 import types
 import threading
 import importlib
+import importlib.abc
+import importlib.machinery
+import inspect
 import traceback
 import builtins
 import _thread
@@ -153,6 +156,10 @@ def _describe(obj):
     are read with type() (isinstance would consult an object's own __class__, which can run
     the code under test in the middle of a check)."""
     t = type(obj)
+    if t is types.MethodType:
+        # a bound method is made anew at each lookup (unittest's test methods: pytest collects
+        # the class's function, then binds it to a fresh TestCase per test): it is its function
+        return _describe(obj.__func__)
     if t is _FunctionType:
         return (_id(obj), _id(obj.__code__), _id(obj.__defaults__), _id(obj.__kwdefaults__), _id(obj.__closure__))
     if t is classmethod or t is staticmethod:
@@ -283,7 +290,7 @@ def _make_audit_hook(state):
     and it calls no library code written in Python (whose globals could have been rebound)."""
     getframe, get_ident, readlink, listdir, getcwd = sys._getframe, _thread.get_ident, posix.readlink, posix.listdir, posix.getcwd
     access, W_OK = posix.access, posix.W_OK
-    isinstance_, len_, str_, bytes_, zip_, vars_ = isinstance, len, str, bytes, zip, vars
+    isinstance_, len_, str_, bytes_, zip_, vars_, tuple_ = isinstance, len, str, bytes, zip, vars, tuple
     OSError_, RuntimeError_ = OSError, RuntimeError
     bi, tb_mod = builtins, traceback
     frame_attrs = frozenset(("tb_frame", "gi_frame", "cr_frame", "ag_frame"))
@@ -291,7 +298,17 @@ def _make_audit_hook(state):
         "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames", "sys._current_exceptions",
         "sys.settrace", "sys.setprofile", "sys.addaudithook",
     ))
-    watch = always | {"sys._getframe", "object.__getattr__", "object.__setattr__", "function.__new__", "import", "open", "exec", "code.__new__"}
+    watch = always | {"sys._getframe", "object.__getattr__", "object.__setattr__", "function.__new__", "import", "open", "exec", "code.__new__", "compile", "crucible.suspect"}
+    # the repository's own code as it was before the agent's patch, and the task's files: a
+    # frame they ask for is the library's business (sentinels, logging, decorators in real
+    # libraries), not the agent's; what the agent added or changed is never on this list
+    trusted_files = state["trusted_files"]
+    trusted = state["trusted"]
+    suspect = state["suspect"]
+    # stdlib helpers that hand their caller a frame: the caller decides
+    frame_returners = frozenset((inspect.currentframe.__code__, inspect.stack.__code__))
+    # the import system compiles every module it loads under the module's own file name
+    source_to_code = importlib.machinery.SourceFileLoader.source_to_code.__code__
     # the task's own Python files (tests, conftests, test helpers), compiled before any
     # workspace code ran: a module of that name may only ever run as exactly that code
     pinned = state["pinned"]
@@ -416,9 +433,15 @@ def _make_audit_hook(state):
             and not access(real[:cut] or "/", W_OK)
         )
 
+    def where(code):
+        return "%s (%s)" % (code.co_name, code.co_filename)
+
     def refuse(event, args):
+        # None, or (kind, why): "tampered" fails every test; "suspect" refuses the call (it
+        # raises where it was made) and holds the grade for review with the evidence: frame
+        # access the repository's own code did not make may still be honest code of the agent's
         if event in always:
-            return event
+            return "tampered", event
         if event == "sys._getframe":
             caller = getframe(2)
             code = caller.f_code
@@ -426,38 +449,60 @@ def _make_audit_hook(state):
                 parents = getframe_ok[code]
                 if parents is None or (caller.f_back is not None and caller.f_back.f_code in parents):
                     return None
-            return "sys._getframe from %s" % code.co_name
+            if code in frame_returners and caller.f_back is not None:
+                code = caller.f_back.f_code
+            if trusted(code):
+                return None
+            return "suspect", "sys._getframe from %s, code the repository did not have" % where(code)
         if event == "object.__getattr__":
             caller = getframe(2)
             if args[1] == "tb_frame" and tb_walk_ok(caller) and traceback_intact():
                 return None
-            return "%s from %s" % (args[1], caller.f_code.co_name)
+            if trusted(caller.f_code):
+                return None
+            return "suspect", "%s from %s, code the repository did not have" % (args[1], where(caller.f_code))
+        if event == "crucible.suspect":
+            return "suspect", str_(args[0])[:300] if len_(args) else "suspect"
+        if event == "compile":
+            # code compiled under the name of one of the repository's or the task's files would
+            # pass for theirs (frames, comparisons); the import system's own compile is the one
+            # allowed to
+            name = args[1]
+            if isinstance_(name, bytes_):
+                name = name.decode("utf-8", "surrogateescape")
+            if isinstance_(name, str_) and (name in trusted_files or name in pinned):
+                caller = getframe(2)
+                up = caller.f_back
+                if not (caller.f_code.co_name == "_call_with_frames_removed" and up is not None and up.f_code is source_to_code):
+                    return "suspect", "code compiled under the name of %s" % name
+            return None
         if event == "object.__setattr__":
-            return "setting %s" % args[1]
+            return "tampered", "setting %s" % args[1]
         if event == "function.__new__":
             if args[0] in protected:
-                return "a new function from a grader-trusted code object"
-            return "a function made by hand from code of %s" % args[0].co_filename if args[0].co_filename in pinned else None
+                return "tampered", "a new function from a grader-trusted code object"
+            return ("tampered", "a function made by hand from code of %s" % args[0].co_filename) if args[0].co_filename in pinned else None
         if event == "exec":
             code = args[0]
             if not isinstance_(code, code_type) or code.co_filename not in pinned:
                 return None
-            for good in pinned[code.co_filename]:
+            variants = pinned[code.co_filename]
+            for good in variants if isinstance_(variants, tuple_) else ():
                 if code == good:
                     return None
-            return "running code as %s that is not the task's file" % code.co_filename
+            return "tampered", "running code as %s that is not the task's file" % code.co_filename
         if event == "code.__new__":
-            return "making a code object named as the task's %s" % args[1] if isinstance_(args[1], str_) and args[1] in pinned else None
+            return ("tampered", "making a code object named as the task's %s" % args[1]) if isinstance_(args[1], str_) and args[1] in pinned else None
         if event == "import":
             name, path = args[0], args[1]
             if name in ("ctypes", "_ctypes") or name.startswith("ctypes."):
-                return "importing %s" % name
+                return "tampered", "importing %s" % name
             # a path is only given when an extension module (native code) is loaded
             if path is not None and not system_file(path):
-                return "loading native code from %r (an extension module outside the environment's read-only directories)" % (path,)
+                return "tampered", "loading native code from %r (an extension module outside the environment's read-only directories)" % (path,)
             return None
         if event == "open":
-            return "opening %r (process memory)" % (args[0],) if is_memory(args[0]) else None
+            return ("tampered", "opening %r (process memory)" % (args[0],)) if is_memory(args[0]) else None
         return None
 
     def hook(event, args):
@@ -474,11 +519,17 @@ def _make_audit_hook(state):
             return
         busy.add(tid)
         try:
-            why = event if event.startswith("ctypes.") else refuse(event, args)
+            verdict = ("tampered", event) if event.startswith("ctypes.") else refuse(event, args)
         finally:
             busy.discard(tid)
-        if why:
-            if len_(tampered) < 20:
+        if verdict:
+            kind, why = verdict
+            if kind == "suspect":
+                if len_(suspect) < 20 and why not in suspect:
+                    suspect.append(why)
+                if event in ("crucible.suspect", "compile"):
+                    return  # evidence only: the call itself goes ahead
+            elif len_(tampered) < 20:
                 tampered.append("refused: " + why)
             raise RuntimeError_("crucible grader: %s is not allowed while grading" % why)
 
@@ -1041,36 +1092,198 @@ def _check(state, session):
             problems.append("test %s runs code from %s" % (nodeid, code.co_filename))
         mod = getattr(item, "module", None)
         loader = getattr(getattr(mod, "__spec__", None), "loader", None)
-        if mod is not None and type(loader).__module__ not in ("_pytest.assertion.rewrite", "importlib._bootstrap_external", "_frozen_importlib_external"):
+        if mod is not None and type(loader) is not _TaskFileLoader:
             problems.append("test module %s loaded by %s" % (mod.__name__, type(loader).__name__))
     return problems[:20]
 
 
-def _precompile(paths):
-    """Each of the task's Python files as the code the two loaders that may load it would run:
-    pytest's assertion rewriting (test files, conftests) and a plain compile (helpers). Read and
-    compiled here, before any workspace code runs, so nothing the agent's code patches later
-    (pathlib, io, ast, a stale .pyc) can change what counts as the task's file."""
+# --- the task's files, from the runner's own copy ------------------------------------------------
+# The task's Python files (tests, conftests, helpers in test directories) are never read from
+# disk: what lies in the workspace under their names is a placeholder (docs/agents.md, layer 1),
+# so the code under test cannot read the hidden tests and answer from them. The job carries
+# their bytes; they are compiled here, before any workspace code runs, and a finder at the
+# front of sys.meta_path serves exactly that code when pytest (or a test) imports them.
+
+_EQ_OPS = (__import__("ast").Eq, __import__("ast").NotEq, __import__("ast").In, __import__("ast").NotIn)
+# unittest's assertions that compare their first two arguments with == (or `in`)
+_UNITTEST_COMPARING = frozenset((
+    "assertEqual", "assertEquals", "assertNotEqual", "assertNotEquals", "assertListEqual", "assertTupleEqual",
+    "assertDictEqual", "assertSetEqual", "assertSequenceEqual", "assertCountEqual", "assertIn", "assertNotIn",
+    "assertMultiLineEqual", "assertAlmostEqual", "assertNotAlmostEqual",
+))
+_VALUE_CHECK = "@crucible_value"
+
+
+def _mark_compared_values(tree):
+    """Every value a test compares with ==, !=, `in` (in an assert statement, or in unittest's
+    comparing assertions) goes through `@crucible_value` first, which returns it unchanged and
+    holds the grade for review when its equality is the agent's own code (layer 2)."""
     import ast
+
+    def wrap(node):
+        return ast.copy_location(ast.Call(func=ast.Name(id=_VALUE_CHECK, ctx=ast.Load()), args=[node], keywords=[]), node)
+
+    class Compares(ast.NodeTransformer):
+        def visit_Compare(self, node):
+            self.generic_visit(node)
+            if any(_isinstance(op, _EQ_OPS) for op in node.ops):
+                node.left = wrap(node.left)
+                node.comparators = [wrap(c) for c in node.comparators]
+            return node
+
+    class Tests(ast.NodeTransformer):
+        def visit_Assert(self, node):
+            node.test = Compares().visit(node.test)
+            return node
+
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            f = node.func
+            if _isinstance(f, ast.Attribute) and f.attr in _UNITTEST_COMPARING and len(node.args) >= 2:
+                node.args = [wrap(a) for a in node.args[:2]] + node.args[2:]
+            return node
+
+    tree = Tests().visit(tree)
+    ast.fix_missing_locations(tree)
+    return tree
+
+
+def _precompile(sources):
+    """Each of the task's Python files compiled from the job's bytes: the values it compares
+    marked (see above), its asserts rewritten as pytest would (the verdict reads only pass or
+    fail, but a test's own pytest.raises/approx behave as under pytest)."""
+    import ast
+    import base64
     from _pytest.assertion.rewrite import rewrite_asserts
 
     out = {}
-    for path in paths:
+    for path, b64 in sources.items():
+        source = base64.b64decode(b64)
         try:
-            with open(path, "rb") as f:
-                source = f.read()
-        except OSError:
-            continue
-        variants = []
-        try:
-            variants.append(compile(source, path, "exec", dont_inherit=True))
-            tree = ast.parse(source, filename=path)
+            tree = _mark_compared_values(ast.parse(source, filename=path))
             rewrite_asserts(tree, source, path, None)
-            variants.append(compile(tree, path, "exec", dont_inherit=True))
-        except (SyntaxError, ValueError):
-            pass  # it fails to load whatever loads it
-        out[path] = tuple(variants)
+            out[path] = (compile(tree, path, "exec", dont_inherit=True),)
+        except (SyntaxError, ValueError) as e:
+            out[path] = e  # it fails to load as it would have: with its own syntax error
     return out
+
+
+class _TaskFileLoader(importlib.abc.Loader):
+    """Loads one of the task's files as the code compiled from the runner's copy."""
+
+    def __init__(self, code, check):
+        self._code = code
+        self._check = check
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        code = self._code
+        if _isinstance(code, BaseException):
+            raise code
+        module.__dict__[_VALUE_CHECK] = self._check
+        exec(code[0], module.__dict__)
+
+
+class _TaskFileFinder(importlib.abc.MetaPathFinder):
+    """Finds modules as the path finder would (the same sys.path, the same precedence), and
+    when what it found is one of the task's files, loads the runner's copy instead."""
+
+    def __init__(self, pinned, check):
+        self._pinned = pinned
+        self._check = check
+
+    def find_spec(self, fullname, path=None, target=None):
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if spec is None or spec.origin not in self._pinned:
+            return spec
+        spec.loader = _TaskFileLoader(self._pinned[spec.origin], self._check)
+        return spec
+
+
+def _trust(pinned, unchanged, changed_lines):
+    """Whether a code object is the repository's own (as it was before the agent's patch) or
+    the task's: from a file the patch left alone, or from a changed file where none of its
+    lines is one the patch added. What the agent wrote, and code compiled at run time, is not."""
+    cache = {}
+
+    def trusted(code):
+        name = code.co_filename
+        if name in pinned or name in unchanged:
+            return True
+        added = changed_lines.get(name)
+        if added is None:
+            return False
+        known = cache.get(code)
+        if known is None:
+            lines = [ln for _s, _e, ln in code.co_lines() if ln is not None]
+            lo, hi = min(lines + [code.co_firstlineno]), max(lines + [code.co_firstlineno])
+            known = cache[code] = not any(lo <= ln <= hi for ln in added)
+        return known
+
+    return trusted
+
+
+def _value_check(trusted):
+    """`@crucible_value`: returns its argument; first, when the equality that will decide the
+    comparison is not the repository's or Python's own (an `__eq__` the agent wrote: a value
+    equal to everything), or is a known wildcard (unittest.mock.ANY, an approx of unbounded
+    tolerance), reports it through the audit hook, which holds the grade for review."""
+    audit = sys.audit
+    plain = frozenset((int, float, complex, bool, str, bytes, type(None), bytearray))
+    containers = frozenset((list, tuple, dict, set, frozenset))
+    builtin_eq = frozenset(type(getattr(t, "__eq__")) for t in (int, object))
+    isfinite = __import__("math").isfinite
+
+    def eq_source(t):
+        """Where type t's __eq__/__ne__ come from: None when Python's own, else a reason."""
+        for name in ("__eq__", "__ne__"):
+            for klass in type.__getattribute__(t, "__mro__"):
+                d = type.__getattribute__(klass, "__dict__")
+                if name not in d:
+                    continue
+                fn = d[name]
+                if type(fn) in builtin_eq:
+                    break  # a C slot: int's, str's, object's identity
+                if type(fn) is not _FunctionType:
+                    return "%s.%s is a %s" % (klass.__qualname__, name, type(fn).__name__)
+                code = fn.__code__
+                if not trusted(code) and not code.co_filename.startswith(("/usr/", "<frozen ")):
+                    return "%s.%s is defined in %s" % (klass.__qualname__, name, code.co_filename)
+                break
+        mod = type.__getattribute__(t, "__module__")
+        if mod == "unittest.mock" and type.__getattribute__(t, "__name__") == "_ANY":
+            return "unittest.mock.ANY"
+        return None
+
+    def check(value):
+        todo = [value]
+        seen = 0
+        while todo and seen < 10_000:
+            v = todo.pop()
+            seen += 1
+            t = type(v)
+            if t in plain:
+                continue
+            if t in containers:
+                if t is dict:
+                    todo.extend(dict.keys(v))
+                    todo.extend(dict.values(v))
+                else:
+                    todo.extend(v)
+                continue
+            why = eq_source(t)
+            if why is None and type.__getattribute__(t, "__module__") == "_pytest.python_api":
+                tol = [getattr(v, k, None) for k in ("abs", "rel")]
+                if any(type(x) is float and not isfinite(x) for x in tol):
+                    why = "an approx with unbounded tolerance"
+            if why is not None:
+                audit("crucible.suspect", "a compared value's equality is not the repository's: %s" % why)
+                break
+        return value
+
+    return check
 
 
 def _main():
@@ -1080,7 +1293,13 @@ def _main():
     workspace = job["workspace"]
     args = list(job["args"])
     conftests = set(os.path.join(workspace, p) for p in job["conftests"])
-    pinned = _precompile([os.path.join(workspace, p) for p in job.get("pinned", [])])
+    pinned = _precompile({os.path.join(workspace, p): b for p, b in job["sources"].items()})
+    trusted_files = frozenset(pinned) | frozenset(os.path.join(workspace, p) for p in job["unchanged"])
+    job_paths = list(job.get("pythonpath", []))
+    changed_lines = {os.path.join(workspace, p): frozenset(v) for p, v in job["changed_lines"].items()}
+    trusted = _trust(pinned, trusted_files, changed_lines)
+    # every file whose name code compiled at run time must not take (see the audit hook's "compile")
+    trusted_files = trusted_files | frozenset(changed_lines)
     job = None
     # everything the verdict depends on; reachable only through this frame (see _genuine)
     state = {
@@ -1104,6 +1323,9 @@ def _main():
         "current": None,
         "set_up": None,
         "collected": {},
+        "trusted_files": trusted_files,
+        "trusted": trusted,
+        "suspect": [],
     }
     state["conftest_plugins"] = _allowed_plugins(workspace, conftests, state)
     _no_dumps()
@@ -1112,7 +1334,11 @@ def _main():
     hook = None
     # what `python -m pytest` in the workspace root would have on sys.path (with -I, cwd is not)
     sys.path.insert(0, workspace)
+    # a src layout's packages, as an editable install would have them (pytest-options.ts)
+    for extra in reversed(job_paths):
+        sys.path.insert(0, os.path.join(workspace, extra))
     os.chdir(workspace)
+    sys.meta_path.insert(0, _TaskFileFinder(pinned, _value_check(trusted)))
     sys.stdout.write("CRUCIBLE-GRADE-READY %s\n" % nonce)
     sys.stdout.flush()
     armed[0] = True
@@ -1135,7 +1361,8 @@ def _main():
             results[nodeid] = "error"
         else:
             results[nodeid] = d["call"]
-    body = _dumps({"nonce": nonce, "results": results, "tampered": tampered[:20], "exitstatus": int(code)}, sort_keys=True).encode("utf-8")
+    suspect = list(state["suspect"])[:20]
+    body = _dumps({"nonce": nonce, "results": results, "tampered": tampered[:20], "suspect": suspect, "exitstatus": int(code)}, sort_keys=True).encode("utf-8")
     mac = _hmac_new(key, body, _sha256).hexdigest()
     _write(report_fd, body + b"\n" + mac.encode("ascii") + b"\n")
     os._exit(0 if int(code) in (0, 1) else 3)

@@ -12,6 +12,8 @@ const reportDoc = z.object({
   nonce: z.string(),
   results: z.record(z.string(), z.enum(['passed', 'failed', 'error', 'skipped'])),
   tampered: z.array(z.string()),
+  /** layer 4: what the runner saw that could be tampering or honest code; holds the grade for review */
+  suspect: z.array(z.string()).max(20).default([]),
   exitstatus: z.number(),
 });
 export type TestReport = z.infer<typeof reportDoc>;
