@@ -46,6 +46,7 @@ const config = [
       'test-results/**',
       'playwright-report/**',
       'tasks/repo-suite/**',
+      'tasks/real-corpus/**',
     ],
   },
   ...next,

@@ -43,6 +43,15 @@ export function readTree(root: string): WorkspaceFiles {
 
 /** Read one task directory into a validated crucible-repo line. */
 export function loadRepoTask(taskDir: string): CrucibleRepoTaskLine {
+  return loadRepoTaskDir(taskDir).line;
+}
+
+/**
+ * Read one task directory; `extraFields` are task.json fields that are not the line's (a
+ * corpus's own metadata, such as provenance): they are taken out before validation and given
+ * back as `extra` (absent ones are left out).
+ */
+export function loadRepoTaskDir(taskDir: string, extraFields: readonly string[] = []): { line: CrucibleRepoTaskLine; extra: Record<string, unknown> } {
   const where = (file: string) => path.join(taskDir, file);
   const fail = (file: string, why: string): never => {
     throw new RepoSuiteError(`${where(file)}: ${why}`);
@@ -56,6 +65,11 @@ export function loadRepoTask(taskDir: string): CrucibleRepoTaskLine {
   }
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) fail('task.json', 'must hold a JSON object');
   for (const f of TREE_FIELDS) if (f in meta) fail('task.json', `"${f}" comes from the task directory's files, not task.json`);
+  const extra: Record<string, unknown> = {};
+  for (const f of extraFields) {
+    if (f in meta) extra[f] = meta[f];
+    delete meta[f];
+  }
   if (meta.id !== path.basename(taskDir)) fail('task.json', `id "${String(meta.id)}" must equal the directory name "${path.basename(taskDir)}"`);
   if (!fs.statSync(where('workspace'), { throwIfNoEntry: false })?.isDirectory()) fail('workspace', 'missing: the repository the agent sees');
   if (!fs.existsSync(where('gold.patch'))) fail('gold.patch', 'missing: the reference solution as a git diff against workspace/');
@@ -68,7 +82,7 @@ export function loadRepoTask(taskDir: string): CrucibleRepoTaskLine {
   };
   const parsed = crucibleRepoTaskLine.safeParse(line);
   if (!parsed.success) fail('task.json', parsed.error.issues.map((i) => `${i.path.join('.') || '(line)'}: ${i.message}`).join('; '));
-  return parsed.data!;
+  return { line: parsed.data!, extra };
 }
 
 /** Every task of the suite, sorted by id; ids are unique (they are directory names). */
