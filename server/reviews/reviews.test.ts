@@ -84,6 +84,20 @@ describe('sampling', () => {
   });
 });
 
+describe('held for review', () => {
+  it('a reward the grader held (components.suspect) is always sampled, with the reason', async () => {
+    const { run, tasks } = await seedRun(database.db, { tasks: 1 });
+    const ep = await seedEpisode(database.db, run.id, tasks[0]!.id, 1);
+    await database.db
+      .update(rewards)
+      .set({ components: sql`${rewards.components} || '{"suspect": 1}'::jsonb` })
+      .where(eq(rewards.episodeId, ep.id));
+    const d = await sampleForReview(database.db, ep.id);
+    expect(d.sampled).toBe(true);
+    expect(d.reasons).toContain('suspect:held_for_review');
+  });
+});
+
 describe('review queue', () => {
   it('two concurrent reviewers never claim the same single-review item', async () => {
     const { run, tasks } = await seedRun(database.db, {

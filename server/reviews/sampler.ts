@@ -26,7 +26,7 @@ export type SampleDecision = { sampled: boolean; reasons: string[]; slots: numbe
 
 /**
  * Decide, as an episode is scored, whether it enters the review queue and why. Strata:
- * boundary (partial pass, near a decision threshold, re-run disagreement), anomaly (far
+ * held (a grade the grader held for review: always), boundary (partial pass, near a decision threshold, re-run disagreement), anomaly (far
  * from its task's or group's mean, a jump in the task's reward, unusually short or long
  * trajectory, a new environment hash) and uniform; plus a top-up that keeps every run at
  * or above its review rate (never below 5%). Writes the review row(s) when sampled.
@@ -45,6 +45,9 @@ export async function sampleForReview(tx: DbOrTx, episodeId: string): Promise<Sa
   const r = ep.value;
   const c = ep.components;
   const reasons: string[] = [];
+
+  // Held for review: the grader saw something that could be tampering or honest code (RepoGrade.suspect).
+  if (c.suspect === 1) reasons.push('suspect:held_for_review');
 
   // Boundary cases.
   const boundary: string[] = [];

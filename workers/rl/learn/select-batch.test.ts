@@ -11,10 +11,13 @@ const versionOf = new Map([
 ]);
 const row = (
   id: string,
-  o: { group?: number; status?: string; version?: string | null; reward?: number | null; disputed?: string; corrected?: number | null } = {},
+  o: { group?: number; status?: string; version?: string | null; reward?: number | null; disputed?: string; corrected?: number | null; suspect?: boolean } = {},
 ): BatchRow => ({
   e: { id, status: o.status ?? 'scored', groupIndex: o.group ?? 0, policyVersionId: o.version === undefined ? 'v3' : o.version },
-  r: o.reward === null ? null : { value: o.reward ?? 1, disputed: o.disputed ?? null, correctedValue: o.corrected ?? null },
+  r:
+    o.reward === null
+      ? null
+      : { value: o.reward ?? 1, disputed: o.disputed ?? null, correctedValue: o.corrected ?? null, components: o.suspect ? { suspect: 1 } : {} },
 });
 const config = (c: { maxStaleness?: number; disputed?: RunConfig['review']['disputed'] } = {}) => ({
   maxStaleness: c.maxStaleness ?? defaultRunConfig.maxStaleness,
@@ -40,6 +43,13 @@ describe('selectBatch: which episodes train, with what reward', () => {
       { id: 'a', reward: 1, group: 0 },
       { id: 'e', reward: 0, group: 0 },
     ]);
+  });
+
+  it('a reward the grader held for review trains only once a reviewer has corrected it', () => {
+    const eps = [row('plain'), row('held', { suspect: true }), row('reviewed', { suspect: true, disputed: 'false_positive', corrected: 0 })];
+    expect(ids(selectBatch(eps, { currentVersion: 3, versionOf, config: config({ disputed: 'replace' }) }))).toEqual(['plain', 'reviewed']);
+    expect(selectBatch(eps, { currentVersion: 3, versionOf, config: config({ disputed: 'replace' }) }).rewards).toEqual([1, 0]);
+    expect(ids(selectBatch(eps, { currentVersion: 3, versionOf, config: config() }))).toEqual(['plain']);
   });
 
   it('maxStaleness drops episodes sampled by a policy more than that many versions behind', () => {

@@ -6,7 +6,7 @@ import type { EpisodeReward } from '../learner-batch';
 export type BatchRow = {
   e: { id: string; status: string; groupIndex: number; policyVersionId: string | null };
   /** `disputed`: the dispute's reason, null when undisputed */
-  r: { value: number; disputed: string | null; correctedValue: number | null } | null;
+  r: { value: number; disputed: string | null; correctedValue: number | null; components?: Record<string, number> | null } | null;
 };
 
 export type SelectedBatch<T extends BatchRow> = {
@@ -25,7 +25,8 @@ export type SelectedBatch<T extends BatchRow> = {
  * Which of an iteration's episodes train, and with what reward: scored ones only; those
  * sampled by a policy more than `maxStaleness` versions behind the current one are dropped
  * (an unknown version counts as one older than v0); a disputed reward is dropped ('exclude')
- * or replaced by its reviewer's correction when there is one ('replace').
+ * or replaced by its reviewer's correction when there is one ('replace'); a reward the grader
+ * held for review (`components.suspect`) is left out unless a reviewer has corrected it.
  */
 export function selectBatch<T extends BatchRow>(
   eps: T[],
@@ -36,6 +37,8 @@ export function selectBatch<T extends BatchRow>(
     if (e.status !== 'scored' || !r) return false;
     if (o.currentVersion - (o.versionOf.get(e.policyVersionId ?? '') ?? -1) > o.config.maxStaleness) return false;
     if (r.disputed && disputedMode === 'exclude') return false;
+    // held for review (the grader's suspicion): trains only with a reviewer's corrected value
+    if (r.components?.suspect === 1 && r.correctedValue == null) return false;
     return true;
   });
   const rewards = valid.map(({ r }) => (r!.disputed && disputedMode === 'replace' && r!.correctedValue != null ? r!.correctedValue : r!.value));
