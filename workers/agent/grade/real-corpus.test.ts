@@ -44,11 +44,15 @@ async function grade(manager: Parameters<typeof gradeRepoTask>[0], task: RepoTas
 }
 
 describe.skipIf(!present)('real-code corpus through the grader', () => {
-  const { manager, cleanup } = gradeTestManager('real-corpus');
   const results = new Map<string, Outcome | Error>();
-  afterAll(cleanup);
+  let cleanup: (() => Promise<void>) | undefined;
+  afterAll(async () => cleanup?.());
 
   beforeAll(async () => {
+    // made here, not while collecting, so a checkout without the corpus builds no environment
+    const made = gradeTestManager('real-corpus');
+    const manager = made.manager;
+    cleanup = made.cleanup;
     const queue = [...corpus];
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
@@ -74,9 +78,10 @@ describe.skipIf(!present)('real-code corpus through the grader', () => {
       if (r instanceof Error) throw r;
       expect(r, 'graded in beforeAll').toBeDefined();
       const { gold, untouched } = r!;
-      expect(gold.error ?? null, summary(gold)).toBeNull();
-      expect(gold, summary(gold)).toMatchObject({ status: 'graded', reward: 1, patchApplied: true, rejectedPaths: [] });
-      expect(untouched, summary(untouched)).toMatchObject({ status: 'graded', reward: 0, components: { f2p: 0, p2p: 1 } });
+      const both = `gold: ${summary(gold)}; untouched: ${summary(untouched)}`;
+      expect(gold.error ?? null, both).toBeNull();
+      expect(gold, both).toMatchObject({ status: 'graded', reward: 1, patchApplied: true, rejectedPaths: [] });
+      expect(untouched, both).toMatchObject({ status: 'graded', reward: 0, components: { f2p: 0, p2p: 1 } });
       for (const id of line.FAIL_TO_PASS) expect(untouched.tests.find((t) => t.name === id)?.passed, id).toBe(false);
     });
   }
