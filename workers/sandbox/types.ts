@@ -65,7 +65,14 @@ export type ExecResult = {
   /** gVisor: the platform its kernel ran on (ptrace, systrap or kvm; gvisor-platform.ts); microvm: the accelerator (kvm or tcg; microvm-accel.ts) */
   platform?: string;
   sandboxId: string;
-  usage: { cpuMs: number; maxRssMb: number };
+  /**
+   * cpuMs: CPU time of the sandbox's cgroup during the exec. cpuWaitMs: how long its tasks were
+   * runnable but waiting for a CPU (cgroup v2 `cpu.pressure` "some", or sampled run_delay on
+   * v1; limits/cpu-wait.ts), a host-side measurement; absent where the tier's cgroup gives
+   * none. With cpuMs it tells a blocked or CPU-hungry command from a busy host on a wall
+   * timeout: limits/cpu-verdict.ts.
+   */
+  usage: { cpuMs: number; maxRssMb: number; cpuWaitMs?: number };
   /** set for env_mismatch / sandbox_error: what went wrong */
   error?: string;
   /** with an allow-list only: every connection attempt through the egress proxy */

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileS
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ownerAlive, parseOwnerTag } from '../pool/owner';
+import { parsePressureSomeTotalUs } from './cpu-wait';
 
 /**
  * Per-sandbox cgroups: memory, CPU quota and pids limits plus the usage counters an exec
@@ -215,6 +216,28 @@ export class SandboxCgroup {
       const m = /usage_usec (\d+)/.exec(read(path.join(this.d.cpu!, 'cpu.stat')));
       return m ? Number(m[1]) * 1000 : 0;
     }
+    return 0;
+  }
+
+  /**
+   * cgroup v2 with PSI: the group's cumulative `cpu.pressure` "some" total (µs: time at least
+   * one of its tasks was runnable but waiting for a CPU). Undefined elsewhere (v1 has no
+   * per-group PSI; see cpu-wait.ts for the sampled fallback).
+   */
+  cpuPressureUs(): number | undefined {
+    if (this.layout.mode !== 'v2') return undefined;
+    return parsePressureSomeTotalUs(read(path.join(this.d.cpu!, 'cpu.pressure')));
+  }
+
+  /**
+   * Time (µs) the group was held back by its own CPU quota (cfs throttling: v1 `throttled_time`
+   * ns, v2 `throttled_usec`). Its tasks wait for a CPU meanwhile, but that wait is the
+   * command's own doing, so cpuWaitMs leaves it out.
+   */
+  cpuThrottledUs(): number {
+    const stat = read(path.join(this.d.cpu ?? '', 'cpu.stat'));
+    if (this.layout.mode === 'v1') return Number(/^throttled_time (\d+)/m.exec(stat)?.[1] ?? 0) / 1000;
+    if (this.layout.mode === 'v2') return Number(/^throttled_usec (\d+)/m.exec(stat)?.[1] ?? 0);
     return 0;
   }
 

@@ -351,7 +351,7 @@ export class MicrovmSandbox extends SupervisedSandbox {
     const status = p.timedOut ? 'timeout' : guestOom || hostOom ? 'memory_limit' : r.signal ? 'killed' : r.exitCode === 0 ? 'ok' : 'nonzero_exit';
     // CPU: what the VM cost the host meanwhile (QEMU's group; under TCG that includes the
     // emulation). Memory: the command's own peak inside the guest.
-    return { ...r, status, usage: { cpuMs: r.usage.cpuMs, maxRssMb: p.fallbackUsage?.maxRssMb ?? 0 } };
+    return { ...r, status, usage: { ...r.usage, maxRssMb: p.fallbackUsage?.maxRssMb ?? 0 } };
   }
 
   /** Kill the VM (all of QEMU lives in the sandbox's group) and drop its scratch disk; the next exec boots a fresh one. */

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { readFileBeneath, writeFileBeneath, type Beneath } from '../beneath';
 import { CappedCapture, splitExit } from './capture';
 import { SandboxCgroup, type CgroupLimits } from '../limits/cgroup';
+import { RunDelaySampler, runDelayAvailable } from '../limits/cpu-wait';
 import { verifyEnvironmentFast, type Environment, type VerifyResult } from '../env/env-store';
 import { verifyThread } from '../env/verify-thread';
 import { sharedLauncher } from './launcher';
@@ -53,7 +54,8 @@ export type Launched = {
   extra?: () => Partial<ExecResult>;
 };
 
-type Counters = { oom: number; hits: number; cpuNs: number };
+/** psiUs: the group's cpu.pressure total at the start (cgroup v2); wait: the sampled fallback (v1) */
+type Counters = { oom: number; hits: number; cpuNs: number; psiUs?: number; wait?: RunDelaySampler; throttledUs: number };
 
 /** How an exec ended, for `classify`: the exit, the captures, and the counters at its start. */
 export type ExecEnding = {
@@ -179,6 +181,8 @@ export abstract class Sandbox {
   }
 
   protected failed(status: 'env_mismatch' | 'sandbox_error', error: string, t0: number): ExecResult {
+    this.waitSampler?.stop();
+    this.waitSampler = undefined;
     return {
       status,
       exitCode: null,
@@ -280,22 +284,59 @@ export abstract class Sandbox {
     return { ...this.classify({ code, sig, timedOut, out, err, t0, c0 }), ...launched.extra?.() };
   }
 
-  /** Zero the cgroup's peak/CPU counters before an exec and remember the event counts. */
+  /** the v1 run_delay sampler of the exec in progress (stopped by classify or failed) */
+  private waitSampler?: RunDelaySampler;
+
+  /**
+   * Zero the cgroup's peak/CPU counters before an exec and remember the event counts; start
+   * measuring the group's CPU wait (cpu-wait.ts: PSI on v2, sampled run_delay on v1).
+   */
   protected startCounters(): Counters {
     this.cgroup.resetCounters();
-    return { oom: this.cgroup.oomKills(), hits: this.cgroup.memoryLimitHits(), cpuNs: this.cgroup.cpuUsageNs() };
+    this.waitSampler?.stop();
+    this.waitSampler = undefined;
+    const psiUs = this.cgroup.cpuPressureUs();
+    if (psiUs === undefined && this.cgroup.mode === 'v1' && runDelayAvailable()) this.waitSampler = new RunDelaySampler(() => this.cgroup.pids());
+    return {
+      oom: this.cgroup.oomKills(),
+      hits: this.cgroup.memoryLimitHits(),
+      cpuNs: this.cgroup.cpuUsageNs(),
+      psiUs,
+      wait: this.waitSampler,
+      throttledUs: this.cgroup.cpuThrottledUs(),
+    };
+  }
+
+  /**
+   * The exec's CPU wait in ms (ExecResult.usage.cpuWaitMs), less the time the sandbox's own
+   * quota throttled it (its own doing: a command cannot make the host look busy with it);
+   * undefined where not measured.
+   */
+  private cpuWaitMs(c0: Counters): number | undefined {
+    let waitMs: number | undefined;
+    if (c0.psiUs !== undefined) {
+      const now = this.cgroup.cpuPressureUs();
+      waitMs = now === undefined ? undefined : (now - c0.psiUs) / 1000;
+    } else if (c0.wait) {
+      if (this.waitSampler === c0.wait) this.waitSampler = undefined;
+      waitMs = c0.wait.stop();
+    }
+    if (waitMs === undefined) return undefined;
+    return Math.max(0, Math.round(waitMs - (this.cgroup.cpuThrottledUs() - c0.throttledUs) / 1000));
   }
 
   /** The exec result from how the command ended and what the cgroup saw meanwhile. */
   protected classify(p: ExecEnding): ExecResult {
     const limits = this.spec.limits;
     const durationMs = Math.round(performance.now() - p.t0);
-    const usage =
+    const cpuWaitMs = this.cpuWaitMs(p.c0);
+    const usage: ExecResult['usage'] =
       this.cgroup.mode === 'none' && p.fallbackUsage
         ? p.fallbackUsage
         : {
             cpuMs: Math.round((this.cgroup.cpuUsageNs() - p.c0.cpuNs) / 1e6),
             maxRssMb: Math.round((this.cgroup.memoryPeakBytes() / (1024 * 1024)) * 10) / 10,
+            ...(cpuWaitMs === undefined ? {} : { cpuWaitMs }),
           };
     const { exitCode, signal } = splitExit(p.code, p.sig as NodeJS.Signals | null);
     // v1 counts OOM kills only in the victim's own group, which an OCI runtime has removed
