@@ -6,8 +6,9 @@
 # every candidate process before it writes anything, and only then writes its records to
 # stdout, one marked line each. For io tests it reports returned values; the host compares
 # them with expected values that never enter the sandbox.
-# Job (JSON on stdin): marker, language, entryPoint, testTimeoutMs, mode ('io'|'check'),
-# inputs, prompt, check, source, runners: {python, javascript} (paths of the child runners).
+# Job (JSON on stdin): marker, language, entryPoint, testTimeoutMs (the candidate's CPU time
+# per test), wallCeilingMs (the wall-clock safety net per test), mode ('io'|'check'), inputs,
+# prompt, check, source, runners: {python, javascript} (paths of the child runners).
 import ast, base64, builtins, collections, ctypes, errno, json, math, os, select, shutil, signal, sys, tempfile, threading, time
 
 PR_SET_DUMPABLE = 4
@@ -80,12 +81,174 @@ except Exception as e:  # without it the child could read this process: refuse t
     emit({"harness_error": "cannot protect the trusted side: %s" % e})
     flush_and_exit(0)
 
-limit = job["testTimeoutMs"] / 1000.0
 language = job["language"]
 
 
 class TestTimeout(BaseException):
     pass
+
+
+class HostBusy(BaseException):
+    """The wall ceiling expired while the candidate mostly waited for a CPU: not its failure."""
+
+
+# ---- time limits: the candidate's own CPU time, with a wall-clock ceiling as a safety net ----
+#
+# A test fails as a timeout once the candidate's processes (every live descendant of this
+# process: the subreaper makes orphans ours) used `limit` seconds of CPU, counted from the
+# kernel's utime+stime (+ what they reaped) and what this process reaped. A busy host slows
+# the wall clock, not that. The ceiling catches a candidate that is blocked (sleeping, waiting
+# on a pipe or lock that never comes): when it expires, the candidate's runqueue wait over the
+# test (run_delay, /proc/<pid>/task/<tid>/schedstat, plus /proc/stat steal time spread over
+# the CPUs: a VM guest's vCPU held back by its host) decides: mostly waiting for a CPU is the
+# host's failure (HostBusy: the whole scoring is reported unscored, retried), anything else
+# the candidate's timeout. The same rule as workers/sandbox/limits/cpu-verdict.ts.
+#
+# Tiers: bwrap and OCI (runc, crun) run on the host kernel: both measurements are exact.
+# microVM: the guest kernel's; with KVM steal-time accounting, CPU time excludes what the
+# host withheld and steal shows it; under TCG CPU time includes it (the host side checks the
+# VM's own wait, harness.ts). gVisor: the Sentry's clock, which counts a task's time in the
+# running state (host preemption included) and has no schedstat: runnable time is sampled
+# from the process state instead, and the host side checks the sandbox's own wait too.
+
+limit = job["testTimeoutMs"] / 1000.0
+ceiling = max(job.get("wallCeilingMs", 0) / 1000.0, limit)
+CLK_TCK = float(os.sysconf("SC_CLK_TCK"))
+NCPU = max(1, os.cpu_count() or 1)
+MY_PID = os.getpid()
+
+
+def read_text(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def descendants():
+    """{pid: (state, cpu seconds incl. reaped children)} of every live process below this one."""
+    procs = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return {}
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        stat = read_text("/proc/%s/stat" % entry)
+        if not stat:
+            continue
+        f = stat[stat.rindex(")") + 2:].split()
+        try:
+            procs[int(entry)] = (int(f[1]), f[0], sum(int(x) for x in f[11:15]) / CLK_TCK)
+        except (ValueError, IndexError):
+            continue
+    kids = collections.defaultdict(list)
+    for pid, (ppid, _, _) in procs.items():
+        kids[ppid].append(pid)
+    out, todo = {}, list(kids.get(MY_PID, ()))
+    while todo:
+        pid = todo.pop()
+        if pid in out or pid == MY_PID:
+            continue
+        out[pid] = procs[pid][1:]
+        todo.extend(kids.get(pid, ()))
+    return out
+
+
+def reaped_cpu():
+    t = os.times()
+    return t.children_user + t.children_system
+
+
+def run_delays(pids):
+    """run_delay (seconds) of every thread of these processes, by (pid, tid); None without schedstat."""
+    out = {}
+    for pid in pids:
+        try:
+            tids = os.listdir("/proc/%d/task" % pid)
+        except OSError:
+            continue
+        for tid in tids:
+            t = read_text("/proc/%d/task/%s/schedstat" % (pid, tid))
+            if t is None:
+                continue
+            f = t.split()
+            if len(f) >= 2 and f[1].isdigit():
+                out[(pid, tid)] = int(f[1]) / 1e9
+    return out
+
+
+def steal_seconds():
+    t = read_text("/proc/stat") or ""
+    f = t.split("\n", 1)[0].split()
+    return int(f[8]) / CLK_TCK if len(f) > 8 and f[0] == "cpu" and f[8].isdigit() else 0.0
+
+
+def schedstat_available():
+    t = (read_text("/proc/thread-self/schedstat") or "").split()
+    return len(t) >= 3 and t[2].isdigit() and int(t[2]) > 0
+
+
+HAS_SCHEDSTAT = schedstat_available()
+host_busy = None  # set once a ceiling expired on a busy host: the run is reported unscored
+
+
+class Budget:
+    """One test's limits: `limit` s of the candidate's CPU, `ceiling` s of wall clock."""
+
+    def __init__(self):
+        self.t0 = self.last = time.monotonic()
+        procs = descendants()
+        self.cpu0 = sum(c for _, c in procs.values()) + reaped_cpu()
+        self.waits0 = run_delays(procs) if HAS_SCHEDSTAT else {}
+        self.steal0 = steal_seconds()
+        self.runnable = 0.0  # sampled runnable time, where schedstat is missing (gVisor)
+        self.next_at = self.t0
+
+    def measure(self, now):
+        procs = descendants()
+        if not HAS_SCHEDSTAT and any(st == "R" for st, _ in procs.values()):
+            self.runnable += now - self.last
+        self.last = now
+        return procs, sum(c for _, c in procs.values()) + reaped_cpu() - self.cpu0
+
+    def check(self):
+        """Raise TestTimeout (the candidate's) or HostBusy (the host's) once a limit is passed."""
+        now = time.monotonic()
+        expired = now - self.t0 >= ceiling
+        if now < self.next_at and not expired:
+            return
+        procs, cpu = self.measure(now)
+        if cpu >= limit:
+            raise TestTimeout()
+        if expired:
+            wall = now - self.t0
+            wait = self.wait_seconds(procs, cpu)
+            not_running = max(0.0, wall - cpu)
+            if wait > 0 and wait >= 0.5 * not_running and wait >= 0.1 * wall:
+                global host_busy
+                # kept here too: check code's bare `except:` must not turn it into a scored failure
+                host_busy = (
+                    "the host was too busy: a test ran %.1f s of wall clock (the ceiling) with %.2f s of the candidate's CPU time "
+                    "(limit %.2f s); it waited %.1f s for a CPU" % (wall, cpu, limit, wait)
+                )
+                raise HostBusy(host_busy)
+            raise TestTimeout()
+        # the earliest the limit can be reached, with every CPU busy; checks stay cheap and rare
+        self.next_at = now + min(0.1, max(0.005, (limit - cpu) / NCPU))
+
+    def wait_seconds(self, procs, cpu):
+        steal = max(0.0, steal_seconds() - self.steal0) / NCPU
+        if HAS_SCHEDSTAT:
+            now = run_delays(procs)
+            return steal + sum(max(0.0, v - self.waits0.get(k, 0.0)) for k, v in now.items())
+        return steal + max(0.0, self.runnable - cpu)
+
+    def left(self):
+        """Seconds to wait before the next check."""
+        return max(0.0, min(self.next_at, self.t0 + ceiling) - time.monotonic())
 
 
 class CandidateExited(Exception):
@@ -243,7 +406,7 @@ class Child:
                 outputs.extend(chunk[: MAX_OUTPUT - len(outputs)])
         os.close(fd)
 
-    def request(self, msg, deadline):
+    def request(self, msg, budget):
         self.seq += 1
         msg["id"] = self.seq
         data = (json.dumps(msg) + "\n").encode()
@@ -256,14 +419,13 @@ class Child:
             raise CandidateExited(note)
         seen = 0
         while True:
-            # Line by line, each looked at once and the deadline checked as it goes: a flood
-            # of short lines must not keep this side busy past the deadline (re-slicing one
-            # buffer per line was quadratic and could hold it until the exec's own deadline).
+            # Line by line, each looked at once and the limits checked as they go: a flood
+            # of short lines must not keep this side busy past them (re-slicing one buffer
+            # per line was quadratic and could hold it until the exec's own deadline).
             while self.lines:
                 seen += 1
-                if seen % 256 == 0 and time.monotonic() > deadline:
-                    self.kill()
-                    raise TestTimeout()
+                if seen % 256 == 0:
+                    self.check(budget)
                 line = self.lines.popleft()
                 if not line.startswith(b"{"):
                     continue  # every answer is a JSON object
@@ -275,11 +437,8 @@ class Child:
                     continue
                 if type(rec) is dict and rec.get("id") == self.seq:
                     return rec
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.kill()
-                raise TestTimeout()
-            ready, _, _ = select.select([self.resp_r], [], [], left)
+            self.check(budget)
+            ready, _, _ = select.select([self.resp_r], [], [], budget.left())
             if not ready:
                 continue
             chunk = os.read(self.resp_r, 1 << 20)
@@ -297,6 +456,13 @@ class Child:
             if self.partial_len > MAX_MESSAGE:
                 self.kill()
                 raise CandidateExited("the candidate returned more than %d MiB" % (MAX_MESSAGE >> 20))
+
+    def check(self, budget):
+        try:
+            budget.check()
+        except (TestTimeout, HostBusy):
+            self.kill()
+            raise
 
     def exit_note(self):
         status = self.reap(1.0)
@@ -393,7 +559,7 @@ def start():
     """A fresh child with the candidate loaded: (child, None) or (None, load error)."""
     c = Child(src_path)
     try:
-        rec = c.request({"op": "load"}, time.monotonic() + limit)
+        rec = c.request({"op": "load"}, Budget())
     except TestTimeout:
         return None, "timeout (loading the program did not finish)"
     except CandidateExited as e:
@@ -409,9 +575,9 @@ def start():
     return c, None
 
 
-def call(c, name, args, kwargs, deadline):
+def call(c, name, args, kwargs, budget):
     """Call the candidate's function; returns the value, raises what it raised (rebuilt here)."""
-    rec = c.request({"op": "call", "fn": name, "args": [to_wire(a) for a in args], "kwargs": [[k, to_wire(v)] for k, v in kwargs.items()]}, deadline)
+    rec = c.request({"op": "call", "fn": name, "args": [to_wire(a) for a in args], "kwargs": [[k, to_wire(v)] for k, v in kwargs.items()]}, budget)
     if "error" in rec:
         raise Raised(rec["error"] if type(rec["error"]) is dict else {"type": "Error", "message": str(rec["error"])})
     value = from_wire(rec.get("value"))
@@ -455,8 +621,13 @@ if job["mode"] == "check":
         emit({"harness_error": "the task's prompt does not run: %s: %s" % (type(e).__name__, e)})
         flush_and_exit(0)
 
-child, load_error = start()
-if load_error is not None:
+try:
+    child, load_error = start()
+except HostBusy:
+    child, load_error = None, None
+if host_busy is not None:
+    pass
+elif load_error is not None:
     emit({"load_error": load_error})
     if language == "javascript":
         emit({"syntaxOk": not load_error.startswith("SyntaxError")})
@@ -470,8 +641,10 @@ elif job["mode"] == "io":
                 child, err = start()
                 if err is not None:
                     raise CandidateExited(err)
-            value = call(child, job["entryPoint"], args, {}, time.monotonic() + limit)
+            value = call(child, job["entryPoint"], args, {}, Budget())
             emit({"i": i, "value": typed(value), "ms": (time.perf_counter() - t0) * 1000})
+        except HostBusy:
+            break  # the candidate is killed; nothing more is scored
         except BaseException as e:
             if isinstance(e, (TestTimeout, CandidateExited)) and child is not None:
                 child.kill()
@@ -484,7 +657,7 @@ else:
     # are proxies into the child. A candidate that redefines a prompt helper changes only
     # its own copy.
     t0 = time.perf_counter()
-    deadline = time.monotonic() + limit
+    budget = Budget()  # the whole check: the candidate's CPU over all its calls
     prompt_classes.update({k: v for k, v in ns.items() if isinstance(v, type) and v.__module__ == "__main__"})
 
     def rebuild(err):
@@ -514,7 +687,7 @@ else:
     def proxy(name):
         def candidate(*args, **kwargs):
             try:
-                return call(child, name, args, kwargs, deadline)
+                return call(child, name, args, kwargs, budget)
             except Raised as r:
                 raise rebuild(r.err) from None
         candidate.__name__ = name
@@ -527,24 +700,30 @@ else:
             ns[name] = proxy(name)
 
     def on_alarm(signum, frame):
+        # the wall ceiling, for the check code that runs here: whose fault, as for a call
+        budget.next_at = 0
+        budget.check()
         raise TestTimeout()
 
     signal.signal(signal.SIGALRM, on_alarm)
     try:
-        signal.setitimer(signal.ITIMER_REAL, limit + 0.5)
+        signal.setitimer(signal.ITIMER_REAL, ceiling + 0.5)
         exec(compile(job["check"], "check.py", "exec"), ns)
         ns["check"](ns[job["entryPoint"]])
         signal.setitimer(signal.ITIMER_REAL, 0)
         emit({"i": 0, "passed": True, "ms": (time.perf_counter() - t0) * 1000})
     except BaseException as e:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        if isinstance(e, TestTimeout):
+        if isinstance(e, HostBusy) or host_busy is not None:
+            detail = None
+        elif isinstance(e, TestTimeout):
             detail = "timeout"
         elif isinstance(e, AssertionError):
             detail = "check failed" + (": %s" % e if str(e) else "")
         else:
             detail = ("%s: %s" % (type(e).__name__, e) if str(e) else type(e).__name__)
-        emit({"i": 0, "error": detail[:500], "ms": (time.perf_counter() - t0) * 1000})
+        if detail is not None:
+            emit({"i": 0, "error": detail[:500], "ms": (time.perf_counter() - t0) * 1000})
 
 if child is not None:
     child.kill()
@@ -624,5 +803,7 @@ for t in threading.enumerate():
 shutil.rmtree(workdir, ignore_errors=True)
 if outputs:
     emit({"output": outputs.decode("utf-8", "replace")})
+if host_busy is not None:
+    emit({"host_busy": host_busy})
 emit({"done": True})
 flush_and_exit(0)
