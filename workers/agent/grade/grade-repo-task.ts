@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RepoGrade, RepoTask, RepoTestResult, WorkspaceFiles } from '@/core/repo-tasks';
@@ -24,7 +24,15 @@ import { sourcesBlob, taskCodeFiles, withPlaceholders } from './task-code';
  */
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const RUNNERS = { python: readFileSync(path.join(here, 'pytest-runner.py')), javascript: readFileSync(path.join(here, 'node-reporter.mjs')) };
+/** The pytest runner is one program kept as parts (pytest-runner/NN-*.py), joined in name order. */
+function pytestRunner(): Buffer {
+  const dir = path.join(here, 'pytest-runner');
+  const parts = readdirSync(dir)
+    .filter((f) => /^\d\d-[a-z-]+\.py$/.test(f))
+    .sort();
+  return Buffer.from(parts.map((f) => readFileSync(path.join(dir, f), 'utf8')).join('\n\n'));
+}
+const RUNNERS = { python: pytestRunner(), javascript: readFileSync(path.join(here, 'node-reporter.mjs')) };
 
 /** Names this grader in every reward it produces (like the I/O harness's HARNESS_VERSION): the runners' content decides the verdicts. */
 export const REPO_GRADER_VERSION = `repo-grader-1+${Object.values(TS_HOOK_FILES)

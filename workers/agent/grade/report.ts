@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 
 /**
- * The test process's report, as the runner in the sandbox writes it (pytest-runner.py,
+ * The test process's report, as the runner in the sandbox writes it (pytest-runner/,
  * node-reporter.mjs): exactly one JSON document, a newline, its HMAC-SHA256 (hex) under the
  * per-run key, a newline. Anything else — a forged or appended line, a second document, a
  * wrong nonce — fails verification.

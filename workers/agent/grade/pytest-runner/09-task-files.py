@@ -1,0 +1,191 @@
+# Crucible pytest runner, part 09: the task's files from the runner's copy (layer 1), compared values checked (layer 2).
+# The parts are one program, concatenated in name order (grade-repo-task.ts).
+
+
+# --- the task's files, from the runner's own copy ------------------------------------------------
+# The task's Python files (tests, conftests, helpers in test directories) are never read from
+# disk: what lies in the workspace under their names is a placeholder (docs/agents.md, layer 1),
+# so the code under test cannot read the hidden tests and answer from them. The job carries
+# their bytes; they are compiled here, before any workspace code runs, and a finder at the
+# front of sys.meta_path serves exactly that code when pytest (or a test) imports them.
+
+_EQ_OPS = (__import__("ast").Eq, __import__("ast").NotEq, __import__("ast").In, __import__("ast").NotIn)
+# unittest's assertions that compare their first two arguments with == (or `in`)
+_UNITTEST_COMPARING = frozenset((
+    "assertEqual", "assertEquals", "assertNotEqual", "assertNotEquals", "assertListEqual", "assertTupleEqual",
+    "assertDictEqual", "assertSetEqual", "assertSequenceEqual", "assertCountEqual", "assertIn", "assertNotIn",
+    "assertMultiLineEqual", "assertAlmostEqual", "assertNotAlmostEqual",
+))
+_VALUE_CHECK = "@crucible_value"
+
+
+def _mark_compared_values(tree):
+    """Every value a test compares with ==, !=, `in` (in an assert statement, or in unittest's
+    comparing assertions) goes through `@crucible_value` first, which returns it unchanged and
+    holds the grade for review when its equality is the agent's own code (layer 2)."""
+    import ast
+
+    def wrap(node):
+        return ast.copy_location(ast.Call(func=ast.Name(id=_VALUE_CHECK, ctx=ast.Load()), args=[node], keywords=[]), node)
+
+    class Compares(ast.NodeTransformer):
+        def visit_Compare(self, node):
+            self.generic_visit(node)
+            if any(_isinstance(op, _EQ_OPS) for op in node.ops):
+                node.left = wrap(node.left)
+                node.comparators = [wrap(c) for c in node.comparators]
+            return node
+
+    class Tests(ast.NodeTransformer):
+        def visit_Assert(self, node):
+            node.test = Compares().visit(node.test)
+            return node
+
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            f = node.func
+            if _isinstance(f, ast.Attribute) and f.attr in _UNITTEST_COMPARING and len(node.args) >= 2:
+                node.args = [wrap(a) for a in node.args[:2]] + node.args[2:]
+            return node
+
+    tree = Tests().visit(tree)
+    ast.fix_missing_locations(tree)
+    return tree
+
+
+def _precompile(sources):
+    """Each of the task's Python files compiled from the job's bytes: the values it compares
+    marked (see above), its asserts rewritten as pytest would (the verdict reads only pass or
+    fail, but a test's own pytest.raises/approx behave as under pytest)."""
+    import ast
+    import base64
+    from _pytest.assertion.rewrite import rewrite_asserts
+
+    out = {}
+    for path, b64 in sources.items():
+        source = base64.b64decode(b64)
+        try:
+            tree = _mark_compared_values(ast.parse(source, filename=path))
+            rewrite_asserts(tree, source, path, None)
+            out[path] = (compile(tree, path, "exec", dont_inherit=True),)
+        except (SyntaxError, ValueError) as e:
+            out[path] = e  # it fails to load as it would have: with its own syntax error
+    return out
+
+
+class _TaskFileLoader(importlib.abc.Loader):
+    """Loads one of the task's files as the code compiled from the runner's copy."""
+
+    def __init__(self, code, check):
+        self._code = code
+        self._check = check
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        code = self._code
+        if _isinstance(code, BaseException):
+            raise code
+        module.__dict__[_VALUE_CHECK] = self._check
+        exec(code[0], module.__dict__)
+
+
+class _TaskFileFinder(importlib.abc.MetaPathFinder):
+    """Finds modules as the path finder would (the same sys.path, the same precedence), and
+    when what it found is one of the task's files, loads the runner's copy instead."""
+
+    def __init__(self, pinned, check):
+        self._pinned = pinned
+        self._check = check
+
+    def find_spec(self, fullname, path=None, target=None):
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if spec is None or spec.origin not in self._pinned:
+            return spec
+        spec.loader = _TaskFileLoader(self._pinned[spec.origin], self._check)
+        return spec
+
+
+def _trust(pinned, unchanged, changed_lines):
+    """Whether a code object is the repository's own (as it was before the agent's patch) or
+    the task's: from a file the patch left alone, or from a changed file where none of its
+    lines is one the patch added. What the agent wrote, and code compiled at run time, is not."""
+    cache = {}
+
+    def trusted(code):
+        name = code.co_filename
+        if name in pinned or name in unchanged:
+            return True
+        added = changed_lines.get(name)
+        if added is None:
+            return False
+        known = cache.get(code)
+        if known is None:
+            lines = [ln for _s, _e, ln in code.co_lines() if ln is not None]
+            lo, hi = min(lines + [code.co_firstlineno]), max(lines + [code.co_firstlineno])
+            known = cache[code] = not any(lo <= ln <= hi for ln in added)
+        return known
+
+    return trusted
+
+
+def _value_check(trusted):
+    """`@crucible_value`: returns its argument; first, when the equality that will decide the
+    comparison is not the repository's or Python's own (an `__eq__` the agent wrote: a value
+    equal to everything), or is a known wildcard (unittest.mock.ANY, an approx of unbounded
+    tolerance), reports it through the audit hook, which holds the grade for review."""
+    audit = sys.audit
+    plain = frozenset((int, float, complex, bool, str, bytes, type(None), bytearray))
+    containers = frozenset((list, tuple, dict, set, frozenset))
+    builtin_eq = frozenset(type(getattr(t, "__eq__")) for t in (int, object))
+    isfinite = __import__("math").isfinite
+
+    def eq_source(t):
+        """Where type t's __eq__/__ne__ come from: None when Python's own, else a reason."""
+        for name in ("__eq__", "__ne__"):
+            for klass in type.__getattribute__(t, "__mro__"):
+                d = type.__getattribute__(klass, "__dict__")
+                if name not in d:
+                    continue
+                fn = d[name]
+                if type(fn) in builtin_eq:
+                    break  # a C slot: int's, str's, object's identity
+                if type(fn) is not _FunctionType:
+                    return "%s.%s is a %s" % (klass.__qualname__, name, type(fn).__name__)
+                code = fn.__code__
+                if not trusted(code) and not code.co_filename.startswith(("/usr/", "<frozen ")):
+                    return "%s.%s is defined in %s" % (klass.__qualname__, name, code.co_filename)
+                break
+        mod = type.__getattribute__(t, "__module__")
+        if mod == "unittest.mock" and type.__getattribute__(t, "__name__") == "_ANY":
+            return "unittest.mock.ANY"
+        return None
+
+    def check(value):
+        todo = [value]
+        seen = 0
+        while todo and seen < 10_000:
+            v = todo.pop()
+            seen += 1
+            t = type(v)
+            if t in plain:
+                continue
+            if t in containers:
+                if t is dict:
+                    todo.extend(dict.keys(v))
+                    todo.extend(dict.values(v))
+                else:
+                    todo.extend(v)
+                continue
+            why = eq_source(t)
+            if why is None and type.__getattribute__(t, "__module__") == "_pytest.python_api":
+                tol = [getattr(v, k, None) for k in ("abs", "rel")]
+                if any(type(x) is float and not isfinite(x) for x in tol):
+                    why = "an approx with unbounded tolerance"
+            if why is not None:
+                audit("crucible.suspect", "a compared value's equality is not the repository's: %s" % why)
+                break
+        return value
+
+    return check
