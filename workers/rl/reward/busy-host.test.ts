@@ -86,12 +86,14 @@ async function scoreAll(): Promise<{ outcomes: Map<string, Outcome>; busyRetries
 /**
  * Two busy loops per core, each in its own session: its own autogroup, weighing as a separate
  * job (in one session the kernel's autogroup would weigh them all as one task). Run as root,
- * each group gets nice HOG_NICE (/proc/<pid>/autogroup): the sandbox then gets about a quarter
- * of a core, about what a 2-core host at load 6 leaves it.
+ * each group gets nice HOG_NICE (/proc/<pid>/autogroup). At 0 the sandbox gets about a third
+ * of a core on an otherwise idle 2-core host. Lower values starve it further: at −10 (about 5%
+ * of a core) the wall-clock harness failed a load here, but the too-slow candidates' 700 ms of
+ * CPU no longer fit the 4× wall ceiling either, and they come out unscored (the host's
+ * failure, by design) instead of failing, so the test would not hold in a suite that already
+ * loads the host.
  */
-// At −10 (about 5% of a core) the wall-clock harness failed a load here, and the CPU-time one
-// leaves the too-slow candidate unscored: its 700 ms of CPU no longer fit a 4× wall ceiling.
-const HOG_NICE = -5;
+const HOG_NICE = 0;
 function saturate(): ChildProcess[] {
   const hogs = Array.from({ length: 2 * os.availableParallelism() }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore', detached: true }));
   for (const h of hogs) {
