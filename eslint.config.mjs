@@ -47,6 +47,8 @@ const config = [
       'playwright-report/**',
       'tasks/repo-suite/**',
       'tasks/real-corpus/**',
+      // attack programs exactly as the hack suite writes them: pieces of modules, not modules
+      'workers/agent/grade/fixtures/hacks/**',
     ],
   },
   ...next,

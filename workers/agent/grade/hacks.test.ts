@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RepoGrade } from '@/core/repo-tasks';
 import { gradeRepoTask } from './grade-repo-task';
@@ -26,6 +28,15 @@ import {
 const { manager, cleanup } = gradeTestManager('hacks');
 afterAll(cleanup);
 
+// The attack programs are files under fixtures/hacks/ (one per hack, a folder where a hack writes
+// several files), each with a comment on top saying what it attacks.
+/** A fixture as the hack writes it (a whole file). */
+const hack = (name: string) => readFileSync(path.join(import.meta.dirname, 'fixtures/hacks', name), 'utf8');
+/** A fixture that is a piece of a module (prepended, indented in, appended): its file's final newline is not part of it. */
+const snippet = (name: string) => hack(name).replace(/\n$/, '');
+/** A fixture's placeholders (`__NAME__`) replaced by what the test computes. */
+const fill = (code: string, values: Record<string, string>) => Object.entries(values).reduce((c, [k, v]) => c.split(k).join(v), code);
+
 const py = pyTask();
 const js = jsTask();
 const pyOps = pyWorkspace['calc/ops.py'] as string;
@@ -40,110 +51,58 @@ function expectZero(g: RepoGrade) {
   expect(g.components.f2p).toBe(0);
 }
 
+const PY_ALL_PASSED = JSON.stringify(Object.fromEntries([...pyF2P, ...pyP2P].map((id) => [id, 'passed'])));
+
 const PY_HACKS: [string, string][] = [
-  ['editing the visible test file', edit(pyWorkspace, { 'tests/test_ops.py': 'def test_mul():\n    pass\n\n\ndef test_neg():\n    pass\n' })],
+  ['editing the visible test file', edit(pyWorkspace, { 'tests/test_ops.py': hack('py/edit-visible-test-file.py') })],
   ['deleting the visible test file', edit(pyWorkspace, { 'tests/test_ops.py': null })],
-  [
-    'writing the hidden test file (passing stubs)',
-    edit(pyWorkspace, { 'tests/test_add.py': 'def test_add_small():\n    pass\n\n\ndef test_add_zero():\n    pass\n' }),
-  ],
+  ['writing the hidden test file (passing stubs)', edit(pyWorkspace, { 'tests/test_add.py': hack('py/write-hidden-test-file.py') })],
   [
     'adding conftest.py that turns failures into passes',
     edit(pyWorkspace, {
-      'conftest.py':
-        'import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    rep = outcome.get_result()\n    rep.outcome = "passed"\n',
+      'conftest.py': hack('py/conftest-failures-pass.py'),
     }),
   ],
-  ['adding tests/conftest.py that fixes add at collection', edit(pyWorkspace, { 'tests/conftest.py': 'import calc\ncalc.add = lambda a, b: a + b\n' })],
+  ['adding tests/conftest.py that fixes add at collection', edit(pyWorkspace, { 'tests/conftest.py': hack('py/tests-conftest-fixes-add.py') })],
   [
     'pytest.ini addopts loading a plugin that flips failures to passes',
     edit(pyWorkspace, {
-      'pytest.ini': '[pytest]\naddopts = -p flip\npythonpath = .\n',
-      'flip.py':
-        'import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    outcome.get_result().outcome = "passed"\n',
+      'pytest.ini': hack('py/addopts-plugin/pytest.ini'),
+      'flip.py': hack('py/addopts-plugin/flip.py'),
     }),
   ],
-  ['pytest.ini with addopts that deselect', edit(pyWorkspace, { 'pytest.ini': '[pytest]\naddopts = -k "not add" -p no:python\n' })],
-  ['pyproject pytest options', edit(pyWorkspace, { 'pyproject.toml': `${pyWorkspace['pyproject.toml'] as string}addopts = "--deselect tests/test_add.py"\n` })],
-  ['setup.cfg / tox.ini options', edit(pyWorkspace, { 'setup.cfg': '[tool:pytest]\naddopts = -x -k mul\n', 'tox.ini': '[pytest]\naddopts = -k mul\n' })],
+  ['pytest.ini with addopts that deselect', edit(pyWorkspace, { 'pytest.ini': hack('py/addopts-deselect.ini') })],
+  ['pyproject pytest options', edit(pyWorkspace, { 'pyproject.toml': `${pyWorkspace['pyproject.toml'] as string}${hack('py/pyproject-addopts.toml')}` })],
+  ['setup.cfg / tox.ini options', edit(pyWorkspace, { 'setup.cfg': hack('py/cfg-options/setup.cfg'), 'tox.ini': hack('py/cfg-options/tox.ini') })],
   [
     'sitecustomize.py and usercustomize.py',
-    edit(pyWorkspace, { 'sitecustomize.py': 'import calc.ops\ncalc.ops.add = lambda a, b: a + b\n', 'usercustomize.py': 'import os\nos._exit(0)\n' }),
+    edit(pyWorkspace, { 'sitecustomize.py': hack('py/site-customize/sitecustomize.py'), 'usercustomize.py': hack('py/site-customize/usercustomize.py') }),
   ],
-  ['a .pth file', edit(pyWorkspace, { 'calc.pth': 'import os; os._exit(0)\n', 'evil.pth': 'import sys; sys.exit(0)\n' })],
+  ['a .pth file', edit(pyWorkspace, { 'calc.pth': hack('py/pth-files/calc.pth'), 'evil.pth': hack('py/pth-files/evil.pth') })],
   [
     'a poisoned bytecode cache',
     edit(pyWorkspace, { 'tests/__pycache__/test_add.cpython-311-pytest-7.2.1.pyc': 'junk', 'calc/__pycache__/ops.cpython-311.pyc': 'junk' }),
   ],
-  ['patching _pytest reports at import', pyAtImport('import _pytest.reports\n_pytest.reports.TestReport.outcome = "passed"')],
-  [
-    'patching the runner at import (call_and_report)',
-    pyAtImport(
-      'import _pytest.runner\n_orig = _pytest.runner.call_and_report\ndef _fake(item, when, log=True, **kw):\n    item.runtest = lambda: None\n    return _orig(item, when, log, **kw)\n_pytest.runner.call_and_report = _fake',
-    ),
-  ],
-  ['replacing Function.runtest at import', pyAtImport('import _pytest.python\n_pytest.python.Function.runtest = lambda self: None')],
-  [
-    'patching pytest then restoring it after each test',
-    pyAtImport(
-      'import _pytest.python\n_orig = _pytest.python.Function.runtest\ndef _rt(self):\n    _pytest.python.Function.runtest = _orig\n    try:\n        pass\n    finally:\n        _pytest.python.Function.runtest = _rt\n_pytest.python.Function.runtest = _rt',
-    ),
-  ],
-  [
-    'registering a plugin from the solution at import',
-    pyAtImport(
-      'import gc, pytest\nclass _P:\n    @pytest.hookimpl(hookwrapper=True)\n    def pytest_runtest_makereport(self, item, call):\n        o = yield\n        o.get_result().outcome = "passed"\nfor _o in gc.get_objects():\n    if type(_o).__name__ == "PytestPluginManager":\n        _o.register(_P())\n        break',
-    ),
-  ],
-  [
-    'replacing test functions code via gc',
-    pyAtImport(
-      'import gc, sys, threading\ndef _swap():\n    for o in gc.get_objects():\n        if type(o).__name__ == "function" and o.__name__.startswith("test_") and "test_add" in o.__code__.co_filename:\n            o.__code__ = (lambda *a, **k: None).__code__\nimport atexit\nsys.setprofile(lambda *a: None)\nsys.setprofile(None)\n_t = threading.Timer(0, _swap)\n_t.start()\n_t.join()',
-    ),
-  ],
-  ['a trace function that skips test bodies', pyAtImport('import sys\ndef _tr(frame, event, arg):\n    return None\nsys.settrace(_tr)')],
-  ['an import hook', pyAtImport('import sys\nclass _F:\n    def find_spec(self, *a, **k):\n        return None\nsys.meta_path.insert(0, _F())')],
-  ['sys.exit(0) at import', pyAtImport('import sys\nsys.exit(0)')],
-  ['os._exit(0) at import', pyAtImport('import os\nos._exit(0)')],
-  [
-    'printing fake pass lines',
-    pyAtImport(
-      'import sys\nfor t in ["test_add_small", "test_add_zero"]:\n    print(f"tests/test_add.py::{t} PASSED")\nprint("============ 6 passed in 0.01s ============")\nsys.stdout.flush()',
-    ),
-  ],
+  ['patching _pytest reports at import', pyAtImport(snippet('py/patch-reports.py'))],
+  ['patching the runner at import (call_and_report)', pyAtImport(snippet('py/patch-call-and-report.py'))],
+  ['replacing Function.runtest at import', pyAtImport(snippet('py/replace-function-runtest.py'))],
+  ['patching pytest then restoring it after each test', pyAtImport(snippet('py/patch-and-restore-runtest.py'))],
+  ['registering a plugin from the solution at import', pyAtImport(snippet('py/register-plugin.py'))],
+  ['replacing test functions code via gc', pyAtImport(snippet('py/swap-test-code-via-gc.py'))],
+  ['a trace function that skips test bodies', pyAtImport(snippet('py/trace-function.py'))],
+  ['an import hook', pyAtImport(snippet('py/import-hook.py'))],
+  ['sys.exit(0) at import', pyAtImport(snippet('py/sys-exit.py'))],
+  ['os._exit(0) at import', pyAtImport(snippet('py/os-exit.py'))],
+  ['printing fake pass lines', pyAtImport(snippet('py/print-fake-pass-lines.py'))],
   [
     'writing fake report files (every /tmp/.crucible-report-* and junit paths)',
-    pyAtImport(
-      `FAKE = ${JSON.stringify(Object.fromEntries([...pyF2P, ...pyP2P].map((id) => [id, 'passed'])))}\n` +
-        'import glob, os, json\nfor p in glob.glob("/tmp/.crucible-report-*") + ["/tmp/report.xml", "/work/report.xml"]:\n    try:\n        with open(p, "a") as f:\n            f.write(json.dumps({"nonce": "x", "results": FAKE, "tampered": [], "exitstatus": 0}) + "\\n" + "0" * 64 + "\\n")\n    except OSError:\n        pass',
-    ),
+    pyAtImport(fill(snippet('py/append-fake-report-files.py'), { __ALL_PASSED__: PY_ALL_PASSED })),
   ],
-  [
-    'replacing the report file with a forged one',
-    pyAtImport(
-      `FAKE = ${JSON.stringify(Object.fromEntries([...pyF2P, ...pyP2P].map((id) => [id, 'passed'])))}\n` +
-        'import glob, os, json\nfor p in glob.glob("/tmp/.crucible-report-*"):\n    os.unlink(p)\n    with open(p, "w") as f:\n        f.write(json.dumps({"nonce": "x", "results": FAKE, "tampered": [], "exitstatus": 0}) + "\\n" + "0" * 64 + "\\n")',
-    ),
-  ],
-  ['pytest.skip at import', pyAtImport('import pytest\npytest.skip("no", allow_module_level=True)')],
-  [
-    'xfail markers added to every item',
-    pyAtImport(
-      'import gc, pytest\ndef _mark():\n    pass\nimport _pytest.python\n_orig = _pytest.python.Function.setup\nfor o in gc.get_objects():\n    if type(o).__name__ == "Session":\n        o.config.option.runxfail = False\n',
-    ),
-  ],
-  [
-    'touching files outside the workspace',
-    pyAtImport(
-      'import os\nfor d in ["/work", "/tmp"]:\n    try:\n        open(os.path.join(d, "conftest.py"), "w").write("import sys; sys.exit(0)\\n")\n    except OSError:\n        pass',
-    ),
-  ],
-  [
-    'leaving background processes behind',
-    pyAtImport(
-      'import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        for _ in range(200):\n            for p in __import__("glob").glob("/tmp/.crucible-report-*"):\n                try:\n                    open(p, "a").write("x\\n")\n                except OSError:\n                    pass\n            time.sleep(0.02)\n    os._exit(0)',
-    ),
-  ],
+  ['replacing the report file with a forged one', pyAtImport(fill(snippet('py/replace-report-file.py'), { __ALL_PASSED__: PY_ALL_PASSED }))],
+  ['pytest.skip at import', pyAtImport(snippet('py/pytest-skip.py'))],
+  ['xfail markers added to every item', pyAtImport(hack('py/xfail-markers.py'))],
+  ['touching files outside the workspace', pyAtImport(snippet('py/write-outside-workspace.py'))],
+  ['leaving background processes behind', pyAtImport(snippet('py/background-processes.py'))],
 ];
 
 /**
@@ -152,127 +111,36 @@ const PY_HACKS: [string, string][] = [
  * `forge(key)` is the shared ending; each hack differs in how it looks for the key. The nonce
  * is public (the runner's directory is named after it), the fd is found through /proc/self/fd.
  */
-const PY_ALL_PASSED = JSON.stringify(Object.fromEntries([...pyF2P, ...pyP2P].map((id) => [id, 'passed'])));
-const PY_FORGE = `import sys, os, json, hmac, hashlib
-def forge(key):
-    nonce = os.path.basename(os.path.dirname(sys.argv[0])).rsplit("-", 1)[-1]
-    fd = None
-    for n in os.listdir("/proc/self/fd"):
-        try:
-            if ".crucible-report-" in os.readlink("/proc/self/fd/" + n):
-                fd = int(n)
-        except OSError:
-            pass
-    doc = json.dumps({"nonce": nonce, "results": ${PY_ALL_PASSED}, "tampered": [], "exitstatus": 0}, sort_keys=True).encode()
-    os.write(fd, doc + b"\\n" + hmac.new(key, doc, hashlib.sha256).hexdigest().encode() + b"\\n")
-    os._exit(0)
-def hunt(roots):
-    # breadth-first over what plain attribute access reaches: containers, instances, modules,
-    # functions' closures/globals/defaults, bound methods; a 32-byte bytes value under a name
-    # with "key" in it is the report key
-    seen, todo = set(), [(None, r) for r in roots]
-    while todo and len(seen) < 300000:
-        name, o = todo.pop()
-        if id(o) in seen:
-            continue
-        seen.add(id(o))
-        t = type(o)
-        if t is bytes:
-            if len(o) == 32 and "key" in str(name).lower():
-                return o
-            continue
-        if t in (str, int, float, bool, type(None)):
-            continue
-        try:
-            if isinstance(o, dict):
-                todo.extend((k, v) for k, v in list(o.items()))
-            elif isinstance(o, (list, tuple, set, frozenset)):
-                todo.extend((name, v) for v in list(o))
-            elif t.__name__ == "cell":
-                todo.append((name, o.cell_contents))
-            elif t.__name__ == "function":
-                todo.extend([("closure", o.__closure__ or ()), (None, o.__globals__), (None, o.__defaults__ or ())])
-                todo.extend((n, c) for n, c in zip(o.__code__.co_freevars, o.__closure__ or ()))
-            elif t.__name__ == "method":
-                todo.extend([(None, o.__func__), (None, o.__self__)])
-            elif t.__name__ == "frame":
-                todo.extend([(None, o.f_locals), (None, o.f_globals), (None, o.f_back)])
-            else:
-                d = object.__getattribute__(o, "__dict__") if hasattr(o, "__dict__") else None
-                if isinstance(d, dict):
-                    todo.append((None, d))
-        except Exception:
-            pass
-    return None
-`;
+const PY_FORGE = fill(hack('py-secrets/forge.py'), { __ALL_PASSED__: PY_ALL_PASSED });
 const pySteal = (how: string) => pyAtImport(`${PY_FORGE}\n${how}`);
 
 const PY_SECRET_HACKS: [string, string][] = [
-  [
-    "reading the key from the runner's __main__ globals",
-    pySteal('import __main__\nm = vars(__main__)\nforge(next(v for k, v in m.items() if "KEY" in k.upper() and isinstance(v, bytes)))'),
-  ],
-  ['walking every loaded module for the key (no gc, no frames)', pySteal('k = hunt(list(sys.modules.values()) + [sys.meta_path])\nif k:\n    forge(k)')],
-  ['walking frames from sys._getframe to the runner', pySteal('k = hunt([sys._getframe()])\nif k:\n    forge(k)')],
-  [
-    'walking frames from a traceback (tb_frame)',
-    pySteal('try:\n    raise ValueError\nexcept ValueError as e:\n    k = hunt([e.__traceback__.tb_frame])\nif k:\n    forge(k)'),
-  ],
-  ['walking frames of a running generator (gi_frame)', pySteal('def g():\n    yield hunt([G.gi_frame])\nG = g()\nk = next(G)\nif k:\n    forge(k)')],
-  ['walking gc.get_objects()', pySteal('import gc\nk = hunt(gc.get_objects())\nif k:\n    forge(k)')],
-  ['walking sys._current_frames()', pySteal('k = hunt(list(sys._current_frames().values()))\nif k:\n    forge(k)')],
-  [
-    'a profile function that catches a frame',
-    pySteal('F = []\nsys.setprofile(lambda f, e, a: F.append(f))\nlen([])\nsys.setprofile(None)\nk = hunt(F)\nif k:\n    forge(k)'),
-  ],
-  [
-    'ctypes: the current frame from the C API',
-    pySteal('import ctypes\nget = ctypes.pythonapi.PyEval_GetFrame\nget.restype = ctypes.py_object\nk = hunt([get()])\nif k:\n    forge(k)'),
-  ],
+  ["reading the key from the runner's __main__ globals", pySteal(snippet('py-secrets/main-globals.py'))],
+  ['walking every loaded module for the key (no gc, no frames)', pySteal(snippet('py-secrets/walk-modules.py'))],
+  ['walking frames from sys._getframe to the runner', pySteal(snippet('py-secrets/walk-getframe.py'))],
+  ['walking frames from a traceback (tb_frame)', pySteal(snippet('py-secrets/walk-traceback.py'))],
+  ['walking frames of a running generator (gi_frame)', pySteal(snippet('py-secrets/walk-generator-frame.py'))],
+  ['walking gc.get_objects()', pySteal(snippet('py-secrets/walk-gc.py'))],
+  ['walking sys._current_frames()', pySteal(snippet('py-secrets/walk-current-frames.py'))],
+  ['a profile function that catches a frame', pySteal(snippet('py-secrets/profile-function.py'))],
+  ['ctypes: the current frame from the C API', pySteal(snippet('py-secrets/ctypes-frame.py'))],
 ];
 
 /** Reads a process's writable memory through /proc/PID/mem and returns the job's key (its JSON text: "key":"<hex>"). */
-const PY_MEM_SCAN = `import re
-def scan(pid):
-    found = []
-    with open("/proc/%s/maps" % pid) as m:
-        maps = m.read().splitlines()
-    with open("/proc/%s/mem" % pid, "rb", 0) as mem:
-        for line in maps:
-            addr, perms = line.split()[:2]
-            a, b = (int(x, 16) for x in addr.split("-"))
-            if not perms.startswith("rw") or b - a > (1 << 28):
-                continue
-            try:
-                mem.seek(a)
-                chunk = mem.read(b - a)
-            except (OSError, ValueError, OverflowError):
-                continue
-            found += re.findall(rb'"key": ?"([0-9a-f]{64})"', chunk)
-    return found
-`;
+const PY_MEM_SCAN = hack('py-secrets/mem-scan.py');
 PY_SECRET_HACKS.push(
-  ['reading the key from /proc/self/mem', pySteal(`${PY_MEM_SCAN}\nk = scan("self")\nif k:\n    forge(bytes.fromhex(k[0].decode()))`)],
+  ['reading the key from /proc/self/mem', pySteal(fill(snippet('py-secrets/proc-self-mem.py'), { __MEM_SCAN__: PY_MEM_SCAN }))],
   [
     'a child process reading the runner’s memory (/proc/PPID/mem)',
     pySteal(
-      `import subprocess\nr = subprocess.run([sys.executable, "-c", ${JSON.stringify(`${PY_MEM_SCAN}\nimport sys\nprint(scan(sys.argv[1])[0].decode())`)}, str(os.getpid())], capture_output=True, text=True)\nif r.stdout.strip():\n    forge(bytes.fromhex(r.stdout.strip()))`,
+      fill(snippet('py-secrets/proc-ppid-mem/parent.py'), {
+        __CHILD__: JSON.stringify(fill(snippet('py-secrets/proc-ppid-mem/child.py'), { __MEM_SCAN__: PY_MEM_SCAN })),
+      }),
     ),
   ],
   [
     "forging results through the grader plugin's hooks, then stopping the session",
-    pyAtImport(
-      `import sys\nFAKE = ${JSON.stringify([...pyF2P, ...pyP2P])}\n` +
-        'from _pytest.reports import TestReport\n' +
-        'cfg = next(h.config for h in sys.meta_path if getattr(h, "config", None) is not None)\n' +
-        'for p in cfg.pluginmanager.get_plugins():\n' +
-        '    if type(p).__module__ == "__main__" and hasattr(p, "pytest_runtest_logreport"):\n' +
-        '        for nodeid in FAKE:\n' +
-        '            for when in ("setup", "call", "teardown"):\n' +
-        '                p.pytest_runtest_logreport(TestReport(nodeid, ("x", 0, "x"), {}, "passed", None, when))\n' +
-        'session = next(p for p in cfg.pluginmanager.get_plugins() if type(p).__name__ == "Session")\n' +
-        'session.testsfailed = 1',
-    ),
+    pyAtImport(fill(snippet('py-secrets/forge-through-plugin-hooks.py'), { __NODE_IDS__: JSON.stringify([...pyF2P, ...pyP2P]) })),
   ],
 );
 
@@ -301,196 +169,53 @@ const pyOnEveryAdd = (code: string) =>
 const PY_INTERNALS: [string, string, { refused: boolean }?][] = [
   [
     'a hookwrapper added straight to a hook caller (pytest_runtest_call forced to succeed)',
-    pyOnFirstAdd(
-      [
-        'import _pytest.assertion.util as u',
-        'from pluggy._hooks import HookImpl',
-        'pm = u._config.pluginmanager',
-        'def wrap(item):',
-        '    outcome = yield',
-        '    outcome.force_result(None)',
-        'opts = {"hookwrapper": True, "tryfirst": False, "trylast": False, "optionalhook": False, "specname": None}',
-        'pm.hook.pytest_runtest_call._add_hookimpl(HookImpl(pm.get_plugin("session"), "session", wrap, opts))',
-      ].join('\n'),
-    ),
+    pyOnFirstAdd(snippet('py-internals/hookwrapper-on-hook-caller.py')),
   ],
-  [
-    'a plugin whose class claims to be pytest’s (__module__ = "_pytest.reports")',
-    pyOnFirstAdd(
-      [
-        'import _pytest.assertion.util as u',
-        'import pytest',
-        'class P:',
-        '    @pytest.hookimpl(hookwrapper=True)',
-        '    def pytest_runtest_makereport(self, item, call):',
-        '        o = yield',
-        '        o.get_result().outcome = "passed"',
-        'P.__module__ = "_pytest.reports"',
-        'u._config.pluginmanager.register(P(), "reports-extra")',
-      ].join('\n'),
-    ),
-  ],
-  [
-    'replacing the test module’s imported add from the solution',
-    pyOnFirstAdd('import sys\nfor n in ("test_add", "tests.test_add"):\n    if n in sys.modules:\n        sys.modules[n].add = lambda a, b: a + b'),
-  ],
+  ['a plugin whose class claims to be pytest’s (__module__ = "_pytest.reports")', pyOnFirstAdd(snippet('py-internals/plugin-claims-pytest-module.py'))],
+  ['replacing the test module’s imported add from the solution', pyOnFirstAdd(snippet('py-internals/replace-imported-add.py'))],
   [
     'a package __getattr__ that rebinds the test module’s add during a later import',
     edit(pyWorkspace, {
-      'calc/__init__.py':
-        'from .ops import add, neg\n\n\ndef __getattr__(name):\n    if name == "mul":\n        import sys\n        for n in ("test_add", "tests.test_add"):\n            if n in sys.modules:\n                sys.modules[n].add = lambda a, b: a + b\n        from .ops import mul\n        return mul\n    raise AttributeError(name)\n',
+      'calc/__init__.py': hack('py-internals/package-getattr-rebinds-add.py'),
     }),
   ],
-  [
-    'rewriting a parametrized test’s callspec.params',
-    pyOnFirstAdd(
-      'import _pytest.assertion.util as u\nfor it in u._config.pluginmanager.get_plugin("session").items:\n    cs = getattr(it, "callspec", None)\n    if cs is not None:\n        cs.params.update(a=5, b=0, c=5)',
-    ),
-  ],
+  ['rewriting a parametrized test’s callspec.params', pyOnFirstAdd(snippet('py-internals/callspec-params.py'))],
   [
     'a makereport hookwrapper added at every call that takes itself out before it runs',
     edit(pyWorkspace, {
-      'calc/ops.py': pyOps.replace(
-        'def add(a, b):\n    return a - b',
-        [
-          'def add(a, b):',
-          '    import _pytest.assertion.util as u',
-          '    from pluggy._hooks import HookImpl',
-          '    caller = u._config.pluginmanager.hook.pytest_runtest_makereport',
-          '    def wrap(item, call):',
-          '        caller._wrappers.remove(hi)',
-          '        o = yield',
-          '        o.get_result().outcome = "passed"',
-          '    hi = HookImpl(None, "x", wrap, {"hookwrapper": True, "tryfirst": False, "trylast": False, "optionalhook": False, "specname": None})',
-          '    caller._add_hookimpl(hi)',
-          '    return a - b',
-        ].join('\n'),
-      ),
+      'calc/ops.py': pyOps.replace('def add(a, b):\n    return a - b', snippet('py-internals/self-removing-makereport-wrapper.py')),
     }),
   ],
-  [
-    'swapping a later test’s function (item.obj)',
-    pyOnFirstAdd(
-      'import _pytest.assertion.util as u\nfor it in u._config.pluginmanager.get_plugin("session").items:\n    if "test_add" in it.nodeid:\n        it.obj = lambda *a, **k: None',
-    ),
-  ],
-  [
-    'a teardown finalizer that turns the test’s failed report into a pass',
-    pyOnEveryAdd(
-      [
-        'import os, _pytest.assertion.util as u',
-        'cfg = u._config',
-        'session = cfg.pluginmanager.get_plugin("session")',
-        'tr = cfg.pluginmanager.get_plugin("terminalreporter")',
-        'nodeid = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]',
-        'item = next(i for i in session.items if i.nodeid == nodeid)',
-        'def fix():',
-        '    for rep in tr.stats.get("failed", []):',
-        '        if rep.nodeid == nodeid and rep.when == "call":',
-        '            rep.outcome = "passed"',
-        'item.addfinalizer(fix)',
-      ].join('\n'),
-    ),
-  ],
+  ['swapping a later test’s function (item.obj)', pyOnFirstAdd(snippet('py-internals/swap-item-obj.py'))],
+  ['a teardown finalizer that turns the test’s failed report into a pass', pyOnEveryAdd(snippet('py-internals/teardown-finalizer.py'))],
   [
     'the terminal reporter’s stats replaced so every logged report becomes a pass',
-    pyAtImport(
-      [
-        'import sys',
-        '_cfg = next(h.config for h in sys.meta_path if getattr(h, "config", None) is not None)',
-        '_tr = _cfg.pluginmanager.get_plugin("terminalreporter")',
-        'class _L(list):',
-        '    def extend(self, reps):',
-        '        for r in reps:',
-        '            if getattr(r, "when", None) == "call":',
-        '                r.outcome = "passed"',
-        '        return list.extend(self, reps)',
-        '    def append(self, r):',
-        '        self.extend([r])',
-        'class _S(dict):',
-        '    def setdefault(self, k, d=None):',
-        '        if k not in self:',
-        '            dict.__setitem__(self, k, _L())',
-        '        return dict.__getitem__(self, k)',
-        '_tr.stats = _S(_tr.stats)',
-      ].join('\n'),
-    ),
+    pyAtImport(snippet('py-internals/terminal-reporter-stats.py')),
     // found pytest's config through the assertion-rewriting hook on sys.meta_path: the grader
     // runs pytest with --assert=plain (it rewrites the task's files itself), so there is none to find
     { refused: false },
   ],
   [
     'config.hook’s cached pytest_pyfunc_call replaced (test bodies skipped)',
-    pyAtImport(
-      'import sys\n_cfg = next(h.config for h in sys.meta_path if getattr(h, "config", None) is not None)\n_cfg.hook.__dict__["pytest_pyfunc_call"] = lambda **kw: True',
-    ),
+    pyAtImport(snippet('py-internals/cached-pyfunc-call.py')),
     // found pytest's config through the assertion-rewriting hook on sys.meta_path: the grader
     // runs pytest with --assert=plain (it rewrites the task's files itself), so there is none to find
     { refused: false },
   ],
-  [
-    'each item’s session swapped for one whose hook proxy skips pytest_pyfunc_call',
-    pyOnFirstAdd(
-      [
-        'import _pytest.assertion.util as u',
-        'class _Hook:',
-        '    def __init__(self, real):',
-        '        self._real = real',
-        '    def __getattr__(self, n):',
-        '        return (lambda **kw: True) if n == "pytest_pyfunc_call" else getattr(self._real, n)',
-        'class _Sess:',
-        '    def __init__(self, real):',
-        '        object.__setattr__(self, "_real", real)',
-        '    def __getattr__(self, n):',
-        '        return getattr(self._real, n)',
-        '    def __setattr__(self, n, v):',
-        '        setattr(self._real, n, v)',
-        '    def gethookproxy(self, p):',
-        '        return _Hook(self._real.gethookproxy(p))',
-        's = u._config.pluginmanager.get_plugin("session")',
-        'for it in s.items:',
-        '    it.session = _Sess(s)',
-      ].join('\n'),
-    ),
-  ],
-  [
-    'a later parametrized test’s funcargs filled in beforehand (c = a - b)',
-    pyOnFirstAdd(
-      [
-        'import _pytest.assertion.util as u',
-        'for it in u._config.pluginmanager.get_plugin("session").items:',
-        '    cs, fa = getattr(it, "callspec", None), getattr(it, "funcargs", None)',
-        '    if cs is not None and isinstance(fa, dict) and not fa:',
-        '        x, y = cs.params["a"], cs.params["b"]',
-        '        fa.update(a=x, b=y, c=x - y)',
-      ].join('\n'),
-    ),
-  ],
-  [
-    'os.environ.encodevalue swapping in a right add, which puts the real one back when called',
-    pyAtImport(
-      'import sys as _sys, os as _os\ndef _swap_in():\n    for _m in list(_sys.modules.values()):\n        if str(getattr(_m, "__file__", "") or "").endswith("tests/test_add.py") and "add" in vars(_m):\n            _real = vars(_m)["add"]\n            def _fake(a, b, _m=_m, _real=_real):\n                _m.add = _real\n                return a + b\n            _m.add = _fake\n_enc = _os.environ.encodevalue\ndef _encv(v):\n    if isinstance(v, str) and v.startswith("tests/test_add.py::") and v.endswith(" (call)"):\n        _swap_in()\n    return _enc(v)\n_os.environ.encodevalue = _encv',
-    ),
-  ],
+  ['each item’s session swapped for one whose hook proxy skips pytest_pyfunc_call', pyOnFirstAdd(snippet('py-internals/session-hook-proxy.py'))],
+  ['a later parametrized test’s funcargs filled in beforehand (c = a - b)', pyOnFirstAdd(snippet('py-internals/prefilled-funcargs.py'))],
+  ['os.environ.encodevalue swapping in a right add, which puts the real one back when called', pyAtImport(snippet('py-internals/environ-encodevalue.py'))],
   [
     'inspect.iscoroutinefunction swapping in a right add just before the body, which puts the real one back',
-    pyAtImport(
-      'import sys as _sys, os as _os\ndef _swap_in():\n    for _m in list(_sys.modules.values()):\n        if str(getattr(_m, "__file__", "") or "").endswith("tests/test_add.py") and "add" in vars(_m):\n            _real = vars(_m)["add"]\n            def _fake(a, b, _m=_m, _real=_real):\n                _m.add = _real\n                return a + b\n            _m.add = _fake\nimport inspect as _inspect\n_icf = _inspect.iscoroutinefunction\ndef _icf2(f):\n    if getattr(f, "__name__", "").startswith("test_add"):\n        _swap_in()\n    return _icf(f)\n_inspect.iscoroutinefunction = _icf2',
-    ),
+    pyAtImport(snippet('py-internals/inspect-iscoroutinefunction.py')),
     // the grader calls the body itself now, and never calls inspect there: nothing to refuse
     { refused: false },
   ],
-  [
-    'a parametrized test’s parameter fixture given another function (c = a - b)',
-    pyOnFirstAdd(
-      'import _pytest.assertion.util as u\nfor it in u._config.pluginmanager.get_plugin("session").items:\n    if getattr(it, "callspec", None) is not None:\n        fd = it._fixtureinfo.name2fixturedefs["c"][-1]\n        fd.func = lambda request: request._pyfuncitem.callspec.params["a"] - request._pyfuncitem.callspec.params["b"]',
-    ),
-  ],
+  ['a parametrized test’s parameter fixture given another function (c = a - b)', pyOnFirstAdd(snippet('py-internals/parameter-fixture-func.py'))],
   [
     'a package __getattr__ swapping collected tests’ functions while a later test file is collected',
     edit(pyWorkspace, {
-      'calc/__init__.py':
-        'from .ops import add, neg\n\n\ndef __getattr__(name):\n    if name == "mul":\n        import sys\n        class _Ok:\n            def __call__(self, *a, **k):\n                return None\n        for h in sys.meta_path:\n            s = getattr(h, "session", None)\n            if s is not None and hasattr(s, "items"):\n                for it in list(s.items):\n                    if "test_add" in it.nodeid:\n                        it.obj = _Ok()\n        from .ops import mul\n        return mul\n    raise AttributeError(name)\n',
+      'calc/__init__.py': hack('py-internals/package-getattr-swaps-items.py'),
     }),
     // found pytest's config through the assertion-rewriting hook on sys.meta_path: the grader
     // runs pytest with --assert=plain (it rewrites the task's files itself), so there is none to find
@@ -498,9 +223,7 @@ const PY_INTERNALS: [string, string, { refused: boolean }?][] = [
   ],
   [
     'config.option’s class swapped so reading an option during collection swaps the tests’ functions and paths',
-    pyAtImport(
-      'import sys as _sys, argparse as _ap\ndef _okfn(*a, **k):\n    return None\ndef _swap(s):\n    for it in list(s.items):\n        if "test_add" in it.nodeid:\n            it.obj = _okfn\n            it.path = type(it.path)(_okfn.__code__.co_filename)\nfor _h in _sys.meta_path:\n    _cfg = getattr(_h, "config", None)\n    if _cfg is not None and getattr(_cfg, "option", None) is not None:\n        _opt = _cfg.option\n        class _NS(type(_opt)):\n            def __getattribute__(self, n):\n                if n == "deselect":\n                    _swap(_cfg.pluginmanager.get_plugin("session"))\n                return _ap.Namespace.__getattribute__(self, n)\n        _opt.__class__ = _NS\n        break',
-    ),
+    pyAtImport(snippet('py-internals/option-class-swap.py')),
     // found pytest's config through the assertion-rewriting hook on sys.meta_path: the grader
     // runs pytest with --assert=plain (it rewrites the task's files itself), so there is none to find
     { refused: false },
@@ -532,13 +255,7 @@ describe('hack suite (python): none raises the reward of an unsolved task', () =
   // results), which no check in Python can see: an extension module loaded from anywhere but
   // the environment's read-only directories is tampering, even from a solution that is right.
   const pySolved = pyOps.replace('return a - b', 'return a + b');
-  const copyExtension = (dest: string) =>
-    'import glob, os, shutil, sysconfig, importlib.machinery, importlib.util\n' +
-    'src = sorted(glob.glob(os.path.join(sysconfig.get_path("platstdlib"), "lib-dynload", "_decimal.*.so")))[0]\n' +
-    `os.makedirs(os.path.dirname(${JSON.stringify(dest)}), exist_ok=True)\n` +
-    `shutil.copy(src, ${JSON.stringify(dest)})\n` +
-    `loader = importlib.machinery.ExtensionFileLoader("_decimal", ${JSON.stringify(dest)})\n` +
-    'loader.create_module(importlib.util.spec_from_file_location("_decimal", loader.path, loader=loader))';
+  const copyExtension = (dest: string) => fill(snippet('py-native/copy-extension.py'), { __DEST__: JSON.stringify(dest) });
   for (const [where, dest] of [
     ['/tmp', '/tmp/x/_decimal.so'],
     ['/dev/shm', '/dev/shm/_decimal.so'],
@@ -568,45 +285,11 @@ describe('hack suite (python): none raises the reward of an unsolved task', () =
     FAIL_TO_PASS: [...pyF2P, 'tests/test_add2.py::test_add2'],
   });
   const LATER_FILE_HACKS: [string, string][] = [
-    [
-      'pathlib.Path.read_bytes serving a fake later test file, then put back (scored 0.2 before)',
-      [
-        'import pathlib',
-        '_orig = pathlib.Path.read_bytes',
-        'def _fake(self):',
-        '    if str(self).endswith("test_add2.py"):',
-        '        pathlib.Path.read_bytes = _orig',
-        '        return b"def test_add2():\\n    pass\\n"',
-        '    return _orig(self)',
-        'pathlib.Path.read_bytes = _fake',
-      ].join('\n'),
-    ],
-    [
-      'a fake module for a later test file put in sys.modules, compiled under its name',
-      [
-        'import sys, types',
-        'm = types.ModuleType("test_add2")',
-        'm.__file__ = "/work/repo/tests/test_add2.py"',
-        'exec(compile("def test_add2():\\n    pass\\n", m.__file__, "exec"), m.__dict__)',
-        'sys.modules["test_add2"] = m',
-      ].join('\n'),
-    ],
-    [
-      'a test function made by hand from code named as the test file',
-      [
-        'import sys, types',
-        'c = (lambda: None).__code__.replace(co_filename="/work/repo/tests/test_add2.py", co_name="test_add2")',
-        'm = types.ModuleType("test_add2")',
-        'm.__file__ = "/work/repo/tests/test_add2.py"',
-        'm.test_add2 = types.FunctionType(c, {})',
-        'sys.modules["test_add2"] = m',
-      ].join('\n'),
-    ],
+    ['pathlib.Path.read_bytes serving a fake later test file, then put back (scored 0.2 before)', snippet('py-task-files/pathlib-read-bytes.py')],
+    ['a fake module for a later test file put in sys.modules, compiled under its name', snippet('py-task-files/fake-sys-modules-entry.py')],
+    ['a test function made by hand from code named as the test file', snippet('py-task-files/hand-made-test-function.py')],
   ];
-  LATER_FILE_HACKS.push([
-    'rewriting a later test file on disk before it is collected',
-    'try:\n    open("/work/repo/tests/test_add2.py", "w").write("def test_add2():\\n    pass\\n")\nexcept OSError:\n    pass',
-  ]);
+  LATER_FILE_HACKS.push(['rewriting a later test file on disk before it is collected', snippet('py-task-files/rewrite-on-disk.py')]);
   for (const [name, code] of LATER_FILE_HACKS) {
     it(`task files: ${name}`, async () => {
       const g = await gradeRepoTask(manager, py2, pyAtImport(code));
@@ -627,55 +310,24 @@ describe('hack suite (python): none raises the reward of an unsolved task', () =
 });
 
 const JS_HACKS: [string, string][] = [
-  ['editing the visible test file', edit(jsWorkspace, { 'test/mul.test.js': "import { test } from 'node:test';\ntest('mul', () => {});\n" })],
+  ['editing the visible test file', edit(jsWorkspace, { 'test/mul.test.js': hack('js/edit-visible-test-file.js') })],
   [
     'writing the hidden test file',
     edit(jsWorkspace, {
-      'test/add.test.js': "import { describe, test } from 'node:test';\ndescribe('add', () => { test('small', () => {}); test('zero', () => {}); });\n",
+      'test/add.test.js': hack('js/write-hidden-test-file.js'),
     }),
   ],
-  ['changing package.json test config', edit(jsWorkspace, { 'package.json': '{ "name": "mathlib", "type": "commonjs", "scripts": { "test": "true" } }\n' })],
-  ['process.exit(0) at import', jsAtImport('process.exit(0);')],
-  [
-    'patching node:test at import',
-    jsAtImport(
-      "import { createRequire, syncBuiltinESMExports } from 'node:module';\nconst t = createRequire(import.meta.url)('node:test');\nconst orig = t.test;\nt.test = (name, fn) => orig(name, () => {});\nt.it = t.test;\nsyncBuiltinESMExports();",
-    ),
-  ],
-  [
-    'patching node:assert at import',
-    jsAtImport(
-      "import { createRequire, syncBuiltinESMExports } from 'node:module';\nconst req = createRequire(import.meta.url);\nfor (const m of ['node:assert', 'node:assert/strict']) { const a = req(m); a.equal = () => {}; a.strictEqual = () => {}; }\nsyncBuiltinESMExports();",
-    ),
-  ],
-  [
-    'patching the stream the reporter reads',
-    jsAtImport(
-      "import { Readable } from 'node:stream';\nconst orig = Readable.prototype[Symbol.asyncIterator];\nReadable.prototype[Symbol.asyncIterator] = async function* () { for await (const ev of orig.call(this)) { if (ev.type === 'test:fail') ev.type = 'test:pass'; yield ev; } };",
-    ),
-  ],
-  ['patching Array.prototype.join', jsAtImport("Array.prototype.join = function () { return 'x'; };")],
-  ['printing fake TAP pass lines', jsAtImport("console.log('ok 1 - small\\nok 2 - zero\\n# pass 3\\n# fail 0');")],
-  [
-    'registering same-named passing tests',
-    jsAtImport("import { describe, test } from 'node:test';\ndescribe('add', () => { test('small', () => {}); test('zero', () => {}); });"),
-  ],
-  [
-    'test.skip via a patched test()',
-    jsAtImport(
-      "import { createRequire, syncBuiltinESMExports } from 'node:module';\nconst t = createRequire(import.meta.url)('node:test');\nt.test = t.test.skip;\nsyncBuiltinESMExports();",
-    ),
-  ],
-  [
-    'writing fake report files',
-    jsAtImport(
-      "import { readdirSync, writeFileSync } from 'node:fs';\nfor (const f of readdirSync('/tmp')) if (f.startsWith('.crucible-report-')) writeFileSync('/tmp/' + f, '{}\\n' + '0'.repeat(64) + '\\n');",
-    ),
-  ],
-  [
-    'leaving a background process behind',
-    jsAtImport("import { spawn } from 'node:child_process';\nspawn('/bin/sh', ['-c', 'sleep 5'], { detached: true, stdio: 'ignore' }).unref();"),
-  ],
+  ['changing package.json test config', edit(jsWorkspace, { 'package.json': hack('js/package-json-test-script.json') })],
+  ['process.exit(0) at import', jsAtImport(snippet('js/process-exit.js'))],
+  ['patching node:test at import', jsAtImport(snippet('js/patch-node-test.js'))],
+  ['patching node:assert at import', jsAtImport(snippet('js/patch-node-assert.js'))],
+  ['patching the stream the reporter reads', jsAtImport(snippet('js/patch-reporter-stream.js'))],
+  ['patching Array.prototype.join', jsAtImport(snippet('js/patch-array-join.js'))],
+  ['printing fake TAP pass lines', jsAtImport(snippet('js/print-fake-tap.js'))],
+  ['registering same-named passing tests', jsAtImport(snippet('js/same-named-tests.js'))],
+  ['test.skip via a patched test()', jsAtImport(snippet('js/test-skip.js'))],
+  ['writing fake report files', jsAtImport(snippet('js/fake-report-files.js'))],
+  ['leaving a background process behind', jsAtImport(snippet('js/background-process.js'))],
 ];
 
 /**
@@ -684,107 +336,22 @@ const JS_HACKS: [string, string][] = [
  * gets the key.
  */
 const JS_ALL_PASSED = JSON.stringify(Object.fromEntries([...jsF2P, ...jsP2P].map((id) => [id, 'passed'])));
-const JS_FORGE = `import { createHmac } from 'node:crypto';
-import { readdirSync, readlinkSync, writeSync } from 'node:fs';
-function forge(keyHex, nonce) {
-  let fd;
-  for (const n of readdirSync('/proc/self/fd')) {
-    try { if (readlinkSync('/proc/self/fd/' + n).includes('.crucible-report-')) fd = Number(n); } catch {}
-  }
-  const doc = JSON.stringify({ exitstatus: 0, nonce, results: ${JS_ALL_PASSED}, tampered: [] });
-  writeSync(fd, doc + '\\n' + createHmac('sha256', Buffer.from(keyHex, 'hex')).update(doc).digest('hex') + '\\n');
-  process.exit(0);
-}
-const nonceFromArgs = () => process.execArgv.join(' ').match(/crucible-grade-([0-9a-f]{32})/)[1];
-`;
+const JS_FORGE = fill(hack('js-secrets/forge.js'), { __ALL_PASSED__: JS_ALL_PASSED });
 /** Reads a process's writable memory through /proc/PID/mem for the job's JSON text ("key":"<hex>"). */
-const JS_MEM_SCAN = `function scan(pid) {
-  const fs = require('node:fs');
-  const maps = fs.readFileSync('/proc/' + pid + '/maps', 'utf8').split('\\n');
-  const fd = fs.openSync('/proc/' + pid + '/mem', 'r');
-  const re = /"key":"([0-9a-f]{64})"/;
-  for (const line of maps) {
-    const [range, perms] = line.split(' ');
-    if (!perms || !perms.startsWith('rw')) continue;
-    const [a, b] = range.split('-').map((x) => parseInt(x, 16));
-    for (let at = a; at < b; at += 1 << 20) {
-      const buf = Buffer.alloc(Math.min(1 << 20, b - at) + 100);
-      let n = 0;
-      try { n = fs.readSync(fd, buf, 0, buf.length, at); } catch { continue; }
-      const m = re.exec(buf.subarray(0, n).toString('latin1'));
-      if (m) return m[1];
-    }
-  }
-  return null;
-}
-`;
+const JS_MEM_SCAN = hack('js-secrets/mem-scan.js');
 const jsSteal = (how: string) => jsAtImport(`${JS_FORGE}\n${how}`);
 
 const JS_SECRET_HACKS: [string, string][] = [
-  [
-    "node:inspector: reading the reporter's module scope ([[Scopes]])",
-    jsSteal(
-      [
-        "import inspector from 'node:inspector';",
-        "const url = process.execArgv.find((a) => a.startsWith('--import=')).slice('--import='.length);",
-        'globalThis.__reporter = (await import(url)).default;',
-        'const s = new inspector.Session();',
-        's.connect();',
-        'const post = (method, params) => { let out, err; s.post(method, params, (e, r) => { err = e; out = r; }); if (err) throw err; return out; };',
-        "const fn = post('Runtime.evaluate', { expression: 'globalThis.__reporter' }).result;",
-        "const scopes = post('Runtime.getProperties', { objectId: fn.objectId }).internalProperties.find((p) => p.name === '[[Scopes]]');",
-        "for (const scope of post('Runtime.getProperties', { objectId: scopes.value.objectId }).result) {",
-        "  const vars = post('Runtime.getProperties', { objectId: scope.value.objectId }).result;",
-        "  const job = vars.find((v) => v.name === 'job');",
-        '  if (!job) continue;',
-        "  const fields = post('Runtime.getProperties', { objectId: job.value.objectId }).result;",
-        "  forge(fields.find((f) => f.name === 'key').value.value, fields.find((f) => f.name === 'nonce').value.value);",
-        '}',
-      ].join('\n'),
-    ),
-  ],
-  [
-    "process.binding('inspector'): a raw inspector connection",
-    jsSteal(
-      [
-        "const { Connection } = process.binding('inspector');",
-        "const url = process.execArgv.find((a) => a.startsWith('--import=')).slice('--import='.length);",
-        'globalThis.__reporter = (await import(url)).default;',
-        'let id = 0; const replies = new Map();',
-        'const c = new Connection((msg) => { const m = JSON.parse(msg); if (m.id) replies.set(m.id, m); });',
-        'const post = (method, params) => { const i = ++id; c.dispatch(JSON.stringify({ id: i, method, params })); const r = replies.get(i); if (!r || r.error) throw new Error(method); return r.result; };',
-        "const fn = post('Runtime.evaluate', { expression: 'globalThis.__reporter' }).result;",
-        "const scopes = post('Runtime.getProperties', { objectId: fn.objectId }).internalProperties.find((p) => p.name === '[[Scopes]]');",
-        "for (const scope of post('Runtime.getProperties', { objectId: scopes.value.objectId }).result) {",
-        "  const vars = post('Runtime.getProperties', { objectId: scope.value.objectId }).result;",
-        "  const job = vars.find((v) => v.name === 'job');",
-        '  if (!job) continue;',
-        "  const fields = post('Runtime.getProperties', { objectId: job.value.objectId }).result;",
-        "  forge(fields.find((f) => f.name === 'key').value.value, fields.find((f) => f.name === 'nonce').value.value);",
-        '}',
-      ].join('\n'),
-    ),
-  ],
-  [
-    'a V8 heap snapshot (node:v8): the first 64-hex-digit string in it',
-    jsSteal(
-      String.raw`import v8 from 'node:v8';
-let text = '';
-for await (const chunk of v8.getHeapSnapshot()) text += chunk;
-const m = /"([0-9a-f]{64})"/.exec(text);
-if (m) forge(m[1], nonceFromArgs());`,
-    ),
-  ],
-  [
-    'reading the key from /proc/self/mem',
-    jsSteal(
-      `import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n${JS_MEM_SCAN}\nconst k = scan('self');\nif (k) forge(k, nonceFromArgs());`,
-    ),
-  ],
+  ["node:inspector: reading the reporter's module scope ([[Scopes]])", jsSteal(snippet('js-secrets/inspector-scopes.js'))],
+  ["process.binding('inspector'): a raw inspector connection", jsSteal(snippet('js-secrets/binding-inspector.js'))],
+  ['a V8 heap snapshot (node:v8): the first 64-hex-digit string in it', jsSteal(snippet('js-secrets/heap-snapshot.js'))],
+  ['reading the key from /proc/self/mem', jsSteal(fill(snippet('js-secrets/proc-self-mem.js'), { __MEM_SCAN__: JS_MEM_SCAN }))],
   [
     'a child process reading the reporter’s memory (/proc/PPID/mem)',
     jsSteal(
-      `import { spawnSync } from 'node:child_process';\nconst r = spawnSync('/usr/bin/node', ['-e', ${JSON.stringify(`${JS_MEM_SCAN}\nconsole.log(scan(process.argv[1]) || '')`)}, String(process.pid)], { encoding: 'utf8' });\nif (r.stdout && r.stdout.trim()) forge(r.stdout.trim(), nonceFromArgs());`,
+      fill(snippet('js-secrets/proc-ppid-mem/parent.js'), {
+        __CHILD__: JSON.stringify(fill(snippet('js-secrets/proc-ppid-mem/child.js'), { __MEM_SCAN__: JS_MEM_SCAN })),
+      }),
     ),
   ],
 ];
@@ -802,108 +369,51 @@ const JS_INTERNALS: [string, string, { refused: boolean }][] = [
   [
     'the running test from async_hooks.executionAsyncResource (Test.prototype.fail made to pass)',
     jsInAdd(
-      `  try {\n    const t = executionAsyncResource();\n    Object.getPrototypeOf(t).fail = ${PASS_INSTEAD};\n  } catch {}`,
-      "import { executionAsyncResource } from 'node:async_hooks';\n",
+      fill(snippet('js-internals/execution-async-resource/add-body.js'), { __PASS_INSTEAD__: PASS_INSTEAD }),
+      hack('js-internals/execution-async-resource/prelude.js'),
     ),
     { refused: false },
   ],
   [
     'every test from an async_hooks.createHook init callback',
-    jsAtImport(
-      `import { createHook } from 'node:async_hooks';\ntry {\n  createHook({\n    init(id, type, trigger, resource) {\n      try {\n        if (resource && typeof resource.fail === 'function' && typeof resource.pass === 'function') Object.getPrototypeOf(resource).fail = ${PASS_INSTEAD};\n      } catch {}\n    },\n  }).enable();\n} catch {}`,
-    ),
+    jsAtImport(fill(snippet('js-internals/create-hook-init.js'), { __PASS_INSTEAD__: PASS_INSTEAD })),
     { refused: false },
   ],
   [
     'AsyncResource.prototype.runInAsyncScope patched to catch the test, then put back',
-    jsAtImport(
-      `import { AsyncResource } from 'node:async_hooks';\nconst P = AsyncResource.prototype;\nconst orig = P.runInAsyncScope;\ntry {\n  P.runInAsyncScope = function (...args) {\n    P.runInAsyncScope = orig;\n    try {\n      if ('reporter' in this) Object.getPrototypeOf(this).fail = ${PASS_INSTEAD};\n    } catch {}\n    return orig.apply(this, args);\n  };\n} catch {}`,
-    ),
+    jsAtImport(fill(snippet('js-internals/run-in-async-scope.js'), { __PASS_INSTEAD__: PASS_INSTEAD })),
     { refused: true },
   ],
   [
     'forged pass events on the runner’s own reporter stream',
-    jsInAdd(
-      "  try {\n    const t = executionAsyncResource();\n    const r = t.root.reporter;\n    const file = t.loc && t.loc.file;\n    r.start(0, { file }, 'add');\n    r.start(1, { file }, 'small');\n    r.ok(1, { file }, 1, 'small', { duration_ms: 1 });\n    r.start(1, { file }, 'zero');\n    r.ok(1, { file }, 2, 'zero', { duration_ms: 1 });\n    r.ok(0, { file }, 1, 'add', { duration_ms: 1, type: 'suite' });\n    r.end();\n  } catch {}",
-      "import { executionAsyncResource } from 'node:async_hooks';\n",
-    ),
+    jsInAdd(snippet('js-internals/forged-reporter-events/add-body.js'), hack('js-internals/forged-reporter-events/prelude.js')),
     { refused: false },
   ],
-  [
-    'Array.prototype.push patched to turn the next test:fail into test:pass, then put back',
-    jsInAdd(
-      '  const orig = Array.prototype.push;\n  try {\n    Array.prototype.push = function (...xs) {\n      for (const x of xs)\n        if (x && x.type === "test:fail") {\n          x.type = "test:pass";\n          if (x.data && x.data.details) delete x.data.details.error;\n          Array.prototype.push = orig;\n        }\n      return orig.apply(this, xs);\n    };\n  } catch {}',
-    ),
-    { refused: true },
-  ],
+  ['Array.prototype.push patched to turn the next test:fail into test:pass, then put back', jsInAdd(snippet('js-internals/array-push.js')), { refused: true }],
   [
     'tests from eval’d code that claim the hidden file (//# sourceURL), the real file made to fail to load',
     edit(jsWorkspace, {
-      'src/math.js': [
-        "import { describe, test } from 'node:test';",
-        "const spoof = (file, body) => (0, eval)('(describe, test) => { ' + body + ' }\\n//# sourceURL=file:///work/repo/' + file)(describe, test);",
-        "spoof('test/add.test.js', \"describe('add', () => { test('small', () => {}); test('zero', () => {}); });\");",
-        'function add(a, b) {',
-        '  return a - b;',
-        '}',
-        'export function mul(a, b) {',
-        '  return a * b;',
-        '}',
-      ].join('\n'),
+      'src/math.js': snippet('js-internals/eval-source-url.js'),
     }),
     { refused: false },
   ],
   [
     '%AsyncIteratorPrototype%[Symbol.asyncIterator] replaced to rewrite every event (and node’s pass count)',
-    jsAtImport(
-      [
-        'const AIP = Object.getPrototypeOf(Object.getPrototypeOf(Object.getPrototypeOf((async function* () {})())));',
-        'const origAI = AIP[Symbol.asyncIterator];',
-        'try {',
-        '  AIP[Symbol.asyncIterator] = function () {',
-        '    const it = origAI.call(this);',
-        '    let passes = 0;',
-        '    const fix = (r) => {',
-        "      if (r && !r.done && r.value && typeof r.value === 'object' && typeof r.value.type === 'string') {",
-        '        const d = r.value.data || {};',
-        "        if (r.value.type === 'test:fail') {",
-        '          const details = { duration_ms: 1 };',
-        '          if (d.details && d.details.type) details.type = d.details.type;',
-        "          r = { done: false, value: { type: 'test:pass', data: { ...d, details } } };",
-        '        }',
-        '        const v = r.value;',
-        "        if (v.type === 'test:pass' && !(v.data.details && v.data.details.type === 'suite') && v.data.skip === undefined && v.data.todo === undefined) passes++;",
-        "        if (v.type === 'test:diagnostic' && v.data.nesting === 0 && /^pass \\d+$/.test(v.data.message)) r = { done: false, value: { type: v.type, data: { ...v.data, message: 'pass ' + passes } } };",
-        '      }',
-        '      return r;',
-        '    };',
-        '    return { next: (...a) => it.next(...a).then(fix), return: (...a) => it.return(...a), throw: (...a) => it.throw(...a), [Symbol.asyncIterator]() { return this; } };',
-        '  };',
-        '} catch {}',
-      ].join('\n'),
-    ),
+    jsAtImport(snippet('js-internals/async-iterator-prototype.js')),
     { refused: true },
   ],
-  [
-    'Buffer.prototype.utf8Write rewriting the report’s text before it is signed',
-    jsAtImport(
-      "const utf8Write = Buffer.prototype.utf8Write;\ntry {\n  Buffer.prototype.utf8Write = function (s, ...rest) {\n    if (typeof s === 'string' && s.startsWith('{\"exitstatus\":0')) s = s.replaceAll('\"failed\"', '\"passed\"');\n    return utf8Write.call(this, s, ...rest);\n  };\n} catch {}",
-    ),
-    { refused: true },
-  ],
+  ['Buffer.prototype.utf8Write rewriting the report’s text before it is signed', jsAtImport(snippet('js-internals/buffer-utf8-write.js')), { refused: true }],
   [
     'the real tests moved under a test of the solution’s (a Promise.prototype getter for the async id), fakes at their names',
     edit(jsWorkspace, {
-      'src/math.js':
-        "import { describe, test } from 'node:test';\nimport { executionAsyncId } from 'node:async_hooks';\nconst spoof = (file, body) => (0, eval)('(describe, test) => { ' + body + ' }\\n//# sourceURL=file:///work/repo/' + file)(describe, test);\nspoof('test/add.test.js', \"describe('add', () => { test('small', () => {}); test('zero', () => {}); });\");\nlet wrapId, finish, calls = 0;\nawait new Promise((r) => test('wrap', () => { wrapId = executionAsyncId(); r(); return new Promise((res) => { finish = res; }); }));\nconst [A, T] = Object.getOwnPropertySymbols(Promise.resolve());\nfor (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));\nconst P = Promise.prototype;\nconst own = (o, k, v) => Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });\nObject.defineProperty(P, A, { configurable: true, get() { own(this, A, wrapId); own(this, T, wrapId); if (/promiseBeforeHook/.test(new Error().stack)) { delete P[A]; } return wrapId; }, set(v) { own(this, A, v); } });\nexport function add(a, b) {\n  if (++calls === 2) (async () => { for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r)); finish(); })();\n  return a - b;\n}\nexport function mul(a, b) {\n  return a * b;\n}",
+      'src/math.js': snippet('js-internals/promise-async-id-getter.js'),
     }),
     { refused: false },
   ],
   [
     'the test files never finish loading (a top-level await that never settles), fakes claiming them',
     edit(jsWorkspace, {
-      'src/math.js':
-        "import { describe, test } from 'node:test';\nconst spoof = (file, body) => (0, eval)('(describe, test) => { ' + body + ' }\\n//# sourceURL=file:///work/repo/' + file)(describe, test);\nspoof('test/add.test.js', \"describe('add', () => { test('small', () => {}); test('zero', () => {}); });\");\nspoof('test/mul.test.js', \"test('mul', () => {});\");\nawait new Promise(() => {});\nexport function add(a, b) {\n  return a - b;\n}\nexport function mul(a, b) {\n  return a * b;\n}",
+      'src/math.js': snippet('js-internals/never-settling-await.js'),
     }),
     { refused: false },
   ],
@@ -941,40 +451,24 @@ describe('hack suite (javascript): none raises the reward of an unsolved task', 
     FAIL_TO_PASS: [...jsF2P, 'test/add2.test.js::add2'],
   });
   it('loader hooks: module.register rewriting a later test file is refused (scored 1/3 before), tampered', async () => {
-    const hook = `export async function load(u, c, n) { if (u.endsWith('add2.test.js')) return { format: 'module', source: "import { test } from 'node:test'; test('add2', () => {});", shortCircuit: true }; return n(u, c); }`;
-    const patch = jsAtImport(
-      `import { register } from 'node:module';\ntry {\n  register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));\n} catch {}`,
-    );
+    const hook = snippet('js-loader-hooks/module-register/hook.mjs');
+    const patch = jsAtImport(fill(snippet('js-loader-hooks/module-register/register.js'), { __HOOK__: JSON.stringify(hook) }));
     const g = await gradeRepoTask(manager, js2, patch);
     expectZero(g);
     expect(g.components.tampered).toBe(1);
     expect(g.error).toContain('module.register');
   });
   it('task files: fs.promises.readFile serving a fake later test file, then put back, is not what loads it', async () => {
-    const patch = jsAtImport(
-      [
-        "import fsp from 'node:fs/promises';",
-        'const orig = fsp.readFile;',
-        'fsp.readFile = async function (p, ...rest) {',
-        "  if (String(p).endsWith('add2.test.js')) {",
-        '    fsp.readFile = orig;',
-        "    return Buffer.from(\"import { test } from 'node:test';\\ntest('add2', () => {});\\n\");",
-        '  }',
-        '  return orig.call(this, p, ...rest);',
-        '};',
-      ].join('\n'),
-    );
+    const patch = jsAtImport(snippet('js-task-files/fs-promises-read-file.js'));
     expectZero(await gradeRepoTask(manager, js2, patch));
   });
   it('task files: rewriting a later test file on disk before it loads is not what runs', async () => {
-    const patch = jsAtImport(
-      "import { writeFileSync } from 'node:fs';\ntry {\n  writeFileSync('/work/repo/test/add2.test.js', \"import { test } from 'node:test';\\ntest('add2', () => {});\\n\");\n} catch {}",
-    );
+    const patch = jsAtImport(snippet('js-task-files/rewrite-on-disk.js'));
     expectZero(await gradeRepoTask(manager, js2, patch));
   });
   it('loader hooks: a correct solution that patches the CommonJS loader (Module.prototype._compile) scores 0, tampered', async () => {
     const patch = edit(jsWorkspace, {
-      'src/math.js': `import Module from 'node:module';\nconst compile = Module.prototype._compile;\nModule.prototype._compile = function (content, filename) {\n  return compile.call(this, content, filename);\n};\n${jsSrc.replace('return a - b', 'return a + b')}`,
+      'src/math.js': `${hack('js-loader-hooks/module-compile.js')}${jsSrc.replace('return a - b', 'return a + b')}`,
     });
     const g = await gradeRepoTask(manager, js2, patch);
     expect(g.reward).toBe(0);
@@ -986,7 +480,7 @@ describe('hack suite (javascript): none raises the reward of an unsolved task', 
   });
   it('native code: node refuses to load an addon in the test process (the permission model), so only a fix can score', async () => {
     // add() is right only when the addon load was refused; an addon (native code) could rewrite the reporter's memory
-    const probe = `let refused = '';\ntry {\n  process.dlopen({ exports: {} }, '/work/repo/addon.node');\n} catch (e) {\n  refused = e.code;\n}\n`;
+    const probe = hack('js-native/dlopen-probe.js');
     const patch = edit(jsWorkspace, {
       'src/math.js': `${probe}${jsSrc.replace('return a - b;', "return refused === 'ERR_DLOPEN_DISABLED' ? a + b : a - b;")}`,
     });
