@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { installedRuntimes } from '@/workers/sandbox/test-support';
 import { gradeRepoTask } from './grade-repo-task';
 import {
   edit,
@@ -326,4 +327,20 @@ describe('gradeRepoTask (TypeScript, node:test with types stripped)', () => {
     const broken = await gradeRepoTask(manager, task, edit(tsWorkspace, { 'src/math.ts': src.replace('return a - b', 'return a + b +') }));
     expect(broken).toMatchObject({ status: 'graded', reward: 0 });
   });
+});
+
+const [microvm] = installedRuntimes(['microvm']);
+describe.skipIf(!microvm?.available)(`gradeRepoTask on the microVM${microvm?.available ? '' : ` (skipped: ${microvm?.reason})`}`, () => {
+  // the report is the guest's file, which getFile cannot read: it comes back through the guest
+  it('gold → 1, untouched → 0 (python and javascript)', async () => {
+    const limits = { memoryMb: 512, diskMb: 256, pids: 128, cpus: 1 };
+    for (const [task, gold] of [
+      [pyTask(), pyGold],
+      [jsTask(), jsGold],
+    ] as const) {
+      const g = await gradeRepoTask(manager, task, gold, { runtime: 'microvm', limits });
+      expect(g, g.error).toMatchObject({ status: 'graded', reward: 1, runtime: 'microvm' });
+      expect((await gradeRepoTask(manager, task, '', { runtime: 'microvm', limits })).reward).toBe(0);
+    }
+  }, 600_000);
 });

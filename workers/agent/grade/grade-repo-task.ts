@@ -6,6 +6,7 @@ import type { RepoGrade, RepoTask, RepoTestResult, WorkspaceFiles } from '@/core
 import type { ExecContext, SandboxManager } from '@/workers/sandbox/pool/manager';
 import type { Sandbox } from '@/workers/sandbox/runtimes/sandbox-runtime';
 import type { ExecResult, LimitsInput } from '@/workers/sandbox/types';
+import { cpuVerdict } from '@/workers/sandbox/limits/cpu-verdict';
 import { applyWorkspacePatch } from '../workspace/workspace-diff';
 import { fileBytes, fileExecutable } from '../workspace/workspace-file';
 import { isProtectedPath, protectTestFiles } from './protected-paths';
@@ -46,10 +47,20 @@ export const GRADE_WORKSPACE_DIR = '/work/repo';
 export type RepoGradeOptions = {
   runtime?: string;
   limits?: LimitsInput;
-  /** the test run's wall clock; past it, tests without a verified result fail (default 120 s) */
+  /**
+   * The test run's CPU budget (default 120 s): what decides the candidate's failure. The
+   * runner's process is stopped there (RLIMIT_CPU); past it, or blocked past the wall ceiling,
+   * tests without a verified result fail.
+   */
+  testCpuMs?: number;
+  /**
+   * The test run's wall-clock safety net (default repoCeilingMs(testCpuMs), 240 s). Reached
+   * while the run mostly waited for a CPU (a busy host), the grade is an infrastructure
+   * failure, never the candidate's 0 (workers/sandbox/limits/cpu-verdict.ts).
+   */
   testTimeoutMs?: number;
-  /** the task's setup command's wall clock (default 120 s) */
-  setupTimeoutMs?: number;
+  /** the task's setup command's CPU budget (default 120 s; its wall ceiling repoCeilingMs of it) */
+  setupCpuMs?: number;
   weights?: Partial<RepoRewardWeights>;
   context?: ExecContext;
 };
@@ -124,6 +135,44 @@ function nodeEntry(files: string[]): string {
 
 const infraStatuses = new Set<ExecResult['status']>(['sandbox_error', 'env_mismatch']);
 
+/**
+ * The report file. A microVM's scratch is the guest's own disk, which getFile cannot read, so
+ * there it is read through the guest (base64 on stdout; the MAC, not the channel, is what
+ * makes it trustworthy, and every process of the test run is gone by then).
+ */
+async function readReport(sb: Sandbox, file: string): Promise<Buffer> {
+  if (sb.runtimeName !== 'microvm') return sb.getFile(file);
+  const r = await sb.exec(
+    ['/usr/bin/python3', '-I', '-c', 'import base64,sys;sys.stdout.write(base64.b64encode(open(sys.argv[1],"rb").read()).decode())', file],
+    {
+      timeoutMs: 60_000,
+    },
+  );
+  if (r.status !== 'ok' || r.stdoutTruncated) throw new Error(`cannot read the report from the microVM: ${r.status} ${r.error ?? r.stderr.trim().slice(-500)}`);
+  return Buffer.from(r.stdout, 'base64');
+}
+
+/**
+ * A grading run's wall ceiling for a CPU budget: twice the budget, at least the budget plus a
+ * minute. A spinning test is stopped at its budget by the kernel, so the ceiling only decides
+ * for a blocked one (a sleeper, a deadlock: its 0) and for a busy host (infra); a 10× ceiling,
+ * as the I/O harness's per test, would let one deadlocked test hold a grading slot 20 minutes.
+ */
+export function repoCeilingMs(cpuMs: number): number {
+  return Math.max(2 * cpuMs, cpuMs + 60_000);
+}
+
+/**
+ * A wall timeout on a busy host is the host's, never the candidate's (cpu-verdict.ts): the
+ * reason to mask the grade, or null when the candidate's time is its own.
+ */
+function contended(what: string, r: ExecResult, cpuLimitMs: number, ceilingMs: number): string | null {
+  if (r.status !== 'timeout') return null;
+  const v = cpuVerdict({ wallMs: r.durationMs, cpuMs: r.usage.cpuMs, cpuWaitMs: r.usage.cpuWaitMs, cpuLimitMs, ceilingMs, timedOut: true });
+  if (v !== 'contended') return null;
+  return `the host was too busy: ${what} reached its ${ceilingMs} ms wall ceiling having used ${r.usage.cpuMs} of its ${cpuLimitMs} ms CPU budget and waited ${r.usage.cpuWaitMs} ms for a CPU`;
+}
+
 async function attempt(manager: SandboxManager, task: RepoTask, patch: string, opts: RepoGradeOptions, t0: number): Promise<Attempt> {
   const grade = emptyGrade(task, t0);
   const done = (f2p: RepoTestResult[], p2p: RepoTestResult[], extra: Partial<RepoGrade> & { tampered?: number } = {}): Attempt => {
@@ -173,7 +222,9 @@ async function attempt(manager: SandboxManager, task: RepoTask, patch: string, o
   const onDisk = withPlaceholders(files, taskFiles);
 
   // 2. a newly created sandbox, destroyed afterwards whatever happens
-  const testTimeoutMs = opts.testTimeoutMs ?? 120_000;
+  const testCpuMs = opts.testCpuMs ?? 120_000;
+  const testTimeoutMs = opts.testTimeoutMs ?? repoCeilingMs(testCpuMs);
+  const setupCpuMs = opts.setupCpuMs ?? 120_000;
   let sb: Sandbox;
   try {
     sb = await manager.acquire({ runtime: opts.runtime, env: task.environment, limits: { timeoutMs: testTimeoutMs, ...opts.limits }, fresh: true });
@@ -203,8 +254,10 @@ async function attempt(manager: SandboxManager, task: RepoTask, patch: string, o
 
     // 3. setup (may run the agent's code), then the task's test files put back over whatever it did
     if (task.setup) {
-      const r = await exec(['/bin/sh', '-c', task.setup], { timeoutMs: opts.setupTimeoutMs ?? 120_000 });
+      const r = await exec(['/bin/sh', '-c', task.setup], { timeoutMs: repoCeilingMs(setupCpuMs) });
       if (infraStatuses.has(r.status)) return { ...at(), infra: `setup: ${r.status}: ${r.error ?? ''}` };
+      const busy = contended('setup', r, setupCpuMs, repoCeilingMs(setupCpuMs));
+      if (busy) return { ...at(), infra: busy };
       if (r.status !== 'ok') return agents(`setup failed (${r.status}, exit ${r.exitCode}): ${r.stderr.slice(-2000)}`);
       try {
         put(Object.fromEntries(Object.entries(onDisk).filter(([p]) => isProtectedPath(p, task.hiddenTests, testFiles))));
@@ -222,26 +275,42 @@ async function attempt(manager: SandboxManager, task: RepoTask, patch: string, o
     let cmd: string[];
     let job: Record<string, unknown> = { nonce, key: key.toString('hex'), report, workspace: GRADE_WORKSPACE_DIR };
     let stdin: Buffer;
-    if (task.language === 'python') {
-      const c = pythonCommand(dir, files, testFiles);
-      sb.putFile(`${dir}/runner.py`, RUNNERS.python, 0o444);
-      const conftests = Object.keys(files).filter((p) => p === 'conftest.py' || p.endsWith('/conftest.py'));
-      // the task's own Python files, from the job: the runner compiles them before any workspace code runs and lets no other code run under their names
-      const sources = Object.fromEntries(taskFiles.map((p) => [p, fileBytes(files[p]!).toString('base64')]));
-      // the repository's Python files the agent left as they were: frames they ask for are the library's business
-      const { unchanged, changedLines } = agentLines(task.workspace, files, taskFiles);
-      job = { ...job, args: c.args, conftests, sources, unchanged, changed_lines: changedLines, pythonpath: extraPythonPath(files) };
-      cmd = c.cmd;
-      stdin = Buffer.from(`${JSON.stringify(job)}\n`);
-    } else {
-      sb.putFile(`${dir}/reporter.mjs`, RUNNERS.javascript, 0o444);
-      sb.putFile(`${dir}/entry.mjs`, nodeEntry(testFiles), 0o444);
-      const typescript = hasTypeScript(files);
-      for (const [name, bytes] of Object.entries(TS_HOOK_FILES)) if (typescript || name === 'grader-hooks.mjs') sb.putFile(`${dir}/${name}`, bytes, 0o444);
-      // the reporter checks that the task's tests run under the task's tests only, and hands the task's files (stdin, after the job) to the hooks
-      job = { ...job, taskFiles, typescript };
-      cmd = nodeCommand(dir);
-      stdin = Buffer.concat([Buffer.from(`${JSON.stringify(job)}\n`), sourcesBlob(files, taskFiles, GRADE_WORKSPACE_DIR)]);
+    try {
+      if (task.language === 'python') {
+        const c = pythonCommand(dir, files, testFiles);
+        sb.putFile(`${dir}/runner.py`, RUNNERS.python, 0o444);
+        const conftests = Object.keys(files).filter((p) => p === 'conftest.py' || p.endsWith('/conftest.py'));
+        // the task's own Python files, from the job: the runner compiles them before any workspace code runs and lets no other code run under their names
+        const sources = Object.fromEntries(taskFiles.map((p) => [p, fileBytes(files[p]!).toString('base64')]));
+        // the repository's Python files the agent left as they were: frames they ask for are the library's business
+        const { unchanged, changedLines } = agentLines(task.workspace, files, taskFiles);
+        job = {
+          ...job,
+          args: c.args,
+          conftests,
+          sources,
+          unchanged,
+          changed_lines: changedLines,
+          pythonpath: extraPythonPath(files),
+          cpu_seconds: Math.max(1, Math.ceil(testCpuMs / 1000)),
+        };
+        cmd = c.cmd;
+        stdin = Buffer.from(`${JSON.stringify(job)}\n`);
+      } else {
+        sb.putFile(`${dir}/reporter.mjs`, RUNNERS.javascript, 0o444);
+        sb.putFile(`${dir}/entry.mjs`, nodeEntry(testFiles), 0o444);
+        const typescript = hasTypeScript(files);
+        for (const [name, bytes] of Object.entries(TS_HOOK_FILES)) if (typescript || name === 'grader-hooks.mjs') sb.putFile(`${dir}/${name}`, bytes, 0o444);
+        // the reporter checks that the task's tests run under the task's tests only, and hands the task's files (stdin, after the job) to the hooks
+        job = { ...job, taskFiles, typescript };
+        cmd = nodeCommand(dir);
+        stdin = Buffer.concat([Buffer.from(`${JSON.stringify(job)}\n`), sourcesBlob(files, taskFiles, GRADE_WORKSPACE_DIR)]);
+      }
+    } catch (e) {
+      // the grader's own files go in /tmp: only the agent's setup code (a full disk) can stop that
+      const why = `cannot write the grader's runner: ${(e as Error).message}`;
+      if (task.setup) return agents(`${why} (after the task's setup ran the agent's code)`);
+      throw e;
     }
     const r = await exec(cmd, {
       stdin,
@@ -249,6 +318,8 @@ async function attempt(manager: SandboxManager, task: RepoTask, patch: string, o
       env: { PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1', NODE_OPTIONS: '', NO_COLOR: '1' },
     });
     if (infraStatuses.has(r.status)) return { ...at(), infra: `test run: ${r.status}: ${r.error ?? ''}` };
+    const busy = contended('the test run', r, testCpuMs, testTimeoutMs);
+    if (busy) return { ...at(), infra: busy };
     // before READY nothing from the workspace had run, unless a setup ran the agent's code first
     if (!r.stdout.startsWith(`CRUCIBLE-GRADE-READY ${nonce}\n`)) {
       const why = `the grader's test runner failed before the tests started (${r.status}, exit ${r.exitCode}): ${r.stderr.slice(-2000)}`;
@@ -256,12 +327,18 @@ async function attempt(manager: SandboxManager, task: RepoTask, patch: string, o
     }
     let raw: Buffer;
     try {
-      raw = sb.getFile(report);
+      raw = await readReport(sb, report);
+      // the runner creates it at start and writes it once at the end: empty is no report
+      if (raw.length === 0) throw new Error('the report is empty (the run ended before the runner wrote it)');
     } catch (e) {
       const why =
         r.status === 'timeout'
-          ? `the test run passed its deadline (${testTimeoutMs} ms)`
-          : `the test process ended without a report (${r.status}, exit ${r.exitCode})`;
+          ? r.usage.cpuMs >= testCpuMs
+            ? `the test run used its CPU budget (${r.usage.cpuMs} of ${testCpuMs} ms)`
+            : `the test run was blocked past its wall ceiling (${testTimeoutMs} ms, ${r.usage.cpuMs} ms of CPU)`
+          : r.signal === 'SIGXCPU' || r.signal === 'SIGKILL'
+            ? `the test process was stopped (${r.signal}) after ${r.usage.cpuMs} ms of CPU (its budget: ${testCpuMs} ms)`
+            : `the test process ended without a report (${r.status}, exit ${r.exitCode})`;
       const { f2p, p2p } = allFailed(task, 'missing', why);
       return done(f2p, p2p, { error: `${why}: ${(e as Error).message}` });
     }

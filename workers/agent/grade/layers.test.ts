@@ -144,3 +144,17 @@ describe('honest code real repositories have scores what it earns', () => {
     }
   });
 });
+
+describe('time limits count the candidate’s CPU; the wall clock is a safety net', () => {
+  const sleeper = { 'tests/test_add.py': 'import time\nfrom calc import add\n\n\ndef test_add_small():\n    time.sleep(3600)\n    assert add(1, 2) == 3\n' };
+  const spinner = { 'tests/test_add.py': 'from calc import add\n\n\ndef test_add_small():\n    while True:\n        pass\n' };
+
+  it('a test blocked past the wall ceiling, or spinning through its CPU budget, is the candidate’s 0 (not infra)', async () => {
+    for (const hidden of [sleeper, spinner]) {
+      const task = pyTask({ hidden_tests: hidden, FAIL_TO_PASS: ['tests/test_add.py::test_add_small'] });
+      const g = await gradeRepoTask(manager, task, edit(pyWorkspace, { 'calc/ops.py': FIXED_OPS }), { testCpuMs: 1500, testTimeoutMs: 8000 });
+      expect(g, g.error).toMatchObject({ status: 'graded', reward: 0 });
+      expect(g.error).toMatch(/blocked past its wall ceiling|used its CPU budget|stopped \(SIG(XCPU|KILL)\)/);
+    }
+  });
+});

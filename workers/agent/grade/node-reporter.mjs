@@ -20,6 +20,10 @@ import { closeSync, openSync, readSync, writeSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
+function fileURLToPathEarly(u) {
+  return decodeURIComponent(new URL(u).pathname);
+}
+
 function readJob() {
   // all of stdin: the job line, then the task's files (grade-repo-task.ts, task-code.ts)
   let raw = Buffer.alloc(1 << 16);
@@ -70,6 +74,14 @@ function readJob() {
   };
 }
 const { job, files: taskSources, key } = readJob();
+// A test's own child node (child_process.fork passes process.execArgv) must not load this
+// reporter again: it would wait for a job on its stdin and die. Children keep the permission
+// flags (they are no way into this process) and lose only the grader's own.
+{
+  const self = fileURLToPathEarly(import.meta.url);
+  const dirOf = self.slice(0, self.lastIndexOf('/') + 1);
+  process.execArgv = process.execArgv.filter((a) => !a.includes(dirOf) && !a.startsWith('--test-reporter'));
+}
 try {
   closeSync(0);
 } catch {

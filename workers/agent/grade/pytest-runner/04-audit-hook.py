@@ -177,15 +177,16 @@ def _make_audit_hook(state):
                 if parents is None or (caller.f_back is not None and caller.f_back.f_code in parents):
                     return None
             if code in frame_returners and caller.f_back is not None:
-                code = caller.f_back.f_code
-            if trusted(code):
+                caller = caller.f_back
+                code = caller.f_code
+            if trusted(code, caller.f_lineno):
                 return None
             return "suspect", "sys._getframe from %s, code the repository did not have" % where(code)
         if event == "object.__getattr__":
             caller = getframe(2)
             if args[1] == "tb_frame" and tb_walk_ok(caller) and traceback_intact():
                 return None
-            if trusted(caller.f_code):
+            if trusted(caller.f_code, caller.f_lineno):
                 return None
             return "suspect", "%s from %s, code the repository did not have" % (args[1], where(caller.f_code))
         if event == "crucible.suspect":

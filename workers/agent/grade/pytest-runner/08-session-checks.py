@@ -54,7 +54,8 @@ def _check(state, session):
             inner = wrapped
         code = getattr(inner, "__code__", None)
         path = str(getattr(item, "path", ""))
-        if code is not None and code.co_filename != path:
+        # (a unittest mixin's method comes from another of the task's files, tests/__init__.py)
+        if code is not None and code.co_filename != path and code.co_filename not in state["pinned"]:
             problems.append("test %s runs code from %s" % (nodeid, code.co_filename))
         mod = getattr(item, "module", None)
         loader = getattr(getattr(mod, "__spec__", None), "loader", None)

@@ -110,16 +110,21 @@ class _TaskFileFinder(importlib.abc.MetaPathFinder):
 def _trust(pinned, unchanged, changed_lines):
     """Whether a code object is the repository's own (as it was before the agent's patch) or
     the task's: from a file the patch left alone, or from a changed file where none of its
-    lines is one the patch added. What the agent wrote, and code compiled at run time, is not."""
+    lines is one the patch added (or, for a call, where the calling line is not). What the
+    agent wrote, and code compiled at run time, is not."""
     cache = {}
 
-    def trusted(code):
+    def trusted(code, line=None):
+        # with `line` (a frame's current line): whether that line is the repository's, so a
+        # call the library always made stays its own even in a function the patch changed
         name = code.co_filename
         if name in pinned or name in unchanged:
             return True
         added = changed_lines.get(name)
         if added is None:
             return False
+        if line is not None:
+            return line not in added
         known = cache.get(code)
         if known is None:
             lines = [ln for _s, _e, ln in code.co_lines() if ln is not None]

@@ -16,6 +16,7 @@ def _main():
     trusted = _trust(pinned, trusted_files, changed_lines)
     # every file whose name code compiled at run time must not take (see the audit hook's "compile")
     trusted_files = trusted_files | frozenset(changed_lines)
+    cpu_seconds = job.get("cpu_seconds")
     job = None
     # everything the verdict depends on; reachable only through this frame (see _genuine)
     state = {
@@ -45,6 +46,12 @@ def _main():
     }
     state["conftest_plugins"] = _allowed_plugins(workspace, conftests, state)
     _no_dumps()
+    # the run's CPU budget, enforced by the kernel (soft = hard: the code under test cannot
+    # raise it): a test that spins is stopped at its budget however busy the host is
+    if cpu_seconds:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_seconds), int(cpu_seconds)))
     hook, armed = _make_audit_hook(state)
     sys.addaudithook(hook)
     hook = None
