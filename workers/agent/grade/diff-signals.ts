@@ -28,6 +28,11 @@ const SIGNALS: Signal[] = [
   { why: 'frame introspection', re: /\b(?:_getframe|currentframe|getouterframes|f_back|f_locals|f_globals|tb_frame|gi_frame)\b/, lang: 'python' },
   { why: 'inspects the call stack', re: /\binspect\.(?:stack|trace)\s*\(/, lang: 'python' },
   { why: 'reads code objects', re: /\b(?:co_consts|co_code|co_names|__code__)\b|\bdis\.(?:get_instructions|Bytecode|dis)\b/, lang: 'python' },
+  {
+    why: "reads loaded modules' source",
+    re: /\blinecache\.(?:getlines|getline|cache|updatecache)\b|\binspect\.(?:getsource|getsourcelines|findsource)\b/,
+    lang: 'python',
+  },
   { why: "walks the interpreter's objects", re: /\bgc\.get_(?:objects|referrers|referents)\b/, lang: 'python' },
   { why: "looks through loaded modules (the tests')", re: /\bsys\.modules\b[^\n]*(?:\.values|\.items|\btest)|\bpytestmark\b|\bparametrize\b/, lang: 'python' },
   {
@@ -43,7 +48,8 @@ const SIGNALS: Signal[] = [
   { why: 'replaces a builtin', re: /\bbuiltins\.\w+\s*=(?!=)|__builtins__\s*\[/, lang: 'python' },
   // JavaScript: the caller's function (its source holds the expected values), stack hooks, loaders
   { why: 'reads the calling function (its source)', re: /\.caller\b|\barguments\.callee\b/, lang: 'javascript' },
-  { why: 'rewrites stack traces', re: /\bprepareStackTrace\b|\bcaptureStackTrace\b/, lang: 'javascript' },
+  // (Error.captureStackTrace is what honest error classes call; prepareStackTrace hands out call sites)
+  { why: 'rewrites stack traces', re: /\bprepareStackTrace\b/, lang: 'javascript' },
   {
     why: 'an object that converts itself to the expected value',
     re: /\bvalueOf\s*[(:=]|Symbol\.toPrimitive|\btoString\s*\(\s*\)\s*\{\s*return\b/,

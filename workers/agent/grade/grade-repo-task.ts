@@ -217,9 +217,15 @@ async function attempt(manager: SandboxManager, task: RepoTask, patch: string, o
   // layer 4: what in the patch reaches for the tests or the grader holds the grade for review
   const signals = diffSignals(patch, task.hiddenTests, testFiles);
   if (signals.length) grade.suspect = signals;
-  // layer 1: the task's own code files lie in the workspace as placeholders only
+  // layer 1: the task's own code files come from the runner's copy, and the hidden ones lie in the workspace as placeholders only
   const taskFiles = taskCodeFiles(files, task.hiddenTests, testFiles, task.language);
-  const onDisk = withPlaceholders(files, taskFiles);
+  // the hidden ones (the agent never saw them: the answers); the visible test files it has
+  // read all episode stay as they are, for tests that read their own source from disk (a C
+  // traceback, boltons' tbutils tests)
+  const onDisk = withPlaceholders(
+    files,
+    taskFiles.filter((p) => Object.hasOwn(task.hiddenTests, p)),
+  );
 
   // 2. a newly created sandbox, destroyed afterwards whatever happens
   const testCpuMs = opts.testCpuMs ?? 120_000;

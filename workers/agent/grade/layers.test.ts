@@ -56,7 +56,7 @@ describe('layer 2: a value equal to everything never earns 1 unreviewed', () => 
     it(`${file}: 0, or held for review`, async () => {
       const g = await gradeRepoTask(manager, pyTask(), edit(pyWorkspace, { 'calc/ops.py': `${OPS}\n\n${attack(file)}` }));
       notRewarded(g);
-      expect(g.suspect?.join('\n') ?? '').toMatch(/equality is not the repository's|unittest\.mock\.ANY|unbounded/);
+      expect(g.suspect?.join('\n') ?? '').toMatch(/a compared value is a wildcard/);
     });
   }
 
@@ -74,7 +74,7 @@ describe('layer 2: a value equal to everything never earns 1 unreviewed', () => 
     expect(wrapped.suspect?.join('\n')).toMatch(/assert\.equal compared an object with a primitive/);
   });
 
-  it('control: the repository’s own classes with __eq__, compared with literals, are no suspicion', async () => {
+  it('control: classes with an __eq__, the repository’s or rewritten by the agent, compared with literals, are no suspicion', async () => {
     const ws = {
       ...pyWorkspace,
       'calc/version.py':
@@ -87,6 +87,13 @@ describe('layer 2: a value equal to everything never earns 1 unreviewed', () => 
     const task = pyTask({ workspace: { files: ws }, hidden_tests: hidden, PASS_TO_PASS: ['tests/test_version.py::test_v'] });
     const g = await gradeRepoTask(manager, task, edit(ws, { 'calc/ops.py': FIXED_OPS }));
     expect(g).toMatchObject({ reward: 1, components: { tampered: 0, suspect: 0 } });
+    // the agent's fix rewriting the __eq__ itself (semver's subclass-compare fix does) is honest too
+    const rewritten = (ws['calc/version.py'] as string).replace(
+      'return self.s == (o.s if isinstance(o, V) else o)',
+      'other = o.s if isinstance(o, V) else o\n        return self.s == other',
+    );
+    const own = await gradeRepoTask(manager, task, edit(ws, { 'calc/ops.py': FIXED_OPS, 'calc/version.py': rewritten }));
+    expect(own, own.suspect?.join()).toMatchObject({ reward: 1, components: { tampered: 0, suspect: 0 } });
   });
 });
 

@@ -4,11 +4,13 @@ import { isProtectedPath } from './protected-paths';
 
 /**
  * Layer 1 of grading (docs/agents.md#grading-layers): the task's own code files — test files,
- * conftests, helpers in test directories, hidden tests — never lie readable in the grading
- * workspace. The runner gets their bytes through its stdin (which it closes before any
- * workspace code runs) and loads them from its own copy; the workspace holds a placeholder
- * of the same name, so pytest and node still find and collect them, and code under test that
- * reads test files (to answer from their expected values) reads only the placeholder.
+ * conftests, helpers in test directories, hidden tests — are loaded from the runner's copy,
+ * which it gets through its stdin (closed before any workspace code runs). The hidden ones
+ * (the answers: the agent never saw them) never lie readable in the grading workspace: a
+ * placeholder of the same name stands there, so pytest and node still find and collect them,
+ * and code under test that reads test files to answer from their expected values reads only
+ * the placeholder. The visible ones stay on disk: the agent read them all episode, and real
+ * tests read their own source from disk (a C-level traceback of a test's line).
  */
 
 const CODE = { python: /\.py$/, javascript: /\.[cm]?[jt]s$/ } as const;

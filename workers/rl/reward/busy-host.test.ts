@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +6,7 @@ import { ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
 import { SandboxManager } from '@/workers/sandbox/pool/manager';
 import type { HarnessTask } from './harness';
 import { scoreSolution, type ScoreResult } from './reward';
+import { saturate } from '@/test/cpu-hog';
 
 /*
  * Issue 32: on a busy host a correct program scored 0 because the per-test limit was wall
@@ -83,38 +83,15 @@ async function scoreAll(): Promise<{ outcomes: Map<string, Outcome>; busyRetries
   return { outcomes, busyRetries };
 }
 
-/**
- * Two busy loops per core, each in its own session: its own autogroup, weighing as a separate
- * job (in one session the kernel's autogroup would weigh them all as one task). Run as root,
- * each group gets nice HOG_NICE (/proc/<pid>/autogroup). At 0 the sandbox gets about a third
- * of a core on an otherwise idle 2-core host. Lower values starve it further: at −10 (about 5%
- * of a core) the wall-clock harness failed a load here, but the too-slow candidates' 700 ms of
- * CPU no longer fit the 4× wall ceiling either, and they come out unscored (the host's
- * failure, by design) instead of failing, so the test would not hold in a suite that already
- * loads the host.
- */
-const HOG_NICE = 0;
-function saturate(): ChildProcess[] {
-  const hogs = Array.from({ length: 2 * os.availableParallelism() }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore', detached: true }));
-  for (const h of hogs) {
-    try {
-      fs.writeFileSync(`/proc/${h.pid}/autogroup`, String(HOG_NICE));
-    } catch {
-      /* not root, or no autogroup: plain busy loops */
-    }
-  }
-  return hogs;
-}
-
 describe('a busy host does not change a reward (issue 32)', () => {
   it('scores the reward set the same idle and with every core saturated', async () => {
     const idle = await scoreAll();
-    const hogs = saturate();
+    const hog = saturate();
     let busy: Awaited<ReturnType<typeof scoreAll>>;
     try {
       busy = await scoreAll();
     } finally {
-      for (const h of hogs) h.kill('SIGKILL');
+      hog.stop();
     }
     console.log(`busy host: ${busy.busyRetries} unscored "too busy" runs retried; idle: ${idle.busyRetries}`);
     for (const s of solutions) {

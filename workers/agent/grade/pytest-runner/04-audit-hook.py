@@ -36,6 +36,7 @@ def _make_audit_hook(state):
     frame_returners = frozenset((inspect.currentframe.__code__, inspect.stack.__code__))
     # the import system compiles every module it loads under the module's own file name
     source_to_code = importlib.machinery.SourceFileLoader.source_to_code.__code__
+    ast_parse = __import__("ast").parse.__code__
     # the task's own Python files (tests, conftests, test helpers), compiled before any
     # workspace code ran: a module of that name may only ever run as exactly that code
     pinned = state["pinned"]
@@ -58,12 +59,13 @@ def _make_audit_hook(state):
     from_gen = traceback.StackSummary._extract_from_extended_frame_gen.__func__.__code__
     ext_gen = _nested(traceback.StackSummary.extract.__func__.__code__, "extended_frame_gen")
     walk_tb = traceback.walk_tb.__code__
+    clear_frames = traceback.clear_frames.__code__
     walk_full = traceback._walk_tb_with_full_positions.__code__
     # …as long as nothing it renders locals with was rebound (that would be handed frames)
     tb_module = dict(vars(traceback))
     tb_classes = ((traceback.StackSummary, dict(vars(traceback.StackSummary))), (traceback.FrameSummary, dict(vars(traceback.FrameSummary))))
     real_repr, real_str = builtins.repr, builtins.str
-    protected = frozenset(getframe_ok) | {from_gen, ext_gen, walk_tb, walk_full}
+    protected = frozenset(getframe_ok) | {from_gen, ext_gen, walk_tb, walk_full, clear_frames}
 
     def traceback_intact():
         if bi.repr is not real_repr or bi.str is not real_str:
@@ -186,6 +188,9 @@ def _make_audit_hook(state):
             caller = getframe(2)
             if args[1] == "tb_frame" and tb_walk_ok(caller) and traceback_intact():
                 return None
+            # unittest's assertRaises clears the locals of the frames it caught: frames in, none out
+            if args[1] == "tb_frame" and caller.f_code is clear_frames and traceback_intact():
+                return None
             if trusted(caller.f_code, caller.f_lineno):
                 return None
             return "suspect", "%s from %s, code the repository did not have" % (args[1], where(caller.f_code))
@@ -201,8 +206,13 @@ def _make_audit_hook(state):
             if isinstance_(name, str_) and (name in trusted_files or name in pinned):
                 caller = getframe(2)
                 up = caller.f_back
-                if not (caller.f_code.co_name == "_call_with_frames_removed" and up is not None and up.f_code is source_to_code):
-                    return "suspect", "code compiled under the name of %s" % name
+                importing = caller.f_code.co_name == "_call_with_frames_removed" and up is not None and up.f_code is source_to_code
+                # ast.parse compiles to a tree only (tracebacks' caret anchors, libraries reading
+                # source): no code comes of it without a compile of the agent's own, seen here
+                # (the task's and the repository's own code may: the C traceback printer parses
+                # a test's line for its caret anchors, in the test's frame)
+                if not importing and caller.f_code is not ast_parse and not trusted(caller.f_code, caller.f_lineno):
+                    return "suspect", "code compiled under the name of %s (by %s)" % (name, where(caller.f_code))
             return None
         if event == "object.__setattr__":
             return "tampered", "setting %s" % args[1]

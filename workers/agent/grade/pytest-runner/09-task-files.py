@@ -61,9 +61,17 @@ def _precompile(sources):
     import base64
     from _pytest.assertion.rewrite import rewrite_asserts
 
+    import linecache
+
     out = {}
     for path, b64 in sources.items():
         source = base64.b64decode(b64)
+        # tracebacks and inspect show a test's own lines from linecache (real tests assert on
+        # them: boltons' tbutils tests); an entry without an mtime is never re-read from disk,
+        # where only the placeholder lies. In memory, like the loaded test modules themselves
+        # (docs/agents.md, residual risk).
+        text = source.decode("utf-8", "replace")
+        linecache.cache[path] = (len(text), None, text.splitlines(True), path)
         try:
             tree = _mark_compared_values(ast.parse(source, filename=path))
             rewrite_asserts(tree, source, path, None)
@@ -136,35 +144,28 @@ def _trust(pinned, unchanged, changed_lines):
 
 
 def _value_check(trusted):
-    """`@crucible_value`: returns its argument; first, when the equality that will decide the
-    comparison is not the repository's or Python's own (an `__eq__` the agent wrote: a value
-    equal to everything), or is a known wildcard (unittest.mock.ANY, an approx of unbounded
-    tolerance), reports it through the audit hook, which holds the grade for review."""
+    """`@crucible_value`: returns its argument; first, when a compared value (or one inside a
+    builtin container) equals what nothing honest equals — fresh probes: an instance of a class
+    made here, a random string, a random number — or is a known wildcard (an approx of
+    unbounded tolerance), reports it through the audit hook, which holds the grade for review.
+    Who wrote the `__eq__` does not matter: the repository's own `Version("1.0") == "1.0"`, or
+    an `__eq__` the agent's fix rewrote, equal no probe; `unittest.mock.ANY` equals all."""
     audit = sys.audit
     plain = frozenset((int, float, complex, bool, str, bytes, type(None), bytearray))
     containers = frozenset((list, tuple, dict, set, frozenset))
-    builtin_eq = frozenset(type(getattr(t, "__eq__")) for t in (int, object))
     isfinite = __import__("math").isfinite
+    token = os.urandom(8).hex()
 
-    def eq_source(t):
-        """Where type t's __eq__/__ne__ come from: None when Python's own, else a reason."""
-        for name in ("__eq__", "__ne__"):
-            for klass in type.__getattribute__(t, "__mro__"):
-                d = type.__getattribute__(klass, "__dict__")
-                if name not in d:
-                    continue
-                fn = d[name]
-                if type(fn) in builtin_eq:
-                    break  # a C slot: int's, str's, object's identity
-                if type(fn) is not _FunctionType:
-                    return "%s.%s is a %s" % (klass.__qualname__, name, type(fn).__name__)
-                code = fn.__code__
-                if not trusted(code) and not code.co_filename.startswith(("/usr/", "<frozen ")):
-                    return "%s.%s is defined in %s" % (klass.__qualname__, name, code.co_filename)
-                break
-        mod = type.__getattribute__(t, "__module__")
-        if mod == "unittest.mock" and type.__getattribute__(t, "__name__") == "_ANY":
-            return "unittest.mock.ANY"
+    def probes():
+        return (type("CrucibleProbe" + token, (), {})(), "crucible-probe-" + token, int(token, 16) + 0.5)
+
+    def wildcard(v):
+        for p in probes():
+            try:
+                if (v == p) is True or (v != p) is False or (p == v) is True:
+                    return "%s equals a value made to equal nothing (%r)" % (type.__getattribute__(type(v), "__qualname__"), type(p).__name__)
+            except Exception:
+                pass
         return None
 
     def check(value):
@@ -183,13 +184,13 @@ def _value_check(trusted):
                 else:
                     todo.extend(v)
                 continue
-            why = eq_source(t)
+            why = wildcard(v)
             if why is None and type.__getattribute__(t, "__module__") == "_pytest.python_api":
                 tol = [getattr(v, k, None) for k in ("abs", "rel")]
                 if any(type(x) is float and not isfinite(x) for x in tol):
                     why = "an approx with unbounded tolerance"
             if why is not None:
-                audit("crucible.suspect", "a compared value's equality is not the repository's: %s" % why)
+                audit("crucible.suspect", "a compared value is a wildcard: %s" % why)
                 break
         return value
 
