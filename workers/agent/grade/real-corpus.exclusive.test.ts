@@ -19,9 +19,11 @@ import { saturate } from '@/test/cpu-hog';
 // saturated by busy loops, a busy host retried as the system retries an infrastructure
 // failure. Every grade runs once, before the per-instance checks.
 
-// One grade at a time: the host admits one sandbox of the default limits (2 cores, 30% reserve).
+// Two grades at a time, of one core each: the host admits one sandbox of the default limits (2 cores, 30% reserve).
 // A grade refused for the host quota (another test file's sandboxes) waits and tries again.
-const CONCURRENCY = 1;
+const CONCURRENCY = 2;
+/** one core each, so two grades fit the host quota at once */
+const LIMITS = { cpus: 1, memoryMb: 2048 };
 const QUOTA_RETRIES = 30;
 const present = fs.existsSync(REAL_CORPUS_DIR);
 const corpus: RealCorpusInstance[] = present ? loadRealCorpus() : [];
@@ -48,7 +50,7 @@ const BUSY_RETRIES = 3;
 
 async function grade(manager: Parameters<typeof gradeRepoTask>[0], task: RepoTask, patch: string): Promise<RepoGrade> {
   for (let i = 0, busy = 0; ; i++) {
-    const g = await gradeRepoTask(manager, task, patch);
+    const g = await gradeRepoTask(manager, task, patch, { limits: LIMITS });
     if (g.status === 'infra_error' && /the host was too busy/.test(g.error ?? '') && busy++ < BUSY_RETRIES) continue;
     if (g.status !== 'infra_error' || !/host quota exceeded/.test(g.error ?? '') || i >= QUOTA_RETRIES) return g;
     await new Promise((r) => setTimeout(r, 2000));
