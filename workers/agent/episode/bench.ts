@@ -1,10 +1,12 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { crucibleRepoTaskLine } from '@/core/repo-tasks';
+import { crucibleRepoTaskLine, type CrucibleRepoTaskLine } from '@/core/repo-tasks';
 import { episodeSandboxLimits } from '@/core/run-config';
 import { ensureBuiltInEnvironment, ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
 import { SandboxManager } from '@/workers/sandbox/pool/manager';
 import { gradeRepoTask, GRADE_WORKSPACE_DIR, testFilesOf } from '../grade/grade-repo-task';
+import { extraPythonPath } from '../grade/pytest-options';
+import { loadRealCorpus, REAL_CORPUS_DIR } from '../suite/real-corpus';
 import { ScriptedPolicy } from '../policies/scripted';
 import { ByteTemplateRenderer } from '../render/byte-template';
 import { defaultToolLimits, executeToolCall } from '../tools/execute-tool';
@@ -17,12 +19,14 @@ import { runAgentEpisode } from './run-episode';
 import { SANDBOX_WORKSPACE_DIR, writeWorkspace } from './sandbox-workspace';
 
 /**
- * `npm run bench -- agent [--runs N] [--episodes N] [--concurrency 1,2,4] [--grades N] [--runtime bwrap] [--json]`
+ * `npm run bench -- agent [--runs N] [--episodes N] [--concurrency 1,2,4] [--grades N] [--corpus-grades N] [--runtime bwrap] [--json]`
  * A tool call (parsed from its `<tool_call>` text, validated, executed, its output capped)
  * against a plain exec of the same command in the same sandbox, interleaved; then whole
  * scripted episodes (read, edit, run the test, submit; no grading) per second; then grading:
  * the grader on a built-in task's gold patch against a plain test run of the same files in
- * a fresh sandbox (no runner, report or integrity checks), interleaved, per language.
+ * a fresh sandbox (no runner, report or integrity checks), interleaved, per language; and
+ * the same for every instance of the real-code corpus (tasks/real-corpus), `--corpus-grades`
+ * times each (0: none), with the median ratio over the instances.
  */
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
 const r2 = (n: number) => Math.round(n * 100) / 100;
@@ -49,6 +53,7 @@ export async function main(argv: string[]): Promise<number> {
       episodes: { type: 'string' },
       concurrency: { type: 'string' },
       grades: { type: 'string' },
+      'corpus-grades': { type: 'string' },
       runtime: { type: 'string' },
       json: { type: 'boolean' },
     },
@@ -56,6 +61,7 @@ export async function main(argv: string[]): Promise<number> {
   const runs = Number(values.runs ?? 200);
   const episodes = Number(values.episodes ?? 20);
   const grades = Number(values.grades ?? 7);
+  const corpusGrades = Number(values['corpus-grades'] ?? 3);
   const levels = (values.concurrency ?? '1,2,4').split(',').map(Number);
   const runtime = values.runtime ?? 'bwrap';
   const dataDir = mkdtempSync('/tmp/crucible-bench-agent-');
@@ -137,7 +143,7 @@ export async function main(argv: string[]): Promise<number> {
       rates[`concurrency ${c}`] = { episodesPerS: r2(episodes / s), episodeP50Ms: r2(pct(durations, 50)), episodeP99Ms: r2(pct(durations, 99)) };
     }
     out.episodes = rates;
-    out.grading = await benchGrading(manager, runtime, grades);
+    out.grading = await benchGrading(manager, runtime, grades, corpusGrades);
   } finally {
     await manager.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -152,9 +158,12 @@ export async function main(argv: string[]): Promise<number> {
     for (const [k, v] of Object.entries(out.episodes as Record<string, Record<string, number>>))
       console.log(`  episodes, ${k}: ${v.episodesPerS}/s (episode p50 ${v.episodeP50Ms} ms, p99 ${v.episodeP99Ms})`);
     for (const [k, v] of Object.entries(out.grading as Record<string, Record<string, number | string>>))
-      console.log(
-        `  grading ${k.padEnd(46)} grader p50 ${v.graderP50Ms} ms (${v.graderMinMs}–${v.graderMaxMs})  plain test run p50 ${v.plainP50Ms} ms (${v.plainMinMs}–${v.plainMaxMs})  ratio ${v.ratioP50}×`,
-      );
+      if ('medianRatio' in v)
+        console.log(`  grading ${k}: ${v.instances} instances, grader/plain median ratio ${v.medianRatio}× (${v.minRatio}–${v.maxRatio}×)`);
+      else
+        console.log(
+          `  grading ${k.padEnd(46)} grader p50 ${v.graderP50Ms} ms (${v.graderMinMs}–${v.graderMaxMs})  plain test run p50 ${v.plainP50Ms} ms (${v.plainMinMs}–${v.plainMaxMs})  ratio ${v.ratioP50}×`,
+        );
   }
   return 0;
 }
@@ -165,22 +174,31 @@ export async function main(argv: string[]): Promise<number> {
  * the test files run by plain `pytest -q` / `node --test`, the sandbox destroyed. The
  * difference is the grader's own work: its runner, the signed report, the integrity checks.
  */
-async function benchGrading(manager: SandboxManager, runtime: string, n: number): Promise<Record<string, unknown>> {
+async function benchGrading(manager: SandboxManager, runtime: string, n: number, corpusRuns: number): Promise<Record<string, unknown>> {
   const suite = loadRepoSuite();
   const out: Record<string, unknown> = {};
+  const jobs: { key: string; line: CrucibleRepoTaskLine; runs: number }[] = [];
   for (const language of ['python', 'javascript'] as const) {
     const line = suite.find((l) => l.language === language && l.gold_patch);
     if (!line) throw new Error(`the built-in repository suite has no ${language} task with a gold patch`);
+    jobs.push({ key: `${language} (${line.id})`, line, runs: n });
+  }
+  // the real-code corpus (tasks/real-corpus): upstream fixes of real libraries, every instance
+  if (corpusRuns > 0 && existsSync(REAL_CORPUS_DIR)) for (const { line } of loadRealCorpus()) jobs.push({ key: `corpus ${line.id}`, line, runs: corpusRuns });
+  const ratios: number[] = [];
+  for (const { key, line, runs } of jobs) {
     const task = resolveRepoTask(line, { baseDir: '/' });
     const files = { ...applyWorkspacePatch(task.workspace, task.goldPatch!), ...task.hiddenTests };
     const testFiles = testFilesOf(task);
     const plainCmd =
-      language === 'python'
+      task.language === 'python'
         ? ['/usr/bin/python3', '-B', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', ...testFiles]
         : ['/usr/bin/node', '--test', ...testFiles];
+    // a src layout's package as an installed one would be (the grader does the same)
+    const plainEnv: Record<string, string> = { NO_COLOR: '1', ...(extraPythonPath(files).length ? { PYTHONPATH: `${GRADE_WORKSPACE_DIR}/src` } : {}) };
     const grader: number[] = [];
     const plain: number[] = [];
-    for (let i = 0; i < n + 1; i++) {
+    for (let i = 0; i < runs + 1; i++) {
       let t = performance.now();
       const g = await gradeRepoTask(manager, task, task.goldPatch!, { runtime });
       const dg = performance.now() - t;
@@ -189,7 +207,7 @@ async function benchGrading(manager: SandboxManager, runtime: string, n: number)
       const sb = await manager.acquire({ runtime, env: task.environment, limits: { timeoutMs: 120_000 }, fresh: true });
       try {
         for (const [p, f] of Object.entries(files)) sb.putFile(`${GRADE_WORKSPACE_DIR}/${p}`, fileBytes(f), 0o644);
-        const r = await sb.exec(plainCmd, { cwd: GRADE_WORKSPACE_DIR, env: { NO_COLOR: '1' } });
+        const r = await sb.exec(plainCmd, { cwd: GRADE_WORKSPACE_DIR, env: plainEnv });
         if (r.status !== 'ok') throw new Error(`${task.id} (plain test run): ${r.status}, exit ${r.exitCode}: ${r.stdout.slice(-500)}${r.stderr.slice(-500)}`);
       } finally {
         await manager.destroy(sb);
@@ -201,7 +219,8 @@ async function benchGrading(manager: SandboxManager, runtime: string, n: number)
         plain.push(dp);
       }
     }
-    out[`${language} (${task.id})`] = {
+    ratios.push(pct(grader, 50) / pct(plain, 50));
+    out[key] = {
       graderP50Ms: Math.round(pct(grader, 50)),
       graderMinMs: Math.round(Math.min(...grader)),
       graderMaxMs: Math.round(Math.max(...grader)),
@@ -211,5 +230,13 @@ async function benchGrading(manager: SandboxManager, runtime: string, n: number)
       ratioP50: r2(pct(grader, 50) / pct(plain, 50)),
     };
   }
+  const corpus = ratios.slice(2);
+  if (corpus.length)
+    out['corpus, all instances'] = {
+      instances: corpus.length,
+      medianRatio: r2(pct(corpus, 50)),
+      minRatio: r2(Math.min(...corpus)),
+      maxRatio: r2(Math.max(...corpus)),
+    };
   return out;
 }

@@ -165,3 +165,16 @@ describe('time limits count the candidate’s CPU; the wall clock is a safety ne
     }
   });
 });
+
+describe('after the agent acted, failing to restore or grade its workspace is its 0, not infra', () => {
+  it('a setup script the agent rewrote to move or delete the workspace: graded 0 with the reason', async () => {
+    const ws = { ...pyWorkspace, 'setup.sh': 'true\n' };
+    const task = pyTask({ workspace: { files: ws }, setup: 'sh setup.sh' });
+    expect((await gradeRepoTask(manager, task, edit(ws, { 'calc/ops.py': FIXED_OPS }))).reward).toBe(1);
+    // (the workspace's files are the host's, so setup can move the directory but not empty it)
+    for (const script of ['mv /work/repo /work/moved\n', 'mv /work/repo /work/moved && ln -s /work/moved /work/repo\n', 'cd / && rm -rf /work/repo\n']) {
+      const g = await gradeRepoTask(manager, task, edit(ws, { 'calc/ops.py': FIXED_OPS, 'setup.sh': script }));
+      expect(g, `${script}: ${g.error}`).toMatchObject({ status: 'graded', reward: 0 });
+    }
+  });
+});
