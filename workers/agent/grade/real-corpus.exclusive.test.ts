@@ -19,12 +19,12 @@ import { saturate } from '@/test/cpu-hog';
 // saturated by busy loops, a busy host retried as the system retries an infrastructure
 // failure. Every grade runs once, before the per-instance checks.
 
-// Two grades at a time, of one core each: the host admits one sandbox of the default limits (2 cores, 30% reserve).
+// Two grades at a time, of 0.7 of a core each: the host admits one sandbox of the default limits (2 cores, 30% reserve).
 // A grade refused for the host quota (another test file's sandboxes) waits and tries again.
 const CONCURRENCY = 2;
-/** one core each, so two grades fit the host quota at once */
-const LIMITS = { cpus: 1, memoryMb: 2048 };
-const QUOTA_RETRIES = 30;
+/** two grades fit the host quota at once (2 cores less its 30% reserve) */
+const LIMITS = { cpus: 0.7, memoryMb: 2048, diskMb: 8192 };
+const QUOTA_RETRIES = 150;
 const present = fs.existsSync(REAL_CORPUS_DIR);
 const corpus: RealCorpusInstance[] = present ? loadRealCorpus() : [];
 
