@@ -109,7 +109,20 @@ test('agent episode: each turn as the agent saw it, the workspace diff so far, a
   // never the harness protocol (marker lines, the grader's report channel)
   const body = await page.locator('main').innerText();
   expect(body).not.toMatch(/\u001e|CRUCIBLE-[0-9a-f]{8}/);
+  // an honest episode is not held for review
+  await expect(grading.getByTestId('grading-suspect')).toHaveCount(0);
   await screenshot(page, 'episode-agent');
+
+  // a grade held for review shows the grader's evidence beside the tests
+  const held = database();
+  try {
+    await held`update episodes set grading = grading || ${held.json({ suspect: ['reads or lists test files: booking/intervals.py: "tests/"'] })} where id = ${seeded.episodeId}`;
+  } finally {
+    await held.end();
+  }
+  await page.reload();
+  await expect(page.getByTestId('grading-suspect')).toContainText('Held for review');
+  await expect(page.getByTestId('grading-suspect')).toContainText('reads or lists test files: booking/intervals.py');
 });
 
 test('input/output episode: each test’s recorded result (index, passed, time, detail), the derived table only for an older turn', async ({ page }) => {

@@ -139,6 +139,19 @@ export function GradingRun({ grading, lists }: { grading: EpisodeGrading; lists:
           <p className="text-xs italic text-slate-500">No test results: the grader did not get to run the tests.</p>
         )}
       </div>
+      {grading.suspect?.length ? (
+        <div className="rounded border border-amber-300 bg-amber-50 p-2 text-xs" data-testid="grading-suspect">
+          <span className="font-semibold text-amber-900">Held for review</span>{' '}
+          <span className="text-amber-800">
+            (the grader saw what could be reaching for the tests or the grader, or honest code: this reward stays out of the loss until a reviewer has seen it)
+          </span>
+          <ul className="mt-1 list-inside list-disc break-all font-mono text-amber-900">
+            {grading.suspect.map((s) => (
+              <li key={s}>{s}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       <div className="text-xs" data-testid="rejected-paths">
         <span className="font-semibold text-slate-600">Rejected paths</span>{' '}
         {grading.rejectedPaths.length ? (
