@@ -47,8 +47,9 @@ const config = [
       'playwright-report/**',
       'tasks/repo-suite/**',
       'tasks/real-corpus/**',
-      // attack programs exactly as the hack suite writes them: pieces of modules, not modules
+      // attack programs exactly as the hack suite and the layer tests write them: pieces of modules, not modules
       'workers/agent/grade/fixtures/hacks/**',
+      'workers/agent/grade/fixtures/attacks/**',
     ],
   },
   ...next,
