@@ -185,7 +185,11 @@ export const settingsSchema = z.object({
     .default(4)
     .describe('Held-out pass@k: k sampled attempts per task (0 = off), every CRUCIBLE_RL_PASS_K_EVERY iterations and at the start and end'),
   CRUCIBLE_RL_PASS_K_EVERY: count.default(5).describe('held-out pass@k runs every this many iterations (and at the start and end)'),
-  CRUCIBLE_RL_TEST_TIMEOUT_MS: positiveInt.default(2000).describe('Per-test timeout of reward scoring (one call into the candidate)'),
+  CRUCIBLE_RL_TEST_TIMEOUT_MS: positiveInt
+    .default(2000)
+    .describe(
+      "Per-test limit of reward scoring (one call into the candidate), in the candidate's CPU time; wall clock only as a ceiling of max(4×, +3 s), whose expiry on a busy host leaves the run unscored (docs/reward.md)",
+    ),
   CRUCIBLE_RL_INFRA_RETRIES: count.default(1).describe('Infrastructure-failed episodes are re-run this many times before being masked'),
   CRUCIBLE_RL_INFRA_FAIL_RATE: z
     .preprocess(unsetIfEmpty, z.coerce.number().gt(0).max(1))
