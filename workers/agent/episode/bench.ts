@@ -208,7 +208,9 @@ async function benchGrading(manager: SandboxManager, runtime: string, n: number,
       try {
         for (const [p, f] of Object.entries(files)) sb.putFile(`${GRADE_WORKSPACE_DIR}/${p}`, fileBytes(f), 0o644);
         const r = await sb.exec(plainCmd, { cwd: GRADE_WORKSPACE_DIR, env: plainEnv });
-        if (r.status !== 'ok') throw new Error(`${task.id} (plain test run): ${r.status}, exit ${r.exitCode}: ${r.stdout.slice(-500)}${r.stderr.slice(-500)}`);
+        // a test file may hold tests outside the task's lists that fail in this environment: the reference is the run, not its verdict
+        if (r.status !== 'ok' && r.status !== 'nonzero_exit')
+          throw new Error(`${task.id} (plain test run): ${r.status}, exit ${r.exitCode}: ${r.stdout.slice(-500)}${r.stderr.slice(-500)}`);
       } finally {
         await manager.destroy(sb);
       }
