@@ -1,37 +1,18 @@
 import next from 'eslint-config-next/core-web-vitals';
 import nextTs from 'eslint-config-next/typescript';
 
-// Layers (docs/architecture.md): core/ <- libraries (workers/sandbox, workers/policy,
-// workers/scheduler) <- platform (db/, server/, workers' processes, cli/) ; app/ and components/
-// see core/, components/ and the API's types only. Checked on resolved paths (relative, `@/` and
-// dynamic imports alike) by import/no-restricted-paths, whose resolver eslint-config-next sets.
-const LIBRARIES = ['workers/sandbox', 'workers/policy', 'workers/scheduler', 'workers/artifacts', 'workers/agent'];
-const libraryFiles = LIBRARIES.map((d) => `${d}/**/*.{ts,tsx}`);
-// test code inside the libraries: tests, their fixtures and the shared test support
-const libraryTestFiles = LIBRARIES.flatMap((d) => [`${d}/**/*.test.ts`, `${d}/**/fixtures/**`, `${d}/test-support.ts`]);
-// what a library never imports: the platform, the UI, the CLI and the worker processes
-const aboveLibraries = [
-  './server',
-  './app',
-  './components',
-  './cli',
-  './scripts',
-  './workers/jobs',
-  './workers/rl',
-  './workers/process',
-  './workers/sandbox-worker',
-  './workers/scheduler-worker',
-  './workers/reviews',
-  './workers/maintenance',
-  './workers/metrics',
-  './workers/supervisor.ts',
-  './db/open-database.ts',
-  './db/roles.ts',
-  './db/migrate.ts',
-  './db/embedded.ts',
-];
+// Layers (docs/architecture.md), one top-level folder each, so a file's layer is its path:
+//   core/ (contracts) <- lib/ (libraries) <- platform (db/, server/, workers/, cli/, scripts/, bench/)
+//   app/ and components/ (UI) see core/, components/ and the API's types only.
+// Checked on resolved paths (relative, `@/` and dynamic imports alike) by
+// import/no-restricted-paths, whose resolver eslint-config-next sets.
+// What a library may use of the platform: the schema and the client type (db/schema, db/client.ts).
+const libraryMayImport = ['./core', './lib', './db/schema', './db/client.ts', './node_modules'];
+// test code inside lib/: tests, fixtures and test kits may also use the shared test support
+// (test/) and the job loop's handler contract for a fixture handler (workers/jobs/job-handler.ts)
+const libraryTestFiles = ['lib/**/*.test.ts', 'lib/**/fixtures/**', 'lib/**/*.testkit.ts'];
 const layerMessage =
-  'breaks the layers (docs/architecture.md): declare what the library needs as an interface in the library (see workers/sandbox/ports.ts) and implement it in server/';
+  'breaks the layers (docs/architecture.md): lib/ imports only core/, lib/ and db/schema + db/client; declare what the library needs as an interface in the library (see lib/sandbox/ports.ts) and implement it above';
 
 const config = [
   {
@@ -48,8 +29,8 @@ const config = [
       'tasks/repo-suite/**',
       'tasks/real-corpus/**',
       // attack programs exactly as the hack suite and the layer tests write them: pieces of modules, not modules
-      'workers/agent/grade/fixtures/hacks/**',
-      'workers/agent/grade/fixtures/attacks/**',
+      'lib/agent/grade/fixtures/hacks/**',
+      'lib/agent/grade/fixtures/attacks/**',
     ],
   },
   ...next,
@@ -113,28 +94,23 @@ const config = [
     },
   },
   {
-    files: libraryFiles,
+    files: ['lib/**/*.{ts,tsx}'],
     ignores: libraryTestFiles,
     rules: {
       'import/no-restricted-paths': [
         'error',
-        {
-          basePath: import.meta.dirname,
-          zones: [{ target: LIBRARIES.map((d) => `./${d}`), from: [...aboveLibraries, './test', './e2e'], message: layerMessage }],
-        },
+        { basePath: import.meta.dirname, zones: [{ target: './lib', from: '.', except: libraryMayImport, message: layerMessage }] },
       ],
     },
   },
   {
-    // Library tests may use the test helpers (test/, workers/jobs/fixtures, a fixture job
-    // handler's JobHandler type), nothing else above the library.
     files: libraryTestFiles,
     rules: {
       'import/no-restricted-paths': [
         'error',
         {
           basePath: import.meta.dirname,
-          zones: [{ target: LIBRARIES.map((d) => `./${d}`), from: aboveLibraries.filter((d) => d !== './workers/jobs'), message: layerMessage }],
+          zones: [{ target: './lib', from: '.', except: [...libraryMayImport, './test', './workers/jobs/job-handler.ts'], message: layerMessage }],
         },
       ],
     },
@@ -156,7 +132,7 @@ const config = [
               message: 'the UI imports server/ only as `import type` (e.g. AppRouter): call the API through tRPC',
             },
             {
-              regex: '^(@/|(\\.\\./)+)(db|workers|cli|scripts)(/|$)',
+              regex: '^(@/|(\\.\\./)+)(db|lib|workers|cli|scripts|bench)(/|$)',
               message: 'the UI imports only core/, components/ and `import type` from server/: call the API through tRPC',
             },
           ],

@@ -1,7 +1,7 @@
 import { settings } from '@/core/settings';
 import { dataDir } from '@/db/open-database';
 import { artifactReferences, collectArtifactGarbage } from '@/server/artifacts/gc';
-import { openArtifactStore } from '@/workers/artifacts/open-artifact-store';
+import { openArtifactStore } from '@/lib/artifacts/open-artifact-store';
 import { CliError, output, type Command } from './args';
 import { cliDatabase } from './database';
 import { table } from './format';

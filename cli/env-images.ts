@@ -5,10 +5,10 @@ import { environmentNameProblem } from '@/core/environments';
 import { settings } from '@/core/settings';
 import { dataDir } from '@/db/open-database';
 import { environmentImage, recordEnvironmentImage } from '@/server/environments/registry';
-import { openArtifactStore } from '@/workers/artifacts/open-artifact-store';
-import { installEnvironmentImage, packEnvironmentImage } from '@/workers/sandbox/env/env-image';
-import { defaultStoreDir, resolveEnvironment, verifyEnvironmentFull } from '@/workers/sandbox/env/env-store';
-import { SandboxError } from '@/workers/sandbox/types';
+import { openArtifactStore } from '@/lib/artifacts/open-artifact-store';
+import { installEnvironmentImage, packEnvironmentImage } from '@/lib/sandbox/env/env-image';
+import { defaultStoreDir, resolveEnvironment, verifyEnvironmentFull } from '@/lib/sandbox/env/env-store';
+import { SandboxError } from '@/lib/sandbox/types';
 import { CliError, output, type Command } from './args';
 import { cliDatabase } from './database';
 

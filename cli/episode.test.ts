@@ -3,7 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv } from '@/core/settings';
-import { TEST_STORE, testDataDir, ensureTestEnvironment } from '@/workers/sandbox/test-support';
+import { TEST_STORE, testDataDir, ensureTestEnvironment } from '@/lib/sandbox/sandbox.testkit';
 
 // The real `crucible` binary (scripts/crucible.mjs) with real bwrap sandboxes, as an operator runs it.
 const root = path.resolve(import.meta.dirname, '..');

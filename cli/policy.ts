@@ -1,10 +1,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { listVersions, policiesDir, versionFile } from '@/workers/policy/checkpoint';
-import { countParams } from '@/workers/policy/model';
-import { DEFAULT_MODEL, Policy } from '@/workers/policy/policy';
-import type { Provider } from '@/workers/policy/onnx-session';
+import { listVersions, policiesDir, versionFile } from '@/lib/policy/checkpoint';
+import { countParams } from '@/lib/policy/model';
+import { DEFAULT_MODEL, Policy } from '@/lib/policy/policy';
+import type { Provider } from '@/lib/policy/onnx-session';
 import { CliError, intOption, output, type Command } from './args';
 
 const json = { json: { type: 'boolean' as const } };

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { episodeSandboxLimits } from '@/core/run-config';
 import { parseTaskFile } from '@/server/tasks/formats';
 import { dataDir } from '@/db/open-database';
-import { ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
-import { SandboxManager } from '@/workers/sandbox/pool/manager';
+import { ensureDefaultEnvironment } from '@/lib/sandbox/env/env-store';
+import { SandboxManager } from '@/lib/sandbox/pool/manager';
 import { scoreSolution } from '@/workers/rl/reward/reward';
 import { CliError, output, type Command } from './args';
 

@@ -2,12 +2,12 @@ import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { policyVersions, runs } from '@/db/schema';
 import { getModel, modelDirectory, withModelStore } from '@/server/models/service';
-import { exportHfDirectory } from '@/workers/policy/hf/export-hf';
-import { writePeftAdapter } from '@/workers/policy/hf/export-peft';
-import { HfRlPolicy } from '@/workers/policy/hf/hf-rl-policy';
+import { exportHfDirectory } from '@/lib/policy/hf/export-hf';
+import { writePeftAdapter } from '@/lib/policy/hf/export-peft';
+import { HfRlPolicy } from '@/lib/policy/hf/hf-rl-policy';
 import { loadRunPolicyForTraining } from '@/workers/rl/policy-store';
 import type { Db } from '@/db/client';
-import type { ArtifactStore } from '@/workers/artifacts/artifact-store';
+import type { ArtifactStore } from '@/lib/artifacts/artifact-store';
 import { CliError } from './args';
 import { cliDatabase } from './database';
 

@@ -7,9 +7,9 @@ import type { Database } from '@/db/client';
 import { artifactChunks, policyVersions } from '@/db/schema';
 import { runCrucible } from '@/test/cli';
 import { freshDatabase } from '@/test/database';
-import { ArtifactStore } from '@/workers/artifacts/artifact-store';
-import { DatabaseArtifactBackend } from '@/workers/artifacts/backends/database';
-import { Policy } from '@/workers/policy/policy';
+import { ArtifactStore } from '@/lib/artifacts/artifact-store';
+import { DatabaseArtifactBackend } from '@/lib/artifacts/backends/database';
+import { Policy } from '@/lib/policy/policy';
 import { publishCheckpoint } from '@/workers/rl/policy-store';
 
 let database: Database;

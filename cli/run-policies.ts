@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { settings } from '@/core/settings';
 import { dataDir } from '@/db/open-database';
-import { openArtifactStore } from '@/workers/artifacts/open-artifact-store';
+import { openArtifactStore } from '@/lib/artifacts/open-artifact-store';
 import { latestVersion, versionRow } from '@/workers/rl/policy-store';
 import { CliError, intOption, output, type Command } from './args';
 import { cliDatabase } from './database';

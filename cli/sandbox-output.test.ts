@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv } from '@/core/settings';
-import { TEST_STORE, testDataDir, ensureTestEnvironment } from '@/workers/sandbox/test-support';
+import { TEST_STORE, testDataDir, ensureTestEnvironment } from '@/lib/sandbox/sandbox.testkit';
 
 // Real `crucible` processes (scripts/crucible.mjs) with stdout to a pipe, as automation reads them.
 const root = path.resolve(import.meta.dirname, '..');

@@ -19,16 +19,16 @@ import {
   verifyEnvironmentFast,
   verifyEnvironmentFull,
   type EnvSpecInput,
-} from '@/workers/sandbox/env/env-store';
-import { SandboxManager } from '@/workers/sandbox/pool/manager';
-import { BwrapRuntime } from '@/workers/sandbox/runtimes/bwrap';
-import { GvisorRuntime } from '@/workers/sandbox/runtimes/gvisor';
-import { MicrovmRuntime } from '@/workers/sandbox/runtimes/microvm';
-import { OciRuntime } from '@/workers/sandbox/runtimes/oci';
-import { runtimeByName } from '@/workers/sandbox/runtimes/runtime-by-name';
-import type { SandboxRuntime } from '@/workers/sandbox/runtimes/sandbox-runtime';
-import { sweepDeadSandboxes } from '@/workers/sandbox/pool/sweep';
-import { SandboxError, allowEntry, limitsSchema, type LimitsInput } from '@/workers/sandbox/types';
+} from '@/lib/sandbox/env/env-store';
+import { SandboxManager } from '@/lib/sandbox/pool/manager';
+import { BwrapRuntime } from '@/lib/sandbox/runtimes/bwrap';
+import { GvisorRuntime } from '@/lib/sandbox/runtimes/gvisor';
+import { MicrovmRuntime } from '@/lib/sandbox/runtimes/microvm';
+import { OciRuntime } from '@/lib/sandbox/runtimes/oci';
+import { runtimeByName } from '@/lib/sandbox/runtimes/runtime-by-name';
+import type { SandboxRuntime } from '@/lib/sandbox/runtimes/sandbox-runtime';
+import { sweepDeadSandboxes } from '@/lib/sandbox/pool/sweep';
+import { SandboxError, allowEntry, limitsSchema, type LimitsInput } from '@/lib/sandbox/types';
 import { CliError, intOption, output, type Command } from './args';
 import { table } from './format';
 import { terminalSafe } from './terminal-safe';

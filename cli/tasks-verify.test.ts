@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv } from '@/core/settings';
 import type { Database } from '@/db/client';
 import { freshDatabase } from '@/test/database';
-import { diffWorkspaces } from '@/workers/agent/workspace/workspace-diff';
-import { TEST_STORE, testDataDir, ensureTestEnvironment } from '@/workers/sandbox/test-support';
+import { diffWorkspaces } from '@/lib/agent/workspace/workspace-diff';
+import { TEST_STORE, testDataDir, ensureTestEnvironment } from '@/lib/sandbox/sandbox.testkit';
 
 // The real `crucible` binary, a real database and real bwrap sandboxes in the `repo` environment.
 const root = path.resolve(import.meta.dirname, '..');

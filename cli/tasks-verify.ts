@@ -6,16 +6,16 @@ import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
 import { dataDir } from '@/db/open-database';
 import { tasks, taskSuites } from '@/db/schema';
 import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
-import { gradeRepoTask } from '@/workers/agent/grade/grade-repo-task';
-import { builtInEnvSpec, ensureBuiltInEnvironment } from '@/workers/sandbox/env/env-store';
-import { SandboxManager } from '@/workers/sandbox/pool/manager';
-import { SandboxError } from '@/workers/sandbox/types';
+import { gradeRepoTask } from '@/lib/agent/grade/grade-repo-task';
+import { builtInEnvSpec, ensureBuiltInEnvironment } from '@/lib/sandbox/env/env-store';
+import { SandboxManager } from '@/lib/sandbox/pool/manager';
+import { SandboxError } from '@/lib/sandbox/types';
 import { CliError, output, type Command } from './args';
 import { cliDatabase } from './database';
 
 /**
  * `crucible tasks verify`: an imported repository suite checked through the real grader, the
- * way workers/agent/suite/gold.test.ts checks the built-in one. A task is sound when its gold
+ * way lib/agent/suite/gold.test.ts checks the built-in one. A task is sound when its gold
  * patch scores 1 and the untouched workspace fails every FAIL_TO_PASS test while passing every
  * PASS_TO_PASS one; anything else (a wrong test id, a test that needs a package the environment
  * lacks, a gold patch that does not fix the bug) would train on noise, so it is named here.

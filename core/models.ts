@@ -60,7 +60,7 @@ export type LoraModule = (typeof LORA_MODULES)[number];
 
 /**
  * What a Hugging Face model's matrix products compute in: float32, or fp16 / bf16 operands
- * over float32 master weights (mixed precision; workers/policy/onnx/mixed-precision.ts).
+ * over float32 master weights (mixed precision; lib/policy/onnx/mixed-precision.ts).
  */
 export const PRECISIONS = ['fp32', 'fp16', 'bf16'] as const;
 export type Precision = (typeof PRECISIONS)[number];

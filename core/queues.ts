@@ -18,7 +18,7 @@ export const JOB_QUEUES = {
   rlEpisode: 'rl.episode',
   /** The learner step of one RL iteration (workers/rl). */
   rlLearn: 'rl.learn',
-  /** A command in a sandbox (workers/sandbox). */
+  /** A command in a sandbox (lib/sandbox). */
   sandboxExec: 'sandbox.exec',
   /** Re-running a disputed reward's scoring for its reviewer (workers/reviews). */
   reviewDiagnose: 'review.diagnose',
@@ -54,7 +54,7 @@ export const PREEMPT_CHANNEL = 'crucible_preempt';
 
 /**
  * Scheduling tiers, highest first: a run's `queue` in its config, and the tiers of the
- * scheduler's default configuration (workers/scheduler/config.ts). Jobs without a tier count as `standard`.
+ * scheduler's default configuration (lib/scheduler/config.ts). Jobs without a tier count as `standard`.
  */
 export const SCHEDULING_TIERS = ['critical', 'standard', 'best-effort'] as const;
 export type SchedulingTier = (typeof SCHEDULING_TIERS)[number];

@@ -6,7 +6,7 @@ import { RISK_TIERS, TASK_LANGUAGES, TASK_SPLITS } from './tasks';
  * Repository tasks (SWE-bench style): a workspace the agent edits through tools, a problem
  * statement, hidden tests added only at grading, and the test ids that must pass
  * (FAIL_TO_PASS) and keep passing (PASS_TO_PASS). The task importer (server/tasks), the agent
- * library (workers/agent), the built-in suite (tasks/repo-suite) and the console all use these
+ * library (lib/agent), the built-in suite (tasks/repo-suite) and the console all use these
  * shapes. Imports nothing of ours but core/.
  */
 
@@ -135,7 +135,7 @@ export type RepoTask = {
   environment: string;
 };
 
-/** The agent's tools, by name; argument schemas live with the tools (workers/agent/tools). */
+/** The agent's tools, by name; argument schemas live with the tools (lib/agent/tools). */
 export const AGENT_TOOL_NAMES = ['bash', 'read_file', 'write_file', 'str_replace', 'submit'] as const;
 export type AgentToolName = (typeof AGENT_TOOL_NAMES)[number];
 
@@ -147,7 +147,7 @@ export type AgentEpisodeEnd = (typeof AGENT_EPISODE_ENDS)[number];
 export type RepoTestResult = { name: string; passed: boolean; outcome: 'passed' | 'failed' | 'error' | 'skipped' | 'missing'; detail?: string };
 
 /**
- * A repository task's grade (workers/agent/grade). `infra_error`: the grader could not run the
+ * A repository task's grade (lib/agent/grade). `infra_error`: the grader could not run the
  * tests for a reason that is not the agent's (sandbox error, environment mismatch, the grader's
  * own failure or deadline); its reward is null and must be masked, never scored 0.
  */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * The one resource vector: what a workload requests, what a node offers, what a quota
- * allows. It is the scheduler core's (workers/scheduler), and the job queue's workload
+ * allows. It is the scheduler core's (lib/scheduler), and the job queue's workload
  * requests (server/queue/scheduled.ts, the `jobs.request` column), node registrations and
  * the resource metrics are expressed in or converted from it here. Imports nothing from the
  * project.

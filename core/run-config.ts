@@ -16,7 +16,7 @@ export const rewardWeights = z
   .refine((w) => w.passRate + w.style + w.efficiency > 0, { message: 'at least one reward weight must be positive' });
 
 /**
- * How a repository task's tests become its test score (workers/agent/grade/repo-reward.ts):
+ * How a repository task's tests become its test score (lib/agent/grade/repo-reward.ts):
  * the weighted pass fractions of FAIL_TO_PASS and PASS_TO_PASS, zero when any PASS_TO_PASS
  * test breaks (`p2pGate`, as SWE-bench). The run's `rewardWeights` then blend that score
  * (as passRate) with the patch's style and the episode's efficiency (workers/rl/repo-episode-reward.ts).

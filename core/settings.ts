@@ -80,7 +80,7 @@ export const settingsSchema = z.object({
   CRUCIBLE_JOB_HANDLERS: z
     .string()
     .optional()
-    .describe('module exporting `handlers: JobHandler[]` for job workers (as `--handlers`; unset: workers/jobs/registry.ts)'),
+    .describe('module exporting `handlers: JobHandler[]` for job workers (as `--handlers`; unset: workers/job-worker/registry.ts)'),
   CRUCIBLE_JOB_CONCURRENCY: positiveInt.default(2).describe('jobs at once in each job-worker process (as `--concurrency`)'),
   CRUCIBLE_QUEUE_POLL_MS: positiveInt.default(2_000).describe('job workers poll this often when no NOTIFY arrives (as `--poll-ms`)'),
   CRUCIBLE_JOB_DRAIN_MS: positiveInt.default(5_000).describe('on stop, how long a job worker lets in-flight jobs finish (as `--drain-ms`)'),
@@ -95,7 +95,7 @@ export const settingsSchema = z.object({
     .describe(
       "share of capacity held back for the critical tier, 0 to 0.95; overrides a scheduler config file's `reserveFraction` (unset: the file's value, else 0.3)",
     ),
-  // Scheduler (workers/scheduler) and its nodes
+  // Scheduler (lib/scheduler) and its nodes
   CRUCIBLE_SCHEDULER_CONFIG: z
     .string()
     .optional()
@@ -111,7 +111,7 @@ export const settingsSchema = z.object({
   CRUCIBLE_NODE_GPUS: z.string().optional().describe('GPUs this node offers the scheduler (unset: nvidia-smi)'),
   CRUCIBLE_NODE_GPU_MEMORY_MB: z.string().optional().describe('GPU memory (MB) per GPU this node offers the scheduler (unset: nvidia-smi)'),
   CRUCIBLE_NODE_DISK_MB: z.string().optional().describe('scratch disk (MB) this node offers the scheduler (unset: measured free space)'),
-  // Artifacts (workers/artifacts; docs/scale-out.md)
+  // Artifacts (lib/artifacts; docs/scale-out.md)
   CRUCIBLE_ARTIFACT_BACKEND: z
     .enum(['local', 'database', 's3'])
     .optional()
@@ -129,7 +129,7 @@ export const settingsSchema = z.object({
   CRUCIBLE_S3_ACCESS_KEY_ID: z.string().optional().describe("`s3` backend: access key (unset: the AWS SDK's default credential chain)"),
   CRUCIBLE_S3_SECRET_ACCESS_KEY: z.string().optional().describe('`s3` backend: secret key'),
   CRUCIBLE_S3_FORCE_PATH_STYLE: flag.default(true).describe('`s3` backend: path-style URLs (`endpoint/bucket/key`), as most self-hosted servers need'),
-  // Sandboxes (workers/sandbox) and the policy (workers/policy)
+  // Sandboxes (lib/sandbox) and the policy (lib/policy)
   CRUCIBLE_ENV_STORE: z.string().optional().describe('where built environments live (unset: `<CRUCIBLE_DATA_DIR>/envs`)'),
   CRUCIBLE_BWRAP: z.string().default('bwrap').describe('the bubblewrap binary the `bwrap` runtime runs'),
   CRUCIBLE_SANDBOX_LAUNCHER: flag

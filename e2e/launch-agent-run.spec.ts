@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { repoSuiteJsonl } from '@/workers/agent/suite/repo-suite';
+import { repoSuiteJsonl } from '@/lib/agent/suite/repo-suite';
 import { database, env, signIn } from './support';
 
 // The launch form on a suite of repository tasks: the agent's tool set and budgets appear only

@@ -5,16 +5,16 @@ import { parsePatch } from 'diff';
 import type { Sql } from 'postgres';
 import type { EpisodeGrading, RepoGrade, RepoTask, StoredToolCall, WorkspaceFiles } from '@/core/repo-tasks';
 import { defaultRunConfig, episodeSandboxLimits } from '@/core/run-config';
-import { runAgentEpisode } from '@/workers/agent/episode/run-episode';
-import { gradeRepoTask } from '@/workers/agent/grade/grade-repo-task';
-import { ScriptedPolicy, type ScriptStep } from '@/workers/agent/policies/scripted';
-import { ByteTemplateRenderer } from '@/workers/agent/render/byte-template';
-import { loadRepoSuite, REPO_SUITE_DIR } from '@/workers/agent/suite/repo-suite';
-import { applyWorkspacePatch } from '@/workers/agent/workspace/workspace-diff';
-import { resolveRepoTask } from '@/workers/agent/workspace/resolve-task';
-import { fileText } from '@/workers/agent/workspace/workspace-file';
-import { ensureBuiltInEnvironment } from '@/workers/sandbox/env/env-store';
-import { SandboxManager } from '@/workers/sandbox/pool/manager';
+import { runAgentEpisode } from '@/lib/agent/episode/run-episode';
+import { gradeRepoTask } from '@/lib/agent/grade/grade-repo-task';
+import { ScriptedPolicy, type ScriptStep } from '@/lib/agent/policies/scripted';
+import { ByteTemplateRenderer } from '@/lib/agent/render/byte-template';
+import { loadRepoSuite, REPO_SUITE_DIR } from '@/lib/agent/suite/repo-suite';
+import { applyWorkspacePatch } from '@/lib/agent/workspace/workspace-diff';
+import { resolveRepoTask } from '@/lib/agent/workspace/resolve-task';
+import { fileText } from '@/lib/agent/workspace/workspace-file';
+import { ensureBuiltInEnvironment } from '@/lib/sandbox/env/env-store';
+import { SandboxManager } from '@/lib/sandbox/pool/manager';
 
 /**
  * A REAL agent episode for the episode page's browser test, with its rows written by this

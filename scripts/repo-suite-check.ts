@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { checkRepoTaskOnHost } from '@/workers/agent/suite/host-check';
-import { loadRepoSuite, REPO_SUITE_DIR } from '@/workers/agent/suite/repo-suite';
+import { checkRepoTaskOnHost } from '@/lib/agent/suite/host-check';
+import { loadRepoSuite, REPO_SUITE_DIR } from '@/lib/agent/suite/repo-suite';
 
 /**
  * Check the built-in repository suite on the host (no sandboxes): the untouched workspace fails

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { repoSuiteJsonl, REPO_SUITE_DIR } from '@/workers/agent/suite/repo-suite';
+import { repoSuiteJsonl, REPO_SUITE_DIR } from '@/lib/agent/suite/repo-suite';
 
 /**
  * Write the built-in repository suite as a crucible-repo JSONL file, for

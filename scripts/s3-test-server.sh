@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A throwaway single-node Ceph cluster serving S3 through radosgw, for the S3 artifact backend's
-# tests and benchmark (workers/artifacts/s3-test-server.ts starts it). Ceph 16.2 (Debian 12) has
+# tests and benchmark (lib/artifacts/s3-server.testkit.ts starts it). Ceph 16.2 (Debian 12) has
 # no cluster-less rgw store (dbstore came in 17), so this runs one monitor, one OSD on memstore
 # (objects in RAM) and radosgw's beast frontend, all on 127.0.0.1 with their state in one
 # temporary directory.

@@ -19,14 +19,14 @@ if [ "${CRUCIBLE_SKIP_BROWSER:-}" != "1" ]; then
   command -v ceph-mon >/dev/null 2>&1 || need+=(ceph-mon)
   command -v ceph-osd >/dev/null 2>&1 || need+=(ceph-osd)
   # test-only: Debian's PyTorch, the independent reference the Hugging Face model tests
-  # (workers/policy/hf) compare logits and greedy decoding with
+  # (lib/policy/hf) compare logits and greedy decoding with
   [ -e /usr/lib/python3/dist-packages/torch/__init__.py ] || need+=(python3-torch)
   # an optimised BLAS for it: with Debian's reference BLAS the training-parity references run
-  # matmuls 8-15x slower (workers/policy/hf/train-parity.test.ts)
+  # matmuls 8-15x slower (lib/policy/hf/train-parity.test.ts)
   dpkg -s libopenblas0-pthread >/dev/null 2>&1 || need+=(libopenblas0-pthread)
 fi
 command -v python3 >/dev/null 2>&1 || need+=(python3)
-# Debian's pytest: the `repo` environment (repository tasks, workers/agent) copies it in
+# Debian's pytest: the `repo` environment (repository tasks, lib/agent) copies it in
 [ -e /usr/lib/python3/dist-packages/pytest/__init__.py ] || need+=(python3-pytest)
 # gcc + libc headers build the sandbox's static PID-1 supervisor (warm bwrap sandboxes);
 # without them sandboxes fall back to one bwrap per exec, which is slower.

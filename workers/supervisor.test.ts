@@ -6,7 +6,7 @@ import { environments, jobs } from '@/db/schema';
 import { enqueue } from '@/server/queue';
 import { freshDatabase } from '@/test/database';
 import { alive, testHandlers, waitFor } from './jobs/fixtures/processes';
-import { ensureTestEnvironment, TEST_STORE, testDataDir } from './sandbox/test-support';
+import { ensureTestEnvironment, TEST_STORE, testDataDir } from '@/lib/sandbox/sandbox.testkit';
 import { defaultWorkerSpecs, startSupervisor, tsProcess, type Supervisor, type SupervisorEvent } from './supervisor';
 
 let database: Database;
@@ -35,7 +35,7 @@ describe('supervisor', () => {
       setInterval(() => {}, 1000);`;
     supervisor = startSupervisor({
       specs: [
-        tsProcess('jobs', 'workers/jobs/main.ts', ['--handlers', testHandlers]),
+        tsProcess('jobs', 'workers/job-worker/main.ts', ['--handlers', testHandlers]),
         { name: 'crashy', command: process.execPath, args: ['-e', 'process.exit(3)'] },
         { name: 'stubborn', command: process.execPath, args: ['-e', stubborn] },
       ],

@@ -35,7 +35,7 @@ export function defaultWorkerSpecs(opts: { jobWorkers?: number; handlers?: strin
     tsProcess('metrics', 'workers/metrics/main.ts'),
     tsProcess('scheduler', 'workers/scheduler-worker/main.ts'),
     tsProcess('sandbox', 'workers/sandbox-worker/main.ts'),
-    ...Array.from({ length: n }, (_, i) => tsProcess(n === 1 ? 'jobs' : `jobs-${i + 1}`, 'workers/jobs/main.ts', jobArgs)),
+    ...Array.from({ length: n }, (_, i) => tsProcess(n === 1 ? 'jobs' : `jobs-${i + 1}`, 'workers/job-worker/main.ts', jobArgs)),
   ];
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyDiffLine, diffLines, diffStats } from './diff-lines';
 
-// What workers/agent/workspace/workspace-diff.ts writes: git-style sections, 3 lines of context.
+// What lib/agent/workspace/workspace-diff.ts writes: git-style sections, 3 lines of context.
 const patch = [
   'diff --git a/booking/intervals.py b/booking/intervals.py',
   '--- a/booking/intervals.py',

@@ -1,5 +1,5 @@
 /**
- * Reading a unified diff (a workspace diff or an agent's patch, as workers/agent writes them)
+ * Reading a unified diff (a workspace diff or an agent's patch, as lib/agent writes them)
  * line by line for display: which lines are added, removed, context, hunk or file headers, and
  * how big the diff is. Pure, so the rules are unit-tested.
  */

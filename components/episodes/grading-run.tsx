@@ -25,7 +25,7 @@ const endLabels: Record<EpisodeGrading['end'], string> = {
 };
 
 /**
- * A repository task's grading run (workers/agent/grade): the agent's patch applied to a fresh
+ * A repository task's grading run (lib/agent/grade): the agent's patch applied to a fresh
  * pristine workspace in a new sandbox, the task's own tests restored and the hidden ones
  * added; each test's result from the grader's report, the tests' lists, what grading dropped.
  */

@@ -3,7 +3,7 @@ import { bigint, customType, integer, pgTable, primaryKey, text, timestamp } fro
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
 
 /**
- * An artifact held by the `database` artifact backend (workers/artifacts): present once every
+ * An artifact held by the `database` artifact backend (lib/artifacts): present once every
  * chunk is in, so a reader never sees a half-written artifact. Other backends keep no rows here.
  */
 export const artifacts = pgTable('artifacts', {

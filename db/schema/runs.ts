@@ -172,7 +172,7 @@ export const policyVersions = pgTable(
     parentId: uuid('parent_id'),
     /** where an older checkpoint lived on its host's disk (before issue 19); new versions are found by `sha256` in the artifact store */
     checkpointPath: text('checkpoint_path'),
-    /** the checkpoint's artifact (workers/artifacts): the sha256 of its bytes, covering weights, optimizer state, tokenizer and config */
+    /** the checkpoint's artifact (lib/artifacts): the sha256 of its bytes, covering weights, optimizer state, tokenizer and config */
     sha256: text('sha256').notNull(),
     /** its size in bytes */
     bytes: bigint('bytes', { mode: 'number' }),

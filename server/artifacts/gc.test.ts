@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
 import { artifacts, environments, policyVersions } from '@/db/schema';
 import { freshDatabase } from '@/test/database';
-import { ArtifactMissingError, ArtifactStore, type ArtifactBackend } from '@/workers/artifacts/artifact-store';
-import { DatabaseArtifactBackend } from '@/workers/artifacts/backends/database';
-import { LocalArtifactBackend } from '@/workers/artifacts/backends/local';
+import { ArtifactMissingError, ArtifactStore, type ArtifactBackend } from '@/lib/artifacts/artifact-store';
+import { DatabaseArtifactBackend } from '@/lib/artifacts/backends/database';
+import { LocalArtifactBackend } from '@/lib/artifacts/backends/local';
 import { collectArtifactGarbage } from './gc';
 
 const HOUR = 3_600_000;

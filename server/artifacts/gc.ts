@@ -1,7 +1,7 @@
 import { isNotNull, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { environments, models, policyVersions } from '@/db/schema';
-import type { ArtifactStore, StoredArtifact } from '@/workers/artifacts/artifact-store';
+import type { ArtifactStore, StoredArtifact } from '@/lib/artifacts/artifact-store';
 
 /**
  * Garbage collection of the artifact store: artifacts nothing references any more (no policy

@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { environments } from '@/db/schema';
 import type { Database } from '@/db/client';
 import { freshDatabase } from '@/test/database';
-import { ArtifactStore } from '@/workers/artifacts/artifact-store';
-import { DatabaseArtifactBackend } from '@/workers/artifacts/backends/database';
-import { packEnvironmentImage } from '@/workers/sandbox/env/env-image';
-import { buildEnvironment, environmentBuilt, loadEnvironment } from '@/workers/sandbox/env/env-store';
-import { SandboxManager } from '@/workers/sandbox/pool/manager';
-import { testDataDir } from '@/workers/sandbox/test-support';
+import { ArtifactStore } from '@/lib/artifacts/artifact-store';
+import { DatabaseArtifactBackend } from '@/lib/artifacts/backends/database';
+import { packEnvironmentImage } from '@/lib/sandbox/env/env-image';
+import { buildEnvironment, environmentBuilt, loadEnvironment } from '@/lib/sandbox/env/env-store';
+import { SandboxManager } from '@/lib/sandbox/pool/manager';
+import { testDataDir } from '@/lib/sandbox/sandbox.testkit';
 import { environmentImage, recordEnvironment, recordEnvironmentImage } from './registry';
 import { sandboxRecords } from './sandbox-records';
 

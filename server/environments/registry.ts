@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { environments } from '@/db/schema';
-import type { Environment, VerifyResult } from '@/workers/sandbox/env/env-store';
+import type { Environment, VerifyResult } from '@/lib/sandbox/env/env-store';
 
 /**
  * The `environments` table as the sandbox layer's environment registry: baseline hash,

@@ -5,15 +5,15 @@ import type { Database } from '@/db/client';
 import { freshDatabase } from '@/test/database';
 import { verifyAudit } from '@/server/audit/service';
 import { setQuarantine } from '@/server/reviews/environments';
-import { verifyEnvironmentFull } from '@/workers/sandbox/env/env-store';
-import { SandboxManager } from '@/workers/sandbox/pool/manager';
-import { TEST_STORE, testManager } from '@/workers/sandbox/test-support';
+import { verifyEnvironmentFull } from '@/lib/sandbox/env/env-store';
+import { SandboxManager } from '@/lib/sandbox/pool/manager';
+import { TEST_STORE, testManager } from '@/lib/sandbox/sandbox.testkit';
 import { recordEnvironment, recordVerification, registerEnvironment } from './registry';
 import { sandboxRecords } from './sandbox-records';
 
 const small = { memoryMb: 128, diskMb: 16, cpus: 0.5, timeoutMs: 5000 };
 
-// A real SandboxManager given this database through its records port (workers/sandbox/ports.ts):
+// A real SandboxManager given this database through its records port (lib/sandbox/ports.ts):
 // what the sandbox library reports must land in the audit log, the sandboxes and environments
 // tables, and a quarantine set here must stop it.
 describe('sandbox records: the sandbox library over the database', () => {

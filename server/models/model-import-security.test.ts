@@ -10,8 +10,8 @@ import type { Database } from '@/db/client';
 import { models } from '@/db/schema';
 import { freshDatabase } from '@/test/database';
 import { STORIES260K_DIR } from '@/test/models';
-import { ArtifactStore } from '@/workers/artifacts/artifact-store';
-import { DatabaseArtifactBackend } from '@/workers/artifacts/backends/database';
+import { ArtifactStore } from '@/lib/artifacts/artifact-store';
+import { DatabaseArtifactBackend } from '@/lib/artifacts/backends/database';
 
 // Model import as an attacker meets it (issue 31, docs/security.md "Model import"): a downloaded
 // model directory is untrusted (git keeps symlinks), `dir` over the API is untrusted, and the
@@ -290,7 +290,7 @@ describe('chat templates and tokenizers run within limits, off the web thread', 
   });
 
   it('a tokenizer.json whose pre-tokenizer regex backtracks exponentially is stopped by the thread time limit', async () => {
-    const { inspectTokenizerIsolated, InspectionLimitError, DEFAULT_INSPECTION_LIMITS } = await import('@/workers/policy/hf/isolated-inspection');
+    const { inspectTokenizerIsolated, InspectionLimitError, DEFAULT_INSPECTION_LIMITS } = await import('@/lib/policy/hf/isolated-inspection');
     const dir = await modelDir('redos', async (d) => {
       const tj = JSON.parse(await fs.readFile(path.join(d, 'tokenizer.json'), 'utf8')) as Record<string, unknown>;
       tj.pre_tokenizer = { type: 'Split', pattern: { Regex: '(a+)+$' }, behavior: 'Isolated', invert: false };

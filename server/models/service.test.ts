@@ -8,9 +8,9 @@ import type { Database } from '@/db/client';
 import { auditLog, models } from '@/db/schema';
 import { freshDatabase } from '@/test/database';
 import { STORIES260K_DIR } from '@/test/models';
-import { ArtifactStore } from '@/workers/artifacts/artifact-store';
-import { DatabaseArtifactBackend } from '@/workers/artifacts/backends/database';
-import { HfPolicy } from '@/workers/policy/hf/hf-policy';
+import { ArtifactStore } from '@/lib/artifacts/artifact-store';
+import { DatabaseArtifactBackend } from '@/lib/artifacts/backends/database';
+import { HfPolicy } from '@/lib/policy/hf/hf-policy';
 
 // loaded after CRUCIBLE_DATA_DIR is set: settings are read once per process, and the router's
 // artifact store lives under the data directory

@@ -13,12 +13,12 @@ import { appendAudit } from '@/server/audit/service';
 import { DomainError } from '@/server/errors';
 import { checkImportPath, importPathPolicy, type ImportPathPolicy } from '@/server/paths/import-path-policy';
 import { joinInside } from '@/server/paths/join-inside';
-import type { ArtifactStore } from '@/workers/artifacts/artifact-store';
-import { openArtifactStore } from '@/workers/artifacts/open-artifact-store';
-import { inspectTokenizerIsolated, InspectionLimitError, type TokenizerInspection } from '@/workers/policy/hf/isolated-inspection';
-import { copyModelDir } from '@/workers/policy/hf/model-dir-copy';
-import { checkHfModelDir } from '@/workers/policy/hf/model-dir';
-import type { ChatMessage } from '@/workers/policy/hf/tokenizer';
+import type { ArtifactStore } from '@/lib/artifacts/artifact-store';
+import { openArtifactStore } from '@/lib/artifacts/open-artifact-store';
+import { inspectTokenizerIsolated, InspectionLimitError, type TokenizerInspection } from '@/lib/policy/hf/isolated-inspection';
+import { copyModelDir } from '@/lib/policy/hf/model-dir-copy';
+import { checkHfModelDir } from '@/lib/policy/hf/model-dir';
+import type { ChatMessage } from '@/lib/policy/hf/tokenizer';
 
 /**
  * The models registry (issue 15): Hugging Face model directories imported once, recorded in
@@ -55,7 +55,7 @@ export type ModelDirDescription = {
 /**
  * Validate a model directory as sampling loads it, without reading weight data and without
  * running its tokenizer on this thread: config.json, generation config, every weight's
- * presence, shape and dtype from the safetensors headers (workers/policy/hf/model-dir.ts), then
+ * presence, shape and dtype from the safetensors headers (lib/policy/hf/model-dir.ts), then
  * the tokenizer built and probed and its chat template rendered on an isolated thread with
  * time and memory limits (isolated-inspection.ts; one exceeding them is refused). `dir` is a
  * copy made by copyModelDir (its files are `files`); errors name `shownDir`, the directory the
@@ -271,7 +271,7 @@ function inspectionOf(store: ArtifactStore, row: ModelRow, root: string): Promis
  * A registered model with what its tokenizer says (vocabulary, special ids) and its chat
  * template applied to a short sample conversation (as transformers' apply_chat_template with
  * a generation prompt), both computed in an isolated thread with time and memory limits
- * (workers/policy/hf/isolated-inspection.ts), never on this process's event loop. A template
+ * (lib/policy/hf/isolated-inspection.ts), never on this process's event loop. A template
  * that refuses the sample (e.g. one without a system role), or that exceeds the limits, shows
  * its error.
  */

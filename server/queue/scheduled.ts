@@ -11,7 +11,7 @@ import { inMs } from './time';
 import type { Executor } from './types';
 
 // Scheduled workloads: jobs whose row carries a tier and a resource request. The scheduler
-// (workers/scheduler/live.ts) admits each to a node; only that node's workers may claim it.
+// (lib/scheduler/live.ts) admits each to a node; only that node's workers may claim it.
 // See docs/scheduler.md for the life of a scheduled job.
 
 export const workloadInput = z

@@ -3,10 +3,10 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { freshDatabase } from '@/test/database';
 import { sampleCluster, sampleNode, storeSamples } from '@/workers/metrics/sampler';
-import { defaultConfig } from '@/workers/scheduler/config';
-import { schedule } from '@/workers/scheduler/core';
-import type { LiveState } from '@/workers/scheduler/live';
-import { schedulerSamples, storeSchedulerSamples } from '@/workers/scheduler/samples';
+import { defaultConfig } from '@/lib/scheduler/config';
+import { schedule } from '@/lib/scheduler/core';
+import type { LiveState } from '@/lib/scheduler/live';
+import { schedulerSamples, storeSchedulerSamples } from '@/lib/scheduler/samples';
 import { prometheusText } from './prometheus';
 import { resourceOverview, resourceSeries, sourceForWindow } from './service';
 

@@ -41,7 +41,7 @@ export type SchedulerQuota =
       queues: QuotaRow[];
     };
 
-/** The live scheduler's figures (workers/scheduler/samples.ts), when one wrote them in the last minute. */
+/** The live scheduler's figures (lib/scheduler/samples.ts), when one wrote them in the last minute. */
 function schedulerQuota(figs: Figure[]): SchedulerQuota {
   const nodes = figs.find((f) => f.name === 'scheduler_nodes');
   if (!nodes) return { status: 'no scheduler running' };

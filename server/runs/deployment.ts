@@ -4,8 +4,9 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { NodeCapacity } from '@/core/resources';
 import type { Db } from '@/db/client';
 import { workers } from '@/db/schema';
-import { detectCapacity } from '@/workers/process/capacity';
-import { probeRuntimes, type RuntimeProbe } from '@/workers/sandbox/runtimes/available-runtimes';
+import { detectCapacity } from '@/lib/scheduler/host-capacity';
+import { dataDir } from '@/db/open-database';
+import { probeRuntimes, type RuntimeProbe } from '@/lib/sandbox/runtimes/available-runtimes';
 
 /** What this deployment's sandbox hosts offer a launch: their runtimes and the largest host. */
 export type Deployment = {
@@ -70,7 +71,7 @@ export async function deploymentHosts(db: Db): Promise<Deployment> {
       largest: { cpus: cpus.capacity.cpus, cpusHost: cpus.host, memoryMb: memory.capacity.memoryMb, memoryHost: memory.host },
     };
   }
-  if (!local || Date.now() - local.at > 60_000) local = { at: Date.now(), probe: await probeInChild(), capacity: detectCapacity() };
+  if (!local || Date.now() - local.at > 60_000) local = { at: Date.now(), probe: await probeInChild(), capacity: detectCapacity(dataDir()) };
   return {
     available: local.probe.filter((p) => p.available).map((p) => p.name),
     source: 'this host',

@@ -5,7 +5,7 @@ import type { Database } from '@/db/client';
 import { callerAs } from '@/test/callers';
 import { freshDatabase } from '@/test/database';
 import { markWorkerStopped, registerWorker } from '@/workers/process/registration';
-import { joinNode } from '@/workers/scheduler/node';
+import { joinNode } from '@/lib/scheduler/node';
 import { listRunEvents } from './service';
 import { deploymentHosts } from './deployment';
 import { launchRunSchema, resolveLaunchIsolation } from './launch-isolation';

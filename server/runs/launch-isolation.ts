@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { runConfigFields, runtimeName, type RunConfigInput } from '@/core/run-config';
 import { defaultIsolation, tierDefaultNote } from '@/core/sandbox-runtimes';
 import { RISK_TIERS } from '@/core/tasks';
-import { canonicalRuntimeName } from '@/workers/sandbox/runtimes/available-runtimes';
+import { canonicalRuntimeName } from '@/lib/sandbox/runtimes/available-runtimes';
 import { DomainError } from '@/server/errors';
 import type { Deployment } from './deployment';
 import { newRunSchema } from './service';

@@ -11,9 +11,9 @@ import {
   type WorkspaceSource,
 } from '@/core/repo-tasks';
 import { describeIssues } from '@/server/errors';
-import { resolveRepoTask } from '@/workers/agent/workspace/resolve-task';
-import { DEFAULT_WORKSPACE_CAPS, type WorkspaceCaps } from '@/workers/agent/workspace/workspace-source';
-import { applyWorkspacePatch } from '@/workers/agent/workspace/workspace-diff';
+import { resolveRepoTask } from '@/lib/agent/workspace/resolve-task';
+import { DEFAULT_WORKSPACE_CAPS, type WorkspaceCaps } from '@/lib/agent/workspace/workspace-source';
+import { applyWorkspacePatch } from '@/lib/agent/workspace/workspace-diff';
 import type { LineError, ParsedTask } from './formats';
 import { checkGitRepoPaths, checkImportPath, type ImportPathPolicy } from '@/server/paths/import-path-policy';
 

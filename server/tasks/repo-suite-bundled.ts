@@ -1,4 +1,4 @@
-import { REPO_SUITE_DIR, repoSuiteJsonl } from '@/workers/agent/suite/repo-suite';
+import { REPO_SUITE_DIR, repoSuiteJsonl } from '@/lib/agent/suite/repo-suite';
 import { parseRepoTaskFile, type ParsedRepoTask } from './repo-formats';
 
 /** The built-in suite of repository tasks (tasks/repo-suite), created in the database on first use like `builtin`. */

@@ -11,7 +11,7 @@ import { parseTaskFile, type LineError, type ParsedTask } from './formats';
 import { parseRepoTaskFile, type ParsedRepoTask } from './repo-formats';
 import { REPO_SUITE, REPO_SUITE_DESCRIPTION, repoSuiteTasks } from './repo-suite-bundled';
 import type { ImportPathPolicy } from '@/server/paths/import-path-policy';
-import type { WorkspaceCaps } from '@/workers/agent/workspace/workspace-source';
+import type { WorkspaceCaps } from '@/lib/agent/workspace/workspace-source';
 
 export class TaskImportError extends DomainError {
   constructor(readonly errors: LineError[]) {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
 import { freshDatabase } from '@/test/database';
 import { callerAs } from '@/test/callers';
-import { loadRepoSuite } from '@/workers/agent/suite/repo-suite';
+import { loadRepoSuite } from '@/lib/agent/suite/repo-suite';
 import { builtinSuite } from './builtin';
 import { REPO_SUITE } from './repo-suite-bundled';
 import { loadStoredRepoTask } from './repo-task-store';

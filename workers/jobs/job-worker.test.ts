@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 const worker = (extra: string[] = []) => {
-  const p = startTs('workers/jobs/main.ts', ['--handlers', testHandlers, '--concurrency', '2', '--poll-ms', '500', ...extra], {
+  const p = startTs('workers/job-worker/main.ts', ['--handlers', testHandlers, '--concurrency', '2', '--poll-ms', '500', ...extra], {
     DATABASE_URL: database.url,
     CRUCIBLE_TEST_LEASE_MS: String(LEASE_MS),
     CRUCIBLE_WORKER_HEARTBEAT_MS: '300',

@@ -9,7 +9,7 @@ import { rollup } from './rollup';
 import { sampleCluster, sampleNode, storeSamples } from './sampler';
 
 const { CRUCIBLE_METRICS_INTERVAL_MS: intervalMs, CRUCIBLE_RESERVE_FRACTION } = settings();
-// the scheduler's default reserve when none is set (workers/scheduler/config.ts defaultConfig)
+// the scheduler's default reserve when none is set (lib/scheduler/config.ts defaultConfig)
 const reserveFraction = CRUCIBLE_RESERVE_FRACTION ?? 0.3;
 const rollupMs = 60_000;
 

@@ -4,8 +4,9 @@ import type { Db } from '@/db/client';
 import type { NodeCapacity } from '@/core/resources';
 import { workers, type WorkerLogLine } from '@/db/schema';
 import { WORKER_KINDS } from '@/core/queues';
-import { probeRuntimes } from '@/workers/sandbox/runtimes/available-runtimes';
-import { detectCapacity } from './capacity';
+import { probeRuntimes } from '@/lib/sandbox/runtimes/available-runtimes';
+import { detectCapacity } from '@/lib/scheduler/host-capacity';
+import { dataDir } from '@/db/open-database';
 import type { ProcessStats } from './process-stats';
 
 export type WorkerStatus = 'running' | 'stopped' | 'failed' | 'lost';
@@ -18,7 +19,7 @@ const SANDBOX_HOST_KINDS: readonly string[] = [WORKER_KINDS.jobs, WORKER_KINDS.s
  * that run sandboxes record the runtimes that work here, which launches check run configs
  * against (server/runs/launch-isolation.ts).
  */
-export async function registerWorker(db: Db, kind: string, capacity: NodeCapacity = detectCapacity()): Promise<string> {
+export async function registerWorker(db: Db, kind: string, capacity: NodeCapacity = detectCapacity(dataDir())): Promise<string> {
   if (SANDBOX_HOST_KINDS.includes(kind) && !capacity.runtimes) {
     capacity = { ...capacity, runtimes: probeRuntimes().flatMap((r) => (r.available ? [r.name] : [])) };
   }

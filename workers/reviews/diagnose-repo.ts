@@ -1,7 +1,7 @@
 import type { RepoGrade, RepoTask } from '@/core/repo-tasks';
-import type { LimitsInput } from '@/workers/sandbox/types';
-import { gradeRepoTask } from '@/workers/agent/grade/grade-repo-task';
-import type { SandboxManager } from '@/workers/sandbox/pool/manager';
+import type { LimitsInput } from '@/lib/sandbox/types';
+import { gradeRepoTask } from '@/lib/agent/grade/grade-repo-task';
+import type { SandboxManager } from '@/lib/sandbox/pool/manager';
 import type { RerunSummary } from './diagnose';
 
 /**

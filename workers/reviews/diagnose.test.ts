@@ -6,13 +6,13 @@ import type { Database } from '@/db/client';
 import { episodes, runs, tasks } from '@/db/schema';
 import { defaultRunConfig } from '@/core/run-config';
 import { importTasks } from '@/server/tasks/service';
-import { loadRepoSuite } from '@/workers/agent/suite/repo-suite';
+import { loadRepoSuite } from '@/lib/agent/suite/repo-suite';
 import { sampleForReview } from '@/server/reviews/sampler';
 import { callerAs } from '@/test/callers';
 import { freshDatabase } from '@/test/database';
 import { seedEpisode, seedRun } from '@/test/seed';
 import { startTs, waitFor, type Proc } from '@/workers/jobs/fixtures/processes';
-import { ensureBuiltInEnvironment, ensureDefaultEnvironment } from '@/workers/sandbox/env/env-store';
+import { ensureBuiltInEnvironment, ensureDefaultEnvironment } from '@/lib/sandbox/env/env-store';
 import { and, eq } from 'drizzle-orm';
 
 let database: Database;
@@ -80,7 +80,7 @@ describe('diagnosis of a disputed reward', () => {
     await reviewer.reviews.submit({ id, verdict: 'false_negative', correctedReward: 1 });
     expect(await reviewer.reviews.diagnosis({ id })).toMatchObject({ status: 'pending' });
 
-    worker = startTs('workers/jobs/main.ts', [], { DATABASE_URL: database.url, CRUCIBLE_DATA_DIR: dataDir });
+    worker = startTs('workers/job-worker/main.ts', [], { DATABASE_URL: database.url, CRUCIBLE_DATA_DIR: dataDir });
     const d = await finishedDiagnosis(reviewer, id).catch((e) => {
       throw new Error(`${(e as Error).message}\nworker output:\n${worker!.output()}`);
     });

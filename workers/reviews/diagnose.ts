@@ -18,9 +18,9 @@ import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
 import { regradeRepoPatch } from './diagnose-repo';
 import { scoringOptions } from '@/workers/rl/reward/scoring-options';
 import { rlSettings, settings } from '@/core/settings';
-import { hashHex } from '@/workers/sandbox/env/env-store';
-import { SandboxManager } from '@/workers/sandbox/pool/manager';
-import { openArtifactStore } from '@/workers/artifacts/open-artifact-store';
+import { hashHex } from '@/lib/sandbox/env/env-store';
+import { SandboxManager } from '@/lib/sandbox/pool/manager';
+import { openArtifactStore } from '@/lib/artifacts/open-artifact-store';
 
 let manager: SandboxManager | undefined;
 // environments another host published are fetched by hash (the artifact store) rather than rebuilt here

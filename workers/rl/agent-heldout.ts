@@ -3,8 +3,8 @@ import type { tasks } from '@/db/schema';
 import type { RunConfig } from '@/core/run-config';
 import type { RlSettings } from '@/core/settings';
 import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
-import type { RlPolicy } from '@/workers/policy/rl-policy';
-import type { SandboxManager } from '@/workers/sandbox/pool/manager';
+import type { RlPolicy } from '@/lib/policy/rl-policy';
+import type { SandboxManager } from '@/lib/sandbox/pool/manager';
 import { playRepoEpisode } from './agent-episode';
 import type { HeldoutEval } from './evaluate';
 

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { episodes, metricSamples, policyVersions, rewards, runEvents, tasks, turns } from '@/db/schema';
 import { createRun } from '@/server/runs/service';
 import { importTasks } from '@/server/tasks/service';
-import { DEFAULT_SYSTEM_PROMPT } from '@/workers/agent/episode/run-episode';
-import { REPO_GRADER_VERSION } from '@/workers/agent/grade/grade-repo-task';
-import { ByteTemplateRenderer } from '@/workers/agent/render/byte-template';
-import { repoSuiteJsonl } from '@/workers/agent/suite/repo-suite';
-import { toolSchemas } from '@/workers/agent/tools/tool-definitions';
-import { inProcessRl, untilRun } from './test-support';
+import { DEFAULT_SYSTEM_PROMPT } from '@/lib/agent/episode/run-episode';
+import { REPO_GRADER_VERSION } from '@/lib/agent/grade/grade-repo-task';
+import { ByteTemplateRenderer } from '@/lib/agent/render/byte-template';
+import { repoSuiteJsonl } from '@/lib/agent/suite/repo-suite';
+import { toolSchemas } from '@/lib/agent/tools/tool-definitions';
+import { inProcessRl, untilRun } from './rl.testkit';
 
 // A short RL run on the built-in repository suite, end to end: real Postgres, bwrap sandboxes
 // (the `repo` environment), the byte ONNX policy acting through tools, the real grader, PPO.

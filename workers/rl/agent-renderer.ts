@@ -1,8 +1,8 @@
-import { ByteTemplateRenderer } from '@/workers/agent/render/byte-template';
-import type { ChatRenderer } from '@/workers/agent/render/chat-renderer';
-import { ChatTemplateRenderer } from '@/workers/agent/render/chat-template';
-import { HfRlPolicy } from '@/workers/policy/hf/hf-rl-policy';
-import type { RlPolicy } from '@/workers/policy/rl-policy';
+import { ByteTemplateRenderer } from '@/lib/agent/render/byte-template';
+import type { ChatRenderer } from '@/lib/agent/render/chat-renderer';
+import { ChatTemplateRenderer } from '@/lib/agent/render/chat-template';
+import { HfRlPolicy } from '@/lib/policy/hf/hf-rl-policy';
+import type { RlPolicy } from '@/lib/policy/rl-policy';
 import { PermanentJobError } from '@/workers/jobs/job-handler';
 
 const cache = new WeakMap<RlPolicy, ChatRenderer>();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ByteTemplateRenderer } from '@/workers/agent/render/byte-template';
-import { toolSchemas } from '@/workers/agent/tools/tool-definitions';
+import { ByteTemplateRenderer } from '@/lib/agent/render/byte-template';
+import { toolSchemas } from '@/lib/agent/tools/tool-definitions';
 import { agentTurnRows, OBSERVATION_CHARS } from './agent-turn-rows';
 
 // A conversation rendered by the byte template as an episode builds it: prompt, then per turn the

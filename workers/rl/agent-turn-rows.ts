@@ -1,7 +1,7 @@
 import type { StoredToolCall } from '@/core/repo-tasks';
-import type { AgentChatMessage } from '@/workers/agent/render/chat-renderer';
-import type { TokenSequence } from '@/workers/agent/render/token-sequence';
-import type { AgentTurn } from '@/workers/agent/episode/run-episode';
+import type { AgentChatMessage } from '@/lib/agent/render/chat-renderer';
+import type { TokenSequence } from '@/lib/agent/render/token-sequence';
+import type { AgentTurn } from '@/lib/agent/episode/run-episode';
 
 /** What one agent turn's row (turns table) holds; see `agentTurnRows`. */
 export type AgentTurnRow = {

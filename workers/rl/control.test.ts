@@ -2,7 +2,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { episodes, jobs, rewards, turns } from '@/db/schema';
 import { createRun, transitionRun } from '@/server/runs/service';
-import { inProcessRl, TINY_RL_ENV, untilRun } from './test-support';
+import { inProcessRl, TINY_RL_ENV, untilRun } from './rl.testkit';
 
 const rl = await inProcessRl('control', TINY_RL_ENV);
 const { db } = rl;

@@ -1,9 +1,9 @@
 import type { TaskTests, TurnTestResult } from '@/core/tasks';
-import type { Policy } from '@/workers/policy/policy';
-import type { Completion } from '@/workers/policy/sample';
+import type { Policy } from '@/lib/policy/policy';
+import type { Completion } from '@/lib/policy/sample';
 import { scoreSolution, type ScoreResult } from '@/workers/rl/reward/reward';
 import type { ScoringOptions } from '@/workers/rl/reward/scoring-options';
-import type { SandboxManager } from '@/workers/sandbox/pool/manager';
+import type { SandboxManager } from '@/lib/sandbox/pool/manager';
 import { withoutNul as clean } from './agent-turn-rows';
 
 export type EpisodeTask = { language: 'python' | 'javascript'; prompt: string; entryPoint: string; tests: TaskTests };

@@ -7,13 +7,13 @@ import { importModel } from '@/server/models/service';
 import { createRun } from '@/server/runs/service';
 import { importTasks } from '@/server/tasks/service';
 import { storiesChatModel, STORIES260K_DIR } from '@/test/models';
-import { DEFAULT_SYSTEM_PROMPT } from '@/workers/agent/episode/run-episode';
-import { REPO_GRADER_VERSION } from '@/workers/agent/grade/grade-repo-task';
-import { ChatTemplateRenderer } from '@/workers/agent/render/chat-template';
-import { repoSuiteJsonl } from '@/workers/agent/suite/repo-suite';
-import { toolSchemas } from '@/workers/agent/tools/tool-definitions';
-import { HfTokenizer } from '@/workers/policy/hf/tokenizer';
-import { inProcessRl, untilRun } from './test-support';
+import { DEFAULT_SYSTEM_PROMPT } from '@/lib/agent/episode/run-episode';
+import { REPO_GRADER_VERSION } from '@/lib/agent/grade/grade-repo-task';
+import { ChatTemplateRenderer } from '@/lib/agent/render/chat-template';
+import { repoSuiteJsonl } from '@/lib/agent/suite/repo-suite';
+import { toolSchemas } from '@/lib/agent/tools/tool-definitions';
+import { HfTokenizer } from '@/lib/policy/hf/tokenizer';
+import { inProcessRl, untilRun } from './rl.testkit';
 
 // A registered Hugging Face model as the agent on repository tasks, end to end: real Postgres,
 // bwrap sandboxes, the real grader, ONNX on CPU. The model is stories260K with a Hermes-style

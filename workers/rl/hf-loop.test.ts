@@ -5,14 +5,14 @@ import type { PolicyChoiceInput } from '@/core/run-config';
 import { episodes, policyVersions, rewards, runEvents, runs, turns } from '@/db/schema';
 import { getModel, importModel } from '@/server/models/service';
 import { exportRunPolicy } from '@/cli/run-model-export';
-import { HfPolicy } from '@/workers/policy/hf/hf-policy';
-import { HfRlPolicy } from '@/workers/policy/hf/hf-rl-policy';
+import { HfPolicy } from '@/lib/policy/hf/hf-policy';
+import { HfRlPolicy } from '@/lib/policy/hf/hf-rl-policy';
 import { createRun } from '@/server/runs/service';
-import { readHeader, readTensorF32 } from '@/workers/policy/hf/safetensors';
+import { readHeader, readTensorF32 } from '@/lib/policy/hf/safetensors';
 import { TEXT_CHECKER_VERSION } from './reward/text-reward';
 import { STORIES260K_DIR } from '@/test/models';
 import { loadRunPolicy } from './policy-store';
-import { inProcessRl, untilRun } from './test-support';
+import { inProcessRl, untilRun } from './rl.testkit';
 
 const MODEL = STORIES260K_DIR;
 const logs: string[] = [];

@@ -1,7 +1,7 @@
 import { defaultRunConfig, type RunConfig } from '@/core/run-config';
-import { gae, groupAdvantages, tokenKl, whiten } from '@/workers/policy/advantages';
-import type { TrainSequence } from '@/workers/policy/batch';
-import type { LossConfigInput } from '@/workers/policy/losses';
+import { gae, groupAdvantages, tokenKl, whiten } from '@/lib/policy/advantages';
+import type { TrainSequence } from '@/lib/policy/batch';
+import type { LossConfigInput } from '@/lib/policy/losses';
 
 // What the run's learner options mean for one iteration's batch and loss (docs/rl.md,
 // "Learner options"): advantages, KL in the reward or the loss, aggregation, dual clip.

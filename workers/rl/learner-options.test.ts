@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { runConfigSchema, type RunConfig, type RunConfigInput } from '@/core/run-config';
-import { gae, MIN_GROUP_STD } from '@/workers/policy/advantages';
-import type { TrainSequence } from '@/workers/policy/batch';
-import { Policy } from '@/workers/policy/policy';
+import { gae, MIN_GROUP_STD } from '@/lib/policy/advantages';
+import type { TrainSequence } from '@/lib/policy/batch';
+import { Policy } from '@/lib/policy/policy';
 import { buildLearnerBatch, lossConfigFor, PPO_GAE, turnsToScore, withLearnerDefaults, type EpisodeReward, type TurnSeq } from './learner-batch';
 
 // Each learner option of the run config, from the config to what it changes: the batch

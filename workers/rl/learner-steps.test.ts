@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { metricSamples } from '@/db/schema';
-import { Policy } from '@/workers/policy/policy';
+import { Policy } from '@/lib/policy/policy';
 import { freshDatabase } from '@/test/database';
 import { STORIES260K_DIR } from '@/test/models';
-import { HfTrainer } from '@/workers/policy/hf/hf-trainer';
+import { HfTrainer } from '@/lib/policy/hf/hf-trainer';
 import { skippedStepsEvent, summariseSteps } from './learner-steps';
 
 const cpu = { providers: ['cpu' as const], threads: 1 };

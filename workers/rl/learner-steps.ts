@@ -1,4 +1,4 @@
-import type { StepReport } from '@/workers/policy/policy';
+import type { StepReport } from '@/lib/policy/policy';
 
 // What an iteration's optimizer steps add up to, and how a skipped (non-finite) step is
 // reported: as the NaN/Infinity it was, never as 0.

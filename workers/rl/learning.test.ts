@@ -3,10 +3,10 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { policyVersions, runs } from '@/db/schema';
 import { createRun } from '@/server/runs/service';
-import { readCheckpoint } from '@/workers/policy/checkpoint';
+import { readCheckpoint } from '@/lib/policy/checkpoint';
 import { comparePairs, pairedOutcomes } from './paired';
 import { EDGE_TASKS, LEARNING_CONFIG, formatReport } from './learning-setup';
-import { inProcessRl, untilRun } from './test-support';
+import { inProcessRl, untilRun } from './rl.testkit';
 
 /**
  * Learning, measured against a control: the same run twice from the same v0 (same SFT warm

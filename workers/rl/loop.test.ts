@@ -4,7 +4,7 @@ import { episodes, metricSamples, policyVersions, rewards, turns } from '@/db/sc
 import { createRun } from '@/server/runs/service';
 import { builtinSuite } from '@/server/tasks/builtin';
 import { saveSuite } from '@/server/tasks/service';
-import { inProcessRl, untilRun } from './test-support';
+import { inProcessRl, untilRun } from './rl.testkit';
 
 const logs: string[] = [];
 const rl = await inProcessRl(

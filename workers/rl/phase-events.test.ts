@@ -6,7 +6,7 @@ import { runProgress } from '@/server/runs/progress';
 import { asPhaseEvent, PHASE_EVENT_TYPE } from '@/core/run-phases';
 import type { TaskTests } from '@/core/tasks';
 import { jobPhases } from './phase-events';
-import { inProcessRl, TINY_RL_ENV, untilRun } from './test-support';
+import { inProcessRl, TINY_RL_ENV, untilRun } from './rl.testkit';
 
 // A tiny run through the real loop (Postgres, bwrap sandboxes, ONNX on CPU): what it says it
 // is doing (phase events, server/runs/progress.ts), and what each check of each turn got.

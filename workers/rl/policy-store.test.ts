@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultRunConfig } from '@/core/run-config';
-import { ArtifactStore } from '@/workers/artifacts/artifact-store';
-import { LocalArtifactBackend } from '@/workers/artifacts/backends/local';
+import { ArtifactStore } from '@/lib/artifacts/artifact-store';
+import { LocalArtifactBackend } from '@/lib/artifacts/backends/local';
 import { PermanentJobError } from '@/workers/jobs/job-handler';
-import { Policy } from '@/workers/policy/policy';
+import { Policy } from '@/lib/policy/policy';
 import { loadRunPolicy, publishCheckpoint, type VersionRow } from './policy-store';
 
 const tmp = mkdtempSync('/tmp/crucible-policy-store-');

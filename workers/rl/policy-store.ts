@@ -8,11 +8,11 @@ import { policyVersions } from '@/db/schema';
 import type { Executor } from '@/server/queue';
 import type { RunConfig } from '@/core/run-config';
 import { PermanentJobError } from '@/workers/jobs/job-handler';
-import { Policy } from '@/workers/policy/policy';
-import type { RlPolicy } from '@/workers/policy/rl-policy';
-import { HfRlPolicy } from '@/workers/policy/hf/hf-rl-policy';
+import { Policy } from '@/lib/policy/policy';
+import type { RlPolicy } from '@/lib/policy/rl-policy';
+import { HfRlPolicy } from '@/lib/policy/hf/hf-rl-policy';
 import { getModel, modelDirectory } from '@/server/models/service';
-import { ArtifactCorruptError, ArtifactMissingError, type ArtifactRef, type ArtifactStore } from '@/workers/artifacts/artifact-store';
+import { ArtifactCorruptError, ArtifactMissingError, type ArtifactRef, type ArtifactStore } from '@/lib/artifacts/artifact-store';
 
 /** A run's local working directory for checkpoints being written (under the worker's data directory), before they are published. */
 export const policyDir = (runId: string, root: string = dataDir()) => path.join(root, 'policies', runId);

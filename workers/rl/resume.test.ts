@@ -5,8 +5,8 @@ import { episodes, policyVersions, rewards } from '@/db/schema';
 import { createRun } from '@/server/runs/service';
 import { freshDatabase } from '@/test/database';
 import { alive, startTs, type Proc } from '@/workers/jobs/fixtures/processes';
-import { ensureTestEnvironment } from '@/workers/sandbox/test-support';
-import { rlTestDirs, TINY_RL_ENV, untilRun } from './test-support';
+import { ensureTestEnvironment } from '@/lib/sandbox/sandbox.testkit';
+import { rlTestDirs, TINY_RL_ENV, untilRun } from './rl.testkit';
 
 let database: Database;
 const procs: Proc[] = [];
@@ -22,7 +22,7 @@ afterAll(async () => {
 
 /** A real job-worker process with the default handlers (the RL loop among them), as `npm start` runs it. */
 const worker = () => {
-  const p = startTs('workers/jobs/main.ts', ['--concurrency', '2', '--poll-ms', '300'], {
+  const p = startTs('workers/job-worker/main.ts', ['--concurrency', '2', '--poll-ms', '300'], {
     DATABASE_URL: database.url,
     ...dirs,
     ...TINY_RL_ENV,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { episodes, jobs, metricSamples, policyVersions, rewards } from '@/db/schema';
 import { setQuarantine } from '@/server/reviews/environments';
 import { createRun, transitionRun } from '@/server/runs/service';
-import { inProcessRl, TINY_RL_ENV, untilRun } from './test-support';
+import { inProcessRl, TINY_RL_ENV, untilRun } from './rl.testkit';
 import { must } from '@/core/must';
 
 // runsc may be installed on this machine: point the gVisor tier at a binary that is certainly absent

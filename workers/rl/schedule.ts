@@ -2,7 +2,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { episodes, rewards, runEvents, runs, tasks } from '@/db/schema';
 import { enqueue, type Tx } from '@/server/queue';
 import type { RunConfig } from '@/core/run-config';
-import { groupHasSignal } from '@/workers/policy/advantages';
+import { groupHasSignal } from '@/lib/policy/advantages';
 import { RL_QUEUES } from '@/core/queues';
 
 /** Deterministic 32-bit PRNG (mulberry32): the seeded source of task sampling. */

@@ -1,9 +1,9 @@
 import { and, asc, eq, isNotNull } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { tasks } from '@/db/schema';
-import type { OptimConfigInput } from '@/workers/policy/optim';
-import { OptimConfig } from '@/workers/policy/optim';
-import { Policy } from '@/workers/policy/policy';
+import type { OptimConfigInput } from '@/lib/policy/optim';
+import { OptimConfig } from '@/lib/policy/optim';
+import { Policy } from '@/lib/policy/policy';
 import { prng } from './schedule';
 
 /**

@@ -1,9 +1,9 @@
 import type { TextCheck } from '@/core/tasks';
 import { PermanentJobError } from '@/workers/jobs/job-handler';
-import type { RlPolicy } from '@/workers/policy/rl-policy';
+import type { RlPolicy } from '@/lib/policy/rl-policy';
 import { scoreText } from '@/workers/rl/reward/text-reward';
 import type { ScoringOptions } from '@/workers/rl/reward/scoring-options';
-import type { SandboxManager } from '@/workers/sandbox/pool/manager';
+import type { SandboxManager } from '@/lib/sandbox/pool/manager';
 import { withoutNul as clean } from './agent-turn-rows';
 import { checkResults, sampledSpan, type EpisodeOutcome } from './episode';
 

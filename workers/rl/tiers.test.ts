@@ -4,8 +4,8 @@ import { episodes, rewards } from '@/db/schema';
 import { createRun } from '@/server/runs/service';
 import { builtinSuite } from '@/server/tasks/builtin';
 import { saveSuite } from '@/server/tasks/service';
-import { installedRuntimes } from '@/workers/sandbox/test-support';
-import { inProcessRl, TINY_RL_ENV, untilRun } from './test-support';
+import { installedRuntimes } from '@/lib/sandbox/sandbox.testkit';
+import { inProcessRl, TINY_RL_ENV, untilRun } from './rl.testkit';
 
 // Issue 18: the RL loop's episodes on the isolation tiers, each task on its risk tier's runtime.
 const [gvisor, microvm] = installedRuntimes(['gvisor', 'microvm']);

@@ -7,12 +7,12 @@ import type { Database } from '@/db/client';
 import { episodes, policyVersions, rewards } from '@/db/schema';
 import { createRun } from '@/server/runs/service';
 import { freshDatabase, ownerConnection } from '@/test/database';
-import { ArtifactCorruptError, sha256OfFile } from '@/workers/artifacts/artifact-store';
-import { openArtifactStore } from '@/workers/artifacts/open-artifact-store';
-import { sweepDeadSandboxes } from '@/workers/sandbox/pool/sweep';
-import { ensureTestEnvironment, TEST_STORE } from '@/workers/sandbox/test-support';
+import { ArtifactCorruptError, sha256OfFile } from '@/lib/artifacts/artifact-store';
+import { openArtifactStore } from '@/lib/artifacts/open-artifact-store';
+import { sweepDeadSandboxes } from '@/lib/sandbox/pool/sweep';
+import { ensureTestEnvironment, TEST_STORE } from '@/lib/sandbox/sandbox.testkit';
 import { defaultWorkerSpecs, startSupervisor, type Supervisor } from '@/workers/supervisor';
-import { rlTestDirs, TINY_RL_ENV, untilRun } from './test-support';
+import { rlTestDirs, TINY_RL_ENV, untilRun } from './rl.testkit';
 
 /**
  * Issue 19's scale-out test: two worker hosts, simulated as two supervisors whose worker
@@ -147,7 +147,7 @@ afterAll(async () => {
       throw new Error(`${h.name} left processes behind: ${processesOf(h).join(', ')}`);
     });
     // a killed worker's sandbox scratch mounts stay until a sandbox manager starts and sweeps
-    // them (workers/sandbox/pool/sweep.ts): do what a restarted host would, then check
+    // them (lib/sandbox/pool/sweep.ts): do what a restarted host would, then check
     sweepDeadSandboxes(h.dataDir);
     expect(
       readFileSync('/proc/mounts', 'utf8')

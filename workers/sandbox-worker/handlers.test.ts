@@ -9,8 +9,8 @@ import { freshDatabase } from '@/test/database';
 import { runJobLoop } from '@/workers/jobs/job-loop';
 import { JOB_QUEUES } from '@/core/queues';
 import { sandboxHandlers } from './handlers';
-import { runtimeOptions } from '@/workers/sandbox/runtimes/options';
-import { TEST_STORE, testDataDir, ensureTestEnvironment } from '@/workers/sandbox/test-support';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
+import { TEST_STORE, testDataDir, ensureTestEnvironment } from '@/lib/sandbox/sandbox.testkit';
 
 describe('sandbox worker: sandbox.exec jobs through the real queue', () => {
   let database: Database;

@@ -1,11 +1,11 @@
 import type { Db } from '@/db/client';
 import { JOB_QUEUES } from '@/core/queues';
 import { PermanentJobError, type JobHandler } from '@/workers/jobs/job-handler';
-import { dataDir } from '@/workers/sandbox/env/env-store';
-import { sandboxExecPayload } from '@/workers/sandbox/exec-payload';
-import { SandboxManager, type ManagerOptions } from '@/workers/sandbox/pool/manager';
-import type { SandboxRecords } from '@/workers/sandbox/ports';
-import { SandboxError } from '@/workers/sandbox/types';
+import { dataDir } from '@/lib/sandbox/env/env-store';
+import { sandboxExecPayload } from '@/lib/sandbox/exec-payload';
+import { SandboxManager, type ManagerOptions } from '@/lib/sandbox/pool/manager';
+import type { SandboxRecords } from '@/lib/sandbox/ports';
+import { SandboxError } from '@/lib/sandbox/types';
 
 /**
  * The sandbox worker's job handler: runs the payload's command in a pooled sandbox and

@@ -10,9 +10,9 @@ import { WORKER_KINDS } from '@/core/queues';
 import { recordVerification } from '@/server/environments/registry';
 import { sandboxRecords } from '@/server/environments/sandbox-records';
 import { runJobLoop } from '@/workers/jobs/job-loop';
-import { defaultStoreDir, listEnvironments, verifyEnvironmentFull } from '@/workers/sandbox/env/env-store';
+import { defaultStoreDir, listEnvironments, verifyEnvironmentFull } from '@/lib/sandbox/env/env-store';
 import { sandboxHandlers } from './handlers';
-import { openArtifactStore } from '@/workers/artifacts/open-artifact-store';
+import { openArtifactStore } from '@/lib/artifacts/open-artifact-store';
 import { dataDir } from '@/db/open-database';
 
 const { values } = parseArgs({ options: { concurrency: { type: 'string' }, help: { type: 'boolean' } } });

@@ -6,8 +6,8 @@ import { must } from '@/core/must';
 import { claim, yieldPreempted } from '@/server/queue';
 import { defaultRunConfig } from '@/core/run-config';
 import { freshDatabase } from '@/test/database';
-import { parseSchedulerConfig } from '@/workers/scheduler/config';
-import { livePass } from '@/workers/scheduler/live';
+import { parseSchedulerConfig } from '@/lib/scheduler/config';
+import { livePass } from '@/lib/scheduler/live';
 
 // One live pass at a moderate scale, in process, on a real database: 200 nodes and 5,000
 // pending jobs. Checks that what the pass writes respects every node's capacity and every

@@ -17,7 +17,7 @@ const procs: Proc[] = [];
 const nodes = new Map<string, Proc>();
 let scheduler: Proc;
 let standby: Proc;
-const handlers = path.join(repoRoot, 'workers/scheduler/fixtures/sched-handlers.ts');
+const handlers = path.join(repoRoot, 'lib/scheduler/fixtures/sched-handlers.ts');
 const NODE_LEASE_MS = 3_000;
 
 const CONFIG = {
@@ -45,7 +45,7 @@ const rows = async <T>(q: ReturnType<typeof sql>) => (await database.db.execute(
 // Concurrency 1: admitted jobs are bounded by the node's capacity, not the worker's slots, so
 // each of these nodes still runs two 1-CPU jobs at once.
 function startNode(name: string): Proc {
-  const p = startTs('workers/jobs/main.ts', ['--handlers', handlers, '--concurrency', '1', '--poll-ms', '500'], {
+  const p = startTs('workers/job-worker/main.ts', ['--handlers', handlers, '--concurrency', '1', '--poll-ms', '500'], {
     DATABASE_URL: database.url,
     CRUCIBLE_NODE: name,
     CRUCIBLE_NODE_CPUS: '2',

@@ -4,7 +4,7 @@
 import { settings } from '@/core/settings';
 import { runWorkerProcess } from '@/workers/process/worker-process';
 import { WORKER_KINDS } from '@/core/queues';
-import { runSchedulerLoop, schedulerConfigFrom } from '@/workers/scheduler/scheduler-loop';
+import { runSchedulerLoop, schedulerConfigFrom } from '@/lib/scheduler/scheduler-loop';
 
 if (process.argv.includes('--help')) {
   console.log(`usage: node --import tsx workers/scheduler-worker/main.ts

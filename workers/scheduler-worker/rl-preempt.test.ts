@@ -7,8 +7,8 @@ import { enqueue } from '@/server/queue';
 import { createRun } from '@/server/runs/service';
 import { freshDatabase } from '@/test/database';
 import { alive, startTs, waitFor, type Proc } from '@/workers/jobs/fixtures/processes';
-import { ensureTestEnvironment, TEST_STORE } from '@/workers/sandbox/test-support';
-import { DEFAULT_TIERS } from '@/workers/scheduler/config';
+import { ensureTestEnvironment, TEST_STORE } from '@/lib/sandbox/sandbox.testkit';
+import { DEFAULT_TIERS } from '@/lib/scheduler/config';
 
 // A real RL episode preempted by the live scheduler: a scheduler process and a job worker
 // with the default handlers (rl.advance / rl.episode / rl.learn, bwrap sandboxes, ONNX policy)
@@ -36,7 +36,7 @@ beforeAll(async () => {
         backoff: { baseMs: 200, maxMs: 1_000 },
       }),
     }),
-    startTs('workers/jobs/main.ts', ['--poll-ms', '500'], {
+    startTs('workers/job-worker/main.ts', ['--poll-ms', '500'], {
       ...common,
       CRUCIBLE_ENV_STORE: TEST_STORE,
       CRUCIBLE_RL_SFT_STEPS: '0',

@@ -1,5 +1,5 @@
 import type { RunConfig } from '@/core/run-config';
-import type { RlPolicy } from '@/workers/policy/rl-policy';
+import type { RlPolicy } from '@/lib/policy/rl-policy';
 import { lossConfigFor } from '../learner-batch';
 import { summariseSteps } from '../learner-steps';
 import { prng, shuffle } from '../schedule';

@@ -1,5 +1,5 @@
 import type { RunConfig } from '@/core/run-config';
-import { groupHasSignal } from '@/workers/policy/advantages';
+import { groupHasSignal } from '@/lib/policy/advantages';
 import type { EpisodeReward } from '../learner-batch';
 
 /** The parts of an episode row and its reward that decide whether it trains. */

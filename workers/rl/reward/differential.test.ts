@@ -1,8 +1,8 @@
 import { settings } from '@/core/settings';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testManager } from '@/workers/sandbox/test-support';
-import { defaultLimits } from '@/workers/sandbox/types';
+import { testManager } from '@/lib/sandbox/sandbox.testkit';
+import { defaultLimits } from '@/lib/sandbox/types';
 import { loadCorpus, type CorpusEntry } from './differential/corpus';
 import { runDirect, type DirectResult } from './differential/direct';
 import { mapLimit } from './differential/pool';

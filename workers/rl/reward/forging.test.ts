@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxManager } from '@/workers/sandbox/pool/manager';
-import { installedRuntimes, testManager } from '@/workers/sandbox/test-support';
+import type { SandboxManager } from '@/lib/sandbox/pool/manager';
+import { installedRuntimes, testManager } from '@/lib/sandbox/sandbox.testkit';
 import type { HarnessTask } from './harness';
 import { scoreSolution, type ScoreResult } from './reward';
 

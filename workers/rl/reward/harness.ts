@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TaskTests } from '@/core/tasks';
-import type { SandboxManager, AcquireSpec } from '@/workers/sandbox/pool/manager';
-import type { ExecResult } from '@/workers/sandbox/types';
-import { cpuVerdict, wallCeilingMs } from '@/workers/sandbox/limits/cpu-verdict';
+import type { SandboxManager, AcquireSpec } from '@/lib/sandbox/pool/manager';
+import type { ExecResult } from '@/lib/sandbox/types';
+import { cpuVerdict, wallCeilingMs } from '@/lib/sandbox/limits/cpu-verdict';
 import { matches, render, type Typed } from './compare';
 import { jsStyle, type StyleReport } from './js-style';
 

@@ -1,4 +1,4 @@
-import type { SandboxManager, AcquireSpec } from '@/workers/sandbox/pool/manager';
+import type { SandboxManager, AcquireSpec } from '@/lib/sandbox/pool/manager';
 import { HARNESS_VERSION, runTests, type HarnessResult, type HarnessTask } from './harness';
 import { combine, components, type RewardComponents, type RewardWeights } from './score';
 import { cpuBudgetMs } from './scoring-options';

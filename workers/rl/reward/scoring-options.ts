@@ -1,7 +1,7 @@
 import type { RunConfig } from '@/core/run-config';
 import { episodeSandboxLimits } from '@/core/run-config';
 import type { TaskTests } from '@/core/tasks';
-import type { AcquireSpec } from '@/workers/sandbox/pool/manager';
+import type { AcquireSpec } from '@/lib/sandbox/pool/manager';
 import type { RewardWeights } from './score';
 
 /** Everything that decides how one solution of one task is scored, besides the code itself. */

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TextCheck } from '@/core/tasks';
 import { storiesSuite, storyChecks } from '@/server/tasks/stories';
-import { testManager } from '@/workers/sandbox/test-support';
+import { testManager } from '@/lib/sandbox/sandbox.testkit';
 import { scoreText, TEXT_CHECKER_VERSION } from './text-reward';
 
 const { manager, cleanup } = testManager('text-reward');

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TextCheck } from '@/core/tasks';
-import type { AcquireSpec, SandboxManager } from '@/workers/sandbox/pool/manager';
+import type { AcquireSpec, SandboxManager } from '@/lib/sandbox/pool/manager';
 import type { HarnessResult, TestOutcome } from './harness';
 import type { ScoreResult } from './reward';
 

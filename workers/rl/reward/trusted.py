@@ -102,7 +102,7 @@ class HostBusy(BaseException):
 # test (run_delay, /proc/<pid>/task/<tid>/schedstat, plus /proc/stat steal time spread over
 # the CPUs: a VM guest's vCPU held back by its host) decides: mostly waiting for a CPU is the
 # host's failure (HostBusy: the whole scoring is reported unscored, retried), anything else
-# the candidate's timeout. The same rule as workers/sandbox/limits/cpu-verdict.ts.
+# the candidate's timeout. The same rule as lib/sandbox/limits/cpu-verdict.ts.
 #
 # Tiers: bwrap and OCI (runc, crun) run on the host kernel: both measurements are exact.
 # microVM: the guest kernel's; with KVM steal-time accounting, CPU time excludes what the

@@ -1,0 +1,26 @@
+// `npm run bench -- <suite> [args]`: each suite runs ours and a reference side by side
+// in one process run and prints ratios. Suites live here, apart from the code they measure.
+const suites: Record<string, () => Promise<{ main: (argv: string[]) => Promise<number> }>> = {
+  sandbox: () => import('@/bench/sandbox'),
+  learner: () => import('@/bench/learner'),
+  llama: () => import('@/bench/llama'),
+  scheduler: () => import('@/bench/scheduler'),
+  loop: () => import('@/bench/loop'),
+  learning: () => import('@/bench/learning'),
+  artifacts: () => import('@/bench/artifacts'),
+  agent: () => import('@/bench/agent'),
+  console: () => import('@/bench/console'),
+};
+
+async function run(): Promise<number> {
+  const [name, ...rest] = process.argv.slice(2);
+  if (!name || !(name in suites)) {
+    console.error(`usage: npm run bench -- <${Object.keys(suites).join('|')}> [options]`);
+    return 2;
+  }
+  const mod = await suites[name]!();
+  return mod.main(rest);
+}
+
+process.exitCode = await run();
+export {};

@@ -1,0 +1,12 @@
+import { diagnoseHandler } from '@/workers/reviews/diagnose';
+import { settings } from '@/core/settings';
+import { dataDir } from '@/db/open-database';
+import { createRlHandlers } from '@/workers/rl/handlers';
+import type { JobHandler } from '@/workers/jobs/job-handler';
+
+/**
+ * The job handlers every job worker runs, by queue. Episode rollout, reward scoring and
+ * policy updates register here as they are built; tests load their own module instead
+ * (`--handlers <module>` or CRUCIBLE_JOB_HANDLERS).
+ */
+export const handlers: JobHandler[] = [diagnoseHandler, ...createRlHandlers(settings(), { dataDir: dataDir() })];
