@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { z } from 'zod';
-import { Rng } from '@/lib/policy/rng';
+import { Rng } from '@/core/random';
 import path from 'node:path';
 import { LORA_MODULES } from '@/lib/policy/hf/export-peft';
 import { HfTrainer } from '@/lib/policy/hf/hf-trainer';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { Rng } from '@/lib/policy/rng';
+import { Rng } from '@/core/random';
 import { readHfConfig } from '@/lib/policy/hf/model-dir';
 import { SampleBenchResult, type SampleBenchRequest } from '@/bench/llama-sample';
 import { runReference, torchPython } from '@/lib/policy/hf/torch-reference';

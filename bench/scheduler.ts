@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { defaultConfig } from '@/lib/scheduler/config';
 import { SchedulingPass } from '@/lib/scheduler/core';
-import { Random } from '@/lib/scheduler/random';
+import { Rng } from '@/core/random';
 import { referenceFirstFit } from '@/lib/scheduler/reference-first-fit';
 import { addInto, zero } from '@/lib/scheduler/resources';
 import { percentile } from '@/lib/scheduler/stats';
@@ -73,7 +73,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const o = args.options;
-  const rnd = new Random(o.seed);
+  const rnd = new Rng(o.seed);
   const now = 10_000_000;
   const nodes: NodeInfo[] = [];
   const total = zero();

@@ -1,6 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { Rng } from '@/core/random';
+import { dataDir } from '@/db/open-database';
 import { listVersions, policiesDir, versionFile } from '@/lib/policy/checkpoint';
 import { countParams } from '@/lib/policy/model';
 import { DEFAULT_MODEL, Policy } from '@/lib/policy/policy';
@@ -13,10 +15,10 @@ const providers = (values: Record<string, unknown>): Provider[] | undefined => (
 
 /** A policy argument: an existing file or directory, else a name under the policies dir. */
 async function resolvePolicy(arg: string | undefined, usage: string): Promise<string> {
-  if (!arg) throw new CliError(`missing POLICY (a name under ${policiesDir()}, or a path)\nusage: ${usage}`);
+  if (!arg) throw new CliError(`missing POLICY (a name under ${policiesDir(dataDir())}, or a path)\nusage: ${usage}`);
   const direct = await fs.stat(arg).catch(() => undefined);
   if (direct) return arg;
-  const dir = path.join(policiesDir(), arg);
+  const dir = path.join(policiesDir(dataDir()), arg);
   if (!(await fs.stat(dir).catch(() => undefined))) throw new CliError(`no policy "${arg}" (looked in ${dir}); create it with \`crucible policy init ${arg}\``);
   return dir;
 }
@@ -54,7 +56,7 @@ const init: Command = {
   run: async ({ values, positionals }) => {
     const name = positionals[0];
     if (!name || !/^[A-Za-z0-9._-]+$/.test(name)) throw new CliError(`NAME must be letters, digits, . _ -\nusage: ${initUsage}`);
-    const dir = path.join(policiesDir(), name);
+    const dir = path.join(policiesDir(dataDir()), name);
     if ((await listVersions(dir)).length && !values.force) throw new CliError(`policy "${name}" already exists in ${dir}; pass --force to start it over`);
     if (values.force) await fs.rm(dir, { recursive: true, force: true });
     const d = num(values['d-model'], 'd-model') ?? DEFAULT_MODEL.dModel;
@@ -131,14 +133,11 @@ const sft: Command = {
     });
     const steps = num(values.steps, 'steps') ?? 100;
     const batch = num(values.batch, 'batch') ?? 16;
-    let seed = num(values.seed, 'seed') ?? 0;
+    const rng = new Rng(num(values.seed, 'seed') ?? 0);
     const log: { step: number; loss: number; gradNorm: number; lr: number; tokens: number; provider: string }[] = [];
     for (let i = 0; i < steps; i++) {
-      // Deterministic shuffled batches: a simple LCG over the demo indices.
-      const pick = Array.from({ length: Math.min(batch, seqs.length) }, () => {
-        seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-        return seqs[seed % seqs.length]!;
-      });
+      // Deterministic batches: demos drawn with the seeded generator.
+      const pick = Array.from({ length: Math.min(batch, seqs.length) }, () => rng.pick(seqs));
       const r = await policy.trainStep(pick, { kind: 'sft' }, { microBatchSize: num(values['micro-batch'], 'micro-batch') });
       log.push({ step: r.step, loss: r.loss, gradNorm: r.gradNorm, lr: r.lr, tokens: r.tokens, provider: r.provider });
       if (!values.json && (i % 10 === 0 || i === steps - 1))

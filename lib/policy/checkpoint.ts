@@ -5,7 +5,6 @@ import { z } from 'zod';
 import { ModelConfig } from './model';
 import { OptimConfig } from './optim';
 import { TokenizerSpec } from './tokenizer';
-import { settings } from '@/core/settings';
 
 /**
  * One policy version in one file: magic, a JSON header (config, tokenizer, optimizer step,
@@ -92,9 +91,9 @@ export async function readCheckpoint(file: string): Promise<{ state: CheckpointS
   return { state: decodeCheckpoint(buf), sha256: digest };
 }
 
-/** $CRUCIBLE_DATA_DIR/policies (default .data/policies). */
-export function policiesDir(): string {
-  return path.resolve(settings().CRUCIBLE_DATA_DIR, 'policies');
+/** Where named policies live under a data directory: `<dataDir>/policies`. */
+export function policiesDir(dataDir: string): string {
+  return path.resolve(dataDir, 'policies');
 }
 
 export function versionFile(dir: string, version: number): string {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Graph, Value } from './onnx/graph';
 import * as o from './onnx/ops';
-import { Rng } from './rng';
+import { Rng } from '@/core/random';
 
 /** Model hyper-parameters, stored in every checkpoint. */
 export const ModelFields = z.object({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Rng } from './rng';
+import { Rng } from '@/core/random';
 import { pick, SampleOptions } from './sample';
 
 const row = (ps: number[]) => Float32Array.from(ps.map(Math.log));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NEG_INF, type ModelConfig } from './model';
-import { Rng } from './rng';
+import { Rng } from '@/core/random';
 import { f32, i64, ort } from './onnx-session';
 
 export const SampleOptions = z.object({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defaultConfig } from './config';
 import { schedule } from './core';
 import { Heap } from './heap';
-import { Random } from './random';
+import { Rng } from '@/core/random';
 import { addInto, zero } from './resources';
 import { jain, percentile } from './stats';
 import type { Resources } from '@/core/resources';
@@ -45,7 +45,7 @@ const GPU_NODE = res({ cpu: 64, memoryMb: 524_288, gpu: 8, gpuMemoryMb: 655_360,
 
 interface Kind {
   name: string;
-  request: (r: Random) => Resources;
+  request: (r: Rng) => Resources;
   medianS: number;
   sigma: number;
 }
@@ -172,7 +172,7 @@ export interface SimSeries {
 export function runSimulation(input: Partial<SimOptions> = {}): SimReport {
   const o = simOptionsSchema.parse(input);
   const started = performance.now();
-  const rnd = new Random(o.seed);
+  const rnd = new Rng(o.seed);
   const tick = o.tickMs;
   const endMs = o.durationS * 1000;
   const warm = o.warmupS * 1000;

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { RlMetric } from '@/core/metrics';
 import type { Db } from '@/db/client';
 import { episodes, metricSamples, rewards, runs, tasks } from '@/db/schema';
+import { Rng } from '@/core/random';
 
 /**
  * A run against its control arm (same config, seed and v0; learning rate 0), episode by
@@ -73,9 +74,8 @@ export function signFlipTest(diffs: number[]): { n: number; p: number } {
   if (n <= 20) {
     for (let mask = 0; mask < 2 ** n; mask++) count((i) => ((mask >>> i) & 1) === 1);
   } else {
-    let state = 0x9e3779b9;
-    const rand = () => (state = (Math.imul(state ^ (state >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32;
-    for (let r = 0; r < 200_000; r++) count(() => rand() < 0.5);
+    const rng = new Rng(0x9e3779b9);
+    for (let r = 0; r < 200_000; r++) count(() => rng.next() < 0.5);
   }
   return { n, p: hits / total };
 }

@@ -4,18 +4,7 @@ import { enqueue, type Tx } from '@/server/queue';
 import type { RunConfig } from '@/core/run-config';
 import { groupHasSignal } from '@/lib/policy/advantages';
 import { RL_QUEUES } from '@/core/queues';
-
-/** Deterministic 32-bit PRNG (mulberry32): the seeded source of task sampling. */
-export function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+import { prng } from '@/core/random';
 
 /** Fisher–Yates shuffle in place with a seeded source; returns the array. */
 export function shuffle<T>(items: T[], rand: () => number): T[] {

@@ -4,7 +4,7 @@ import { tasks } from '@/db/schema';
 import type { OptimConfigInput } from '@/lib/policy/optim';
 import { OptimConfig } from '@/lib/policy/optim';
 import { Policy } from '@/lib/policy/policy';
-import { prng } from './schedule';
+import { prng } from '@/core/random';
 
 /**
  * Optional SFT warm start on the suite's train demonstrations: the loss covers the body

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Graph, Value } from '../onnx/graph';
 import type { MixedMatmuls } from '../onnx/mixed-precision';
 import * as o from '../onnx/ops';
-import { Rng } from '../rng';
+import { Rng } from '@/core/random';
 import type { HfModelConfig } from './config';
 import { LORA_MODULES, peftTensorName, type LoraModule } from './export-peft';
 import type { LinearAdapter } from './forward';

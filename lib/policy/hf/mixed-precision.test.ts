@@ -8,7 +8,7 @@ import { createSession, f32, i64 } from '../onnx-session';
 import { Graph } from '../onnx/graph';
 import { matmulMode, MixedMatmuls, type MatmulMode, type Precision } from '../onnx/mixed-precision';
 import { OptimConfig } from '../optim';
-import { Rng } from '../rng';
+import { Rng } from '@/core/random';
 import { STORIES260K_DIR } from '@/test/models';
 import { HfPolicy } from './hf-policy';
 import { HfTrainer } from './hf-trainer';

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { settings } from '@/core/settings';
 import { packBatch, paddedLength, TrainSequence } from '../batch';
-import { Rng } from '../rng';
+import { Rng } from '@/core/random';
 import type { HfTrainer } from './hf-trainer';
 
 // Runs reference_torch.py and reference_train_torch.py (the independent PyTorch

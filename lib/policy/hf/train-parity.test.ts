@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LossConfig, type LossConfigInput } from '../losses';
 import { OptimConfig } from '../optim';
-import { Rng } from '../rng';
+import { Rng } from '@/core/random';
 import { STORIES260K_DIR } from '@/test/models';
 import { LORA_MODULES } from './export-peft';
 import { HfPolicy } from './hf-policy';

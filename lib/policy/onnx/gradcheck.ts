@@ -2,7 +2,7 @@ import { Graph, typedArray, type DType, type Value } from './graph';
 import { gradients } from './autodiff';
 import * as o from './ops';
 import { createSession, ort } from '../onnx-session';
-import { Rng } from '../rng';
+import { Rng } from '@/core/random';
 
 export type CheckInput = {
   shape: number[];

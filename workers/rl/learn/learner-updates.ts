@@ -2,7 +2,8 @@ import type { RunConfig } from '@/core/run-config';
 import type { RlPolicy } from '@/lib/policy/rl-policy';
 import { lossConfigFor } from '../learner-batch';
 import { summariseSteps } from '../learner-steps';
-import { prng, shuffle } from '../schedule';
+import { prng } from '@/core/random';
+import { shuffle } from '../schedule';
 import { trainMicroBatch } from './attention-budget';
 
 /**

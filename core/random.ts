@@ -1,6 +1,10 @@
+import { at } from './must';
+
 /**
- * A small seeded PRNG (xoshiro128**), so initialisation and sampling replay exactly from a
- * seed; Math.random cannot be seeded.
+ * The project's one seeded PRNG (xoshiro128**, its state spread from the seed by splitmix32),
+ * so whatever draws from it replays exactly from a seed (Math.random cannot be seeded):
+ * policy initialisation and sampling, task order and minibatch shuffles in the RL loop, the
+ * scheduler simulator, Monte Carlo tests. In core/ so every layer can import it.
  */
 export class Rng {
   private s = new Uint32Array(4);
@@ -52,6 +56,35 @@ export class Rng {
   fork(salt: number): Rng {
     return new Rng((Math.floor(this.next() * 4294967296) ^ Math.imul(salt + 1, 0x27d4eb2d)) >>> 0);
   }
+
+  /** Uniform in [lo, hi). */
+  uniform(lo: number, hi: number): number {
+    return lo + (hi - lo) * this.next();
+  }
+
+  /** Exponential with the given mean (waiting times). */
+  exponential(mean: number): number {
+    return -mean * Math.log(1 - this.next());
+  }
+
+  /** Log-normal with the given median and shape σ (durations: mostly near the median, a long tail). */
+  lognormal(median: number, sigma: number): number {
+    const u = 1 - this.next();
+    const v = this.next();
+    const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+    return median * Math.exp(sigma * z);
+  }
+
+  /** One of `items`, uniformly. */
+  pick<T>(items: readonly T[]): T {
+    return at(items, Math.floor(this.next() * items.length), 'an item to pick (the list is empty)');
+  }
+}
+
+/** The generator as a plain `() => number` in [0, 1), for code that takes a source function. */
+export function prng(seed: number): () => number {
+  const rng = new Rng(seed);
+  return () => rng.next();
 }
 
 function rotl(x: number, k: number): number {
