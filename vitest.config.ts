@@ -1,19 +1,64 @@
 import path from 'node:path';
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+
+/**
+ * Four Vitest projects, named by the file's suffix:
+ *
+ * - `unit` — `*.unit.test.ts`: pure code. No Postgres (this project has no global setup, so a
+ *   unit test that asks for a database fails loudly), no sandboxes, no ONNX sessions, no child
+ *   processes. Seconds: `npm run test:unit`.
+ * - `integration` — every other `*.test.ts`: real Postgres (one throwaway embedded server, a
+ *   fresh database per file), real sandboxes, real ONNX sessions.
+ * - `system` — `*.system.test.ts`: several processes (the `crucible` binary, `npm start`,
+ *   supervisors, two hosts) and learning runs. Same pool as integration, so the long files
+ *   start first and the two cores stay busy.
+ * - `exclusive` — `*.exclusive.test.ts`: tests that saturate every core on purpose (a busy host
+ *   must not change a reward). They run alone, one file at a time, after everything else
+ *   (sequence.groupOrder 1, maxWorkers 1).
+ */
+const shared = {
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+  // Files run in parallel across forks, each on its own database.
+  pool: 'forks',
+} as const;
+const ignored = ['node_modules/**', 'e2e/**', '.next/**', '.data/**', '.test-data/**', 'tasks/**'];
+// Two cores here; unit, integration and system share one pool of this many forks.
+const WORKERS = 2;
+
+const project = (name: string, test: TestProjectInlineConfiguration['test']): TestProjectInlineConfiguration => ({
+  extends: true,
+  test: { name, ...shared, ...test },
+});
 
 export default defineConfig({
   resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
   test: {
-    // *.exclusive.test.ts saturate every core on purpose (busy-host comparisons): npm test runs
-    // them in a phase of their own after the rest (test:unit excludes them, test:exclusive runs them)
-    include: ['**/*.test.ts'],
-    exclude: ['node_modules/**', 'e2e/**', '.next/**', '.data/**', '.test-data/**'],
-    globalSetup: ['./test/global-setup.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    // Two cores here: files run in parallel across forks, each on its own database.
-    pool: 'forks',
-    fileParallelism: true,
-    maxWorkers: 2,
+    exclude: ignored,
+    projects: [
+      project('unit', { include: ['**/*.unit.test.ts'], exclude: ignored, maxWorkers: WORKERS, sequence: { groupOrder: 0 } }),
+      project('integration', {
+        include: ['**/*.test.ts'],
+        exclude: [...ignored, '**/*.unit.test.ts', '**/*.system.test.ts', '**/*.exclusive.test.ts'],
+        globalSetup: ['./test/global-setup.ts'],
+        maxWorkers: WORKERS,
+        sequence: { groupOrder: 0 },
+      }),
+      project('system', {
+        include: ['**/*.system.test.ts'],
+        exclude: ignored,
+        globalSetup: ['./test/global-setup.ts'],
+        maxWorkers: WORKERS,
+        sequence: { groupOrder: 0 },
+      }),
+      project('exclusive', {
+        include: ['**/*.exclusive.test.ts'],
+        exclude: ignored,
+        globalSetup: ['./test/global-setup.ts'],
+        maxWorkers: 1,
+        fileParallelism: false,
+        sequence: { groupOrder: 1 },
+      }),
+    ],
   },
 });

@@ -77,7 +77,7 @@ export type RlMetricSection = { title: string; metrics: readonly RlMetric[] };
 /**
  * The sections an operator reads top to bottom; reward and held-out pass@1 first. Metrics
  * not named here go to "Other" alphabetically (e.g. a trainer's own samples);
- * core/metrics.test.ts checks every RL metric has a place here or in RL_REWARD_SPREAD.
+ * core/metrics.unit.test.ts checks every RL metric has a place here or in RL_REWARD_SPREAD.
  */
 export const RL_METRIC_SECTIONS: readonly RlMetricSection[] = [
   { title: 'Reward and pass rate', metrics: ['reward_mean', 'heldout_pass_at_1', 'heldout_pass_at_k', 'heldout_pass_at_1_before_sft'] },

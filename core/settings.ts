@@ -170,7 +170,7 @@ export const settingsSchema = z.object({
   CRUCIBLE_LEARNING_TEST_LR: positiveNumber
     .optional()
     .describe(
-      'test knob: the learning rate `workers/rl/learning.test.ts` and `workers/rl/stories-learning.test.ts` train with (unset: their configured rate; set it to show the tests fail without learning)',
+      'test knob: the learning rate `workers/rl/learning.system.test.ts` and `workers/rl/stories-learning.system.test.ts` train with (unset: their configured rate; set it to show the tests fail without learning)',
     ),
   DIFFERENTIAL_DIRECT_ONLY: flag.default(false).describe('test knob: `1` runs only the direct half of `workers/rl/reward/differential.test.ts`'),
   DIFFERENTIAL_REPORT: z.string().optional().describe('test knob: write `workers/rl/reward/differential.test.ts` verdicts as JSON to this file'),

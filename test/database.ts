@@ -9,6 +9,9 @@ import { withDatabase } from '@/db/embedded';
  */
 export async function freshDatabase(): Promise<Database> {
   const adminUrl = inject('adminDatabaseUrl');
+  if (!adminUrl) {
+    throw new Error('no test database: this file runs in a Vitest project without Postgres (a *.unit.test.ts is pure); name it *.test.ts');
+  }
   const template = inject('templateDatabase');
   const roles = inject('databaseRoles');
   const name = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;

@@ -9,25 +9,28 @@ import { applyMigrations } from '@/db/migrate';
 import { ensureRoles, grantAppRole } from '@/db/roles';
 
 /**
- * One throwaway embedded PostgreSQL for the whole test run (or TEST_DATABASE_URL), with a
- * migrated template database; each test file clones it into a fresh database. Tests connect
- * as an app role and migrate as an owner role, like production (db/roles.ts).
+ * One throwaway embedded PostgreSQL for each Vitest project that uses a database (integration,
+ * system, exclusive; never `unit`) in a test run (or TEST_DATABASE_URL), with a migrated
+ * template database; each test file clones it into a fresh database. Tests connect as an app
+ * role and migrate as an owner role, like production (db/roles.ts).
  */
 export default async function setup(project: TestProject) {
   let adminUrl = settings().TEST_DATABASE_URL;
   let stop: (() => Promise<void>) | undefined;
   let dir: string | undefined;
+  // Projects of one run share this process: names carry the project's too.
+  const run = `${process.pid}_${project.name.replace(/[^a-z0-9]/gi, '')}`;
   if (!adminUrl) {
-    dir = path.resolve('.test-data', `pg-${process.pid}`);
+    dir = path.resolve('.test-data', `pg-${run}`);
     fs.rmSync(dir, { recursive: true, force: true });
     const server = await startEmbeddedPostgres({ dir, persistent: false });
     adminUrl = server.url;
     stop = server.stop;
   }
   // Per-run role names: a shared TEST_DATABASE_URL may serve several runs at once.
-  const owner = { name: `crucible_owner_t${process.pid}`, password: randomUUID() };
-  const app = { name: `crucible_app_t${process.pid}`, password: randomUUID() };
-  const template = `crucible_template_${process.pid}`;
+  const owner = { name: `crucible_owner_t${run}`, password: randomUUID() };
+  const app = { name: `crucible_app_t${run}`, password: randomUUID() };
+  const template = `crucible_template_${run}`;
   const admin = connect(adminUrl, { max: 1 });
   await ensureRoles(admin.sql, { owner, app });
   await admin.sql.unsafe(`drop database if exists "${template}"`);

@@ -5,7 +5,7 @@ import type { ShortcutAction, VerdictKey } from './shortcuts';
 // of items they gave verdicts on (what k/← walks back through), the verdict form, the
 // session's skip list and the status message. components/review/use-review-session.ts
 // runs it with the server calls; this file has no React and no I/O, so it is tested with
-// plain data (review-session.test.ts).
+// plain data (review-session.unit.test.ts).
 
 export const emptyForm: VerdictForm = { verdict: null, reward: '', note: '' };
 

@@ -3,7 +3,7 @@ import { iterationLabel, phaseTitle, type PhaseEventData } from '@/core/run-phas
 /**
  * The run page's progress panel as plain data: the step running now, the iteration and its
  * episodes, an episode-counting bar, and an ETA from the rates observed so far. Pure, so
- * its arithmetic is tested without a run (progress-estimate.test.ts).
+ * its arithmetic is tested without a run (progress-estimate.unit.test.ts).
  */
 
 export type ProgressInput = {

@@ -223,7 +223,7 @@ describe('live scheduler (real processes as nodes)', () => {
     expect(victims).toHaveLength(2);
     for (const v of victims) expect(v.last_requeue_reason).toMatch(/^reclaim: .*queue team-a reclaims the quota lent to team-b/);
     // team-b keeps its nominal 2 CPUs running (which two go is the core's newest-first rule,
-    // covered by core.test.ts; jobs claimed in one statement tie on their start time here).
+    // covered by core.unit.test.ts; jobs claimed in one statement tie on their start time here).
     const [held] = await rows<{ n: number }>(sql`
       select count(*)::int as n from jobs where workload_queue = 'team-b' and state = 'running' and preempted_at is null and admitted_node is not null`);
     assert(held !== undefined, 'no row found');

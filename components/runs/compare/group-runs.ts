@@ -4,7 +4,7 @@ import { configDiff, flattenConfig } from './config-diff';
 /**
  * The compare page's "group by": runs grouped by the value of one config field (e.g.
  * `learningRate`), each group drawn as the mean of its runs with a band from their minimum to
- * their maximum, as W&B's grouped runs are. Pure, so it is unit-tested (group-runs.test.ts).
+ * their maximum, as W&B's grouped runs are. Pure, so it is unit-tested (group-runs.unit.test.ts).
  */
 
 export type GroupableRun = { id: string; name: string; config: unknown };

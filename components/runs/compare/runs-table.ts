@@ -3,7 +3,7 @@ import { flattenConfig } from './config-diff';
 /**
  * The compare page's runs table: one row per run with its progress, latest reward and
  * held-out pass@1, and the config columns the reader chose; sortable by any column. Pure,
- * so the ordering rules are unit-tested (runs-table.test.ts).
+ * so the ordering rules are unit-tested (runs-table.unit.test.ts).
  */
 
 export type TableRun = { id: string; name: string; status: string; currentIteration: number; iterations: number; config: unknown };

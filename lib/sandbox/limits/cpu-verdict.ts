@@ -8,7 +8,7 @@
  * sandbox's cgroup gives one (ExecResult.usage.cpuWaitMs), or the runqueue wait the I/O
  * harness reads inside the sandbox (trusted.py, the same rule).
  *
- * Pure and synchronous: plain numbers in, a verdict out (cpu-verdict.test.ts).
+ * Pure and synchronous: plain numbers in, a verdict out (cpu-verdict.unit.test.ts).
  */
 export type CpuVerdict =
   /** within both limits */
