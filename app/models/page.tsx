@@ -3,7 +3,8 @@ import Link from 'next/link';
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
-import { PageHeader, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { PageHeader } from '@/components/ui/layout-parts';
+import { DataTable } from '@/components/ui/data-table';
 import { formatDateTime, shortHash, timeAgo } from '@/components/display-format';
 import { formatBytes, formatParameters } from '@/components/models/model-format';
 
@@ -26,51 +27,56 @@ export default function ModelsPage() {
         <Loading label="Loading models…" />
       ) : models.isError ? (
         <ErrorNotice title="Could not load models" error={models.error} onRetry={() => models.refetch()} />
-      ) : rows.length === 0 ? (
-        <EmptyState title="No models registered">
-          Register a Hugging Face directory with <code>npx crucible models import DIR --name NAME</code>.
-        </EmptyState>
       ) : (
-        <div className="overflow-x-auto rounded border border-slate-200 bg-white">
-          <table className={tableClass} aria-label="Models">
-            <thead>
-              <tr>
-                <th className={thClass}>Name</th>
-                <th className={thClass}>Architecture</th>
-                <th className={`${thClass} text-right`}>Parameters</th>
-                <th className={thClass}>Dtype</th>
-                <th className={`${thClass} text-right`}>Size</th>
-                <th className={thClass}>Chat template</th>
-                <th className={thClass}>Weights</th>
-                <th className={thClass}>Imported</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((m) => (
-                <tr key={m.id} data-testid="model-row">
-                  <td className={tdClass}>
-                    <Link href={`/models/${encodeURIComponent(m.name)}`} className="whitespace-nowrap font-medium text-accent hover:underline">
-                      {m.name}
-                    </Link>
-                  </td>
-                  <td className={tdClass}>{m.architecture}</td>
-                  <td className={`${tdClass} text-right tabular-nums`} title={`${m.parameters.toLocaleString('en-US')} parameters`}>
-                    {formatParameters(m.parameters)}
-                  </td>
-                  <td className={`${tdClass} font-mono text-xs`}>{m.dtype}</td>
-                  <td className={`${tdClass} whitespace-nowrap text-right tabular-nums`}>{formatBytes(m.bytes)}</td>
-                  <td className={`${tdClass} text-slate-600`}>{m.chatTemplate ? 'yes' : 'none'}</td>
-                  <td className={`${tdClass} font-mono text-xs text-slate-600`} title={m.weightsSha256}>
-                    {shortHash(m.weightsSha256)}
-                  </td>
-                  <td className={`${tdClass} whitespace-nowrap text-slate-600`} title={formatDateTime(m.createdAt)}>
-                    {timeAgo(m.createdAt)} · {m.createdBy}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label="Models"
+          rows={rows}
+          rowKey={(m) => m.id}
+          rowTestId="model-row"
+          wrapperClassName="overflow-x-auto rounded border border-slate-200 bg-white"
+          empty={
+            <EmptyState title="No models registered">
+              Register a Hugging Face directory with <code>npx crucible models import DIR --name NAME</code>.
+            </EmptyState>
+          }
+          columns={[
+            {
+              key: 'name',
+              header: 'Name',
+              cell: (m) => (
+                <Link href={`/models/${encodeURIComponent(m.name)}`} className="whitespace-nowrap font-medium text-accent hover:underline">
+                  {m.name}
+                </Link>
+              ),
+            },
+            { key: 'architecture', header: 'Architecture', cell: (m) => m.architecture },
+            {
+              key: 'parameters',
+              header: 'Parameters',
+              align: 'right',
+              className: 'tabular-nums',
+              cellProps: (m) => ({ title: `${m.parameters.toLocaleString('en-US')} parameters` }),
+              cell: (m) => formatParameters(m.parameters),
+            },
+            { key: 'dtype', header: 'Dtype', className: 'font-mono text-xs', cell: (m) => m.dtype },
+            { key: 'size', header: 'Size', align: 'right', className: 'whitespace-nowrap tabular-nums', cell: (m) => formatBytes(m.bytes) },
+            { key: 'chatTemplate', header: 'Chat template', className: 'text-slate-600', cell: (m) => (m.chatTemplate ? 'yes' : 'none') },
+            {
+              key: 'weights',
+              header: 'Weights',
+              className: 'font-mono text-xs text-slate-600',
+              cellProps: (m) => ({ title: m.weightsSha256 }),
+              cell: (m) => shortHash(m.weightsSha256),
+            },
+            {
+              key: 'imported',
+              header: 'Imported',
+              className: 'whitespace-nowrap text-slate-600',
+              cellProps: (m) => ({ title: formatDateTime(m.createdAt) }),
+              cell: (m) => `${timeAgo(m.createdAt)} · ${m.createdBy}`,
+            },
+          ]}
+        />
       )}
     </>
   );

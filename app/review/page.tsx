@@ -6,7 +6,8 @@ import { useCurrentUser } from '@/components/session';
 import { can } from '@/core/roles';
 import { Button } from '@/components/ui/button';
 import { EmptyState, ErrorNotice, Loading, NoAccess } from '@/components/ui/states';
-import { Facts, PageHeader, Section, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { Facts, PageHeader, Section } from '@/components/ui/layout-parts';
+import { DataTable } from '@/components/ui/data-table';
 import { timeAgo } from '@/components/display-format';
 import { CoverageFlag } from '@/components/review/coverage-flag';
 import { DiagnosisPanel } from '@/components/review/diagnosis-panel';
@@ -160,34 +161,25 @@ function ReviewScreen({ runId }: { runId?: string }) {
                 <Loading label="Loading queue…" />
               ) : open.isError ? (
                 <ErrorNotice error={open.error} onRetry={() => open.refetch()} />
-              ) : open.data.items.length === 0 ? (
-                <EmptyState title="Nothing to review">New items arrive as episodes are scored.</EmptyState>
               ) : (
-                <table className={tableClass} aria-label="Review queue">
-                  <thead>
-                    <tr>
-                      <th className={thClass}>task</th>
-                      <th className={thClass}>sample reason</th>
-                      <th className={thClass}>slot</th>
-                      <th className={thClass}>claimed by</th>
-                      <th className={thClass}>queued</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {open.data.items.map((i) => {
-                      const claimed = i.reviewer && i.claimExpiresAt && new Date(i.claimExpiresAt).getTime() > open.dataUpdatedAt;
-                      return (
-                        <tr key={i.id} data-testid="queue-row">
-                          <td className={tdClass}>{i.taskExternalId ?? '—'}</td>
-                          <td className={`${tdClass} font-mono text-xs`}>{i.sampleReason}</td>
-                          <td className={tdClass}>{i.slot}</td>
-                          <td className={tdClass}>{claimed ? i.reviewer : '—'}</td>
-                          <td className={tdClass}>{timeAgo(i.createdAt)}</td>
-                        </tr>
-                      );
-                    })}
-                  </tbody>
-                </table>
+                <DataTable
+                  label="Review queue"
+                  rows={open.data.items}
+                  rowKey={(i) => i.id}
+                  rowTestId="queue-row"
+                  empty={<EmptyState title="Nothing to review">New items arrive as episodes are scored.</EmptyState>}
+                  columns={[
+                    { key: 'task', header: 'task', cell: (i) => i.taskExternalId ?? '—' },
+                    { key: 'reason', header: 'sample reason', className: 'font-mono text-xs', cell: (i) => i.sampleReason },
+                    { key: 'slot', header: 'slot', cell: (i) => i.slot },
+                    {
+                      key: 'claimed',
+                      header: 'claimed by',
+                      cell: (i) => (i.reviewer && i.claimExpiresAt && new Date(i.claimExpiresAt).getTime() > open.dataUpdatedAt ? i.reviewer : '—'),
+                    },
+                    { key: 'queued', header: 'queued', cell: (i) => timeAgo(i.createdAt) },
+                  ]}
+                />
               )}
             </Section>
           )}

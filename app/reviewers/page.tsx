@@ -4,7 +4,8 @@ import { useTRPC } from '@/components/trpc';
 import { useCurrentUser } from '@/components/session';
 import { can } from '@/core/roles';
 import { EmptyState, ErrorNotice, Loading, NoAccess } from '@/components/ui/states';
-import { PageHeader, Section, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { PageHeader, Section } from '@/components/ui/layout-parts';
+import { DataTable } from '@/components/ui/data-table';
 import { formatDateTime, formatNumber } from '@/components/display-format';
 
 /** Reviews per hour between a reviewer's first and last verdict (at least one hour's window). */
@@ -37,32 +38,20 @@ export default function ReviewersPage() {
               Overall κ <span className="font-semibold tabular-nums">{formatNumber(agreement.data.overall.kappa)}</span> over {agreement.data.overall.items}{' '}
               double-reviewed items
             </p>
-            {agreement.data.pairs.length === 0 ? (
-              <EmptyState title="No double-reviewed items yet" />
-            ) : (
-              <table className={tableClass} aria-label="Agreement by pair">
-                <thead>
-                  <tr>
-                    <th className={thClass}>reviewer</th>
-                    <th className={thClass}>reviewer</th>
-                    <th className={thClass}>items</th>
-                    <th className={thClass}>raw agreement</th>
-                    <th className={thClass}>κ</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {agreement.data.pairs.map((p) => (
-                    <tr key={`${p.a}-${p.b}`} data-testid="kappa-pair">
-                      <td className={tdClass}>{p.a}</td>
-                      <td className={tdClass}>{p.b}</td>
-                      <td className={tdClass}>{p.items}</td>
-                      <td className={tdClass}>{formatNumber(p.agreement * 100, 1)}%</td>
-                      <td className={`${tdClass} tabular-nums`}>{formatNumber(p.kappa)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
+            <DataTable
+              label="Agreement by pair"
+              rows={agreement.data.pairs}
+              rowKey={(p) => `${p.a}-${p.b}`}
+              rowTestId="kappa-pair"
+              empty={<EmptyState title="No double-reviewed items yet" />}
+              columns={[
+                { key: 'a', header: 'reviewer', cell: (p) => p.a },
+                { key: 'b', header: 'reviewer', cell: (p) => p.b },
+                { key: 'items', header: 'items', cell: (p) => p.items },
+                { key: 'agreement', header: 'raw agreement', cell: (p) => `${formatNumber(p.agreement * 100, 1)}%` },
+                { key: 'kappa', header: 'κ', className: 'tabular-nums', cell: (p) => formatNumber(p.kappa) },
+              ]}
+            />
           </>
         )}
       </Section>
@@ -71,33 +60,22 @@ export default function ReviewersPage() {
           <Loading />
         ) : reviewers.isError ? (
           <ErrorNotice error={reviewers.error} onRetry={() => reviewers.refetch()} />
-        ) : reviewers.data.length === 0 ? (
-          <EmptyState title="No reviews yet" />
         ) : (
-          <table className={tableClass} aria-label="Reviewer throughput">
-            <thead>
-              <tr>
-                <th className={thClass}>reviewer</th>
-                <th className={thClass}>reviewed</th>
-                <th className={thClass}>last 24 h</th>
-                <th className={thClass}>per hour</th>
-                <th className={thClass}>double-reviewed</th>
-                <th className={thClass}>last verdict</th>
-              </tr>
-            </thead>
-            <tbody>
-              {reviewers.data.map((r) => (
-                <tr key={r.username} data-testid="reviewer-row">
-                  <td className={tdClass}>{r.username}</td>
-                  <td className={tdClass}>{r.reviewed}</td>
-                  <td className={tdClass}>{r.last24h}</td>
-                  <td className={tdClass}>{perHour(r.reviewed, r.first_at, r.last_at)}</td>
-                  <td className={tdClass}>{r.double_reviewed}</td>
-                  <td className={tdClass}>{formatDateTime(r.last_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            label="Reviewer throughput"
+            rows={reviewers.data}
+            rowKey={(r) => r.username}
+            rowTestId="reviewer-row"
+            empty={<EmptyState title="No reviews yet" />}
+            columns={[
+              { key: 'reviewer', header: 'reviewer', cell: (r) => r.username },
+              { key: 'reviewed', header: 'reviewed', cell: (r) => r.reviewed },
+              { key: 'last24h', header: 'last 24 h', cell: (r) => r.last24h },
+              { key: 'perHour', header: 'per hour', cell: (r) => perHour(r.reviewed, r.first_at, r.last_at) },
+              { key: 'double', header: 'double-reviewed', cell: (r) => r.double_reviewed },
+              { key: 'last', header: 'last verdict', cell: (r) => formatDateTime(r.last_at) },
+            ]}
+          />
         )}
       </Section>
     </>

@@ -1,7 +1,8 @@
 'use client';
 import type { RefObject } from 'react';
 import type { RouterOutputs } from '@/components/trpc';
-import { Section, inputClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { Section, inputClass, tableClass, tdClass } from '@/components/ui/layout-parts';
+import { DataTable } from '@/components/ui/data-table';
 import { formatDateTime, formatNumber } from '@/components/display-format';
 import { candidateOutput, turnOutcome } from '@/components/episodes/turn-outcome';
 import { describeTextCheck, textChecks } from '@/core/tasks';
@@ -146,24 +147,17 @@ function TestsView({ tests, lang }: { tests: unknown; lang: CodeLanguage }) {
       </pre>
     );
   return (
-    <table className={tableClass} aria-label="Tests" data-testid="task-tests">
-      <thead>
-        <tr>
-          <th className={thClass}>#</th>
-          <th className={thClass}>input</th>
-          <th className={thClass}>expected</th>
-        </tr>
-      </thead>
-      <tbody>
-        {cases.map((c, i) => (
-          <tr key={i}>
-            <td className={tdClass}>{i}</td>
-            <td className={`${tdClass} font-mono text-xs`}>{JSON.stringify(c.input)}</td>
-            <td className={`${tdClass} font-mono text-xs`}>{JSON.stringify(c.expected)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <DataTable
+      label="Tests"
+      testId="task-tests"
+      rows={cases}
+      rowKey={(_, i) => i}
+      columns={[
+        { key: 'index', header: '#', cell: (_, i) => i },
+        { key: 'input', header: 'input', className: 'font-mono text-xs', cell: (c) => JSON.stringify(c.input) },
+        { key: 'expected', header: 'expected', className: 'font-mono text-xs', cell: (c) => JSON.stringify(c.expected) },
+      ]}
+    />
   );
 }
 
@@ -264,28 +258,19 @@ export function ItemView({
       )}
       {item.history.length > 0 && (
         <Section title="Verdict history">
-          <table className={tableClass} aria-label="Verdict history">
-            <thead>
-              <tr>
-                <th className={thClass}>when</th>
-                <th className={thClass}>who</th>
-                <th className={thClass}>verdict</th>
-                <th className={thClass}>corrected</th>
-                <th className={thClass}>note</th>
-              </tr>
-            </thead>
-            <tbody>
-              {item.history.map((h) => (
-                <tr key={h.id} data-testid="history-row">
-                  <td className={tdClass}>{formatDateTime(h.at)}</td>
-                  <td className={tdClass}>{h.actor}</td>
-                  <td className={tdClass}>{h.verdict}</td>
-                  <td className={tdClass}>{formatNumber(h.correctedReward)}</td>
-                  <td className={tdClass}>{h.note}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            label="Verdict history"
+            rows={item.history}
+            rowKey={(h) => h.id}
+            rowTestId="history-row"
+            columns={[
+              { key: 'when', header: 'when', cell: (h) => formatDateTime(h.at) },
+              { key: 'who', header: 'who', cell: (h) => h.actor },
+              { key: 'verdict', header: 'verdict', cell: (h) => h.verdict },
+              { key: 'corrected', header: 'corrected', cell: (h) => formatNumber(h.correctedReward) },
+              { key: 'note', header: 'note', cell: (h) => h.note },
+            ]}
+          />
         </Section>
       )}
       {/* The reward and note belong to the pinned verdict form below (the `form` attribute), but stay in the flow: the pinned bar is one row. */}

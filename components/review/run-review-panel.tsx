@@ -4,7 +4,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { useCurrentUser } from '@/components/session';
 import { can } from '@/core/roles';
-import { Section, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { Section } from '@/components/ui/layout-parts';
+import { DataTable } from '@/components/ui/data-table';
 import { formatNumber, shortHash } from '@/components/display-format';
 
 type Rel = { key: string; reviewed: number; disputed: number; disputedRate: number; falseNegativeRate: number; falsePositiveRate: number };
@@ -14,30 +15,24 @@ const pct = (x: number) => `${formatNumber(x * 100, 1)}%`;
 function RelTable({ label, rows, hash }: { label: string; rows: Rel[]; hash?: boolean }) {
   if (!rows.length) return null;
   return (
-    <table className={tableClass} aria-label={label}>
-      <thead>
-        <tr>
-          <th className={thClass}>{label}</th>
-          <th className={thClass}>reviewed</th>
-          <th className={thClass}>disputed</th>
-          <th className={thClass}>false neg.</th>
-          <th className={thClass}>false pos.</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((r) => (
-          <tr key={r.key}>
-            <td className={`${tdClass} font-mono text-xs`} title={r.key}>
-              {hash ? shortHash(r.key, 20) : r.key}
-            </td>
-            <td className={tdClass}>{r.reviewed}</td>
-            <td className={tdClass}>{pct(r.disputedRate)}</td>
-            <td className={tdClass}>{pct(r.falseNegativeRate)}</td>
-            <td className={tdClass}>{pct(r.falsePositiveRate)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <DataTable
+      label={label}
+      rows={rows}
+      rowKey={(r) => r.key}
+      columns={[
+        {
+          key: 'key',
+          header: label,
+          className: 'font-mono text-xs',
+          cellProps: (r) => ({ title: r.key }),
+          cell: (r) => (hash ? shortHash(r.key, 20) : r.key),
+        },
+        { key: 'reviewed', header: 'reviewed', cell: (r) => r.reviewed },
+        { key: 'disputed', header: 'disputed', cell: (r) => pct(r.disputedRate) },
+        { key: 'falseNegative', header: 'false neg.', cell: (r) => pct(r.falseNegativeRate) },
+        { key: 'falsePositive', header: 'false pos.', cell: (r) => pct(r.falsePositiveRate) },
+      ]}
+    />
   );
 }
 

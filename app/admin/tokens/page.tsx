@@ -9,7 +9,8 @@ import { errorHint, errorMessage } from '@/components/api-error';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
-import { PageHeader, Section, inputClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { PageHeader, Section, inputClass } from '@/components/ui/layout-parts';
+import { DataTable } from '@/components/ui/data-table';
 import { formatDateTime, timeAgo } from '@/components/display-format';
 
 /** The secret is only in this component's state: shown once, gone on reload. */
@@ -145,45 +146,41 @@ function TokenTable() {
           restored; scripts using it need a new one.
         </p>
       </ConfirmDialog>
-      <table className={tableClass} aria-label="API tokens">
-        <thead>
-          <tr>
-            <th className={thClass}>Name</th>
-            <th className={thClass}>Prefix</th>
-            <th className={thClass}>User</th>
-            <th className={thClass}>Created</th>
-            <th className={thClass}>Last used</th>
-            <th className={thClass}>State</th>
-            <th className={thClass} />
-          </tr>
-        </thead>
-        <tbody>
-          {tokens.data.map((t) => (
-            <tr key={t.id} data-testid="token-row">
-              <td className={`${tdClass} font-medium`}>{t.name}</td>
-              <td className={`${tdClass} font-mono text-xs`}>{t.prefix}…</td>
-              <td className={tdClass}>{t.username}</td>
-              <td className={`${tdClass} text-slate-600`}>{formatDateTime(t.createdAt)}</td>
-              <td className={`${tdClass} text-slate-600`}>{t.lastUsedAt ? timeAgo(t.lastUsedAt) : 'never'}</td>
-              <td className={tdClass}>
-                {t.revokedAt ? <span className="text-slate-500">revoked {timeAgo(t.revokedAt)}</span> : <span className="text-emerald-700">active</span>}
-              </td>
-              <td className={`${tdClass} text-right`}>
-                {!t.revokedAt && (
-                  <Button
-                    variant="danger"
-                    className="py-0.5"
-                    disabled={revoke.isPending}
-                    onClick={() => setRevoking({ id: t.id, name: t.name, username: t.username, prefix: t.prefix })}
-                  >
-                    Revoke
-                  </Button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        label="API tokens"
+        rows={tokens.data}
+        rowKey={(t) => t.id}
+        rowTestId="token-row"
+        columns={[
+          { key: 'name', header: 'Name', className: 'font-medium', cell: (t) => t.name },
+          { key: 'prefix', header: 'Prefix', className: 'font-mono text-xs', cell: (t) => `${t.prefix}…` },
+          { key: 'user', header: 'User', cell: (t) => t.username },
+          { key: 'created', header: 'Created', className: 'text-slate-600', cell: (t) => formatDateTime(t.createdAt) },
+          { key: 'lastUsed', header: 'Last used', className: 'text-slate-600', cell: (t) => (t.lastUsedAt ? timeAgo(t.lastUsedAt) : 'never') },
+          {
+            key: 'state',
+            header: 'State',
+            cell: (t) =>
+              t.revokedAt ? <span className="text-slate-500">revoked {timeAgo(t.revokedAt)}</span> : <span className="text-emerald-700">active</span>,
+          },
+          {
+            key: 'actions',
+            header: null,
+            align: 'right',
+            cell: (t) =>
+              !t.revokedAt && (
+                <Button
+                  variant="danger"
+                  className="py-0.5"
+                  disabled={revoke.isPending}
+                  onClick={() => setRevoking({ id: t.id, name: t.name, username: t.username, prefix: t.prefix })}
+                >
+                  Revoke
+                </Button>
+              ),
+          },
+        ]}
+      />
     </>
   );
 }

@@ -9,7 +9,8 @@ import { CreateUserForm } from '@/components/admin/create-user-form';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
-import { PageHeader, Section, controlClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { PageHeader, Section, controlClass } from '@/components/ui/layout-parts';
+import { DataTable } from '@/components/ui/data-table';
 import { formatDateTime } from '@/components/display-format';
 
 function UsersTable() {
@@ -94,54 +95,61 @@ function UsersTable() {
           <strong>{enabling}</strong> can sign in again with their password. Their API tokens stay revoked; create new ones if they need them.
         </p>
       </ConfirmDialog>
-      <table className={tableClass} aria-label="Users">
-        <thead>
-          <tr>
-            <th className={thClass}>Username</th>
-            <th className={thClass}>Display name</th>
-            <th className={thClass}>Role</th>
-            <th className={thClass}>Created</th>
-            <th className={thClass}>State</th>
-            <th className={thClass} />
-          </tr>
-        </thead>
-        <tbody>
-          {users.data.map((u) => {
-            const self = u.username === me.username;
-            return (
-              <tr key={u.id} data-testid="user-row">
-                <td className={`${tdClass} font-medium`}>{u.username}</td>
-                <td className={tdClass}>{u.displayName ?? '—'}</td>
-                <td className={tdClass}>
-                  <select
-                    aria-label={`Role of ${u.username}`}
-                    className={`${controlClass} w-32 py-0.5`}
-                    value={u.role}
-                    disabled={self || !!u.disabledAt || setRole.isPending}
-                    title={self ? 'You cannot change your own role' : undefined}
-                    onChange={(e) => {
-                      setRole.reset();
-                      setRoleChange({ username: u.username, from: u.role as Role, to: e.target.value as Role });
-                    }}
-                  >
-                    {ROLES.map((r) => (
-                      <option key={r} value={r}>
-                        {r}
-                      </option>
-                    ))}
-                  </select>
-                </td>
-                <td className={`${tdClass} text-slate-600`}>{formatDateTime(u.createdAt)}</td>
-                <td className={tdClass}>
-                  {u.disabledAt ? (
-                    <span className="text-red-700">disabled</span>
-                  ) : u.mustChangePassword ? (
-                    <span className="text-amber-700">must change password</span>
-                  ) : (
-                    <span className="text-emerald-700">active</span>
-                  )}
-                </td>
-                <td className={`${tdClass} whitespace-nowrap text-right`}>
+      <DataTable
+        label="Users"
+        rows={users.data}
+        rowKey={(u) => u.id}
+        rowTestId="user-row"
+        columns={[
+          { key: 'username', header: 'Username', className: 'font-medium', cell: (u) => u.username },
+          { key: 'displayName', header: 'Display name', cell: (u) => u.displayName ?? '—' },
+          {
+            key: 'role',
+            header: 'Role',
+            cell: (u) => {
+              const self = u.username === me.username;
+              return (
+                <select
+                  aria-label={`Role of ${u.username}`}
+                  className={`${controlClass} w-32 py-0.5`}
+                  value={u.role}
+                  disabled={self || !!u.disabledAt || setRole.isPending}
+                  title={self ? 'You cannot change your own role' : undefined}
+                  onChange={(e) => {
+                    setRole.reset();
+                    setRoleChange({ username: u.username, from: u.role as Role, to: e.target.value as Role });
+                  }}
+                >
+                  {ROLES.map((r) => (
+                    <option key={r} value={r}>
+                      {r}
+                    </option>
+                  ))}
+                </select>
+              );
+            },
+          },
+          { key: 'created', header: 'Created', className: 'text-slate-600', cell: (u) => formatDateTime(u.createdAt) },
+          {
+            key: 'state',
+            header: 'State',
+            cell: (u) =>
+              u.disabledAt ? (
+                <span className="text-red-700">disabled</span>
+              ) : u.mustChangePassword ? (
+                <span className="text-amber-700">must change password</span>
+              ) : (
+                <span className="text-emerald-700">active</span>
+              ),
+          },
+          {
+            key: 'actions',
+            header: null,
+            className: 'whitespace-nowrap text-right',
+            cell: (u) => {
+              const self = u.username === me.username;
+              return (
+                <>
                   {u.disabledAt && (
                     <Button
                       className="py-0.5"
@@ -203,12 +211,12 @@ function UsersTable() {
                         Disable
                       </Button>
                     ))}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+                </>
+              );
+            },
+          },
+        ]}
+      />
     </>
   );
 }

@@ -4,7 +4,8 @@ import { useParams } from 'next/navigation';
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { ErrorNotice, Loading } from '@/components/ui/states';
-import { Facts, PageHeader, Section, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { Facts, PageHeader, Section } from '@/components/ui/layout-parts';
+import { DataTable } from '@/components/ui/data-table';
 import { formatDateTime } from '@/components/display-format';
 import { formatBytes, formatParameters } from '@/components/models/model-format';
 
@@ -79,26 +80,17 @@ export default function ModelPage() {
             {m.tokenizerSha256}
           </dd>
         </dl>
-        <div className="mt-3 overflow-x-auto">
-          <table className={tableClass} aria-label="Files">
-            <thead>
-              <tr>
-                <th className={thClass}>File</th>
-                <th className={`${thClass} text-right`}>Size</th>
-                <th className={thClass}>sha256 (artifact)</th>
-              </tr>
-            </thead>
-            <tbody>
-              {m.files.map((f) => (
-                <tr key={f.path}>
-                  <td className={`${tdClass} font-mono text-xs`}>{f.path}</td>
-                  <td className={`${tdClass} text-right tabular-nums`}>{formatBytes(f.size)}</td>
-                  <td className={`${tdClass} break-all font-mono text-xs text-slate-600`}>{f.sha256}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label="Files"
+          wrapperClassName="mt-3 overflow-x-auto"
+          rows={m.files}
+          rowKey={(f) => f.path}
+          columns={[
+            { key: 'path', header: 'File', className: 'font-mono text-xs', cell: (f) => f.path },
+            { key: 'size', header: 'Size', align: 'right', className: 'tabular-nums', cell: (f) => formatBytes(f.size) },
+            { key: 'sha256', header: 'sha256 (artifact)', className: 'break-all font-mono text-xs text-slate-600', cell: (f) => f.sha256 },
+          ]}
+        />
       </Section>
       <Section title="Chat template">
         {!m.chatTemplate ? (
