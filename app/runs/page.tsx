@@ -9,7 +9,8 @@ import { can } from '@/core/roles';
 import { buttonClass } from '@/components/ui/button';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
-import { PageHeader, controlClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { PageHeader, controlClass } from '@/components/ui/layout-parts';
+import { DataTable } from '@/components/ui/data-table';
 import { Pagination } from '@/components/ui/pagination';
 import { ProgressBar } from '@/components/runs/progress-bar';
 import { CoverageFlag } from '@/components/review/coverage-flag';
@@ -129,54 +130,51 @@ export default function RunsPage() {
           </EmptyState>
         )
       ) : (
-        <div className="overflow-x-auto rounded border border-slate-200 bg-white">
-          <table className={tableClass} aria-label="Runs">
-            <thead>
-              <tr>
-                <th className={`${thClass} w-8`}>
-                  <span className="sr-only">Compare</span>
-                </th>
-                <th className={thClass}>Name</th>
-                <th className={thClass}>Status</th>
-                <th className={thClass}>Algorithm</th>
-                <th className={thClass}>Iteration</th>
-                <th className={thClass}>Episodes</th>
-                <th className={`${thClass} text-right`}>Reward</th>
-                <th className={thClass}>Age</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.data.items.map((r) => (
-                <tr key={r.id} className="hover:bg-slate-50" data-testid="run-row">
-                  <td className={tdClass}>
-                    <input type="checkbox" aria-label={`Compare ${r.name}`} checked={picked.includes(r.id)} onChange={() => toggle(r.id)} />
-                  </td>
-                  <td className={tdClass}>
-                    <Link href={`/runs/${r.id}`} className="font-medium text-accent hover:underline">
-                      {r.name}
-                    </Link>
-                    <div className="font-mono text-xs text-slate-400">{r.id.slice(0, 8)}</div>
-                  </td>
-                  <td className={tdClass}>
-                    <StatusBadge status={r.status} />
-                  </td>
-                  <td className={`${tdClass} uppercase text-slate-600`}>{r.config.algorithm}</td>
-                  <td className={`${tdClass} tabular-nums`}>
-                    {r.currentIteration} / {r.config.iterations}
-                  </td>
-                  <td className={tdClass}>
-                    <ProgressBar done={r.episodesDone} total={r.episodesTotal} label={`${r.episodesDone} / ${r.episodesTotal}`} />
-                  </td>
-                  <td className={`${tdClass} text-right tabular-nums`}>{formatNumber(r.lastRewardMean)}</td>
-                  <td className={`${tdClass} whitespace-nowrap text-slate-600`} title={new Date(r.createdAt).toISOString()}>
-                    {timeAgo(r.createdAt)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <Pagination page={page} pageSize={pageSize} total={runs.data.total} onPage={setPage} />
-        </div>
+        <DataTable
+          label="Runs"
+          rows={runs.data.items}
+          rowKey={(r) => r.id}
+          rowTestId="run-row"
+          rowProps={() => ({ className: 'hover:bg-slate-50' })}
+          wrapperClassName="overflow-x-auto rounded border border-slate-200 bg-white"
+          footer={<Pagination page={page} pageSize={pageSize} total={runs.data.total} onPage={setPage} />}
+          columns={[
+            {
+              key: 'compare',
+              header: <span className="sr-only">Compare</span>,
+              headerClassName: 'w-8',
+              cell: (r) => <input type="checkbox" aria-label={`Compare ${r.name}`} checked={picked.includes(r.id)} onChange={() => toggle(r.id)} />,
+            },
+            {
+              key: 'name',
+              header: 'Name',
+              cell: (r) => (
+                <>
+                  <Link href={`/runs/${r.id}`} className="font-medium text-accent hover:underline">
+                    {r.name}
+                  </Link>
+                  <div className="font-mono text-xs text-slate-400">{r.id.slice(0, 8)}</div>
+                </>
+              ),
+            },
+            { key: 'status', header: 'Status', cell: (r) => <StatusBadge status={r.status} /> },
+            { key: 'algorithm', header: 'Algorithm', className: 'uppercase text-slate-600', cell: (r) => r.config.algorithm },
+            { key: 'iteration', header: 'Iteration', className: 'tabular-nums', cell: (r) => `${r.currentIteration} / ${r.config.iterations}` },
+            {
+              key: 'episodes',
+              header: 'Episodes',
+              cell: (r) => <ProgressBar done={r.episodesDone} total={r.episodesTotal} label={`${r.episodesDone} / ${r.episodesTotal}`} />,
+            },
+            { key: 'reward', header: 'Reward', align: 'right', className: 'tabular-nums', cell: (r) => formatNumber(r.lastRewardMean) },
+            {
+              key: 'age',
+              header: 'Age',
+              className: 'whitespace-nowrap text-slate-600',
+              cellProps: (r) => ({ title: new Date(r.createdAt).toISOString() }),
+              cell: (r) => timeAgo(r.createdAt),
+            },
+          ]}
+        />
       )}
     </>
   );

@@ -1,6 +1,7 @@
 import type { EpisodeGrading } from '@/core/repo-tasks';
 import { formatMs, formatNumber } from '../display-format';
-import { Facts, tableClass, tdClass, thClass } from '../ui/layout-parts';
+import { Facts } from '../ui/layout-parts';
+import { DataTable } from '../ui/data-table';
 import { CollapsibleDiff } from './diff-view';
 import { gradingTally, gradingTestRows, type RepoTestLists, type TestKind } from './grading-tests';
 
@@ -105,39 +106,40 @@ export function GradingRun({ grading, lists }: { grading: EpisodeGrading; lists:
           )}
           {!lists && <span className="text-amber-700">the task&apos;s FAIL_TO_PASS / PASS_TO_PASS lists were not found, so tests are not labelled</span>}
         </div>
-        {rows.length ? (
-          <div className="overflow-x-auto">
-            <table className={tableClass} aria-label="Grading tests" data-testid="grading-tests">
-              <thead>
-                <tr>
-                  <th className={thClass}>test</th>
-                  <th className={thClass}>list</th>
-                  <th className={thClass}>outcome</th>
-                  <th className={thClass}>detail</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((r) => (
-                  <tr key={r.name} data-testid="grading-test-row">
-                    <td className={`${tdClass} break-all font-mono text-xs`}>{r.name}</td>
-                    <td className={tdClass}>
-                      <span className={`whitespace-nowrap rounded px-1.5 py-0.5 font-mono text-[11px] ${kindClass(r.kind)}`}>{kindLabel(r.kind)}</span>
-                    </td>
-                    <td className={`${tdClass} whitespace-nowrap font-medium ${outcomeClass[r.outcome] ?? ''}`}>
-                      {r.passed ? '✓ ' : '✗ '}
-                      {r.outcome}
-                    </td>
-                    <td className={`${tdClass} font-mono text-xs`}>
-                      {r.detail ? <span className="line-clamp-4 whitespace-pre-wrap break-all">{r.detail}</span> : <span className="text-slate-400">—</span>}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        ) : (
-          <p className="text-xs italic text-slate-500">No test results: the grader did not get to run the tests.</p>
-        )}
+        <DataTable
+          label="Grading tests"
+          testId="grading-tests"
+          rows={rows}
+          rowKey={(r) => r.name}
+          rowTestId="grading-test-row"
+          empty={<p className="text-xs italic text-slate-500">No test results: the grader did not get to run the tests.</p>}
+          columns={[
+            { key: 'test', header: 'test', className: 'break-all font-mono text-xs', cell: (r) => r.name },
+            {
+              key: 'list',
+              header: 'list',
+              cell: (r) => <span className={`whitespace-nowrap rounded px-1.5 py-0.5 font-mono text-[11px] ${kindClass(r.kind)}`}>{kindLabel(r.kind)}</span>,
+            },
+            {
+              key: 'outcome',
+              header: 'outcome',
+              className: (r) => `whitespace-nowrap font-medium ${outcomeClass[r.outcome] ?? ''}`,
+              cell: (r) => (
+                <>
+                  {r.passed ? '✓ ' : '✗ '}
+                  {r.outcome}
+                </>
+              ),
+            },
+            {
+              key: 'detail',
+              header: 'detail',
+              className: 'font-mono text-xs',
+              cell: (r) =>
+                r.detail ? <span className="line-clamp-4 whitespace-pre-wrap break-all">{r.detail}</span> : <span className="text-slate-400">—</span>,
+            },
+          ]}
+        />
       </div>
       {grading.suspect?.length ? (
         <div className="rounded border border-amber-300 bg-amber-50 p-2 text-xs" data-testid="grading-suspect">

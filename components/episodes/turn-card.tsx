@@ -1,5 +1,5 @@
 import { formatMs, formatNumber } from '../display-format';
-import { tableClass, tdClass, thClass } from '../ui/layout-parts';
+import { DataTable } from '../ui/data-table';
 import type { TurnTestResult } from '@/core/tasks';
 import { candidateOutput, exactTestRows, testRows, turnOutcome, type TestCase } from './turn-outcome';
 
@@ -48,34 +48,31 @@ function TestsTable({ rows }: { rows: ReturnType<typeof testRows> }) {
       <p className="mb-1 text-xs text-slate-500" data-testid="tests-derived">
         Derived from the turn&apos;s feedback line: this turn did not record each test&apos;s result.
       </p>
-      <table className={tableClass} aria-label="Test results" data-testid="test-results">
-        <thead>
-          <tr>
-            <th className={thClass}>test</th>
-            <th className={thClass}>expected</th>
-            <th className={thClass}>passed</th>
-            <th className={thClass}>value or error</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.name} data-testid="test-row">
-              <td className={`${tdClass} font-mono text-xs`}>{r.name}</td>
-              <td className={`${tdClass} font-mono text-xs`}>{r.expected ?? '—'}</td>
-              <td className={tdClass}>
-                {r.passed === null ? (
-                  <span className="text-slate-400">—</span>
-                ) : r.passed ? (
-                  <span className="text-emerald-700">✓ yes</span>
-                ) : (
-                  <span className="text-red-700">✗ no</span>
-                )}
-              </td>
-              <td className={`${tdClass} break-all font-mono text-xs`}>{r.result}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        label="Test results"
+        testId="test-results"
+        wrapperClassName={null}
+        rows={rows}
+        rowKey={(r) => r.name}
+        rowTestId="test-row"
+        columns={[
+          { key: 'test', header: 'test', className: 'font-mono text-xs', cell: (r) => r.name },
+          { key: 'expected', header: 'expected', className: 'font-mono text-xs', cell: (r) => r.expected ?? '—' },
+          {
+            key: 'passed',
+            header: 'passed',
+            cell: (r) =>
+              r.passed === null ? (
+                <span className="text-slate-400">—</span>
+              ) : r.passed ? (
+                <span className="text-emerald-700">✓ yes</span>
+              ) : (
+                <span className="text-red-700">✗ no</span>
+              ),
+          },
+          { key: 'result', header: 'value or error', className: 'break-all font-mono text-xs', cell: (r) => r.result },
+        ]}
+      />
     </div>
   );
 }
@@ -87,30 +84,32 @@ function ExactTestsTable({ rows }: { rows: ReturnType<typeof exactTestRows> }) {
       <p className="mb-1 text-xs text-slate-500" data-testid="tests-exact">
         Each test&apos;s result as recorded: {passed} of {rows.length} passed.
       </p>
-      <table className={tableClass} aria-label="Test results" data-testid="test-results">
-        <thead>
-          <tr>
-            <th className={`${thClass} text-right`}>#</th>
-            <th className={thClass}>test</th>
-            <th className={thClass}>expected</th>
-            <th className={thClass}>passed</th>
-            <th className={`${thClass} text-right`}>time</th>
-            <th className={thClass}>detail</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.index} data-testid="test-row">
-              <td className={`${tdClass} text-right tabular-nums`}>{r.index}</td>
-              <td className={`${tdClass} font-mono text-xs`}>{r.name}</td>
-              <td className={`${tdClass} font-mono text-xs`}>{r.expected ?? '—'}</td>
-              <td className={tdClass}>{r.passed ? <span className="text-emerald-700">✓ yes</span> : <span className="text-red-700">✗ no</span>}</td>
-              <td className={`${tdClass} whitespace-nowrap text-right tabular-nums`}>{r.ms < 10 ? `${r.ms.toFixed(1)} ms` : formatMs(r.ms)}</td>
-              <td className={`${tdClass} break-all font-mono text-xs`}>{r.detail || '—'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        label="Test results"
+        testId="test-results"
+        wrapperClassName={null}
+        rows={rows}
+        rowKey={(r) => r.index}
+        rowTestId="test-row"
+        columns={[
+          { key: 'index', header: '#', align: 'right', className: 'tabular-nums', cell: (r) => r.index },
+          { key: 'test', header: 'test', className: 'font-mono text-xs', cell: (r) => r.name },
+          { key: 'expected', header: 'expected', className: 'font-mono text-xs', cell: (r) => r.expected ?? '—' },
+          {
+            key: 'passed',
+            header: 'passed',
+            cell: (r) => (r.passed ? <span className="text-emerald-700">✓ yes</span> : <span className="text-red-700">✗ no</span>),
+          },
+          {
+            key: 'time',
+            header: 'time',
+            align: 'right',
+            className: 'whitespace-nowrap tabular-nums',
+            cell: (r) => (r.ms < 10 ? `${r.ms.toFixed(1)} ms` : formatMs(r.ms)),
+          },
+          { key: 'detail', header: 'detail', className: 'break-all font-mono text-xs', cell: (r) => r.detail || '—' },
+        ]}
+      />
     </div>
   );
 }

@@ -6,7 +6,8 @@ import { useTRPC } from '../trpc';
 import { StatusBadge } from '../ui/status-badge';
 import { EmptyState, ErrorNotice, Loading } from '../ui/states';
 import { Pagination } from '../ui/pagination';
-import { controlClass, tableClass, tdClass, thClass } from '../ui/layout-parts';
+import { controlClass } from '../ui/layout-parts';
+import { DataTable } from '../ui/data-table';
 import { durationBetween, formatNumber, shortHash } from '../display-format';
 
 const episodeStatuses = ['pending', 'running', 'scored', 'failed', 'sandbox_error', 'env_mismatch', 'preempted', 'cancelled', 'masked'] as const;
@@ -51,52 +52,39 @@ export function EpisodeTable({ runId, live, refreshKey }: { runId: string; live:
         <Loading label="Loading episodes…" />
       ) : episodes.isError ? (
         <ErrorNotice title="Could not load episodes" error={episodes.error} onRetry={() => episodes.refetch()} />
-      ) : episodes.data.items.length === 0 ? (
-        <EmptyState title={status ? `No ${status} episodes` : 'No episodes yet'}>
-          {status ? 'Pick another status.' : 'Episodes appear here as the run samples trajectories.'}
-        </EmptyState>
       ) : (
-        <div className="overflow-x-auto">
-          <table className={tableClass} aria-label="Episodes">
-            <thead>
-              <tr>
-                <th className={thClass}>Episode</th>
-                <th className={thClass}>Iter</th>
-                <th className={thClass}>Group / sample</th>
-                <th className={thClass}>Status</th>
-                <th className={thClass}>Turns</th>
-                <th className={`${thClass} text-right`}>Reward</th>
-                <th className={thClass}>Runtime</th>
-                <th className={thClass}>Env hash</th>
-                <th className={thClass}>Duration</th>
-              </tr>
-            </thead>
-            <tbody>
-              {episodes.data.items.map((e) => (
-                <tr key={e.id} className="hover:bg-slate-50" data-testid="episode-row">
-                  <td className={tdClass}>
-                    <Link href={`/episodes/${e.id}`} className="font-mono text-xs text-accent hover:underline">
-                      {e.id.slice(0, 8)}
-                    </Link>
-                  </td>
-                  <td className={`${tdClass} tabular-nums`}>{e.iteration}</td>
-                  <td className={`${tdClass} tabular-nums`}>
-                    {e.groupIndex} / {e.sampleIndex}
-                  </td>
-                  <td className={tdClass}>
-                    <StatusBadge status={e.status} />
-                  </td>
-                  <td className={`${tdClass} tabular-nums`}>{e.turnsCount}</td>
-                  <td className={`${tdClass} text-right tabular-nums`}>{formatNumber(e.reward ?? null)}</td>
-                  <td className={`${tdClass} text-slate-600`}>{e.runtime ?? '—'}</td>
-                  <td className={`${tdClass} font-mono text-xs`}>{shortHash(e.envHash)}</td>
-                  <td className={`${tdClass} tabular-nums text-slate-600`}>{durationBetween(e.startedAt, e.finishedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <Pagination page={page} pageSize={pageSize} total={episodes.data.total} onPage={setPage} />
-        </div>
+        <DataTable
+          label="Episodes"
+          rows={episodes.data.items}
+          rowKey={(e) => e.id}
+          rowTestId="episode-row"
+          rowProps={() => ({ className: 'hover:bg-slate-50' })}
+          empty={
+            <EmptyState title={status ? `No ${status} episodes` : 'No episodes yet'}>
+              {status ? 'Pick another status.' : 'Episodes appear here as the run samples trajectories.'}
+            </EmptyState>
+          }
+          footer={<Pagination page={page} pageSize={pageSize} total={episodes.data.total} onPage={setPage} />}
+          columns={[
+            {
+              key: 'episode',
+              header: 'Episode',
+              cell: (e) => (
+                <Link href={`/episodes/${e.id}`} className="font-mono text-xs text-accent hover:underline">
+                  {e.id.slice(0, 8)}
+                </Link>
+              ),
+            },
+            { key: 'iteration', header: 'Iter', className: 'tabular-nums', cell: (e) => e.iteration },
+            { key: 'sample', header: 'Group / sample', className: 'tabular-nums', cell: (e) => `${e.groupIndex} / ${e.sampleIndex}` },
+            { key: 'status', header: 'Status', cell: (e) => <StatusBadge status={e.status} /> },
+            { key: 'turns', header: 'Turns', className: 'tabular-nums', cell: (e) => e.turnsCount },
+            { key: 'reward', header: 'Reward', align: 'right', className: 'tabular-nums', cell: (e) => formatNumber(e.reward ?? null) },
+            { key: 'runtime', header: 'Runtime', className: 'text-slate-600', cell: (e) => e.runtime ?? '—' },
+            { key: 'envHash', header: 'Env hash', className: 'font-mono text-xs', cell: (e) => shortHash(e.envHash) },
+            { key: 'duration', header: 'Duration', className: 'tabular-nums text-slate-600', cell: (e) => durationBetween(e.startedAt, e.finishedAt) },
+          ]}
+        />
       )}
     </div>
   );

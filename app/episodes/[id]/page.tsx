@@ -5,7 +5,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
-import { Facts, PageHeader, Section, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { Facts, PageHeader, Section } from '@/components/ui/layout-parts';
+import { DataTable } from '@/components/ui/data-table';
 import { TurnCard } from '@/components/episodes/turn-card';
 import { AgentTurnCard } from '@/components/episodes/agent-turn-card';
 import { GradingRun } from '@/components/episodes/grading-run';
@@ -116,22 +117,16 @@ export default function EpisodePage() {
                 <span className="ml-2 font-medium text-red-700">differs from the episode&apos;s environment hash</span>
               )}
             </div>
-            <table className={`${tableClass} max-w-md`} aria-label="Reward components">
-              <thead>
-                <tr>
-                  <th className={thClass}>Component</th>
-                  <th className={`${thClass} text-right`}>Value</th>
-                </tr>
-              </thead>
-              <tbody>
-                {Object.entries(reward.components).map(([k, v]) => (
-                  <tr key={k}>
-                    <td className={tdClass}>{k}</td>
-                    <td className={`${tdClass} text-right tabular-nums`}>{formatNumber(v, 4)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              label="Reward components"
+              className="max-w-md"
+              rows={Object.entries(reward.components)}
+              rowKey={([k]) => k}
+              columns={[
+                { key: 'component', header: 'Component', cell: ([k]) => k },
+                { key: 'value', header: 'Value', align: 'right', className: 'tabular-nums', cell: ([, v]) => formatNumber(v, 4) },
+              ]}
+            />
           </div>
         ) : q.data.rewardWithheld ? (
           <EmptyState title="Reward withheld">This episode is in a blind review queue: its reward is shown to reviewers once its review is done.</EmptyState>

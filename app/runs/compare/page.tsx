@@ -5,14 +5,14 @@ import { useSearchParams } from 'next/navigation';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
-import { PageHeader, Section } from '@/components/ui/layout-parts';
+import { PageHeader, Section, controlClass } from '@/components/ui/layout-parts';
 import { ChartSections, type FullCharts, type XContext } from '@/components/runs/metric-charts';
 import { tokensLookup } from '@/components/runs/charts/chart-view';
 import { compareCharts, palette } from '@/components/runs/metric-groups';
-import { configDiff } from '@/components/runs/compare/config-diff';
+import { configDiff, type ConfigDiffRow } from '@/components/runs/compare/config-diff';
 import { groupableFields, groupedSections, groupRuns } from '@/components/runs/compare/group-runs';
 import { RunsTableView } from '@/components/runs/compare/runs-table-view';
-import { controlClass, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { DataTable } from '@/components/ui/data-table';
 import { isActive } from '@/core/run-status';
 
 const LIVE_MS = 6_000;
@@ -155,35 +155,29 @@ function Compare() {
 /** Only the settings that differ between the compared runs, one column per run. */
 function ConfigDiffTable({ runs }: { runs: { id: string; name: string; config: unknown }[] }) {
   const rows = configDiff(runs.map((r) => r.config));
-  if (rows.length === 0) return <p className="text-sm text-slate-500">These runs have the same config.</p>;
   return (
-    <div className="overflow-x-auto">
-      <table className={tableClass} aria-label="Config differences" data-testid="config-diff">
-        <thead>
-          <tr>
-            <th className={thClass}>setting</th>
-            {runs.map((r, i) => (
-              <th key={r.id} className={thClass}>
-                <span aria-hidden className="mr-1.5 inline-block h-0.5 w-3 align-middle" style={{ background: palette[i % palette.length] }} />
-                {r.name}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.path} data-testid="config-diff-row">
-              <td className={`${tdClass} font-mono text-xs`}>{row.path}</td>
-              {row.values.map((v, i) => (
-                <td key={runs[i]!.id} className={`${tdClass} break-all font-mono text-xs`}>
-                  {v}
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      label="Config differences"
+      testId="config-diff"
+      rows={rows}
+      rowKey={(row) => row.path}
+      rowTestId="config-diff-row"
+      empty="These runs have the same config."
+      columns={[
+        { key: 'setting', header: 'setting', className: 'font-mono text-xs', cell: (row) => row.path },
+        ...runs.map((r, i) => ({
+          key: r.id,
+          header: (
+            <>
+              <span aria-hidden className="mr-1.5 inline-block h-0.5 w-3 align-middle" style={{ background: palette[i % palette.length] }} />
+              {r.name}
+            </>
+          ),
+          className: 'break-all font-mono text-xs',
+          cell: (row: ConfigDiffRow) => row.values[i],
+        })),
+      ]}
+    />
   );
 }
 

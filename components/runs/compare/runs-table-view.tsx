@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import { useMemo, useState } from 'react';
 import { StatusBadge } from '@/components/ui/status-badge';
-import { tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { DataTable, type DataColumn } from '@/components/ui/data-table';
 import { formatNumber } from '@/components/display-format';
 import { flattenConfig } from './config-diff';
 import {
@@ -11,6 +11,7 @@ import {
   nextSort,
   runsTableRows,
   sortRows,
+  type RunsTableRow,
   type SortDir,
   type SortKey,
   type TableRun,
@@ -44,10 +45,13 @@ export function RunsTableView({
   }, [runs, differing]);
   const withheld = new Set(runs.filter((r) => r.metricsWithheld).map((r) => r.id));
 
-  const header = (key: SortKey, label: string, configField = false) => {
+  /** A column sorted by a click on its header; `aria-sort` says which way. */
+  const sortable = (key: SortKey, label: string, configField = false): Pick<DataColumn<RunsTableRow>, 'key' | 'header' | 'headerProps'> => {
     const active = sort?.key === key;
-    return (
-      <th key={key} className={thClass} aria-sort={active ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
+    return {
+      key,
+      headerProps: { 'aria-sort': active ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none' },
+      header: (
         <button
           type="button"
           className={`flex items-center gap-1 whitespace-nowrap hover:text-slate-900 ${configField ? 'font-mono normal-case' : 'uppercase'}`}
@@ -60,8 +64,29 @@ export function RunsTableView({
             {active ? (sort.dir === 'asc' ? '▲' : '▼') : '↕'}
           </span>
         </button>
-      </th>
-    );
+      ),
+    };
+  };
+  // the fixed columns' cells, by FIXED_COLUMNS key (its order and labels are the header's)
+  const fixedCells: Record<(typeof FIXED_COLUMNS)[number]['key'], Omit<DataColumn<RunsTableRow>, 'key' | 'header'>> = {
+    name: {
+      cell: (r) => (
+        <span className="flex items-center gap-2 whitespace-nowrap">
+          <span aria-hidden className="inline-block h-0.5 w-4 shrink-0" style={{ background: colorOf(r.id) }} />
+          <Link href={`/runs/${r.id}`} className="font-medium text-accent hover:underline">
+            {r.name}
+          </Link>
+        </span>
+      ),
+    },
+    status: { cell: (r) => <StatusBadge status={r.status} /> },
+    progress: { className: 'tabular-nums', cell: (r) => r.iteration },
+    reward: {
+      className: 'tabular-nums',
+      cellProps: () => ({ 'data-testid': 'cell-reward' }),
+      cell: (r) => (withheld.has(r.id) ? 'withheld' : formatNumber(r.reward)),
+    },
+    heldout: { className: 'tabular-nums', cell: (r) => (withheld.has(r.id) ? 'withheld' : formatNumber(r.heldout)) },
   };
 
   return (
@@ -87,43 +112,22 @@ export function RunsTableView({
           ))}
         </fieldset>
       </details>
-      <div className="overflow-x-auto">
-        <table className={tableClass} aria-label="Compared runs" data-testid="compare-runs-table">
-          <thead>
-            <tr>
-              {FIXED_COLUMNS.map((c) => header(c.key, c.label))}
-              {columns.map((f) => header(`config:${f}`, f, true))}
-            </tr>
-          </thead>
-          <tbody>
-            {sorted.map((r) => (
-              <tr key={r.id} data-testid="compared-run">
-                <td className={tdClass}>
-                  <span className="flex items-center gap-2 whitespace-nowrap">
-                    <span aria-hidden className="inline-block h-0.5 w-4 shrink-0" style={{ background: colorOf(r.id) }} />
-                    <Link href={`/runs/${r.id}`} className="font-medium text-accent hover:underline">
-                      {r.name}
-                    </Link>
-                  </span>
-                </td>
-                <td className={tdClass}>
-                  <StatusBadge status={r.status} />
-                </td>
-                <td className={`${tdClass} tabular-nums`}>{r.iteration}</td>
-                <td className={`${tdClass} tabular-nums`} data-testid="cell-reward">
-                  {withheld.has(r.id) ? 'withheld' : formatNumber(r.reward)}
-                </td>
-                <td className={`${tdClass} tabular-nums`}>{withheld.has(r.id) ? 'withheld' : formatNumber(r.heldout)}</td>
-                {columns.map((f) => (
-                  <td key={f} className={`${tdClass} break-all font-mono text-xs`} data-testid={`cell-config:${f}`}>
-                    {r.config[f] ?? '—'}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Compared runs"
+        testId="compare-runs-table"
+        rows={sorted}
+        rowKey={(r) => r.id}
+        rowTestId="compared-run"
+        columns={[
+          ...FIXED_COLUMNS.map((c): DataColumn<RunsTableRow> => ({ ...sortable(c.key, c.label), ...fixedCells[c.key] })),
+          ...columns.map((f): DataColumn<RunsTableRow> => ({
+            ...sortable(`config:${f}`, f, true),
+            className: 'break-all font-mono text-xs',
+            cellProps: () => ({ 'data-testid': `cell-config:${f}` }),
+            cell: (r) => r.config[f] ?? '—',
+          })),
+        ]}
+      />
     </div>
   );
 }
