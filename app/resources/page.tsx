@@ -12,7 +12,8 @@ import { formatMemoryMb } from '@/components/workers/units';
 import { UsageBar } from '@/components/workers/usage-bar';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { ErrorNotice, Loading } from '@/components/ui/states';
-import { PageHeader, Section, tableClass, tdClass, thClass, controlClass } from '@/components/ui/layout-parts';
+import { PageHeader, Section, controlClass } from '@/components/ui/layout-parts';
+import { DataTable } from '@/components/ui/data-table';
 
 const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(0)}%`);
 
@@ -60,47 +61,58 @@ export default function ResourcesPage() {
           )}
           {o.samplerRunning && (
             <Section title="Nodes">
-              <div className="overflow-x-auto">
-                <table className={tableClass} aria-label="Nodes">
-                  <thead>
-                    <tr>
-                      <th className={thClass}>Node</th>
-                      <th className={thClass}>CPU</th>
-                      <th className={thClass}>Memory</th>
-                      <th className={thClass}>GPU</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {o.nodes.map((n) => (
-                      <tr key={n.node} data-testid="node-row">
-                        <td className={tdClass}>
-                          <Link className="text-accent hover:underline" href={`/workers#${hostAnchor(n.node)}`} title="this node's workers and their jobs">
-                            {n.node}
-                          </Link>
-                        </td>
-                        <td className={`${tdClass} whitespace-nowrap tabular-nums`}>
-                          <UsageBar value={n.cpuUtilisation} max={1} label={`${n.node} CPU`} /> {pct(n.cpuUtilisation)} of {n.cpus ?? '—'} vCPU
-                        </td>
-                        <td className={`${tdClass} whitespace-nowrap tabular-nums`}>
-                          <UsageBar value={n.memoryUsedMb} max={n.memoryTotalMb} label={`${n.node} memory`} /> {formatMemoryMb(n.memoryUsedMb)} /{' '}
-                          {formatMemoryMb(n.memoryTotalMb)}
-                        </td>
-                        <td className={tdClass}>
-                          {!n.gpuPresent ? (
-                            <span className="text-slate-500">absent (no nvidia-smi)</span>
-                          ) : (
-                            n.gpus.map((g) => (
-                              <div key={g.gpu} className="tabular-nums">
-                                GPU {g.gpu}: {pct(g.utilisation)} · {formatMemoryMb(g.memoryUsedMb)} / {formatMemoryMb(g.memoryTotalMb)}
-                              </div>
-                            ))
-                          )}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable
+                label="Nodes"
+                rows={o.nodes}
+                rowKey={(n) => n.node}
+                rowTestId="node-row"
+                columns={[
+                  {
+                    key: 'node',
+                    header: 'Node',
+                    cell: (n) => (
+                      <Link className="text-accent hover:underline" href={`/workers#${hostAnchor(n.node)}`} title="this node's workers and their jobs">
+                        {n.node}
+                      </Link>
+                    ),
+                  },
+                  {
+                    key: 'cpu',
+                    header: 'CPU',
+                    className: 'whitespace-nowrap tabular-nums',
+                    cell: (n) => (
+                      <>
+                        <UsageBar value={n.cpuUtilisation} max={1} label={`${n.node} CPU`} /> {pct(n.cpuUtilisation)} of {n.cpus ?? '—'} vCPU
+                      </>
+                    ),
+                  },
+                  {
+                    key: 'memory',
+                    header: 'Memory',
+                    className: 'whitespace-nowrap tabular-nums',
+                    cell: (n) => (
+                      <>
+                        <UsageBar value={n.memoryUsedMb} max={n.memoryTotalMb} label={`${n.node} memory`} /> {formatMemoryMb(n.memoryUsedMb)} /{' '}
+                        {formatMemoryMb(n.memoryTotalMb)}
+                      </>
+                    ),
+                  },
+                  {
+                    key: 'gpu',
+                    header: 'GPU',
+                    cell: (n) =>
+                      !n.gpuPresent ? (
+                        <span className="text-slate-500">absent (no nvidia-smi)</span>
+                      ) : (
+                        n.gpus.map((g) => (
+                          <div key={g.gpu} className="tabular-nums">
+                            GPU {g.gpu}: {pct(g.utilisation)} · {formatMemoryMb(g.memoryUsedMb)} / {formatMemoryMb(g.memoryTotalMb)}
+                          </div>
+                        ))
+                      ),
+                  },
+                ]}
+              />
             </Section>
           )}
           <div className="grid gap-4 lg:grid-cols-3">
@@ -136,60 +148,48 @@ export default function ResourcesPage() {
             />
           </div>
           <Section title="Queues per tier (now)">
-            {o.tiers.length === 0 ? (
-              <p className="text-sm text-slate-500">No queued or running jobs.</p>
-            ) : (
-              <table className={tableClass} aria-label="Tiers">
-                <thead>
-                  <tr>
-                    <th className={thClass}>Tier</th>
-                    <th className={thClass}>Queue</th>
-                    <th className={thClass}>Queued</th>
-                    <th className={thClass}>Running</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {o.tiers.flatMap((t) =>
-                    t.queues.map((q) => (
-                      <tr key={`${t.tier}/${q.queue}`}>
-                        <td className={tdClass}>{t.tier}</td>
-                        <td className={`${tdClass} font-mono text-xs`}>{q.queue}</td>
-                        <td className={`${tdClass} tabular-nums`}>{q.queued}</td>
-                        <td className={`${tdClass} tabular-nums`}>{q.running}</td>
-                      </tr>
-                    )),
-                  )}
-                </tbody>
-              </table>
-            )}
+            <DataTable
+              label="Tiers"
+              rows={o.tiers.flatMap((t) => t.queues.map((q) => ({ ...q, tier: t.tier })))}
+              rowKey={(q) => `${q.tier}/${q.queue}`}
+              empty="No queued or running jobs."
+              columns={[
+                { key: 'tier', header: 'Tier', cell: (q) => q.tier },
+                { key: 'queue', header: 'Queue', className: 'font-mono text-xs', cell: (q) => q.queue },
+                { key: 'queued', header: 'Queued', className: 'tabular-nums', cell: (q) => q.queued },
+                { key: 'running', header: 'Running', className: 'tabular-nums', cell: (q) => q.running },
+              ]}
+            />
           </Section>
           <Section title="Capacity and reserve">
-            <table className={tableClass.replace('w-full', 'w-auto')} aria-label="Capacity">
-              <thead>
-                <tr>
-                  <th className={thClass}>Resource</th>
-                  <th className={thClass}>Capacity (running nodes)</th>
-                  <th className={thClass} title="held back for the critical tier">
-                    Reserve (critical only)
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {(
-                  [
-                    ['CPU', 'cpu', (v: number) => `${+v.toFixed(1)} vCPU`],
-                    ['Memory', 'memory_mb', (v: number) => formatMemoryMb(v)],
-                    ['GPU', 'gpu', (v: number) => `${+v.toFixed(1)} GPU`],
-                  ] as const
-                ).map(([title, key, f]) => (
-                  <tr key={key}>
-                    <td className={tdClass}>{title}</td>
-                    <td className={`${tdClass} tabular-nums`}>{o.capacity[key] === undefined ? '—' : f(o.capacity[key])}</td>
-                    <td className={`${tdClass} tabular-nums`}>{o.reserve[key] === undefined ? '—' : f(o.reserve[key])}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              label="Capacity"
+              fit
+              rows={
+                [
+                  ['CPU', 'cpu', (v: number) => `${+v.toFixed(1)} vCPU`],
+                  ['Memory', 'memory_mb', (v: number) => formatMemoryMb(v)],
+                  ['GPU', 'gpu', (v: number) => `${+v.toFixed(1)} GPU`],
+                ] as const
+              }
+              rowKey={([, key]) => key}
+              columns={[
+                { key: 'resource', header: 'Resource', cell: ([title]) => title },
+                {
+                  key: 'capacity',
+                  header: 'Capacity (running nodes)',
+                  className: 'tabular-nums',
+                  cell: ([, key, f]) => (o.capacity[key] === undefined ? '—' : f(o.capacity[key])),
+                },
+                {
+                  key: 'reserve',
+                  header: 'Reserve (critical only)',
+                  headerProps: { title: 'held back for the critical tier' },
+                  className: 'tabular-nums',
+                  cell: ([, key, f]) => (o.reserve[key] === undefined ? '—' : f(o.reserve[key])),
+                },
+              ]}
+            />
             <p className="mt-2 text-sm tabular-nums text-slate-600">
               Sandboxes now: {o.sandboxes.busy} busy · {o.sandboxes.idle} idle · {o.sandboxes.warm} warm
             </p>
@@ -198,36 +198,26 @@ export default function ResourcesPage() {
             <QuotaTables quota={o.quota} />
           </Section>
           <Section title="Per-run usage (now)">
-            {o.runs.length === 0 ? (
-              <p className="text-sm text-slate-500">No active runs.</p>
-            ) : (
-              <table className={tableClass} aria-label="Runs">
-                <thead>
-                  <tr>
-                    <th className={thClass}>Run</th>
-                    <th className={thClass}>Status</th>
-                    <th className={thClass}>Running jobs</th>
-                    <th className={thClass}>Busy sandboxes</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {o.runs.map((r) => (
-                    <tr key={r.run}>
-                      <td className={tdClass}>
-                        <Link className="text-accent hover:underline" href={`/runs/${r.run}`}>
-                          {r.name}
-                        </Link>
-                      </td>
-                      <td className={tdClass}>
-                        <StatusBadge status={r.status} />
-                      </td>
-                      <td className={`${tdClass} tabular-nums`}>{r.jobsRunning}</td>
-                      <td className={`${tdClass} tabular-nums`}>{r.sandboxes}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
+            <DataTable
+              label="Runs"
+              rows={o.runs}
+              rowKey={(r) => r.run}
+              empty="No active runs."
+              columns={[
+                {
+                  key: 'run',
+                  header: 'Run',
+                  cell: (r) => (
+                    <Link className="text-accent hover:underline" href={`/runs/${r.run}`}>
+                      {r.name}
+                    </Link>
+                  ),
+                },
+                { key: 'status', header: 'Status', cell: (r) => <StatusBadge status={r.status} /> },
+                { key: 'jobs', header: 'Running jobs', className: 'tabular-nums', cell: (r) => r.jobsRunning },
+                { key: 'sandboxes', header: 'Busy sandboxes', className: 'tabular-nums', cell: (r) => r.sandboxes },
+              ]}
+            />
           </Section>
         </div>
       )}

@@ -1,10 +1,11 @@
 'use client';
-import { Fragment, useState } from 'react';
+import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTRPC } from '../trpc';
 import { Button } from '../ui/button';
 import { EmptyState, ErrorNotice, Loading } from '../ui/states';
-import { controlClass, tableClass, tdClass, thClass } from '../ui/layout-parts';
+import { controlClass, tdClass } from '../ui/layout-parts';
+import { DataTable } from '../ui/data-table';
 import { formatDateTime } from '../display-format';
 import { activeFilterCount, auditQuery, emptyAuditFilters, ROUTINE_ACTION, type AuditFilterState } from './audit-filters';
 
@@ -129,116 +130,110 @@ export function AuditTable() {
         <Loading label="Loading audit log…" />
       ) : audit.isError ? (
         <ErrorNotice title="Could not load the audit log" error={audit.error} onRetry={() => audit.refetch()} />
-      ) : audit.data.items.length === 0 ? (
-        <EmptyState title={activeFilterCount(filters) ? 'No entries match these filters' : 'No audit entries yet'}>
-          {activeFilterCount(filters) ? 'Widen the time range or clear a filter.' : 'Every change made through Crucible is recorded here.'}
-        </EmptyState>
       ) : (
-        <>
-          <div className="overflow-x-auto">
-            <table className={`${tableClass} table-fixed`} aria-label="Audit log">
-              <colgroup>
-                <col className="w-9" />
-                <col className="w-14" />
-                <col className="w-44" />
-                <col className="w-52" />
-                <col className="w-36" />
-                <col className="w-44" />
-                <col />
-              </colgroup>
-              <thead>
-                <tr>
-                  <th className={thClass}>
-                    <span className="sr-only">Details</span>
-                  </th>
-                  <th className={thClass}>#</th>
-                  <th className={thClass}>At</th>
-                  <th className={thClass}>Actor</th>
-                  <th className={thClass}>Action</th>
-                  <th className={thClass}>Target</th>
-                  <th className={thClass}>Details</th>
-                </tr>
-              </thead>
-              <tbody>
-                {audit.data.items.map((a) => {
-                  const expanded = open.has(a.seq);
-                  return (
-                    <Fragment key={a.seq}>
-                      <tr data-testid="audit-row" data-action={a.action} className={expanded ? 'bg-slate-50' : 'hover:bg-slate-50'}>
-                        <td className={tdClass}>
-                          <button
-                            type="button"
-                            className="rounded px-1 text-slate-500 hover:bg-slate-200 hover:text-slate-800"
-                            aria-expanded={expanded}
-                            aria-controls={`audit-details-${a.seq}`}
-                            aria-label={`${expanded ? 'Hide' : 'Show'} details of entry ${a.seq}`}
-                            onClick={() => toggle(a.seq)}
-                            data-testid="audit-expand"
-                          >
-                            {expanded ? '▾' : '▸'}
-                          </button>
-                        </td>
-                        <td className={`${tdClass} tabular-nums text-slate-500`}>{a.seq}</td>
-                        <td className={`${tdClass} whitespace-nowrap text-slate-600`}>{formatDateTime(a.at)}</td>
-                        <td className={`${tdClass} truncate`} title={a.actor}>
-                          {a.actor}
-                        </td>
-                        <td className={`${tdClass} truncate font-medium`} title={a.action}>
-                          {a.action}
-                        </td>
-                        <td className={`${tdClass} truncate text-xs`} title={`${a.targetType} ${a.targetId ?? ''}`}>
-                          {a.targetType}
-                          {/* a uuid shortened to its first 8; shorter ids (sandbox names, usernames) whole */}
-                          {a.targetId && (
-                            <span className="font-mono text-slate-500"> {a.targetId.length > 20 ? `${a.targetId.slice(0, 8)}…` : a.targetId}</span>
-                          )}
-                        </td>
-                        <td className={`${tdClass} truncate font-mono text-xs text-slate-600`}>{detailsSummary(a.details)}</td>
-                      </tr>
-                      {expanded && (
-                        <tr id={`audit-details-${a.seq}`} data-testid="audit-details" className="bg-slate-50">
-                          <td className={tdClass} />
-                          <td className={tdClass} colSpan={6}>
-                            <dl className="mb-2 grid grid-cols-[8rem_1fr] gap-x-3 gap-y-0.5 text-xs">
-                              <dt className="text-slate-500">Target</dt>
-                              <dd className="break-all font-mono">
-                                {a.targetType} {a.targetId ?? '—'}
-                              </dd>
-                              <dt className="text-slate-500">Hash</dt>
-                              <dd className="break-all font-mono text-slate-600">{a.hash}</dd>
-                              <dt className="text-slate-500">Previous hash</dt>
-                              <dd className="break-all font-mono text-slate-600">{a.prevHash}</dd>
-                            </dl>
-                            <pre className="max-h-80 overflow-auto whitespace-pre-wrap break-all rounded border border-slate-200 bg-white p-2 font-mono text-xs">
-                              {JSON.stringify(a.details ?? {}, null, 2)}
-                            </pre>
-                          </td>
-                        </tr>
-                      )}
-                    </Fragment>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-          <nav aria-label="Audit pages" className="flex items-center justify-between px-3 py-2 text-slate-600">
-            <span className="tabular-nums" data-testid="audit-count">
-              Page {pageNo} · {audit.data.total} matching {audit.data.total === 1 ? 'entry' : 'entries'}
-            </span>
-            <div className="flex items-center gap-2">
-              <Button disabled={pageNo <= 1} onClick={() => setCursors(cursors.slice(0, -1))} aria-label="Newer entries">
-                ‹ Newer
-              </Button>
-              <Button
-                disabled={audit.data.nextBefore === null}
-                onClick={() => setCursors([...cursors, audit.data.nextBefore ?? undefined])}
-                aria-label="Older entries"
-              >
-                Older ›
-              </Button>
-            </div>
-          </nav>
-        </>
+        <DataTable
+          label="Audit log"
+          fixed
+          rows={audit.data.items}
+          rowKey={(a) => a.seq}
+          rowTestId="audit-row"
+          rowProps={(a) => ({ 'data-action': a.action, className: open.has(a.seq) ? 'bg-slate-50' : 'hover:bg-slate-50' })}
+          empty={
+            <EmptyState title={activeFilterCount(filters) ? 'No entries match these filters' : 'No audit entries yet'}>
+              {activeFilterCount(filters) ? 'Widen the time range or clear a filter.' : 'Every change made through Crucible is recorded here.'}
+            </EmptyState>
+          }
+          afterRow={(a) =>
+            open.has(a.seq) && (
+              <tr id={`audit-details-${a.seq}`} data-testid="audit-details" className="bg-slate-50">
+                <td className={tdClass} />
+                <td className={tdClass} colSpan={6}>
+                  <dl className="mb-2 grid grid-cols-[8rem_1fr] gap-x-3 gap-y-0.5 text-xs">
+                    <dt className="text-slate-500">Target</dt>
+                    <dd className="break-all font-mono">
+                      {a.targetType} {a.targetId ?? '—'}
+                    </dd>
+                    <dt className="text-slate-500">Hash</dt>
+                    <dd className="break-all font-mono text-slate-600">{a.hash}</dd>
+                    <dt className="text-slate-500">Previous hash</dt>
+                    <dd className="break-all font-mono text-slate-600">{a.prevHash}</dd>
+                  </dl>
+                  <pre className="max-h-80 overflow-auto whitespace-pre-wrap break-all rounded border border-slate-200 bg-white p-2 font-mono text-xs">
+                    {JSON.stringify(a.details ?? {}, null, 2)}
+                  </pre>
+                </td>
+              </tr>
+            )
+          }
+          footer={
+            <nav aria-label="Audit pages" className="flex items-center justify-between px-3 py-2 text-slate-600">
+              <span className="tabular-nums" data-testid="audit-count">
+                Page {pageNo} · {audit.data.total} matching {audit.data.total === 1 ? 'entry' : 'entries'}
+              </span>
+              <div className="flex items-center gap-2">
+                <Button disabled={pageNo <= 1} onClick={() => setCursors(cursors.slice(0, -1))} aria-label="Newer entries">
+                  ‹ Newer
+                </Button>
+                <Button
+                  disabled={audit.data.nextBefore === null}
+                  onClick={() => setCursors([...cursors, audit.data.nextBefore ?? undefined])}
+                  aria-label="Older entries"
+                >
+                  Older ›
+                </Button>
+              </div>
+            </nav>
+          }
+          columns={[
+            {
+              key: 'expand',
+              header: <span className="sr-only">Details</span>,
+              width: 'w-9',
+              cell: (a) => {
+                const expanded = open.has(a.seq);
+                return (
+                  <button
+                    type="button"
+                    className="rounded px-1 text-slate-500 hover:bg-slate-200 hover:text-slate-800"
+                    aria-expanded={expanded}
+                    aria-controls={`audit-details-${a.seq}`}
+                    aria-label={`${expanded ? 'Hide' : 'Show'} details of entry ${a.seq}`}
+                    onClick={() => toggle(a.seq)}
+                    data-testid="audit-expand"
+                  >
+                    {expanded ? '▾' : '▸'}
+                  </button>
+                );
+              },
+            },
+            { key: 'seq', header: '#', width: 'w-14', className: 'tabular-nums text-slate-500', cell: (a) => a.seq },
+            { key: 'at', header: 'At', width: 'w-44', className: 'whitespace-nowrap text-slate-600', cell: (a) => formatDateTime(a.at) },
+            { key: 'actor', header: 'Actor', width: 'w-52', className: 'truncate', cellProps: (a) => ({ title: a.actor }), cell: (a) => a.actor },
+            {
+              key: 'action',
+              header: 'Action',
+              width: 'w-36',
+              className: 'truncate font-medium',
+              cellProps: (a) => ({ title: a.action }),
+              cell: (a) => a.action,
+            },
+            {
+              key: 'target',
+              header: 'Target',
+              width: 'w-44',
+              className: 'truncate text-xs',
+              cellProps: (a) => ({ title: `${a.targetType} ${a.targetId ?? ''}` }),
+              cell: (a) => (
+                <>
+                  {a.targetType}
+                  {/* a uuid shortened to its first 8; shorter ids (sandbox names, usernames) whole */}
+                  {a.targetId && <span className="font-mono text-slate-500"> {a.targetId.length > 20 ? `${a.targetId.slice(0, 8)}…` : a.targetId}</span>}
+                </>
+              ),
+            },
+            { key: 'details', header: 'Details', className: 'truncate font-mono text-xs text-slate-600', cell: (a) => detailsSummary(a.details) },
+          ]}
+        />
       )}
     </div>
   );

@@ -1,11 +1,8 @@
 'use client';
 import type { QuotaRow, SchedulerQuota } from '@/server/resources/service';
-import { tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { DataTable, type DataColumn } from '@/components/ui/data-table';
 import { formatMemoryMb } from '@/components/workers/units';
 import { UsageBar } from '@/components/workers/usage-bar';
-
-/** Tables that take the width of their content, side by side. */
-const autoTable = tableClass.replace('w-full', 'w-auto');
 
 /** The quota resources as the scheduler labels them, with the unit each is read in. */
 const RESOURCES: { key: string; title: string; format: (v: number) => string }[] = [
@@ -13,6 +10,9 @@ const RESOURCES: { key: string; title: string; format: (v: number) => string }[]
   { key: 'memory_mb', title: 'Memory', format: (v) => formatMemoryMb(v) },
   { key: 'gpu', title: 'GPU', format: (v) => `${+v.toFixed(2)} GPU` },
 ];
+
+/** One quota queue's row: its cell per resource. */
+type QuotaQueue = { queue: string; tier: string; cells: Map<string, QuotaRow> };
 
 /**
  * The live scheduler's quota as a table a person reads at a glance: one row per quota queue,
@@ -26,7 +26,7 @@ export function QuotaTables({ quota }: { quota: SchedulerQuota }) {
         No scheduler running: quota use appears here once the scheduler (workers/scheduler-worker) writes its figures.
       </p>
     );
-  const queues = new Map<string, { queue: string; tier: string; cells: Map<string, QuotaRow> }>();
+  const queues = new Map<string, QuotaQueue>();
   for (const q of quota.queues) {
     const row = queues.get(q.queue) ?? { queue: q.queue, tier: q.tier, cells: new Map() };
     row.cells.set(q.resource, q);
@@ -35,89 +35,57 @@ export function QuotaTables({ quota }: { quota: SchedulerQuota }) {
   const waiting = Object.entries(quota.waiting).sort((a, b) => b[1] - a[1]);
   return (
     <div className="space-y-3">
-      <div className="overflow-x-auto">
-        <table className={tableClass} aria-label="Quota">
-          <thead>
-            <tr>
-              <th className={thClass}>Quota queue</th>
-              <th className={thClass}>Tier</th>
-              {RESOURCES.map((r) => (
-                <th key={r.key} className={thClass}>
-                  {r.title} used / nominal
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {[...queues.values()].map((q) => (
-              <tr key={q.queue} data-testid="quota-row">
-                <td className={`${tdClass} font-medium`}>{q.queue}</td>
-                <td className={tdClass}>{q.tier}</td>
-                {RESOURCES.map((r) => {
-                  const c = q.cells.get(r.key);
-                  if (!c)
-                    return (
-                      <td key={r.key} className={`${tdClass} text-slate-400`}>
-                        —
-                      </td>
-                    );
-                  return (
-                    <td key={r.key} className={`${tdClass} whitespace-nowrap text-xs tabular-nums`}>
-                      <UsageBar value={c.used} max={c.nominal} label={`${q.queue} ${r.title}`} /> {r.format(c.used)} /{' '}
-                      {c.nominal === null ? 'unlimited' : r.format(c.nominal)}
-                      {c.nominal !== null && c.nominal > 0 && <span className="text-slate-500"> ({Math.round((c.used / c.nominal) * 100)}%)</span>}
-                      {c.borrowed > 0 && <div className="text-amber-700">borrowing {r.format(c.borrowed)}</div>}
-                    </td>
-                  );
-                })}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Quota"
+        rows={[...queues.values()]}
+        rowKey={(q) => q.queue}
+        rowTestId="quota-row"
+        columns={[
+          { key: 'queue', header: 'Quota queue', className: 'font-medium', cell: (q) => q.queue },
+          { key: 'tier', header: 'Tier', cell: (q) => q.tier },
+          ...RESOURCES.map((r): DataColumn<QuotaQueue> => ({
+            key: r.key,
+            header: `${r.title} used / nominal`,
+            className: (q) => (q.cells.has(r.key) ? 'whitespace-nowrap text-xs tabular-nums' : 'text-slate-400'),
+            cell: (q) => {
+              const c = q.cells.get(r.key);
+              if (!c) return '—';
+              return (
+                <>
+                  <UsageBar value={c.used} max={c.nominal} label={`${q.queue} ${r.title}`} /> {r.format(c.used)} /{' '}
+                  {c.nominal === null ? 'unlimited' : r.format(c.nominal)}
+                  {c.nominal !== null && c.nominal > 0 && <span className="text-slate-500"> ({Math.round((c.used / c.nominal) * 100)}%)</span>}
+                  {c.borrowed > 0 && <div className="text-amber-700">borrowing {r.format(c.borrowed)}</div>}
+                </>
+              );
+            },
+          })),
+        ]}
+      />
       <div className="flex flex-wrap gap-6">
-        <table className={autoTable} aria-label="Scheduler tiers">
-          <thead>
-            <tr>
-              <th className={thClass}>Tier</th>
-              <th className={thClass}>Admitted</th>
-              <th className={thClass}>Waiting</th>
-            </tr>
-          </thead>
-          <tbody>
-            {quota.tiers.map((t) => (
-              <tr key={t.tier}>
-                <td className={tdClass}>{t.tier}</td>
-                <td className={`${tdClass} tabular-nums`}>{t.admitted}</td>
-                <td className={`${tdClass} tabular-nums`}>{t.queued}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        <table className={autoTable} aria-label="Why workloads wait">
-          <thead>
-            <tr>
-              <th className={thClass}>Waiting on</th>
-              <th className={thClass}>Workloads</th>
-            </tr>
-          </thead>
-          <tbody>
-            {waiting.length === 0 ? (
-              <tr>
-                <td className={`${tdClass} text-slate-500`} colSpan={2}>
-                  nothing waits
-                </td>
-              </tr>
-            ) : (
-              waiting.map(([reason, n]) => (
-                <tr key={reason}>
-                  <td className={tdClass}>{reason}</td>
-                  <td className={`${tdClass} tabular-nums`}>{n}</td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
+        <DataTable
+          label="Scheduler tiers"
+          fit
+          rows={quota.tiers}
+          rowKey={(t) => t.tier}
+          columns={[
+            { key: 'tier', header: 'Tier', cell: (t) => t.tier },
+            { key: 'admitted', header: 'Admitted', className: 'tabular-nums', cell: (t) => t.admitted },
+            { key: 'waiting', header: 'Waiting', className: 'tabular-nums', cell: (t) => t.queued },
+          ]}
+        />
+        <DataTable
+          label="Why workloads wait"
+          fit
+          rows={waiting}
+          rowKey={([reason]) => reason}
+          empty="nothing waits"
+          emptyInTable
+          columns={[
+            { key: 'reason', header: 'Waiting on', cell: ([reason]) => reason },
+            { key: 'workloads', header: 'Workloads', className: 'tabular-nums', cell: ([, n]) => n },
+          ]}
+        />
         <p className="self-end text-xs text-slate-500">Scheduler sees {quota.nodes} node(s).</p>
       </div>
     </div>

@@ -3,7 +3,7 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import type { RouterOutputs } from '@/components/trpc';
 import { StatusBadge } from '@/components/ui/status-badge';
-import { tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { DataTable, type DataColumn } from '@/components/ui/data-table';
 import { formatDateTime, timeAgo } from '@/components/display-format';
 import { WORKER_KINDS } from '@/core/queues';
 import { formatCpuPercent, formatMemoryMb } from './units';
@@ -103,34 +103,14 @@ export function HostSection({
           <span data-testid="host-busy-sandboxes">{host.busySandboxes}</span>
         </HostFact>
       </summary>
-      <div className="overflow-x-auto border-t border-slate-200">
-        <table className={tableClass} aria-label={`Workers on ${host.hostname}`}>
-          <thead>
-            <tr>
-              <th className={thClass} title="kind-host-pid-start">
-                Worker
-              </th>
-              <th className={thClass}>Status</th>
-              <th className={thClass} title="this process, % of one core over the last heartbeat interval">
-                CPU
-              </th>
-              <th className={thClass} title="resident memory of this process">
-                Memory
-              </th>
-              <th className={thClass}>Running now</th>
-              <th className={thClass} title="sandboxes this worker keeps busy now">
-                Sandboxes
-              </th>
-              <th className={thClass}>Heartbeat</th>
-            </tr>
-          </thead>
-          <tbody>
-            {host.workers.map((w) => (
-              <WorkerTableRow key={w.id} w={w} fetchedAt={fetchedAt} />
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label={`Workers on ${host.hostname}`}
+        wrapperClassName="overflow-x-auto border-t border-slate-200"
+        rows={host.workers}
+        rowKey={(w) => w.id}
+        rowTestId="worker-row"
+        columns={workerColumns(fetchedAt)}
+      />
     </details>
   );
 }
@@ -144,26 +124,50 @@ function HostFact({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-function WorkerTableRow({ w, fetchedAt }: { w: WorkerRow; fetchedAt: number }) {
-  const late = w.status === 'running' && fetchedAt - new Date(w.heartbeatAt).getTime() > LATE_MS;
-  return (
-    <tr data-testid="worker-row">
-      <td className={`${tdClass} whitespace-nowrap font-mono text-xs`}>
+const late = (w: WorkerRow, fetchedAt: number) => w.status === 'running' && fetchedAt - new Date(w.heartbeatAt).getTime() > LATE_MS;
+
+/** A host's workers table: each worker linked to its page, its own CPU and memory, the jobs it holds now. */
+function workerColumns(fetchedAt: number): DataColumn<WorkerRow>[] {
+  return [
+    {
+      key: 'worker',
+      header: 'Worker',
+      headerProps: { title: 'kind-host-pid-start' },
+      className: 'whitespace-nowrap font-mono text-xs',
+      cell: (w) => (
         <Link className="text-accent hover:underline" href={`/workers/${encodeURIComponent(w.id)}`} data-testid="worker-link">
           {w.id}
         </Link>
-      </td>
-      <td className={tdClass}>
-        <StatusBadge status={w.status} />
-      </td>
-      <td className={`${tdClass} whitespace-nowrap text-xs tabular-nums`} data-testid="worker-cpu">
-        <UsageBar value={w.cpuPercent} max={100} label={`${w.id} CPU`} /> {formatCpuPercent(w.cpuPercent)}
-      </td>
-      <td className={`${tdClass} whitespace-nowrap text-xs tabular-nums`} data-testid="worker-memory">
-        {formatMemoryMb(w.rssMb)}
-      </td>
-      <td className={`${tdClass} text-xs`} data-testid="worker-jobs">
-        {w.jobs.length === 0 ? (
+      ),
+    },
+    { key: 'status', header: 'Status', cell: (w) => <StatusBadge status={w.status} /> },
+    {
+      key: 'cpu',
+      header: 'CPU',
+      headerProps: { title: 'this process, % of one core over the last heartbeat interval' },
+      className: 'whitespace-nowrap text-xs tabular-nums',
+      cellProps: () => ({ 'data-testid': 'worker-cpu' }),
+      cell: (w) => (
+        <>
+          <UsageBar value={w.cpuPercent} max={100} label={`${w.id} CPU`} /> {formatCpuPercent(w.cpuPercent)}
+        </>
+      ),
+    },
+    {
+      key: 'memory',
+      header: 'Memory',
+      headerProps: { title: 'resident memory of this process' },
+      className: 'whitespace-nowrap text-xs tabular-nums',
+      cellProps: () => ({ 'data-testid': 'worker-memory' }),
+      cell: (w) => formatMemoryMb(w.rssMb),
+    },
+    {
+      key: 'jobs',
+      header: 'Running now',
+      className: 'text-xs',
+      cellProps: () => ({ 'data-testid': 'worker-jobs' }),
+      cell: (w) =>
+        w.jobs.length === 0 ? (
           <span className="text-slate-400">{QUEUE_KINDS.has(w.kind) ? 'idle' : '—'}</span>
         ) : (
           <ul className="space-y-0.5">
@@ -184,13 +188,26 @@ function WorkerTableRow({ w, fetchedAt }: { w: WorkerRow; fetchedAt: number }) {
               </li>
             ))}
           </ul>
-        )}
-      </td>
-      <td className={`${tdClass} text-xs tabular-nums`}>{w.busySandboxes || <span className="text-slate-400">0</span>}</td>
-      <td className={`${tdClass} whitespace-nowrap text-xs ${late ? 'font-medium text-red-700' : 'text-slate-600'}`} title={formatDateTime(w.heartbeatAt)}>
-        {timeAgo(w.heartbeatAt, fetchedAt)}
-        {late && ' (late)'}
-      </td>
-    </tr>
-  );
+        ),
+    },
+    {
+      key: 'sandboxes',
+      header: 'Sandboxes',
+      headerProps: { title: 'sandboxes this worker keeps busy now' },
+      className: 'text-xs tabular-nums',
+      cell: (w) => w.busySandboxes || <span className="text-slate-400">0</span>,
+    },
+    {
+      key: 'heartbeat',
+      header: 'Heartbeat',
+      className: (w) => `whitespace-nowrap text-xs ${late(w, fetchedAt) ? 'font-medium text-red-700' : 'text-slate-600'}`,
+      cellProps: (w) => ({ title: formatDateTime(w.heartbeatAt) }),
+      cell: (w) => (
+        <>
+          {timeAgo(w.heartbeatAt, fetchedAt)}
+          {late(w, fetchedAt) && ' (late)'}
+        </>
+      ),
+    },
+  ];
 }

@@ -5,7 +5,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { ErrorNotice, Loading } from '@/components/ui/states';
 import { StatusBadge } from '@/components/ui/status-badge';
-import { Facts, PageHeader, Section, tableClass, tdClass, thClass } from '@/components/ui/layout-parts';
+import { Facts, PageHeader, Section } from '@/components/ui/layout-parts';
+import { DataTable } from '@/components/ui/data-table';
 import { formatDateTime, timeAgo } from '@/components/display-format';
 import { hostAnchor } from '@/components/workers/host-section';
 import { formatCpuPercent, formatMemoryMb } from '@/components/workers/units';
@@ -90,101 +91,89 @@ export default function WorkerPage() {
         />
       </Section>
       <Section title={`Running now (${w.jobs.length})`}>
-        {w.jobs.length === 0 ? (
-          <p className="text-sm text-slate-500">No job: this worker holds no lease now.</p>
-        ) : (
-          <div className="overflow-x-auto">
-            <table className={tableClass} aria-label="Running jobs">
-              <thead>
-                <tr>
-                  <th className={thClass}>Job</th>
-                  <th className={thClass}>Queue</th>
-                  <th className={thClass}>Tier</th>
-                  <th className={thClass}>Run</th>
-                  <th className={thClass}>Episode</th>
-                  <th className={thClass}>Running for</th>
-                  <th className={thClass}>Attempt</th>
-                </tr>
-              </thead>
-              <tbody>
-                {w.jobs.map((j) => (
-                  <tr key={j.id} data-testid="detail-job">
-                    <td className={`${tdClass} tabular-nums`}>#{j.id}</td>
-                    <td className={`${tdClass} font-mono text-xs`}>{j.queue}</td>
-                    <td className={tdClass}>{j.tier}</td>
-                    <td className={tdClass}>
-                      {j.runId ? (
-                        <Link className="text-accent hover:underline" href={`/runs/${j.runId}`}>
-                          {j.runName ?? j.runId.slice(0, 8)}
-                        </Link>
-                      ) : (
-                        '—'
-                      )}
-                    </td>
-                    <td className={`${tdClass} font-mono text-xs`}>
-                      {j.episodeId ? (
-                        <Link className="text-accent hover:underline" href={`/episodes/${j.episodeId}`}>
-                          {j.episodeId.slice(0, 8)}
-                        </Link>
-                      ) : (
-                        '—'
-                      )}
-                    </td>
-                    <td className={`${tdClass} tabular-nums`}>{j.startedAt ? timeAgo(j.startedAt, now).replace(/ ago$/, '') : '—'}</td>
-                    <td className={`${tdClass} tabular-nums ${j.attempts > 1 ? 'text-amber-700' : ''}`}>{j.attempts}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          label="Running jobs"
+          rows={w.jobs}
+          rowKey={(j) => j.id}
+          rowTestId="detail-job"
+          empty="No job: this worker holds no lease now."
+          columns={[
+            { key: 'job', header: 'Job', className: 'tabular-nums', cell: (j) => `#${j.id}` },
+            { key: 'queue', header: 'Queue', className: 'font-mono text-xs', cell: (j) => j.queue },
+            { key: 'tier', header: 'Tier', cell: (j) => j.tier },
+            {
+              key: 'run',
+              header: 'Run',
+              cell: (j) =>
+                j.runId ? (
+                  <Link className="text-accent hover:underline" href={`/runs/${j.runId}`}>
+                    {j.runName ?? j.runId.slice(0, 8)}
+                  </Link>
+                ) : (
+                  '—'
+                ),
+            },
+            {
+              key: 'episode',
+              header: 'Episode',
+              className: 'font-mono text-xs',
+              cell: (j) =>
+                j.episodeId ? (
+                  <Link className="text-accent hover:underline" href={`/episodes/${j.episodeId}`}>
+                    {j.episodeId.slice(0, 8)}
+                  </Link>
+                ) : (
+                  '—'
+                ),
+            },
+            {
+              key: 'for',
+              header: 'Running for',
+              className: 'tabular-nums',
+              cell: (j) => (j.startedAt ? timeAgo(j.startedAt, now).replace(/ ago$/, '') : '—'),
+            },
+            { key: 'attempt', header: 'Attempt', className: (j) => `tabular-nums ${j.attempts > 1 ? 'text-amber-700' : ''}`, cell: (j) => j.attempts },
+          ]}
+        />
       </Section>
       {(w.busySandboxes.length > 0 || w.kind === 'sandbox') && (
         <Section title={`Busy sandboxes (${w.busySandboxes.length})`}>
-          {w.busySandboxes.length === 0 ? (
-            <p className="text-sm text-slate-500">None busy now.</p>
-          ) : (
-            <div className="overflow-x-auto">
-              <table className={tableClass} aria-label="Busy sandboxes">
-                <thead>
-                  <tr>
-                    <th className={thClass}>Sandbox</th>
-                    <th className={thClass}>Runtime</th>
-                    <th className={thClass}>Run</th>
-                    <th className={thClass}>Episode</th>
-                    <th className={thClass}>Busy for</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {w.busySandboxes.map((s) => (
-                    <tr key={s.id}>
-                      <td className={`${tdClass} font-mono text-xs`}>{s.id}</td>
-                      <td className={tdClass}>{s.runtime}</td>
-                      <td className={tdClass}>
-                        {s.runId ? (
-                          <Link className="text-accent hover:underline" href={`/runs/${s.runId}`}>
-                            {s.runId.slice(0, 8)}
-                          </Link>
-                        ) : (
-                          '—'
-                        )}
-                      </td>
-                      <td className={`${tdClass} font-mono text-xs`}>
-                        {s.episodeId ? (
-                          <Link className="text-accent hover:underline" href={`/episodes/${s.episodeId}`}>
-                            {s.episodeId.slice(0, 8)}
-                          </Link>
-                        ) : (
-                          '—'
-                        )}
-                      </td>
-                      <td className={`${tdClass} tabular-nums`}>{timeAgo(s.since, now).replace(/ ago$/, '')}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <DataTable
+            label="Busy sandboxes"
+            rows={w.busySandboxes}
+            rowKey={(s) => s.id}
+            empty="None busy now."
+            columns={[
+              { key: 'sandbox', header: 'Sandbox', className: 'font-mono text-xs', cell: (s) => s.id },
+              { key: 'runtime', header: 'Runtime', cell: (s) => s.runtime },
+              {
+                key: 'run',
+                header: 'Run',
+                cell: (s) =>
+                  s.runId ? (
+                    <Link className="text-accent hover:underline" href={`/runs/${s.runId}`}>
+                      {s.runId.slice(0, 8)}
+                    </Link>
+                  ) : (
+                    '—'
+                  ),
+              },
+              {
+                key: 'episode',
+                header: 'Episode',
+                className: 'font-mono text-xs',
+                cell: (s) =>
+                  s.episodeId ? (
+                    <Link className="text-accent hover:underline" href={`/episodes/${s.episodeId}`}>
+                      {s.episodeId.slice(0, 8)}
+                    </Link>
+                  ) : (
+                    '—'
+                  ),
+              },
+              { key: 'for', header: 'Busy for', className: 'tabular-nums', cell: (s) => timeAgo(s.since, now).replace(/ ago$/, '') },
+            ]}
+          />
         </Section>
       )}
       <Section title={`Recent log lines (${w.recentLogs.length}, newest last)`}>
