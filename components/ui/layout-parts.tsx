@@ -42,6 +42,7 @@ export function Facts({ items }: { items: [string, ReactNode][] }) {
   );
 }
 
+/** The table look. Tabular data goes through `DataTable` (./data-table.tsx), which uses these. */
 export const tableClass = 'w-full border-collapse text-left text-sm';
 export const thClass = 'border-b border-slate-200 bg-slate-50 px-3 py-1.5 text-xs font-semibold uppercase tracking-wide text-slate-600';
 export const tdClass = 'border-b border-slate-100 px-3 py-1.5 align-top';
