@@ -1814,17 +1814,26 @@ const expectZero = (r: ScoreResult) => {
   expect(r.reward).toBe(0);
 };
 
+const loadTimedOut = (r: ScoreResult) => /timeout/i.test(r.harness.loadError ?? '');
+async function expectAttackZero(a: Attack, on: SandboxManager) {
+  const ms = a.testTimeoutMs ?? 700;
+  let r = await scoreSolution(on, SANDBOX, a.task, a.src, { testTimeoutMs: ms });
+  // An attack that never loaded proved nothing: on a slow host, once more with more time.
+  if (!a.hangsAtLoad && loadTimedOut(r)) r = await scoreSolution(on, SANDBOX, a.task, a.src, { testTimeoutMs: 4 * ms });
+  expect(!a.hangsAtLoad && loadTimedOut(r), 'the attack did not finish loading, so it tested nothing').toBe(false);
+  expectZero(r);
+}
+
+// Attacks that stop the trusted side or outlast its deadlines spend their time waiting (for the
+// sandbox's 30 s timeout, or a wall ceiling per call): one after another they took 170 s of this
+// file's 200 s. They run side by side instead, each on a manager of its own (a manager admits
+// one sandbox of the default limits at a time), with the same sandbox, limits and checks.
+const WAITS_OUT_A_DEADLINE = /SIGSTOP|killpg|sleeps|spins|toJSON pollution/;
+const WAITING_SLOTS = 5;
+
 describe('forging attempts all score 0', () => {
-  const loadTimedOut = (r: ScoreResult) => /timeout/i.test(r.harness.loadError ?? '');
-  for (const a of attacks) {
-    it(a.name, async () => {
-      const ms = a.testTimeoutMs ?? 700;
-      let r = await scoreSolution(manager, SANDBOX, a.task, a.src, { testTimeoutMs: ms });
-      // An attack that never loaded proved nothing: on a slow host, once more with more time.
-      if (!a.hangsAtLoad && loadTimedOut(r)) r = await scoreSolution(manager, SANDBOX, a.task, a.src, { testTimeoutMs: 4 * ms });
-      expect(!a.hangsAtLoad && loadTimedOut(r), 'the attack did not finish loading, so it tested nothing').toBe(false);
-      expectZero(r);
-    });
+  for (const a of attacks.filter((x) => !WAITS_OUT_A_DEADLINE.test(x.name))) {
+    it(a.name, () => expectAttackZero(a, manager));
   }
 
   // An unscored run (status sandbox_error) costs a wrong answer nothing, so a candidate must
@@ -1834,6 +1843,32 @@ describe('forging attempts all score 0', () => {
       expectZero(await scoreSolution(manager, SANDBOX, pyHeAbs, `${MAD_PROMPT}    return 0.0\n${sigintStorm(ms / 1000)}`, { testTimeoutMs: 700 }));
     }
   }, 120_000);
+});
+
+describe.concurrent('forging attempts that wait out a deadline all score 0 (side by side)', () => {
+  const free: SandboxManager[] = [];
+  const cleanups: (() => Promise<void>)[] = [];
+  beforeAll(() => {
+    for (let i = 0; i < WAITING_SLOTS; i++) {
+      const made = testManager(`forging-wait-${i}`);
+      free.push(made.manager);
+      cleanups.push(made.cleanup);
+    }
+  });
+  afterAll(async () => {
+    await Promise.all(cleanups.map((c) => c()));
+  });
+  for (const a of attacks.filter((x) => WAITS_OUT_A_DEADLINE.test(x.name))) {
+    it(a.name, async () => {
+      const on = free.pop();
+      if (!on) throw new Error('more waiting attacks at once than WAITING_SLOTS (Vitest runs up to maxConcurrency, 5)');
+      try {
+        await expectAttackZero(a, on);
+      } finally {
+        free.push(on);
+      }
+    });
+  }
 });
 
 // ---------------------------------------------------------------------------------------
