@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { crucibleRepoTaskLine, type CrucibleRepoTaskLine } from '@/core/repo-tasks';
 import { episodeSandboxLimits } from '@/core/run-config';
-import { ensureBuiltInEnvironment, ensureDefaultEnvironment } from '@/lib/sandbox/env/env-store';
+import { ensureBuiltInEnvironment, ensureDefaultEnvironment } from '@/lib/sandbox/env/env-builtin';
 import { SandboxManager } from '@/lib/sandbox/pool/manager';
 import { gradeRepoTask, GRADE_WORKSPACE_DIR, testFilesOf } from '@/lib/agent/grade/grade-repo-task';
 import { extraPythonPath } from '@/lib/agent/grade/pytest-options';
@@ -17,6 +17,9 @@ import { applyWorkspacePatch } from '@/lib/agent/workspace/workspace-diff';
 import { fileBytes } from '@/lib/agent/workspace/workspace-file';
 import { runAgentEpisode } from '@/lib/agent/episode/run-episode';
 import { SANDBOX_WORKSPACE_DIR, writeWorkspace } from '@/lib/agent/episode/sandbox-workspace';
+import { envStoreDir } from '@/db/open-database';
+import { settings } from '@/core/settings';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 /**
  * `npm run bench -- agent [--runs N] [--episodes N] [--concurrency 1,2,4] [--grades N] [--corpus-grades N] [--runtime bwrap] [--json]`
@@ -66,7 +69,13 @@ export async function main(argv: string[]): Promise<number> {
   const runtime = values.runtime ?? 'bwrap';
   const dataDir = mkdtempSync('/tmp/crucible-bench-agent-');
   chmodSync(dataDir, 0o755);
-  const manager = new SandboxManager({ dataDir, capacity: { cpus: 64, memoryMb: 1 << 20, diskMb: 1 << 20 }, maxIdlePerKey: 16 });
+  const manager = new SandboxManager({
+    dataDir,
+    storeDir: envStoreDir(),
+    runtime: runtimeOptions(settings()),
+    capacity: { cpus: 64, memoryMb: 1 << 20, diskMb: 1 << 20 },
+    maxIdlePerKey: 16,
+  });
   ensureDefaultEnvironment(manager.storeDir);
   ensureBuiltInEnvironment('repo', manager.storeDir);
   const task = { ...resolveRepoTask(crucibleRepoTaskLine.parse(LINE), { baseDir: '/tmp' }), environment: 'default' };

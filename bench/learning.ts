@@ -7,9 +7,10 @@ import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { openDatabase } from '@/db/open-database';
 import { episodes, runs } from '@/db/schema';
-import { ensureDefaultEnvironment } from '@/lib/sandbox/env/env-store';
+import { ensureDefaultEnvironment } from '@/lib/sandbox/env/env-builtin';
 import { EDGE_TASKS, LEARNING_CONFIG, formatReport } from '@/workers/rl/learning-setup';
 import { comparePairs, curves, pairedOutcomes } from '@/workers/rl/paired';
+import { storeDirFor } from '@/lib/sandbox/env/env-store';
 
 /**
  * `npm run bench -- learning [--minutes 15] [--json] [--lr 5e-4] [--group 8] [--tasks a,b,…|all]
@@ -99,7 +100,7 @@ export async function main(argv: string[]): Promise<number> {
   const ac = new AbortController();
   let loop: Promise<void> | undefined;
   try {
-    ensureDefaultEnvironment(settings().CRUCIBLE_ENV_STORE ?? path.join(dir, 'envs')); // where this instance's pool looks (SandboxManager's rule)
+    ensureDefaultEnvironment(storeDirFor(dir, settings().CRUCIBLE_ENV_STORE)); // where this instance's pool looks
     loop = runJobLoop({
       db,
       sql: pg,

@@ -12,12 +12,14 @@ import { episodes, metricSamples, runs, tasks, turns } from '@/db/schema';
 import type { TaskTests } from '@/core/tasks';
 import type { JobHandler } from '@/workers/jobs/job-handler';
 import { sandboxEnv } from '@/lib/sandbox/runtimes/bwrap';
-import { ensureDefaultEnvironment } from '@/lib/sandbox/env/env-store';
+import { ensureDefaultEnvironment } from '@/lib/sandbox/env/env-builtin';
 import { SandboxManager } from '@/lib/sandbox/pool/manager';
 import { components } from '@/workers/rl/reward/score';
 import { cpuBudgetMs } from '@/workers/rl/reward/scoring-options';
 import { runTests } from '@/workers/rl/reward/harness';
 import { sourceFor } from '@/workers/rl/episode';
+import { storeDirFor } from '@/lib/sandbox/env/env-store';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 /**
  * `npm run bench -- loop [--iterations 3] [--tasks 4] [--group 4] [--max-turns 2] [--workers 2]
@@ -139,9 +141,14 @@ export async function main(argv: string[]): Promise<number> {
   const timings: JobTiming[] = [];
   const handlers = timed(rlHandlers, timings);
   let loop: Promise<void> | undefined;
-  const refManager = new SandboxManager({ dataDir: dir, capacity: { cpus: 64, memoryMb: 1 << 20, diskMb: 1 << 20 } });
+  const refManager = new SandboxManager({
+    dataDir: dir,
+    storeDir: storeDirFor(dir, settings().CRUCIBLE_ENV_STORE),
+    runtime: runtimeOptions(settings()),
+    capacity: { cpus: 64, memoryMb: 1 << 20, diskMb: 1 << 20 },
+  });
   try {
-    ensureDefaultEnvironment(settings().CRUCIBLE_ENV_STORE ?? path.join(dir, 'envs')); // where this instance's pool looks (SandboxManager's rule)
+    ensureDefaultEnvironment(storeDirFor(dir, settings().CRUCIBLE_ENV_STORE)); // where this instance's pool looks
     loop = runJobLoop({
       db,
       sql,

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultStoreDir, ensureDefaultEnvironment } from '@/lib/sandbox/env/env-store';
+import { ensureDefaultEnvironment } from '@/lib/sandbox/env/env-builtin';
 import { sandboxEnv } from '@/lib/sandbox/runtimes/bwrap';
 import { SandboxCgroup } from '@/lib/sandbox/limits/cgroup';
 import { ownerTag } from '@/lib/sandbox/pool/owner';
@@ -12,6 +12,8 @@ import { GvisorRuntime } from '@/lib/sandbox/runtimes/gvisor';
 import { MicrovmRuntime } from '@/lib/sandbox/runtimes/microvm';
 import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 import type { Sandbox } from '@/lib/sandbox/runtimes/sandbox-runtime';
+import { envStoreDir } from '@/db/open-database';
+import { settings } from '@/core/settings';
 
 /**
  * `npm run bench -- sandbox [--runs N] [--leak-execs N] [--concurrency 1,2,4,8] [--runtime bwrap|gvisor|NAME] [--json]`
@@ -87,7 +89,7 @@ async function timed(sb: Sandbox, cmd: string[]): Promise<number> {
 
 /** The launcher's own resources (a leak there would grow with every cold start). */
 function launcherCounters(): { pid: number; fds: number; threads: number; rssKb: number } | undefined {
-  const pid = sharedLauncher(defaultStoreDir(), runtimeOptions())?.pid;
+  const pid = sharedLauncher(envStoreDir(), runtimeOptions(settings()))?.pid;
   if (!pid) return undefined;
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -163,17 +165,23 @@ export async function main(argv: string[]): Promise<number> {
   const hostDir = mkdtempSync('/tmp/crucible-bench-host-');
   writeFileSync(path.join(hostDir, 'test.py'), PY_TEST);
   writeFileSync(path.join(hostDir, 'test.js'), NODE_TEST);
-  ensureDefaultEnvironment(defaultStoreDir());
+  ensureDefaultEnvironment(envStoreDir());
   // generous capacity so the concurrency sweep is about speed, not admission
-  const manager = new SandboxManager({ dataDir, capacity: { cpus: 64, memoryMb: 1 << 20, diskMb: 1 << 20 }, maxIdlePerKey: 16 });
+  const manager = new SandboxManager({
+    dataDir,
+    storeDir: envStoreDir(),
+    runtime: runtimeOptions(settings()),
+    capacity: { cpus: 64, memoryMb: 1 << 20, diskMb: 1 << 20 },
+    maxIdlePerKey: 16,
+  });
   // the default quota's 2 vCPUs: at 1 vCPU, CFS throttling alone adds ~8 ms to a Python start here
   const limits = { cpus: 2, memoryMb: 512, diskMb: 256, timeoutMs: 30_000 };
   floorGroup(limits.cpus);
   const os = await import('node:os');
   const warmMode =
-    runtime === 'bwrap' && runtimeOptions().supervisor
+    runtime === 'bwrap' && runtimeOptions(settings()).supervisor
       ? 'supervisor (one bwrap per sandbox)'
-      : runtime === 'gvisor' && runtimeOptions().supervisor
+      : runtime === 'gvisor' && runtimeOptions(settings()).supervisor
         ? 'supervisor (one runsc container per sandbox)'
         : runtime === 'microvm'
           ? 'supervisor (one booted microVM per sandbox)'
@@ -182,7 +190,7 @@ export async function main(argv: string[]): Promise<number> {
   const gvisor = rt instanceof GvisorRuntime ? rt.details() : undefined;
   const microvm = rt instanceof MicrovmRuntime ? rt.details() : undefined;
   // the launcher does the cold start's mount, environment check and bwrap fork (launcher.c)
-  const launcher = sharedLauncher(defaultStoreDir(), runtimeOptions())
+  const launcher = sharedLauncher(envStoreDir(), runtimeOptions(settings()))
     ? 'launcher (mount, env check, fork in launcher.c)'
     : `no launcher (${launcherUnavailable() ?? 'CRUCIBLE_SANDBOX_LAUNCHER=0'}): Node mounts, checks and spawns`;
   const out: Record<string, unknown> = {

@@ -3,11 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { environmentNameProblem } from '@/core/environments';
 import { settings } from '@/core/settings';
-import { dataDir } from '@/db/open-database';
+import { dataDir, envStoreDir } from '@/db/open-database';
 import { environmentImage, recordEnvironmentImage } from '@/server/environments/registry';
 import { openArtifactStore } from '@/lib/artifacts/open-artifact-store';
 import { installEnvironmentImage, packEnvironmentImage } from '@/lib/sandbox/env/env-image';
-import { defaultStoreDir, resolveEnvironment, verifyEnvironmentFull } from '@/lib/sandbox/env/env-store';
+import { resolveEnvironment } from '@/lib/sandbox/env/env-builtin';
+import { verifyEnvironmentFull } from '@/lib/sandbox/env/env-verify';
 import { SandboxError } from '@/lib/sandbox/types';
 import { CliError, output, type Command } from './args';
 import { cliDatabase } from './database';
@@ -40,7 +41,7 @@ const publish: Command = {
     const name = nameArg(positionals, publishUsage);
     let env;
     try {
-      env = resolveEnvironment(name, defaultStoreDir());
+      env = resolveEnvironment(name, envStoreDir());
     } catch (e) {
       throw new CliError((e as Error).message);
     }
@@ -90,7 +91,7 @@ const fetchCmd: Command = {
         );
       let env;
       try {
-        env = await installEnvironmentImage(name, await store.fetch(image.imageSha256), image.hash, defaultStoreDir());
+        env = await installEnvironmentImage(name, await store.fetch(image.imageSha256), image.hash, envStoreDir());
       } catch (e) {
         throw new CliError(e instanceof SandboxError ? e.message : `cannot fetch image ${image.imageSha256}: ${(e as Error).message}`);
       }

@@ -4,13 +4,13 @@ import path from 'node:path';
 import { crucibleRepoTaskLine, type CrucibleRepoTaskLine, type RepoTask } from '@/core/repo-tasks';
 import { episodeSandboxLimits } from '@/core/run-config';
 import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
-import { dataDir } from '@/db/open-database';
+import { dataDir, envStoreDir } from '@/db/open-database';
 import { runAgentEpisode } from '@/lib/agent/episode/run-episode';
 import { scriptStep, ScriptedPolicy, type ScriptStep } from '@/lib/agent/policies/scripted';
 import { ByteTemplateRenderer } from '@/lib/agent/render/byte-template';
 import { loadRepoSuite, REPO_SUITE_DIR } from '@/lib/agent/suite/repo-suite';
 import { resolveRepoTask } from '@/lib/agent/workspace/resolve-task';
-import { builtInEnvSpec, ensureBuiltInEnvironment } from '@/lib/sandbox/env/env-store';
+import { builtInEnvSpec, ensureBuiltInEnvironment } from '@/lib/sandbox/env/env-builtin';
 import { gradeRepoTask } from '@/lib/agent/grade/grade-repo-task';
 import { SandboxManager } from '@/lib/sandbox/pool/manager';
 import { SandboxError } from '@/lib/sandbox/types';
@@ -23,6 +23,7 @@ import { describeIssues } from '@/server/errors';
 import { settings } from '@/core/settings';
 import { CliError, output, type Command } from './args';
 import { cliDatabase } from './database';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 const USAGE =
   'crucible episode run --task ID --script FILE.jsonl [--task-file FILE.jsonl | --suite repo-suite] [--runtime bwrap|NAME] [--env NAME] ' +
@@ -217,7 +218,7 @@ export const commands: Command[] = [
       }
       const env = (values.env as string | undefined) ?? task.environment;
       task = { ...task, environment: env }; // the grader runs where the episode ran
-      const manager = new SandboxManager({ dataDir: dataDir() });
+      const manager = new SandboxManager({ dataDir: dataDir(), storeDir: envStoreDir(), runtime: runtimeOptions(settings()) });
       try {
         try {
           if (builtInEnvSpec(env)) ensureBuiltInEnvironment(env, manager.storeDir);

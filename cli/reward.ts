@@ -2,11 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { episodeSandboxLimits } from '@/core/run-config';
 import { parseTaskFile } from '@/server/tasks/formats';
-import { dataDir } from '@/db/open-database';
-import { ensureDefaultEnvironment } from '@/lib/sandbox/env/env-store';
+import { dataDir, envStoreDir } from '@/db/open-database';
+import { ensureDefaultEnvironment } from '@/lib/sandbox/env/env-builtin';
 import { SandboxManager } from '@/lib/sandbox/pool/manager';
 import { scoreSolution } from '@/workers/rl/reward/reward';
 import { CliError, output, type Command } from './args';
+import { settings } from '@/core/settings';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 export const rewardCommands: Command[] = [
   {
@@ -44,7 +46,7 @@ export const rewardCommands: Command[] = [
         );
       const testTimeoutMs = values['test-timeout-ms'] ? Number(values['test-timeout-ms']) : 2000;
       if (!Number.isInteger(testTimeoutMs) || testTimeoutMs < 10) throw new CliError('--test-timeout-ms must be an integer ≥ 10');
-      const manager = new SandboxManager({ dataDir: dataDir() });
+      const manager = new SandboxManager({ dataDir: dataDir(), storeDir: envStoreDir(), runtime: runtimeOptions(settings()) });
       try {
         if (!values.env) ensureDefaultEnvironment(manager.storeDir);
         manager.runtime((values.runtime as string | undefined) ?? 'bwrap'); // refuses a missing runtime with what to install

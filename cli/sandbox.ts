@@ -7,19 +7,10 @@ import { environmentNameProblem } from '@/core/environments';
 import { PROBED_RUNTIME_NAMES, sandboxRuntimeName } from '@/core/sandbox-runtimes';
 import { recordEnvironment, recordVerification } from '@/server/environments/registry';
 import { sandboxRecords } from '@/server/environments/sandbox-records';
-import {
-  buildEnvironment,
-  dataDir,
-  builtInEnvSpec,
-  defaultEnvSpec,
-  defaultStoreDir,
-  envSpecSchema,
-  listEnvironments,
-  resolveEnvironment,
-  verifyEnvironmentFast,
-  verifyEnvironmentFull,
-  type EnvSpecInput,
-} from '@/lib/sandbox/env/env-store';
+import { buildEnvironment, envSpecSchema, type EnvSpecInput } from '@/lib/sandbox/env/env-build';
+import { builtInEnvSpec, defaultEnvSpec, resolveEnvironment } from '@/lib/sandbox/env/env-builtin';
+import { listEnvironments } from '@/lib/sandbox/env/env-store';
+import { verifyEnvironmentFast, verifyEnvironmentFull } from '@/lib/sandbox/env/env-verify';
 import { SandboxManager } from '@/lib/sandbox/pool/manager';
 import { BwrapRuntime } from '@/lib/sandbox/runtimes/bwrap';
 import { GvisorRuntime } from '@/lib/sandbox/runtimes/gvisor';
@@ -32,6 +23,8 @@ import { SandboxError, allowEntry, limitsSchema, type LimitsInput } from '@/lib/
 import { CliError, intOption, output, type Command } from './args';
 import { table } from './format';
 import { terminalSafe } from './terminal-safe';
+import { dataDir, envStoreDir } from '@/db/open-database';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 /**
  * The database when one is already there (DATABASE_URL, or a running Crucible's
@@ -127,7 +120,14 @@ const exec: Command = {
         return { dest: f.slice(i + 1), data: readFileSync(src) };
       });
       const db = await reachableDatabase();
-      const manager = new SandboxManager({ dataDir: dataDir(), records: db && sandboxRecords(db), actor: 'cli', maxIdlePerKey: 0 });
+      const manager = new SandboxManager({
+        dataDir: dataDir(),
+        storeDir: envStoreDir(),
+        runtime: runtimeOptions(settings()),
+        records: db && sandboxRecords(db),
+        actor: 'cli',
+        maxIdlePerKey: 0,
+      });
       try {
         const result = await manager.exec(
           {
@@ -198,7 +198,7 @@ const runtimes: Command = {
   options: { json: { type: 'boolean' } },
   run: async ({ values }) => {
     const rows = PROBED_RUNTIME_NAMES.map((name) => {
-      const rt = runtimeByName(name);
+      const rt = runtimeByName(name, runtimeOptions(settings()));
       // gVisor: its version and which platform (ptrace, systrap, kvm) works here, each with why not;
       // microvm: the accelerator (kvm or tcg) as its platform, with why KVM is not used
       const gvisor = rt instanceof GvisorRuntime ? gvisorDetails(rt) : rt instanceof MicrovmRuntime ? microvmDetails(rt) : {};
@@ -273,7 +273,7 @@ const envBuild: Command = {
   options: { name: { type: 'string' }, include: { type: 'string', multiple: true }, tarball: { type: 'string' }, json: { type: 'boolean' } },
   run: ({ values, positionals }) =>
     cli(async () => {
-      const env = buildEnvironment(specFrom(values, positionals), defaultStoreDir());
+      const env = buildEnvironment(specFrom(values, positionals), envStoreDir());
       const db = await reachableDatabase();
       if (db) await recordEnvironment(db, env);
       output(
@@ -295,7 +295,7 @@ const envVerify: Command = {
       const name = positionals[0];
       if (!name) throw new CliError('usage: crucible env verify NAME [--fast] [--json]');
       envNameArg(name, 'env verify');
-      const env = resolveEnvironment(name, defaultStoreDir());
+      const env = resolveEnvironment(name, envStoreDir());
       const v = values.fast ? verifyEnvironmentFast(env) : verifyEnvironmentFull(env);
       const db = await reachableDatabase();
       if (db) await recordVerification(db, env, v);
@@ -312,7 +312,7 @@ const envList: Command = {
   usage: 'crucible env list [--json]',
   options: { json: { type: 'boolean' } },
   run: async ({ values }) => {
-    const envs = listEnvironments(defaultStoreDir());
+    const envs = listEnvironments(envStoreDir());
     output(!!values.json, envs, () =>
       table(
         envs.map((e) => ({ ...e, toolchain: JSON.stringify(e.toolchainLock) })),

@@ -3,15 +3,17 @@ import { z } from 'zod';
 import type { RepoGrade, RepoTask } from '@/core/repo-tasks';
 import { episodeSandboxLimits } from '@/core/run-config';
 import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
-import { dataDir } from '@/db/open-database';
+import { dataDir, envStoreDir } from '@/db/open-database';
 import { tasks, taskSuites } from '@/db/schema';
 import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
 import { gradeRepoTask } from '@/lib/agent/grade/grade-repo-task';
-import { builtInEnvSpec, ensureBuiltInEnvironment } from '@/lib/sandbox/env/env-store';
+import { builtInEnvSpec, ensureBuiltInEnvironment } from '@/lib/sandbox/env/env-builtin';
 import { SandboxManager } from '@/lib/sandbox/pool/manager';
 import { SandboxError } from '@/lib/sandbox/types';
 import { CliError, output, type Command } from './args';
 import { cliDatabase } from './database';
+import { settings } from '@/core/settings';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 /**
  * `crucible tasks verify`: an imported repository suite checked through the real grader, the
@@ -112,7 +114,7 @@ export const commands: Command[] = [
         if (unknown.length) throw new CliError(`--only: no repository task ${unknown.map((u) => `"${u}"`).join(', ')} in suite "${suite}"`);
         chosen = repoRows.filter((r) => only.data.includes(r.externalId));
       }
-      const manager = new SandboxManager({ dataDir: dataDir() });
+      const manager = new SandboxManager({ dataDir: dataDir(), storeDir: envStoreDir(), runtime: runtimeOptions(settings()) });
       const verdicts: TaskVerdict[] = [];
       try {
         const envs = new Set<string>();

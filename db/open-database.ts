@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { settings } from '@/core/settings';
+import { storeDirFor } from '@/lib/sandbox/env/env-store';
 import { CATALOG_ONLY_SEARCH_PATH, connect, type Database } from './client';
 import { ensureDatabase, startEmbeddedPostgres, storedPassword, withUser, type EmbeddedServer } from './embedded';
 import { applyMigrations, migrationsPending } from './migrate';
@@ -19,6 +20,11 @@ import {
 export function dataDir(): string {
   // turbopackIgnore: a runtime path, not a file the server bundle should trace.
   return path.resolve(/* turbopackIgnore: true */ settings().CRUCIBLE_DATA_DIR);
+}
+
+/** Where this host's built environments live: CRUCIBLE_ENV_STORE, else `<dataDir>/envs` (the sandbox library's `storeDirFor`). */
+export function envStoreDir(): string {
+  return storeDirFor(dataDir(), settings().CRUCIBLE_ENV_STORE);
 }
 
 type RuntimeFile = { databaseUrl: string; pid: number; startedAt: string };

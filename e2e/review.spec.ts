@@ -1,7 +1,7 @@
 import assert from 'node:assert';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { resolveEnvironment } from '@/lib/sandbox/env/env-store';
+import { resolveEnvironment } from '@/lib/sandbox/env/env-builtin';
 import { defaultRunConfig } from '@/core/run-config';
 import { database, env, seedSuiteAndTask, signIn } from './support';
 

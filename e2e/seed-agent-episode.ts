@@ -13,8 +13,11 @@ import { loadRepoSuite, REPO_SUITE_DIR } from '@/lib/agent/suite/repo-suite';
 import { applyWorkspacePatch } from '@/lib/agent/workspace/workspace-diff';
 import { resolveRepoTask } from '@/lib/agent/workspace/resolve-task';
 import { fileText } from '@/lib/agent/workspace/workspace-file';
-import { ensureBuiltInEnvironment } from '@/lib/sandbox/env/env-store';
+import { ensureBuiltInEnvironment } from '@/lib/sandbox/env/env-builtin';
 import { SandboxManager } from '@/lib/sandbox/pool/manager';
+import { storeDirFor } from '@/lib/sandbox/env/env-store';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
+import { parseSettings } from '@/core/settings';
 
 /**
  * A REAL agent episode for the episode page's browser test, with its rows written by this
@@ -118,7 +121,7 @@ export async function seedAgentEpisode(sql: Sql, o: { tag: string; dataDir: stri
   // a data dir of its own: the manager sweeps dead sandboxes of its data dir, never the app's
   const managerDir = path.join(o.dataDir, 'agent-episode-seeder');
   fs.mkdirSync(managerDir, { recursive: true });
-  const manager = new SandboxManager({ dataDir: managerDir, storeDir: o.storeDir ?? path.join(o.dataDir, 'envs') });
+  const manager = new SandboxManager({ dataDir: managerDir, storeDir: o.storeDir ?? storeDirFor(o.dataDir), runtime: runtimeOptions(parseSettings({})) });
   const t0 = new Date();
   let r;
   try {

@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import type { Environment } from './env/env-store';
+import type { Environment } from './env/env-manifest';
 
 /**
  * What the sandbox library needs from the platform around it, declared here so the library

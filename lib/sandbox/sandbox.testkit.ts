@@ -1,8 +1,10 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { ensureDefaultEnvironment } from './env/env-store';
+import { ensureDefaultEnvironment } from './env/env-builtin';
 import { SandboxManager, type ManagerOptions } from './pool/manager';
 import { runtimeByName } from './runtimes/runtime-by-name';
+import { settings } from '@/core/settings';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 /**
  * Shared by the sandbox test files: the default environment lives in one store reused
@@ -26,7 +28,7 @@ export function ensureTestEnvironment(): void {
 export function testManager(tag: string, extra: Partial<ManagerOptions> = {}): { manager: SandboxManager; dataDir: string; cleanup: () => Promise<void> } {
   ensureTestEnvironment();
   const dataDir = testDataDir(tag);
-  const manager = new SandboxManager({ dataDir, storeDir: TEST_STORE, ...extra });
+  const manager = new SandboxManager({ dataDir, storeDir: TEST_STORE, ...extra, runtime: runtimeOptions(settings()) });
   return {
     manager,
     dataDir,
@@ -41,7 +43,7 @@ export function testManager(tag: string, extra: Partial<ManagerOptions> = {}): {
 export function installedRuntimes(names: string[]): { name: string; available: boolean; reason?: string }[] {
   return names.map((name) => {
     try {
-      runtimeByName(name).check();
+      runtimeByName(name, runtimeOptions(settings())).check();
       return { name, available: true };
     } catch (e) {
       return { name, available: false, reason: (e as Error).message };

@@ -9,11 +9,14 @@ import { freshDatabase } from '@/test/database';
 import { ArtifactStore } from '@/lib/artifacts/artifact-store';
 import { DatabaseArtifactBackend } from '@/lib/artifacts/backends/database';
 import { packEnvironmentImage } from '@/lib/sandbox/env/env-image';
-import { buildEnvironment, environmentBuilt, loadEnvironment } from '@/lib/sandbox/env/env-store';
+import { buildEnvironment } from '@/lib/sandbox/env/env-build';
+import { environmentBuilt, loadEnvironment } from '@/lib/sandbox/env/env-store';
 import { SandboxManager } from '@/lib/sandbox/pool/manager';
 import { testDataDir } from '@/lib/sandbox/sandbox.testkit';
 import { environmentImage, recordEnvironment, recordEnvironmentImage } from './registry';
 import { sandboxRecords } from './sandbox-records';
+import { settings } from '@/core/settings';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 const small = { memoryMb: 128, diskMb: 16, cpus: 0.5, timeoutMs: 10_000 };
 const NAME = 'imgtest';
@@ -39,7 +42,13 @@ describe('environment images: fetched by hash on a host that never built them', 
       cacheDir: path.join(dir, 'cache'),
       cacheBytes: 1 << 30,
     });
-    const manager = new SandboxManager({ dataDir: dir, storeDir: store, records: sandboxRecords(database.db, { images: artifacts }), maxIdlePerKey: 0 });
+    const manager = new SandboxManager({
+      dataDir: dir,
+      storeDir: store,
+      records: sandboxRecords(database.db, { images: artifacts }),
+      maxIdlePerKey: 0,
+      runtime: runtimeOptions(settings()),
+    });
     const h = { dir, store, artifacts, manager };
     hosts.push(h);
     return h;

@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { environments } from '@/db/schema';
-import type { Environment, VerifyResult } from '@/lib/sandbox/env/env-store';
+import type { Environment } from '@/lib/sandbox/env/env-manifest';
+import type { VerifyResult } from '@/lib/sandbox/env/env-verify';
 
 /**
  * The `environments` table as the sandbox layer's environment registry: baseline hash,

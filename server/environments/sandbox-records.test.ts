@@ -5,11 +5,13 @@ import type { Database } from '@/db/client';
 import { freshDatabase } from '@/test/database';
 import { verifyAudit } from '@/server/audit/service';
 import { setQuarantine } from '@/server/reviews/environments';
-import { verifyEnvironmentFull } from '@/lib/sandbox/env/env-store';
+import { verifyEnvironmentFull } from '@/lib/sandbox/env/env-verify';
 import { SandboxManager } from '@/lib/sandbox/pool/manager';
 import { TEST_STORE, testManager } from '@/lib/sandbox/sandbox.testkit';
 import { recordEnvironment, recordVerification, registerEnvironment } from './registry';
 import { sandboxRecords } from './sandbox-records';
+import { settings } from '@/core/settings';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 const small = { memoryMb: 128, diskMb: 16, cpus: 0.5, timeoutMs: 5000 };
 
@@ -88,7 +90,14 @@ describe('sandbox records: the sandbox library over the database', () => {
     expect(kept!.contentHash).toBe('sha256:other-host');
     await database.db.update(environments).set({ contentHash: env.hash }).where(eq(environments.name, 'default'));
 
-    const m = new SandboxManager({ dataDir: t.dataDir, storeDir: TEST_STORE, records: sandboxRecords(database.db), quarantineCacheMs: 100, maxIdlePerKey: 1 });
+    const m = new SandboxManager({
+      dataDir: t.dataDir,
+      storeDir: TEST_STORE,
+      records: sandboxRecords(database.db),
+      quarantineCacheMs: 100,
+      maxIdlePerKey: 1,
+      runtime: runtimeOptions(settings()),
+    });
     try {
       await m.prewarm({ limits: small }, 1); // a warm sandbox waiting in the pool
       expect(m.stats().idle).toBe(1);
@@ -123,7 +132,13 @@ describe('sandbox records: the sandbox library over the database', () => {
     // another host registered "default" first, from a build with other bytes
     const other = 'f'.repeat(64);
     await database.db.update(environments).set({ contentHash: other }).where(eq(environments.name, 'default'));
-    const m = new SandboxManager({ dataDir: t.dataDir, storeDir: TEST_STORE, records: sandboxRecords(database.db), quarantineCacheMs: 50 });
+    const m = new SandboxManager({
+      dataDir: t.dataDir,
+      storeDir: TEST_STORE,
+      records: sandboxRecords(database.db),
+      quarantineCacheMs: 50,
+      runtime: runtimeOptions(settings()),
+    });
     try {
       const r = await m.exec({ limits: small }, ['sh', '-c', 'echo should-not-run']);
       expect(r).toMatchObject({ status: 'env_mismatch', stdout: '', envHash: env.hash });

@@ -7,6 +7,8 @@ import { workers } from '@/db/schema';
 import { detectCapacity } from '@/lib/scheduler/host-capacity';
 import { dataDir } from '@/db/open-database';
 import { probeRuntimes, type RuntimeProbe } from '@/lib/sandbox/runtimes/available-runtimes';
+import { settings } from '@/core/settings';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 /** What this deployment's sandbox hosts offer a launch: their runtimes and the largest host. */
 export type Deployment = {
@@ -40,7 +42,7 @@ function probeInChild(): Promise<RuntimeProbe[]> {
           const rows = JSON.parse(stdout) as { name: string; available: boolean; reason?: string }[];
           resolve(rows.map((r) => ({ name: r.name, available: r.available === true, ...(r.reason ? { reason: r.reason } : {}) })));
         } catch {
-          resolve(probeRuntimes()); // no CLI here (e.g. a bundled server): probe in-process, as before
+          resolve(probeRuntimes(runtimeOptions(settings()))); // no CLI here (e.g. a bundled server): probe in-process, as before
         }
       },
     );

@@ -6,6 +6,8 @@ import { canonicalRuntimeName } from '@/lib/sandbox/runtimes/available-runtimes'
 import { DomainError } from '@/server/errors';
 import type { Deployment } from './deployment';
 import { newRunSchema } from './service';
+import { settings } from '@/core/settings';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 /**
  * A launch's run config as the operator wrote it: the isolation tiers may be left unset, so
@@ -48,7 +50,7 @@ export function resolveLaunchIsolation(
       isolation[tier] = defaults.isolation[tier];
       continue;
     }
-    const canonical = canonicalRuntimeName(named);
+    const canonical = canonicalRuntimeName(named, runtimeOptions(settings()));
     if (!deployment.available.includes(canonical)) {
       const why = deployment.probe?.find((p) => p.name === canonical)?.reason;
       problems.push(`isolation.${tier}: ${named} is not installed ${where}${why ? ` (${why})` : ''}`);

@@ -8,6 +8,8 @@ import { probeRuntimes } from '@/lib/sandbox/runtimes/available-runtimes';
 import { detectCapacity } from '@/lib/scheduler/host-capacity';
 import { dataDir } from '@/db/open-database';
 import type { ProcessStats } from './process-stats';
+import { settings } from '@/core/settings';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 export type WorkerStatus = 'running' | 'stopped' | 'failed' | 'lost';
 
@@ -21,7 +23,7 @@ const SANDBOX_HOST_KINDS: readonly string[] = [WORKER_KINDS.jobs, WORKER_KINDS.s
  */
 export async function registerWorker(db: Db, kind: string, capacity: NodeCapacity = detectCapacity(dataDir())): Promise<string> {
   if (SANDBOX_HOST_KINDS.includes(kind) && !capacity.runtimes) {
-    capacity = { ...capacity, runtimes: probeRuntimes().flatMap((r) => (r.available ? [r.name] : [])) };
+    capacity = { ...capacity, runtimes: probeRuntimes(runtimeOptions(settings())).flatMap((r) => (r.available ? [r.name] : [])) };
   }
   const hostname = os.hostname();
   const id = `${kind}-${hostname}-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;

@@ -12,7 +12,7 @@ import { callerAs } from '@/test/callers';
 import { freshDatabase } from '@/test/database';
 import { seedEpisode, seedRun } from '@/test/seed';
 import { startTs, waitFor, type Proc } from '@/workers/jobs/fixtures/processes';
-import { ensureBuiltInEnvironment, ensureDefaultEnvironment } from '@/lib/sandbox/env/env-store';
+import { ensureBuiltInEnvironment, ensureDefaultEnvironment } from '@/lib/sandbox/env/env-builtin';
 import { and, eq } from 'drizzle-orm';
 
 let database: Database;

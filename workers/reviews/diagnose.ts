@@ -4,7 +4,7 @@ import { desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { JOB_QUEUES } from '@/core/queues';
 import type { Db } from '@/db/client';
-import { dataDir } from '@/db/open-database';
+import { dataDir, envStoreDir } from '@/db/open-database';
 import { diagnoses, episodes, rewards, runs, tasks, turns } from '@/db/schema';
 import { assertNotQuarantined } from '@/server/environments/quarantine';
 import { sandboxRecords } from '@/server/environments/sandbox-records';
@@ -18,15 +18,18 @@ import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
 import { regradeRepoPatch } from './diagnose-repo';
 import { scoringOptions } from '@/workers/rl/reward/scoring-options';
 import { rlSettings, settings } from '@/core/settings';
-import { hashHex } from '@/lib/sandbox/env/env-store';
+import { hashHex } from '@/lib/sandbox/env/env-manifest';
 import { SandboxManager } from '@/lib/sandbox/pool/manager';
 import { openArtifactStore } from '@/lib/artifacts/open-artifact-store';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 let manager: SandboxManager | undefined;
 // environments another host published are fetched by hash (the artifact store) rather than rebuilt here
 const sandboxes = (db: Db) =>
   (manager ??= new SandboxManager({
     dataDir: dataDir(),
+    storeDir: envStoreDir(),
+    runtime: runtimeOptions(settings()),
     records: sandboxRecords(db, { images: openArtifactStore(settings(), { dataDir: dataDir(), db }) }),
     actor: 'system:diagnosis',
   }));

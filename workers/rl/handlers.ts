@@ -47,6 +47,7 @@ import { learnerUpdates } from './learn/learner-updates';
 import { scoreInChunks } from './learn/attention-budget';
 import { selectBatch } from './learn/select-batch';
 import { advancePayload, episodePayload, learnPayload } from './payloads';
+import { storeDirFor } from '@/lib/sandbox/env/env-store';
 
 async function loadRun(db: Db, runId: string) {
   const [run] = await db.select().from(runs).where(eq(runs.id, runId));
@@ -84,7 +85,8 @@ export function createRlHandlers(settings: Settings, deps: RlDeps): JobHandler[]
   const sandboxes = (db: Db) =>
     (manager ??= new SandboxManager({
       dataDir: deps.dataDir,
-      storeDir: deps.envStore,
+      storeDir: deps.envStore ?? storeDirFor(deps.dataDir, settings.CRUCIBLE_ENV_STORE),
+      runtime: runtimeOptions(settings),
       records: sandboxRecords(db, { images: artifacts(db) }),
       actor: 'system:rl',
     }));

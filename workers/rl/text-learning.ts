@@ -10,13 +10,15 @@ import { openDatabase } from '@/db/open-database';
 import { runs, tasks } from '@/db/schema';
 import type { RlPolicy } from '@/lib/policy/rl-policy';
 import { openArtifactStore } from '@/lib/artifacts/open-artifact-store';
-import { ensureDefaultEnvironment } from '@/lib/sandbox/env/env-store';
+import { ensureDefaultEnvironment } from '@/lib/sandbox/env/env-builtin';
 import { SandboxManager } from '@/lib/sandbox/pool/manager';
 import { scoringOptions } from './reward/scoring-options';
 import { signFlipTest } from './paired';
 import { curves } from './paired';
 import { latestVersion, loadRunPolicyForTraining, versionRow } from './policy-store';
 import { runTextEpisode } from './text-episode';
+import { storeDirFor } from '@/lib/sandbox/env/env-store';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 /**
  * RL on a real pretrained model (issue 15): stories260K on the built-in "stories" suite,
@@ -163,9 +165,10 @@ export async function runStoriesExperiment(o: {
   const ac = new AbortController();
   let loop: Promise<void> | undefined;
   const store = openArtifactStore(rl, { dataDir: dir, db });
-  const manager = new SandboxManager({ dataDir: dir, storeDir: settings().CRUCIBLE_ENV_STORE, actor: 'system:rl' });
+  const storeDir = storeDirFor(dir, settings().CRUCIBLE_ENV_STORE);
+  const manager = new SandboxManager({ dataDir: dir, storeDir, runtime: runtimeOptions(settings()), actor: 'system:rl' });
   try {
-    ensureDefaultEnvironment(settings().CRUCIBLE_ENV_STORE ?? path.join(dir, 'envs'));
+    ensureDefaultEnvironment(storeDir);
     await importModel(db, store, { name: STORIES_CONFIG.policy.model, dir: o.modelDir }, 'bench');
     loop = runJobLoop({ db, sql: pg, workerId: 'stories-learning', handlers, concurrency: 2, pollMs: 100, drainMs: 1000, signal: ac.signal, log: () => {} });
     const config = {

@@ -11,6 +11,7 @@ import { JOB_QUEUES } from '@/core/queues';
 import { sandboxHandlers } from './handlers';
 import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 import { TEST_STORE, testDataDir, ensureTestEnvironment } from '@/lib/sandbox/sandbox.testkit';
+import { settings } from '@/core/settings';
 
 describe('sandbox worker: sandbox.exec jobs through the real queue', () => {
   let database: Database;
@@ -23,7 +24,7 @@ describe('sandbox worker: sandbox.exec jobs through the real queue', () => {
     ensureTestEnvironment();
     dataDir = testDataDir('handlers');
     // as the worker runs them: audited; on a host without gVisor, whatever this one has (runsc at a path that does not exist)
-    const runtime = { ...runtimeOptions(), runsc: '/nonexistent/crucible-test/runsc' };
+    const runtime = { ...runtimeOptions(settings()), runsc: '/nonexistent/crucible-test/runsc' };
     h = sandboxHandlers({ dataDir, storeDir: TEST_STORE, recordsFor: sandboxRecords, runtime });
     loop = runJobLoop({
       db: database.db,

@@ -1,11 +1,13 @@
 import type { Db } from '@/db/client';
 import { JOB_QUEUES } from '@/core/queues';
 import { PermanentJobError, type JobHandler } from '@/workers/jobs/job-handler';
-import { dataDir } from '@/lib/sandbox/env/env-store';
 import { sandboxExecPayload } from '@/lib/sandbox/exec-payload';
 import { SandboxManager, type ManagerOptions } from '@/lib/sandbox/pool/manager';
 import type { SandboxRecords } from '@/lib/sandbox/ports';
 import { SandboxError } from '@/lib/sandbox/types';
+import { dataDir, envStoreDir } from '@/db/open-database';
+import { settings } from '@/core/settings';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 /**
  * The sandbox worker's job handler: runs the payload's command in a pooled sandbox and
@@ -30,6 +32,8 @@ export function sandboxHandlers(options: Partial<ManagerOptions> & { recordsFor?
       const { recordsFor, ...managerOptions } = options;
       manager ??= new SandboxManager({
         dataDir: dataDir(),
+        storeDir: envStoreDir(),
+        runtime: runtimeOptions(settings()),
         records: recordsFor?.(ctx.db),
         actor: `worker:${ctx.workerId}`,
         workerId: ctx.workerId,

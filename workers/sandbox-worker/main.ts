@@ -10,10 +10,11 @@ import { WORKER_KINDS } from '@/core/queues';
 import { recordVerification } from '@/server/environments/registry';
 import { sandboxRecords } from '@/server/environments/sandbox-records';
 import { runJobLoop } from '@/workers/jobs/job-loop';
-import { defaultStoreDir, listEnvironments, verifyEnvironmentFull } from '@/lib/sandbox/env/env-store';
+import { listEnvironments } from '@/lib/sandbox/env/env-store';
+import { verifyEnvironmentFull } from '@/lib/sandbox/env/env-verify';
 import { sandboxHandlers } from './handlers';
 import { openArtifactStore } from '@/lib/artifacts/open-artifact-store';
-import { dataDir } from '@/db/open-database';
+import { dataDir, envStoreDir } from '@/db/open-database';
 
 const { values } = parseArgs({ options: { concurrency: { type: 'string' }, help: { type: 'boolean' } } });
 if (values.help) {
@@ -29,7 +30,7 @@ await runWorkerProcess(WORKER_KINDS.sandbox, async (ctx) => {
   const images = openArtifactStore(s, { dataDir: dataDir(), db: ctx.db });
   const { handlers, manager } = sandboxHandlers({ recordsFor: (db) => sandboxRecords(db, { images }) });
   const verifyAll = async () => {
-    for (const env of listEnvironments(defaultStoreDir())) {
+    for (const env of listEnvironments(envStoreDir())) {
       const v = verifyEnvironmentFull(env);
       if (!v.ok) ctx.log(`environment ${env.name} ${env.hash} FAILED verification: ${v.problems.slice(0, 5).join('; ')}`);
       await recordVerification(ctx.db, env, v).catch((e: Error) => ctx.log(`recording verification failed: ${e.message}`));

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crucibleRepoTaskLine, type RepoGrade, type RepoTask } from '@/core/repo-tasks';
 import { episodeSandboxLimits } from '@/core/run-config';
 import { TEST_STORE, testManager } from '@/lib/sandbox/sandbox.testkit';
-import { ensureBuiltInEnvironment } from '@/lib/sandbox/env/env-store';
+import { ensureBuiltInEnvironment } from '@/lib/sandbox/env/env-builtin';
 import type { SandboxManager } from '@/lib/sandbox/pool/manager';
 import { gradeRepoTask } from '../grade/grade-repo-task';
 import { ScriptedPolicy, type ScriptStep } from '../policies/scripted';

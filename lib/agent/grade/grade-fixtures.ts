@@ -1,5 +1,5 @@
 import { crucibleRepoTaskLine, type RepoTask } from '@/core/repo-tasks';
-import { ensureBuiltInEnvironment } from '@/lib/sandbox/env/env-store';
+import { ensureBuiltInEnvironment } from '@/lib/sandbox/env/env-builtin';
 import { TEST_STORE, testManager } from '@/lib/sandbox/sandbox.testkit';
 import { resolveRepoTask } from '../workspace/resolve-task';
 import { diffWorkspaces } from '../workspace/workspace-diff';

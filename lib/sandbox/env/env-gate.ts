@@ -1,6 +1,6 @@
 import type { EnvironmentRegistry, QuarantineCheck } from '../ports';
 import { SandboxError } from '../types';
-import type { Environment } from './env-store';
+import type { Environment } from './env-manifest';
 
 type Entry = { at: number; error?: string };
 

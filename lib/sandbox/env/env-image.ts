@@ -4,7 +4,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { contentHashProblem, environmentNameProblem } from '@/core/environments';
 import { SandboxError } from '../types';
-import { defaultStoreDir, installStaged, stagingDir, verifyEnvironmentFull, type Environment } from './env-store';
+import type { Environment } from './env-manifest';
+import { installStaged, stagingDir } from './env-store';
+import { verifyEnvironmentFull } from './env-verify';
 
 /**
  * An environment as one file (its image): a tar of `rootfs/`, `manifest.json` and `meta.json`,
@@ -45,7 +47,7 @@ export async function packEnvironmentImage(env: Environment, outFile: string): P
  * symlinks that could redirect later members; the full re-hash then refuses anything the
  * manifest does not list (extra files, special files, changed modes).
  */
-export async function installEnvironmentImage(name: string, imageFile: string, expectedHash: string, storeDir = defaultStoreDir()): Promise<Environment> {
+export async function installEnvironmentImage(name: string, imageFile: string, expectedHash: string, storeDir: string): Promise<Environment> {
   const nameProblem = environmentNameProblem(name);
   if (nameProblem) throw new SandboxError(nameProblem, 'config');
   const hashProblem = contentHashProblem(expectedHash);

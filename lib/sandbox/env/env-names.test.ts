@@ -3,7 +3,10 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildEnvironment, listEnvironments, loadEnvironment, resolveEnvironment, type Environment, type EnvSpecInput } from './env-store';
+import { buildEnvironment, type EnvSpecInput } from './env-build';
+import { resolveEnvironment } from './env-builtin';
+import type { Environment } from './env-manifest';
+import { listEnvironments, loadEnvironment } from './env-store';
 import { sandboxExecPayload } from '../exec-payload';
 import { testDataDir } from '../sandbox.testkit';
 

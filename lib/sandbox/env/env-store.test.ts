@@ -1,10 +1,14 @@
 import { appendFileSync, chmodSync, mkdirSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildEnvironment, loadEnvironment, verifyEnvironmentFast, verifyEnvironmentFull, type EnvSpecInput } from './env-store';
+import { buildEnvironment, type EnvSpecInput } from './env-build';
+import { loadEnvironment } from './env-store';
+import { verifyEnvironmentFast, verifyEnvironmentFull } from './env-verify';
 import { BwrapRuntime } from '../runtimes/bwrap';
 import { limitsSchema } from '../types';
 import { testDataDir } from '../sandbox.testkit';
+import { settings } from '@/core/settings';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 // A tiny environment (dash + its libraries) keeps these tests fast and private: tampering
 // here never touches the shared default environment of the other sandbox tests.
@@ -66,7 +70,11 @@ describe('environment store', () => {
       const v = verifyEnvironmentFast(env);
       expect(v.ok).toBe(false);
       expect(v.problems.length).toBeGreaterThan(0);
-      const sb = new BwrapRuntime().create({ env, limits: limitsSchema.parse({ memoryMb: 64, diskMb: 8, timeoutMs: 5000 }), dataDir: root });
+      const sb = new BwrapRuntime(runtimeOptions(settings())).create({
+        env,
+        limits: limitsSchema.parse({ memoryMb: 64, diskMb: 8, timeoutMs: 5000 }),
+        dataDir: root,
+      });
       try {
         const r = await sb.exec(['cat', '/etc/motd']);
         expect(r.status).toBe('env_mismatch');

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { sharedLauncher } from '../runtimes/launcher';
 import type { RuntimeOptions } from '../runtimes/options';
-import { baselineFor, verifyEnvironmentFast, verifyEnvironmentFull, type Environment, type FastBaseline, type VerifyResult } from './env-store';
+import type { Environment } from './env-manifest';
+import { baselineFor, verifyEnvironmentFast, verifyEnvironmentFull, type FastBaseline, type VerifyResult } from './env-verify';
 
 /**
  * The fast environment check off the main thread: in the launcher (launcher.c) where it

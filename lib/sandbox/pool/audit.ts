@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { sandboxes } from '@/db/schema';
-import type { Environment } from '../env/env-store';
+import type { Environment } from '../env/env-manifest';
 import type { Sandbox } from '../runtimes/sandbox-runtime';
 import type { ExecResult } from '../types';
 import type { SandboxRecords } from '../ports';

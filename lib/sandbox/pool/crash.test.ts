@@ -6,6 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SandboxManager } from './manager';
 import { mountedScratches } from '../runtimes/scratch';
 import { TEST_STORE, installedRuntimes, testDataDir, ensureTestEnvironment } from '../sandbox.testkit';
+import { settings } from '@/core/settings';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 function processesWith(marker: string): number[] {
   return readdirSync('/proc')
@@ -60,7 +62,7 @@ for (const rt of installedRuntimes(['bwrap', 'oci:runc', 'oci:crun'])) {
       // state the dead worker left: its directory, scratch mount, cgroups
       expect(existsSync(info.dir)).toBe(true);
 
-      const manager = new SandboxManager({ dataDir, storeDir: TEST_STORE });
+      const manager = new SandboxManager({ dataDir, storeDir: TEST_STORE, runtime: runtimeOptions(settings()) });
       try {
         // any manager start sweeps every dead owner's scratch mounts, so one starting meanwhile
         // in a parallel test file may be the one that removed them: assert the state, not who

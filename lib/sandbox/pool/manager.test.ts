@@ -5,6 +5,7 @@ import { QuotaLedger } from '../limits/quota';
 import { runtimeOptions } from '../runtimes/options';
 import { testManager } from '../sandbox.testkit';
 import { limitsSchema } from '../types';
+import { settings } from '@/core/settings';
 
 const small = { memoryMb: 128, diskMb: 16, cpus: 0.5, timeoutMs: 5000 };
 
@@ -98,7 +99,7 @@ describe('sandbox manager: warm pool, quotas', () => {
     const { SandboxManager } = await import('./manager');
     const { TEST_STORE } = await import('../sandbox.testkit');
     const priv = mkdtempSync('/tmp/crucible-sbx-private-'); // mode 0700
-    const m = new SandboxManager({ dataDir: priv, storeDir: TEST_STORE });
+    const m = new SandboxManager({ dataDir: priv, storeDir: TEST_STORE, runtime: runtimeOptions(settings()) });
     try {
       await expect(m.acquire({ limits: small })).rejects.toThrow(/cannot be searched by the sandbox's host uid 65534[\s\S]*chmod o\+x/);
       expect(readdirSync(path.join(priv, 'sandboxes'))).toEqual([]);
@@ -110,7 +111,7 @@ describe('sandbox manager: warm pool, quotas', () => {
 
   it('refuses a runtime that is not installed, saying what to install', async () => {
     // a host without gVisor, whatever this one has: runsc at a path that does not exist
-    const noGvisor = testManager('no-gvisor', { runtime: { ...runtimeOptions(), runsc: '/nonexistent/crucible-test/runsc' } });
+    const noGvisor = testManager('no-gvisor', { runtime: { ...runtimeOptions(settings()), runsc: '/nonexistent/crucible-test/runsc' } });
     try {
       await expect(noGvisor.manager.acquire({ runtime: 'oci:runsc' })).rejects.toThrow(/gVisor|runsc/);
     } finally {

@@ -1,4 +1,6 @@
-import { environmentBuilt, resolveEnvironment, type Environment } from '../env/env-store';
+import { resolveEnvironment } from '../env/env-builtin';
+import type { Environment } from '../env/env-manifest';
+import { environmentBuilt } from '../env/env-store';
 import { installEnvironmentImage } from '../env/env-image';
 import { QuotaLedger, detectHostCapacity, type HostCapacity } from '../limits/quota';
 import type { Sandbox, SandboxRuntime } from '../runtimes/sandbox-runtime';
@@ -9,13 +11,12 @@ import { SandboxAudit } from './audit';
 import { verifyThread } from '../env/verify-thread';
 import { EnvironmentGate } from '../env/env-gate';
 import type { ArtifactFetcher, EnvironmentRegistry, SandboxRecords } from '../ports';
-import { runtimeOptions, type RuntimeOptions } from '../runtimes/options';
-import path from 'node:path';
-import { settings } from '@/core/settings';
+import type { RuntimeOptions } from '../runtimes/options';
 
 export type ManagerOptions = {
   dataDir: string;
-  storeDir?: string;
+  /** where built environments live (the platform's: `envStoreDir()`, db/open-database.ts) */
+  storeDir: string;
   /**
    * Audit rows, `sandboxes` rows, environment registration and the quarantine check, when
    * there is a database (server/environments/sandbox-records.ts builds them)
@@ -31,8 +32,8 @@ export type ManagerOptions = {
   idleTtlMs?: number;
   /** how long a quarantine lookup is reused (default 1.5 s) */
   quarantineCacheMs?: number;
-  /** host binaries and fast paths (default: from settings) */
-  runtime?: RuntimeOptions;
+  /** host binaries and fast paths (the platform's: `runtimeOptions(settings())`) */
+  runtime: RuntimeOptions;
 };
 
 export type AcquireSpec = {
@@ -70,8 +71,8 @@ export class SandboxManager {
   private readonly fetching = new Map<string, Promise<void>>();
 
   constructor(readonly opts: ManagerOptions) {
-    this.runtimeOptions = opts.runtime ?? runtimeOptions();
-    this.storeDir = opts.storeDir ?? settings().CRUCIBLE_ENV_STORE ?? path.join(opts.dataDir, 'envs');
+    this.runtimeOptions = opts.runtime;
+    this.storeDir = opts.storeDir;
     this.sweep = sweepDeadSandboxes(opts.dataDir);
     this.ledger = new QuotaLedger(opts.capacity ?? detectHostCapacity(opts.dataDir), opts.reserve ?? 0.3);
     this.audit = new SandboxAudit(opts.records, opts.actor ?? 'system:sandbox', opts.workerId);

@@ -1,12 +1,14 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildEnvironment } from '../env/env-store';
+import { buildEnvironment } from '../env/env-build';
 import { BwrapSandbox } from '../runtimes/bwrap';
 import { SandboxManager } from './manager';
 import { supervisorUnavailable } from '../runtimes/supervisor';
 import { testDataDir, testManager } from '../sandbox.testkit';
 import type { LimitsInput } from '../types';
+import { settings } from '@/core/settings';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 /**
  * Warm bwrap sandboxes: one bwrap per sandbox with the supervisor as its PID 1, one fork
@@ -186,7 +188,7 @@ describe('warm sandboxes and environment tampering', () => {
       { name: 'tinywarm', include: ['/usr/bin/sh', '/usr/bin/dash', '/usr/bin/cat'], files: { '/etc/motd': 'hello\n' }, toolchain: ['sh'] },
       store,
     );
-    const manager = new SandboxManager({ dataDir: root, storeDir: store, maxIdlePerKey: 1 });
+    const manager = new SandboxManager({ dataDir: root, storeDir: store, maxIdlePerKey: 1, runtime: runtimeOptions(settings()) });
     try {
       const spec = { env: 'tinywarm', limits: { memoryMb: 64, diskMb: 8, timeoutMs: 5000 } };
       const first = await manager.exec(spec, ['cat', '/etc/motd']);

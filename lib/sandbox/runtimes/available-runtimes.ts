@@ -1,5 +1,5 @@
 import { PROBED_RUNTIME_NAMES } from '@/core/sandbox-runtimes';
-import { runtimeOptions, type RuntimeOptions } from './options';
+import type { RuntimeOptions } from './options';
 import { runtimeByName } from './runtime-by-name';
 
 export type RuntimeProbe = { name: string; available: boolean; reason?: string };
@@ -9,7 +9,7 @@ export type RuntimeProbe = { name: string; available: boolean; reason?: string }
  * with the reason when it fails. What a sandbox host reports when it registers, so a launch
  * can refuse a tier no host has before any episode runs.
  */
-export function probeRuntimes(options: RuntimeOptions = runtimeOptions()): RuntimeProbe[] {
+export function probeRuntimes(options: RuntimeOptions): RuntimeProbe[] {
   return PROBED_RUNTIME_NAMES.map((name) => {
     try {
       runtimeByName(name, options).check();
@@ -21,6 +21,6 @@ export function probeRuntimes(options: RuntimeOptions = runtimeOptions()): Runti
 }
 
 /** The canonical name a runtime name resolves to here (`oci:runsc` → gvisor, `oci` → oci:crun). */
-export function canonicalRuntimeName(name: string, options: RuntimeOptions = runtimeOptions()): string {
+export function canonicalRuntimeName(name: string, options: RuntimeOptions): string {
   return runtimeByName(name, options).name;
 }

@@ -9,7 +9,7 @@ import type { LaunchContext, Launched, Sandbox, SandboxRuntime, SandboxSpec } fr
 import { sandboxEnv } from './sandbox-env';
 import { SupervisedSandbox, type SupervisorStart } from './supervised-sandbox';
 import { sharedLauncher, type Launcher } from './launcher';
-import { runtimeOptions, type RuntimeOptions } from './options';
+import type { RuntimeOptions } from './options';
 import { SupervisorChannel, childHost, supervisorBinary, type SupervisorHost } from './supervisor';
 import { SandboxError, type Enforcement } from '../types';
 import { namespacedEnforcement } from './enforcement';
@@ -33,7 +33,7 @@ const SANDBOX_UID = 1000;
 export class BwrapRuntime implements SandboxRuntime {
   readonly name = 'bwrap';
   readonly binary: string;
-  constructor(readonly options: RuntimeOptions = runtimeOptions()) {
+  constructor(readonly options: RuntimeOptions) {
     this.binary = options.bwrap;
   }
 

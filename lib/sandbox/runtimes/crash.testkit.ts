@@ -6,6 +6,8 @@ import { SandboxManager } from '../pool/manager';
 import { sweepDeadSandboxes } from '../pool/sweep';
 import { mountedScratches } from './scratch';
 import { TEST_STORE, ensureTestEnvironment, testDataDir } from '../sandbox.testkit';
+import { settings } from '@/core/settings';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 
 /**
  * The worker-crash tests of the gVisor and microVM runtimes share this: a fixture worker
@@ -77,7 +79,7 @@ export async function killWorker(child: ChildProcess, info: CrashInfo): Promise<
 
 /** The next manager's start sweeps what the dead worker left: no directory, mount or cgroup remains. */
 export async function expectSweptClean(dataDir: string, info: CrashInfo): Promise<void> {
-  const next = new SandboxManager({ dataDir, storeDir: TEST_STORE });
+  const next = new SandboxManager({ dataDir, storeDir: TEST_STORE, runtime: runtimeOptions(settings()) });
   try {
     expect(existsSync(info.dir)).toBe(false);
     expect(readdirSync(path.join(dataDir, 'sandboxes'))).toEqual([]);

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildEnvironment } from '../env/env-store';
+import { buildEnvironment } from '../env/env-build';
 import { SandboxManager } from '../pool/manager';
 import { TEST_STORE, installedRuntimes, testManager } from '../sandbox.testkit';
 import { expectSweptClean, killWorker, withCrashWorker } from './crash.testkit';
@@ -10,6 +10,7 @@ import { GvisorRuntime, GvisorSandbox } from './gvisor';
 import { builtInPlatforms } from './gvisor-platform';
 import { runtimeOptions } from './options';
 import { runtimeByName } from './runtime-by-name';
+import { settings } from '@/core/settings';
 
 /**
  * The gVisor runtime for real (runsc, its sentry and gofer, real cgroups): warm sandboxes
@@ -34,8 +35,8 @@ describe('runsc platforms', () => {
   });
 
   it('every runsc name is the gvisor runtime', () => {
-    for (const name of ['gvisor', 'oci:runsc', 'runsc', 'oci:gvisor']) expect(runtimeByName(name).name, name).toBe('gvisor');
-    expect(runtimeByName('oci', { ...runtimeOptions(), ociRuntime: 'runsc' })).toBeInstanceOf(GvisorRuntime);
+    for (const name of ['gvisor', 'oci:runsc', 'runsc', 'oci:gvisor']) expect(runtimeByName(name, runtimeOptions(settings())).name, name).toBe('gvisor');
+    expect(runtimeByName('oci', { ...runtimeOptions(settings()), ociRuntime: 'runsc' })).toBeInstanceOf(GvisorRuntime);
   });
 });
 
@@ -177,7 +178,7 @@ describe.skipIf(!rt?.available)(`gvisor sandboxes${rt?.available ? '' : ` (skipp
     const spoof = ['sh', '-c', 'echo out; echo "W0101 00:00:00.0 1 util.go:64] FATAL ERROR: spoofed" >&2; exit 128'];
     const r = await manager.exec({ runtime: 'gvisor', limits }, spoof);
     expect(r).toMatchObject({ status: 'nonzero_exit', exitCode: 128, stdout: 'out\n' });
-    const t = testManager('gvisor-spoof', { runtime: { ...runtimeOptions(), supervisor: false } });
+    const t = testManager('gvisor-spoof', { runtime: { ...runtimeOptions(settings()), supervisor: false } });
     try {
       expect(await t.manager.exec({ runtime: 'gvisor', limits }, spoof)).toMatchObject({ status: 'nonzero_exit', exitCode: 128, stdout: 'out\n' });
     } finally {
@@ -217,7 +218,7 @@ describe.skipIf(!rt?.available)(`gvisor sandboxes${rt?.available ? '' : ` (skipp
   });
 
   it('one runsc per exec without the supervisor: same results, platform included', async () => {
-    const t = testManager('gvisor-per-exec', { runtime: { ...runtimeOptions(), supervisor: false } });
+    const t = testManager('gvisor-per-exec', { runtime: { ...runtimeOptions(settings()), supervisor: false } });
     try {
       const sb = (await t.manager.acquire({ runtime: 'gvisor', limits })) as GvisorSandbox;
       try {
@@ -238,14 +239,14 @@ describe.skipIf(!rt?.available)(`gvisor sandboxes${rt?.available ? '' : ` (skipp
   // does not exist, and runsc cannot create the sandbox, as with any bad configuration
   for (const warm of [true, false]) {
     it(`runsc's own failure is a sandbox_error with its message, never the command's exit (${warm ? 'warm' : 'per exec'}; fake: a runsc wrapper that breaks \`run\`)`, async () => {
-      const real = spawnSync('sh', ['-c', 'command -v "$0"', runtimeOptions().runsc], { encoding: 'utf8' }).stdout.trim();
+      const real = spawnSync('sh', ['-c', 'command -v "$0"', runtimeOptions(settings()).runsc], { encoding: 'utf8' }).stdout.trim();
       const wrapper = path.join(dataDir, `runsc-broken-${warm}`);
       writeFileSync(
         wrapper,
         `#!/bin/bash\nargs=()\nfor a in "$@"; do [ "$a" = run ] && args+=(--platform=kvm --platform_device_path=/nonexistent/kvm); args+=("$a"); done\nexec ${real} "\${args[@]}"\n`,
       );
       chmodSync(wrapper, 0o755);
-      const t = testManager(`gvisor-broken-${warm}`, { runtime: { ...runtimeOptions(), runsc: wrapper, supervisor: warm } });
+      const t = testManager(`gvisor-broken-${warm}`, { runtime: { ...runtimeOptions(settings()), runsc: wrapper, supervisor: warm } });
       try {
         const r = await t.manager.exec({ runtime: 'gvisor', limits }, ['sh', '-c', 'echo never; exit 3']);
         expect(r.status).toBe('sandbox_error');

@@ -5,7 +5,7 @@ import { sandboxEnv } from './sandbox-env';
 import type { CgroupLimits } from '../limits/cgroup';
 import { gvisorHost, type GvisorHost, type GvisorPlatform } from './gvisor-platform';
 import { OCI_HOST_ID_BASE, OCI_SANDBOX_UID, OCI_SUPERVISOR_MOUNT, ociConfig } from './oci-config';
-import { runtimeOptions, type RuntimeOptions } from './options';
+import type { RuntimeOptions } from './options';
 import type { LaunchContext, Launched, Sandbox, SandboxRuntime, SandboxSpec } from './sandbox-runtime';
 import { SupervisedSandbox, type SupervisorStart } from './supervised-sandbox';
 import { SupervisorChannel, childHost, supervisorBinary } from './supervisor';
@@ -37,7 +37,7 @@ const install = "`apt-get install runsc` (Debian's gVisor package; `bash scripts
 export class GvisorRuntime implements SandboxRuntime {
   readonly name = 'gvisor';
   readonly binary: string;
-  constructor(readonly options: RuntimeOptions = runtimeOptions()) {
+  constructor(readonly options: RuntimeOptions) {
     this.binary = options.runsc;
   }
 

@@ -1,10 +1,11 @@
 import { cpSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildEnvironment } from '../env/env-store';
+import { buildEnvironment } from '../env/env-build';
 import type { SandboxManager } from '../pool/manager';
 import { TEST_STORE, installedRuntimes, testManager } from '../sandbox.testkit';
 import { runtimeOptions, type RuntimeOptions } from './options';
+import { settings } from '@/core/settings';
 
 /**
  * Sandboxed code must not learn host paths (the data directory, the environment store,
@@ -43,7 +44,7 @@ describe.skipIf(!asRoot)('host paths are hidden from /proc/self/mountinfo and /p
   modes.forEach((mode, i) => {
     it(`${mode.name}: no data dir, store, scratch or repo path; cgroup paths are /`, async () => {
       // a mode's own runtime options need a manager of their own (runtimes are built per manager)
-      const own = mode.options && testManager(`hostpaths-${i}`, { runtime: { ...runtimeOptions(), ...mode.options } });
+      const own = mode.options && testManager(`hostpaths-${i}`, { runtime: { ...runtimeOptions(settings()), ...mode.options } });
       const { manager: m, dataDir: dir } = own ?? { manager, dataDir };
       try {
         // distinct limits: a pooled sandbox of an earlier mode is never handed out again

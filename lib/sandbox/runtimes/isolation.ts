@@ -1,6 +1,6 @@
 import { SANDBOX_RUNTIME_NAMES, sandboxRuntimeName } from '@/core/sandbox-runtimes';
 import { RISK_TIERS, type RiskTier } from '@/core/tasks';
-import { runtimeOptions, type RuntimeOptions } from './options';
+import type { RuntimeOptions } from './options';
 import { runtimeByName } from './runtime-by-name';
 import { SandboxError } from '../types';
 
@@ -14,7 +14,7 @@ export type IsolationPolicy = Record<RiskTier, string>;
  * tier, which is what episodes record as served by. `options`: this host's runtime
  * binaries (default: from settings; tests name a runsc that does not exist).
  */
-export function checkIsolationPolicy(input: IsolationPolicy | { isolation: IsolationPolicy }, options: RuntimeOptions = runtimeOptions()): IsolationPolicy {
+export function checkIsolationPolicy(input: IsolationPolicy | { isolation: IsolationPolicy }, options: RuntimeOptions): IsolationPolicy {
   const policy = 'isolation' in input ? input.isolation : input;
   const problems: string[] = [];
   const checked = new Map<string, string | undefined>(); // one check per runtime, even when both tiers name it
@@ -47,6 +47,6 @@ export function checkIsolationPolicy(input: IsolationPolicy | { isolation: Isola
 }
 
 /** The runtime an episode of the given risk tier runs under. */
-export function runtimeForTier(policy: IsolationPolicy, tier: RiskTier, options: RuntimeOptions = runtimeOptions()): string {
+export function runtimeForTier(policy: IsolationPolicy, tier: RiskTier, options: RuntimeOptions): string {
   return runtimeByName(policy[tier], options).name;
 }

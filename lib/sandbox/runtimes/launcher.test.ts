@@ -15,10 +15,12 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baselineFor, buildEnvironment, type EnvSpecInput } from '../env/env-store';
+import { buildEnvironment, type EnvSpecInput } from '../env/env-build';
+import { baselineFor } from '../env/env-verify';
 import { sharedLauncher } from './launcher';
 import { runtimeOptions } from './options';
 import { testDataDir, testManager } from '../sandbox.testkit';
+import { settings } from '@/core/settings';
 
 // The launcher (launcher.c) does the fast environment check, the scratch mount and the
 // bwrap fork for every cold start. These tests drive the real helper process.
@@ -32,7 +34,7 @@ function freshEnv() {
   const store = path.join(root, `store-${n++}`);
   mkdirSync(store, { recursive: true });
   const env = buildEnvironment(tiny, store);
-  const launcher = sharedLauncher(store, runtimeOptions());
+  const launcher = sharedLauncher(store, runtimeOptions(settings()));
   if (!launcher) throw new Error('the launcher is unavailable here (gcc and libc6-dev are installed by scripts/system-deps.sh)');
   return { env, launcher, check: () => launcher.check(env.dir, baselineFor(env)), store };
 }
@@ -145,7 +147,7 @@ describe('launcher: sandboxes', () => {
       const r = await sb.exec(['cat', '/proc/1/cmdline']);
       expect(r.status).toBe('ok');
       expect(r.stdout).toBe('/proc/self/fd/6\0'); // nothing of the launcher's memory in its argv
-      const first = sharedLauncher(path.dirname(t.manager.environment('default').dir), runtimeOptions())!;
+      const first = sharedLauncher(path.dirname(t.manager.environment('default').dir), runtimeOptions(settings()))!;
       const pid = first.pid!;
       const resident = sb.residentPids();
       expect(resident.length).toBeGreaterThan(0);
@@ -162,14 +164,14 @@ describe('launcher: sandboxes', () => {
       await t.manager.destroy(sb);
       const next = await t.manager.exec({ limits: { memoryMb: 128, diskMb: 16, timeoutMs: 10_000 } }, ['sh', '-c', 'echo fine']);
       expect(next).toMatchObject({ status: 'ok', stdout: 'fine\n' });
-      expect(sharedLauncher(path.dirname(t.manager.environment('default').dir), runtimeOptions())).not.toBe(first);
+      expect(sharedLauncher(path.dirname(t.manager.environment('default').dir), runtimeOptions(settings()))).not.toBe(first);
     } finally {
       await t.cleanup();
     }
   });
 
   it('without the launcher (CRUCIBLE_SANDBOX_LAUNCHER=0) sandboxes start, check and confine the same way', async () => {
-    const t = testManager('launcher-off', { runtime: { ...runtimeOptions(), launcher: false } });
+    const t = testManager('launcher-off', { runtime: { ...runtimeOptions(settings()), launcher: false } });
     try {
       const r = await t.manager.exec({ limits: { memoryMb: 128, diskMb: 16, timeoutMs: 10_000 } }, [
         'sh',

@@ -3,7 +3,7 @@ import { closeSync, mkdtempSync, openSync, readdirSync, readSync, rmSync } from 
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { FastBaseline } from '../env/env-store';
+import type { FastBaseline } from '../env/env-verify';
 import { nativeBinary } from './native';
 import type { RuntimeOptions } from './options';
 import { ownerAlive, ownerTag, parseOwnerTag } from '../pool/owner';

@@ -16,7 +16,7 @@ import {
   type BigIntStats,
 } from 'node:fs';
 import path from 'node:path';
-import type { Environment } from '../env/env-store';
+import type { Environment } from '../env/env-manifest';
 import type { MicrovmKernel } from './microvm-kernel';
 
 /**

@@ -5,10 +5,11 @@ import type { SandboxManager } from '../pool/manager';
 import { installedRuntimes, testDataDir, testManager } from '../sandbox.testkit';
 import { expectSweptClean, killWorker, withCrashWorker } from './crash.testkit';
 import { MicrovmRuntime, type MicrovmSandbox } from './microvm';
-import { buildEnvironment } from '../env/env-store';
+import { buildEnvironment } from '../env/env-build';
 import { checkRootImage, rootImage } from './microvm-disks';
 import { runtimeOptions } from './options';
 import { runtimeByName } from './runtime-by-name';
+import { settings } from '@/core/settings';
 
 /**
  * The microVM runtime for real (QEMU, Debian's cloud kernel, real cgroups). Under TCG a
@@ -21,10 +22,10 @@ const limits = { memoryMb: 128, diskMb: 24, pids: 64, cpus: 1, timeoutMs: 30_000
 
 describe('microvm without QEMU or a kernel', () => {
   it('is refused with the install command, never replaced by another runtime', () => {
-    expect(runtimeByName('microvm')).toBeInstanceOf(MicrovmRuntime);
-    const noQemu = runtimeByName('microvm', { ...runtimeOptions(), qemu: '/nonexistent/qemu-system-x86_64' });
+    expect(runtimeByName('microvm', runtimeOptions(settings()))).toBeInstanceOf(MicrovmRuntime);
+    const noQemu = runtimeByName('microvm', { ...runtimeOptions(settings()), qemu: '/nonexistent/qemu-system-x86_64' });
     expect(() => noQemu.check()).toThrow(/needs QEMU.*apt-get install qemu-system-x86/);
-    const noKernel = runtimeByName('microvm', { ...runtimeOptions(), microvmKernel: '/nonexistent/kernel' });
+    const noKernel = runtimeByName('microvm', { ...runtimeOptions(settings()), microvmKernel: '/nonexistent/kernel' });
     expect(() => noKernel.check()).toThrow(/guest kernel.*scripts\/microvm-kernel\.sh \/nonexistent\/kernel/);
     expect(noKernel.name).toBe('microvm');
   });

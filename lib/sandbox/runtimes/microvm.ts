@@ -6,7 +6,7 @@ import { accelArgs, microvmAccel, type AccelProbe, type MicrovmAccel } from './m
 import { checkRootImage, initramfs, rootImage, scratchImage } from './microvm-disks';
 import { findKernel, kernelInstallHint, type MicrovmKernel } from './microvm-kernel';
 import { nativeBinary } from './native';
-import { runtimeOptions, type RuntimeOptions } from './options';
+import type { RuntimeOptions } from './options';
 import type { ExecEnding, LaunchContext, Launched, Sandbox, SandboxRuntime, SandboxSpec } from './sandbox-runtime';
 import { compileSeccompFilter } from './seccomp';
 import { SupervisedSandbox, type SupervisorStart } from './supervised-sandbox';
@@ -47,9 +47,9 @@ export class MicrovmRuntime implements SandboxRuntime {
   readonly kernelDir: string;
   private known?: Host;
 
-  constructor(readonly options: RuntimeOptions = runtimeOptions()) {
+  constructor(readonly options: RuntimeOptions) {
     this.qemu = options.qemu ?? 'qemu-system-x86_64';
-    this.kernelDir = options.microvmKernel ?? runtimeOptions().microvmKernel!;
+    this.kernelDir = options.microvmKernel;
   }
 
   /** QEMU, the kernel, the initramfs and the accelerator; throws a `missing_runtime` SandboxError saying what to install. */

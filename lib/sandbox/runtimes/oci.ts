@@ -4,7 +4,7 @@ import path from 'node:path';
 import { sandboxEnv } from './bwrap';
 import { cgroupLayout } from '../limits/cgroup';
 import { OCI_HOST_ID_BASE, OCI_SANDBOX_UID, ociConfig } from './oci-config';
-import { runtimeOptions, type RuntimeOptions } from './options';
+import type { RuntimeOptions } from './options';
 import { ownerAlive, parseOwnerTag } from '../pool/owner';
 import { Sandbox, type LaunchContext, type Launched, type SandboxRuntime, type SandboxSpec } from './sandbox-runtime';
 import { SandboxError, type Enforcement } from '../types';
@@ -68,7 +68,7 @@ export class OciRuntime implements SandboxRuntime {
   readonly name: string;
   constructor(
     readonly binary: string,
-    readonly options: RuntimeOptions = runtimeOptions(),
+    readonly options: RuntimeOptions,
   ) {
     this.name = `oci:${binary}`;
   }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { settings, type Settings } from '@/core/settings';
+import type { Settings } from '@/core/settings';
 
 /**
  * How this host runs sandboxes: host binaries and the optional fast paths. Passed down from
@@ -18,15 +18,15 @@ export type RuntimeOptions = {
   /** QEMU for the `microvm` runtime (default qemu-system-x86_64 on PATH) */
   qemu?: string;
   /** where scripts/microvm-kernel.sh put the microVM's guest kernel (default `<CRUCIBLE_DATA_DIR>/microvm/kernel`) */
-  microvmKernel?: string;
+  microvmKernel: string;
   /** what the runtime name `oci` means; unset: crun (CRUCIBLE_OCI_RUNTIME, checked when used) */
   ociRuntime?: string;
   /** compiler for the two C programs (CC) */
   cc: string;
 };
 
-/** The runtime options from settings (this process's unless given). */
-export function runtimeOptions(s: Settings = settings()): RuntimeOptions {
+/** The runtime options from settings (entry points pass `settings()`, tests `parseSettings(...)`). */
+export function runtimeOptions(s: Settings): RuntimeOptions {
   return {
     bwrap: s.CRUCIBLE_BWRAP,
     launcher: s.CRUCIBLE_SANDBOX_LAUNCHER,

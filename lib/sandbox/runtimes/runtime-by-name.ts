@@ -3,7 +3,7 @@ import { BwrapRuntime } from './bwrap';
 import { GvisorRuntime } from './gvisor';
 import { MicrovmRuntime } from './microvm';
 import { OciRuntime } from './oci';
-import { runtimeOptions, type RuntimeOptions } from './options';
+import type { RuntimeOptions } from './options';
 import type { SandboxRuntime } from './sandbox-runtime';
 import { SandboxError } from '../types';
 
@@ -17,7 +17,7 @@ import { SandboxError } from '../types';
  * root. A runtime that is not installed is refused by `check()` with what to install;
  * nothing falls back to a weaker one.
  */
-export function runtimeByName(name: string, options: RuntimeOptions = runtimeOptions()): SandboxRuntime {
+export function runtimeByName(name: string, options: RuntimeOptions): SandboxRuntime {
   const parsed = sandboxRuntimeName.safeParse(name);
   if (!parsed.success) throw new SandboxError(parsed.error.issues[0]!.message, 'config');
   const target = runtimeTarget(parsed.data);
@@ -35,7 +35,7 @@ export function runtimeByName(name: string, options: RuntimeOptions = runtimeOpt
 }
 
 /** The runtime, verified to be installed (throws a SandboxError naming the package otherwise). */
-export function checkedRuntime(name: string, options: RuntimeOptions = runtimeOptions()): SandboxRuntime {
+export function checkedRuntime(name: string, options: RuntimeOptions): SandboxRuntime {
   const rt = runtimeByName(name, options);
   rt.check();
   return rt;

@@ -1,4 +1,4 @@
-import { childEnv } from '@/core/settings';
+import { childEnv, settings } from '@/core/settings';
 import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -25,7 +25,7 @@ describe('sandbox runtime names come from a fixed list', () => {
     for (const name of hostBinaries) {
       let err: unknown;
       try {
-        runtimeByName(name);
+        runtimeByName(name, runtimeOptions(settings()));
       } catch (e) {
         err = e;
       }
@@ -33,13 +33,16 @@ describe('sandbox runtime names come from a fixed list', () => {
       expect((err as SandboxError).kind, name).toBe('config');
       expect((err as Error).message, name).toMatch(listsValidNames);
     }
-    for (const name of SANDBOX_RUNTIME_NAMES) expect(runtimeByName(name).name, name).toMatch(/^(bwrap|gvisor|microvm|oci:(crun|runc|kata-runtime|youki))$/);
-    expect(runtimeByName('oci:runsc').name).toBe('gvisor'); // runsc is served (and named) as gVisor
-    expect(() => checkIsolationPolicy({ routine: 'bwrap', high: 'oci:echo' })).toThrow(/high risk: "oci:echo" is not a runtime name \(use one of bwrap, oci,/);
+    for (const name of SANDBOX_RUNTIME_NAMES)
+      expect(runtimeByName(name, runtimeOptions(settings())).name, name).toMatch(/^(bwrap|gvisor|microvm|oci:(crun|runc|kata-runtime|youki))$/);
+    expect(runtimeByName('oci:runsc', runtimeOptions(settings())).name).toBe('gvisor'); // runsc is served (and named) as gVisor
+    expect(() => checkIsolationPolicy({ routine: 'bwrap', high: 'oci:echo' }, runtimeOptions(settings()))).toThrow(
+      /high risk: "oci:echo" is not a runtime name \(use one of bwrap, oci,/,
+    );
   });
 
   it('CRUCIBLE_OCI_RUNTIME must name a supported OCI runtime', () => {
-    const oci = (ociRuntime?: string) => runtimeByName('oci', { ...runtimeOptions(), ociRuntime });
+    const oci = (ociRuntime?: string) => runtimeByName('oci', { ...runtimeOptions(settings()), ociRuntime });
     expect(() => oci('echo')).toThrow(/CRUCIBLE_OCI_RUNTIME="echo" is not an OCI runtime Crucible supports: use one of crun, runc, runsc/);
     expect(oci('runc').name).toBe('oci:runc');
     expect(oci('oci:runsc').name).toBe('gvisor');

@@ -1,6 +1,6 @@
 import { constants as osConstants } from 'node:os';
 import { CappedCapture } from './capture';
-import type { VerifyResult } from '../env/env-store';
+import type { VerifyResult } from '../env/env-verify';
 import { verifyThread } from '../env/verify-thread';
 import { Sandbox } from './sandbox-runtime';
 import { rootViewStale, wipeScratch } from './scratch';

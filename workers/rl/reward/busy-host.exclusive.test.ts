@@ -2,11 +2,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDefaultEnvironment } from '@/lib/sandbox/env/env-store';
+import { ensureDefaultEnvironment } from '@/lib/sandbox/env/env-builtin';
 import { SandboxManager } from '@/lib/sandbox/pool/manager';
 import type { HarnessTask } from './harness';
 import { scoreSolution, type ScoreResult } from './reward';
 import { saturate } from '@/test/cpu-hog';
+import { settings } from '@/core/settings';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
+import { storeDirFor } from '@/lib/sandbox/env/env-store';
 
 /*
  * Issue 32: on a busy host a correct program scored 0 because the per-test limit was wall
@@ -21,7 +24,7 @@ let dataDir: string;
 beforeAll(() => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-busy-'));
   fs.chmodSync(dataDir, 0o755); // sandboxed processes run as nobody and must reach the env store
-  manager = new SandboxManager({ dataDir });
+  manager = new SandboxManager({ dataDir, storeDir: storeDirFor(dataDir), runtime: runtimeOptions(settings()) });
   ensureDefaultEnvironment(manager.storeDir);
 });
 afterAll(async () => {

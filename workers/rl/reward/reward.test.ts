@@ -1,19 +1,21 @@
-import { childEnv } from '@/core/settings';
+import { childEnv, settings } from '@/core/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDefaultEnvironment } from '@/lib/sandbox/env/env-store';
+import { ensureDefaultEnvironment } from '@/lib/sandbox/env/env-builtin';
 import { SandboxManager } from '@/lib/sandbox/pool/manager';
 import type { HarnessTask } from './harness';
 import { scoreSolution } from './reward';
+import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
+import { storeDirFor } from '@/lib/sandbox/env/env-store';
 
 let manager: SandboxManager;
 let dataDir: string;
 beforeAll(() => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-reward-'));
   fs.chmodSync(dataDir, 0o755); // sandboxed processes run as nobody and must reach the env store
-  manager = new SandboxManager({ dataDir });
+  manager = new SandboxManager({ dataDir, storeDir: storeDirFor(dataDir), runtime: runtimeOptions(settings()) });
   ensureDefaultEnvironment(manager.storeDir);
 });
 afterAll(async () => {
