@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { z } from 'zod';
 import { Rng } from '@/core/random';
+import { settings } from '@/core/settings';
 import path from 'node:path';
 import { LORA_MODULES } from '@/lib/policy/hf/export-peft';
 import { HfTrainer } from '@/lib/policy/hf/hf-trainer';
@@ -99,7 +100,7 @@ if (a.mode) {
     }
     const script = path.join(import.meta.dirname, 'llama_train_torch.py');
     const pa = [script, a.model, String(a.batch), String(a.len), String(a.steps), String(a.threads), ...(mode === 'lora' ? ['8'] : [])];
-    const py = spawnSync(torchPython(), pa, { encoding: 'utf8' });
+    const py = spawnSync(torchPython(settings().CRUCIBLE_BENCH_PYTHON), pa, { encoding: 'utf8' });
     if (py.status !== 0) throw new Error(`llama_train_torch.py failed: ${py.stderr}`);
     const tr = JSON.parse(py.stdout.trim()) as { tokensPerSecond: number; tokensPerCpuSecond: number };
     console.log(

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { Rng } from '@/core/random';
+import { settings } from '@/core/settings';
 import { readHfConfig } from '@/lib/policy/hf/model-dir';
 import { SampleBenchResult, type SampleBenchRequest } from '@/bench/llama-sample';
 import { runReference, torchPython } from '@/lib/policy/hf/torch-reference';
@@ -111,7 +112,7 @@ const lastJson = (stdout: string, line = -1): unknown => JSON.parse(stdout.trim(
 /** Why the PyTorch side cannot run here, or null. Debian torch without OpenBLAS runs matmuls ~8× slower: no fair ratio. */
 async function torchUnavailable(withoutOpenBlas = false): Promise<string | null> {
   try {
-    torchPython();
+    torchPython(settings().CRUCIBLE_BENCH_PYTHON);
   } catch (e) {
     return (e as Error).message;
   }
@@ -135,7 +136,7 @@ async function resolveModel(name: string): Promise<{ name: string; dir: string }
     .catch(() => false);
   if (!ok || !(await fs.stat(path.join(dir, 'model.safetensors')).catch(() => undefined))) {
     await fs.rm(dir, { recursive: true, force: true });
-    await runReference({ make: [{ dir, config: CONFIG_20M, dtype: 'F32', seed: 20 }] });
+    await runReference({ make: [{ dir, config: CONFIG_20M, dtype: 'F32', seed: 20 }] }, torchPython(settings().CRUCIBLE_BENCH_PYTHON));
     // The loader needs a tokenizer; stories260K's 512 tokens are a subset of the 8192 ids.
     for (const f of ['tokenizer.json', 'tokenizer_config.json']) await fs.copyFile(path.join(STORIES260K_DIR, f), path.join(dir, f));
   }
@@ -162,7 +163,9 @@ async function benchSampling(dir: string, o: LlamaBenchOptions, torchOk: boolean
   const ours = SampleBenchResult.parse(lastJson(await run(TSX, [path.join(BENCH_DIR, 'llama-sample.ts'), JSON.stringify(req)])));
   const eos = cfg.eosTokenIds.length ? cfg.eosTokenIds : [2];
   const torch = torchOk
-    ? SampleBenchResult.parse(lastJson(await run(torchPython(), [path.join(BENCH_DIR, 'llama_sample_torch.py'), JSON.stringify({ ...req, eos })])))
+    ? SampleBenchResult.parse(
+        lastJson(await run(torchPython(settings().CRUCIBLE_BENCH_PYTHON), [path.join(BENCH_DIR, 'llama_sample_torch.py'), JSON.stringify({ ...req, eos })])),
+      )
     : null;
   const rows: SamplingRow[] = ours.runs.map((r, i) => {
     const t = torch?.runs[i];
@@ -215,7 +218,7 @@ async function benchTraining(dir: string, o: LlamaBenchOptions, torchOk: boolean
       o.log?.(`  train ${mode} rep ${r + 1}: ours ${Math.round(ours.at(-1)!.tokensPerCpuSecond)} tokens/CPU-s`);
       if (!torchOk) continue;
       const pa = [dir, TRAIN.batch, TRAIN.len, o.trainSteps, o.threads, ...(mode === 'lora' ? [8] : [])].map(String);
-      const out = await run(torchPython(), ['-c', TORCH_RSS_WRAPPER, path.join(BENCH_DIR, 'llama_train_torch.py'), ...pa]);
+      const out = await run(torchPython(settings().CRUCIBLE_BENCH_PYTHON), ['-c', TORCH_RSS_WRAPPER, path.join(BENCH_DIR, 'llama_train_torch.py'), ...pa]);
       const rss = z.object({ peakRssMiB: z.number() }).parse(lastJson(out));
       torch.push({ ...TrainTorch.parse(lastJson(out, -2)), peakRssMiB: rss.peakRssMiB });
       o.log?.(`  train ${mode} rep ${r + 1}: torch ${Math.round(torch.at(-1)!.tokensPerCpuSecond)} tokens/CPU-s`);

@@ -1,5 +1,7 @@
 // `npm run bench -- <suite> [args]`: each suite runs ours and a reference side by side
 // in one process run and prints ratios. Suites live here, apart from the code they measure.
+import { settings } from '@/core/settings';
+
 const suites: Record<string, () => Promise<{ main: (argv: string[]) => Promise<number> }>> = {
   sandbox: () => import('@/bench/sandbox'),
   learner: () => import('@/bench/learner'),
@@ -18,6 +20,8 @@ async function run(): Promise<number> {
     console.error(`usage: npm run bench -- <${Object.keys(suites).join('|')}> [options]`);
     return 2;
   }
+  // onnxruntime's log level and threads for this process (CRUCIBLE_POLICY_ORT_LOG, CRUCIBLE_POLICY_THREADS)
+  (await import('@/lib/policy/onnx-session')).configureOnnxRuntime(settings());
   const mod = await suites[name]!();
   return mod.main(rest);
 }

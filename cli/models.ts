@@ -10,12 +10,16 @@ import { readPeftAdapter, type LoraAdapter } from '@/lib/policy/hf/lora-adapter'
 import { readHfConfig } from '@/lib/policy/hf/model-dir';
 import { loadHfWeights } from '@/lib/policy/hf/weights';
 import type { HfModelConfig } from '@/lib/policy/hf/config';
-import type { Provider } from '@/lib/policy/onnx-session';
+import { configureOnnxRuntime, type Provider } from '@/lib/policy/onnx-session';
 import { apiOptions, cliApi } from './api';
 import { CliError, intOption, output, type Command } from './args';
 import { cliDatabase } from './database';
 import { table } from './format';
 import { exportRunModel } from './run-model-export';
+import { settings } from '@/core/settings';
+
+// onnxruntime's log level and threads for this process (CRUCIBLE_POLICY_ORT_LOG, CRUCIBLE_POLICY_THREADS)
+configureOnnxRuntime(settings());
 
 // Hugging Face models: `models inspect DIR` reads a directory; `models import|list|show`
 // register them in the database (their files in the artifact store, server/models); `models

@@ -6,8 +6,12 @@ import { dataDir } from '@/db/open-database';
 import { listVersions, policiesDir, versionFile } from '@/lib/policy/checkpoint';
 import { countParams } from '@/lib/policy/model';
 import { DEFAULT_MODEL, Policy } from '@/lib/policy/policy';
-import type { Provider } from '@/lib/policy/onnx-session';
 import { CliError, intOption, output, type Command } from './args';
+import { configureOnnxRuntime, type Provider } from '@/lib/policy/onnx-session';
+import { settings } from '@/core/settings';
+
+// onnxruntime's log level and threads for this process (CRUCIBLE_POLICY_ORT_LOG, CRUCIBLE_POLICY_THREADS)
+configureOnnxRuntime(settings());
 
 const json = { json: { type: 'boolean' as const } };
 const providerOpt = { cpu: { type: 'boolean' as const } };

@@ -3,13 +3,27 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { settings } from '@/core/settings';
+import type { Settings } from '@/core/settings';
 
 export { ort };
 
 // onnxruntime logs a failed CUDA load at error level before throwing; we report the
 // fallback ourselves (once, with the reason), so keep its own log quiet by default.
-ort.env.logLevel = settings().CRUCIBLE_POLICY_ORT_LOG;
+ort.env.logLevel = 'fatal';
+
+/** The process's onnxruntime settings: CRUCIBLE_POLICY_ORT_LOG and CRUCIBLE_POLICY_THREADS. */
+export type OrtSettings = Pick<Settings, 'CRUCIBLE_POLICY_ORT_LOG' | 'CRUCIBLE_POLICY_THREADS'>;
+let sessionThreads: number | undefined;
+
+/**
+ * Apply the settings to this process's onnxruntime (its log level is process-wide, like the
+ * threads default). Called by entry points (worker mains, CLI commands, benchmarks) with
+ * `settings()`; without it the log is quiet and sessions use the CPUs, at most 8.
+ */
+export function configureOnnxRuntime(s: OrtSettings): void {
+  ort.env.logLevel = s.CRUCIBLE_POLICY_ORT_LOG;
+  sessionThreads = s.CRUCIBLE_POLICY_THREADS;
+}
 export type Provider = 'cuda' | 'cpu';
 
 export type LoadedSession = { session: ort.InferenceSession; provider: Provider };
@@ -75,8 +89,7 @@ export function cudaProviderLibrary(): { path: string; present: boolean } {
 }
 
 export function defaultThreads(): number {
-  const threads = settings().CRUCIBLE_POLICY_THREADS;
-  if (threads !== undefined) return threads;
+  if (sessionThreads !== undefined) return sessionThreads;
   return Math.max(1, Math.min(os.availableParallelism(), 8));
 }
 

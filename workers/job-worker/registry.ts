@@ -3,6 +3,10 @@ import { settings } from '@/core/settings';
 import { dataDir } from '@/db/open-database';
 import { createRlHandlers } from '@/workers/rl/handlers';
 import type { JobHandler } from '@/workers/jobs/job-handler';
+import { configureOnnxRuntime } from '@/lib/policy/onnx-session';
+
+// onnxruntime's log level and threads for this process (CRUCIBLE_POLICY_ORT_LOG, CRUCIBLE_POLICY_THREADS)
+configureOnnxRuntime(settings());
 
 /**
  * The job handlers every job worker runs, by queue. Episode rollout, reward scoring and

@@ -1,7 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { settings } from '@/core/settings';
 import { packBatch, paddedLength, TrainSequence } from '../batch';
 import { Rng } from '@/core/random';
 import type { HfTrainer } from './hf-trainer';
@@ -16,18 +15,19 @@ export type ReferenceRequest = {
 export type ReferenceResult = { runs: { logits: number[][]; greedy?: { tokens: number[]; logprobs: number[] }[] }[] };
 
 /**
- * The first interpreter that imports torch: CRUCIBLE_BENCH_PYTHON, then Debian's
- * /usr/bin/python3 (python3-torch; often not the python3 first on PATH), then python3.
+ * The first interpreter that imports torch: `preferred` (benchmarks pass CRUCIBLE_BENCH_PYTHON),
+ * then Debian's /usr/bin/python3 (python3-torch; often not the python3 first on PATH), then python3.
  */
-export function torchPython(): string {
-  const candidates = [settings().CRUCIBLE_BENCH_PYTHON, '/usr/bin/python3', 'python3'].filter((p): p is string => !!p);
+export function torchPython(preferred?: string): string {
+  const candidates = [preferred, '/usr/bin/python3', 'python3'].filter((p): p is string => !!p);
   const found = candidates.find((p) => (p.includes('/') ? existsSync(p) : true) && spawnSync(p, ['-c', 'import torch'], { stdio: 'ignore' }).status === 0);
   if (!found) throw new Error('no python that imports torch: run `npm run setup` as root (installs python3-torch) or set CRUCIBLE_BENCH_PYTHON');
   return found;
 }
 
-export function runReference(req: ReferenceRequest): Promise<ReferenceResult> {
-  return runScript('reference_torch.py', req) as Promise<ReferenceResult>;
+/** `python`: the interpreter to run it with (default: the first that imports torch, `torchPython()`). */
+export function runReference(req: ReferenceRequest, python?: string): Promise<ReferenceResult> {
+  return runScript('reference_torch.py', req, python) as Promise<ReferenceResult>;
 }
 
 /** One case for reference_train_torch.py (the autograd reference of the training graphs). */
@@ -99,14 +99,14 @@ export async function offPolicyBatch(t: HfTrainer): Promise<TrainSequence[]> {
   }));
 }
 
-export function runTrainReference(cases: TrainReferenceCase[]): Promise<TrainReferenceResult[]> {
-  return runScript('reference_train_torch.py', cases) as Promise<TrainReferenceResult[]>;
+export function runTrainReference(cases: TrainReferenceCase[], python?: string): Promise<TrainReferenceResult[]> {
+  return runScript('reference_train_torch.py', cases, python) as Promise<TrainReferenceResult[]>;
 }
 
-function runScript(name: string, req: unknown): Promise<unknown> {
+function runScript(name: string, req: unknown, python = torchPython()): Promise<unknown> {
   const script = path.join(import.meta.dirname, name);
   return new Promise((resolve, reject) => {
-    const child = spawn(torchPython(), [script], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(python, [script], { stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));
