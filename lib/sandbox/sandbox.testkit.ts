@@ -28,7 +28,7 @@ export function ensureTestEnvironment(): void {
 export function testManager(tag: string, extra: Partial<ManagerOptions> = {}): { manager: SandboxManager; dataDir: string; cleanup: () => Promise<void> } {
   ensureTestEnvironment();
   const dataDir = testDataDir(tag);
-  const manager = new SandboxManager({ dataDir, storeDir: TEST_STORE, ...extra, runtime: runtimeOptions(settings()) });
+  const manager = new SandboxManager({ dataDir, storeDir: TEST_STORE, runtime: runtimeOptions(settings()), ...extra });
   return {
     manager,
     dataDir,
