@@ -6,7 +6,7 @@ import path from 'node:path';
  * location where it is known (tsx: the CLI from any directory, workers, tests); in Next's
  * server build import.meta.dirname is undefined and the server runs from the repository root.
  */
-const here = (import.meta.dirname as string | undefined) ?? path.resolve('workers', 'policy', 'hf');
+const here = (import.meta.dirname as string | undefined) ?? path.resolve('lib', 'policy', 'hf');
 
 /** template-budget.cjs, the jinja budget both the workers and the threads use. */
 export const TEMPLATE_BUDGET_MODULE = path.join(here, 'template-budget.cjs');
