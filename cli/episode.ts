@@ -1,3 +1,4 @@
+import { runsAgentEpisodes, taskKindLabel } from '@/core/task-kinds';
 import { unreadableWorkspaceGrade } from '@/lib/agent/episode/unreadable-grade';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -115,7 +116,10 @@ async function storedTask(suite: string, id: string): Promise<RepoTask> {
         .map((r) => r.externalId)
         .join(', ')}${rows.length > 10 ? ', …' : ''}`,
     );
-  if (row.kind !== 'repo') throw new CliError(`task "${id}" of suite "${suite}" is an input/output task, not a repository task; episodes run repository tasks`);
+  if (!runsAgentEpisodes(row.kind))
+    throw new CliError(
+      `task "${id}" of suite "${suite}" is ${taskKindLabel(row.kind) === 'input/output' ? 'an' : 'a'} ${taskKindLabel(row.kind)} task, not a repository task; episodes run repository tasks`,
+    );
   return loadStoredRepoTask(db, row.id);
 }
 

@@ -1,3 +1,4 @@
+import { runsAgentEpisodes } from '@/core/task-kinds';
 import { asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { RepoGrade, RepoTask } from '@/core/repo-tasks';
@@ -106,7 +107,7 @@ export const commands: Command[] = [
         throw new CliError(
           `no task suite "${suite}" in the database (or it is empty); import it with \`crucible tasks import FILE --format crucible-repo|swebench --suite ${suite}\``,
         );
-      const repoRows = rows.filter((r) => r.kind === 'repo');
+      const repoRows = rows.filter((r) => runsAgentEpisodes(r.kind));
       if (!repoRows.length) throw new CliError(`suite "${suite}" holds no repository tasks; \`tasks verify\` checks repository suites`);
       let chosen = repoRows;
       if (only?.success) {

@@ -1,4 +1,5 @@
-import { describeTextCheck, textChecks, type TurnTestResult } from '@/core/tasks';
+import { namedTestCases, type TestCase } from '@/core/task-kinds';
+import type { TurnTestResult } from '@/core/tasks';
 
 /**
  * What one turn's execution came to, from what an episode stores per turn (workers/rl/episode.ts):
@@ -58,24 +59,11 @@ export function candidateOutput(stdout: string | null): { text: string; protocol
   return { text: kept.join('\n').replace(/\n+$/, ''), protocolLines: lines.length - kept.length };
 }
 
-export type TestCase = { name: string; input?: string; expected?: string };
+export type { TestCase } from '@/core/task-kinds';
 export type TestRow = TestCase & { passed: boolean | null; result: string };
 
-/** The task's tests as named cases: io cases call the entry point; a HumanEval check() is one test. */
-export function testCases(tests: unknown, entryPoint: string | null): TestCase[] {
-  const t = tests as { kind?: string; cases?: { input: unknown[]; expected: unknown }[] } | null;
-  const cases = t?.kind === 'io' ? t.cases : Array.isArray(tests) ? (tests as { input: unknown[]; expected: unknown }[]) : null;
-  if (cases) {
-    return cases.map((c, i) => {
-      const args = Array.isArray(c.input) ? c.input.map((a) => JSON.stringify(a)).join(', ') : JSON.stringify(c.input);
-      return { name: `#${i} ${entryPoint ?? 'f'}(${args})`, input: args, expected: JSON.stringify(c.expected) };
-    });
-  }
-  if (t?.kind === 'humaneval') return [{ name: `check(${entryPoint ?? 'candidate'})` }];
-  const text = textChecks.safeParse((tests as { checks?: unknown } | null)?.checks);
-  if (t?.kind === 'text' && text.success) return text.data.map((c, i) => ({ name: `#${i} ${describeTextCheck(c)}` }));
-  return [];
-}
+/** The task's tests as named cases (one definition for every layer: core/task-kinds.ts). */
+export const testCases = namedTestCases;
 
 /**
  * Per-test rows for one turn. Episodes store the turn's counts and first failure, not each

@@ -1,3 +1,4 @@
+import { runsAgentEpisodes } from '@/core/task-kinds';
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
@@ -93,7 +94,7 @@ export async function getEpisode(db: Db, id: string, opts: EpisodeReadOptions = 
     db.select().from(turns).where(eq(turns.episodeId, id)).orderBy(asc(turns.index)),
     db.select().from(rewards).where(eq(rewards.episodeId, id)),
     // the test lists only (to label each graded test); the hidden test files stay server-side
-    row.task?.kind === 'repo'
+    row.task && runsAgentEpisodes(row.task.kind)
       ? db.select({ failToPass: repoTasks.failToPass, passToPass: repoTasks.passToPass }).from(repoTasks).where(eq(repoTasks.taskId, row.task.id))
       : Promise.resolve([]),
   ]);

@@ -2,6 +2,8 @@ import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { jobs } from '@/db/schema';
 import { must } from '@/core/must';
+import { isJobQueue, JOB_PAYLOADS, type JobPayloadInput } from '@/core/job-payloads';
+import type { JobQueue } from '@/core/queues';
 import { defaultWorkload, workloadInput } from './scheduled';
 import type { Executor } from './types';
 
@@ -32,6 +34,14 @@ export type EnqueueInput = z.input<typeof enqueueInput>;
  */
 export async function enqueue(db: Executor, input: EnqueueInput): Promise<{ id: number; created: boolean }> {
   const v = enqueueInput.parse(input);
+  // a contract queue's payload is checked here, where the producer can still be told
+  if (isJobQueue(v.queue)) {
+    const r = JOB_PAYLOADS[v.queue].safeParse(v.payload);
+    if (!r.success)
+      throw new Error(
+        `bad ${v.queue} payload: ${r.error.issues.map((i) => `${i.path.map(String).join('.') || '(payload)'}: ${i.message}`).join('; ')}; send what core/job-payloads.ts says a ${v.queue} job carries`,
+      );
+  }
   const workload = v.workload ?? (await defaultWorkload(db, v.queue, v.runId));
   const inserted = await db
     .insert(jobs)
@@ -56,4 +66,14 @@ export async function enqueue(db: Executor, input: EnqueueInput): Promise<{ id: 
     .from(jobs)
     .where(and(eq(jobs.queue, v.queue), eq(jobs.idempotencyKey, key)));
   return { id: must(existing, `job with idempotency key ${key} on ${v.queue} (the insert conflicted on it)`).id, created: false };
+}
+
+/** Enqueue on one of the contract's queues, the payload typed by its schema (core/job-payloads.ts). */
+export function enqueueJob<Q extends JobQueue>(
+  db: Executor,
+  queue: Q,
+  payload: JobPayloadInput<Q>,
+  options: Omit<EnqueueInput, 'queue' | 'payload'> = {},
+): Promise<{ id: number; created: boolean }> {
+  return enqueue(db, { ...options, queue, payload: payload as Record<string, unknown> });
 }

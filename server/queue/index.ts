@@ -1,5 +1,5 @@
 // The Postgres work queue: see docs/queue.md for the guarantees and why it is our own.
-export { enqueue, enqueueInput, queueName, type EnqueueInput } from './enqueue';
+export { enqueue, enqueueJob, enqueueInput, queueName, type EnqueueInput } from './enqueue';
 export { claim, claimInput, type ClaimInput } from './claim';
 export { renewLease, releaseLease } from './lease';
 export { complete, type CompleteResult, type JobEffect } from './complete';

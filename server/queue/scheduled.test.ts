@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { assert, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
@@ -30,7 +31,7 @@ describe('scheduled workloads in the queue', () => {
     const config = runConfigSchema.parse({ ...defaultRunConfig, queue: 'critical', quota: { cpus: 0.25, memoryMb: 4096, scratchMb: 1024 } });
     const [run] = await database.db.insert(runs).values({ name: 'sched-run', config }).returning();
     assert(run !== undefined, 'no row found');
-    const ep = await enqueue(database.db, { queue: 'rl.episode', runId: run.id, payload: {}, priority: 100 });
+    const ep = await enqueue(database.db, { queue: 'rl.episode', runId: run.id, payload: { runId: run.id, episodeId: randomUUID() }, priority: 100 });
     expect(await row(ep.id)).toMatchObject({
       tier: 'critical',
       priority: 100,
@@ -38,7 +39,7 @@ describe('scheduled workloads in the queue', () => {
       // the quota caps the sandbox's 0.5 CPU; memory and scratch are the sandbox's, under the quota
       request: { cpu: 0.25, memoryMb: 512, gpu: 0, gpuMemoryMb: 0, diskMb: 256 },
     });
-    const learn = await enqueue(database.db, { queue: 'rl.learn', runId: run.id, payload: {} });
+    const learn = await enqueue(database.db, { queue: 'rl.learn', runId: run.id, payload: { runId: run.id, iteration: 0 } });
     expect(await row(learn.id)).toMatchObject({ tier: 'critical', request: LEARNER_REQUEST });
     const other = await enqueue(database.db, { queue: nextQueue(), runId: run.id });
     expect((await row(other.id))?.tier).toBeNull();

@@ -8,5 +8,9 @@ export type Executor = Db | Tx;
 
 export type Job = typeof jobs.$inferSelect;
 
-/** A job held by this worker: the lease token fences every later write about it. */
-export type ClaimedJob = Job & { leaseToken: string; leaseExpiresAt: Date };
+/** A job held by this worker: the lease token fences every later write about it. `P`: its payload, once validated. */
+export type ClaimedJob<P extends Record<string, unknown> = Record<string, unknown>> = Omit<Job, 'payload'> & {
+  payload: P;
+  leaseToken: string;
+  leaseExpiresAt: Date;
+};

@@ -5,7 +5,7 @@ import { appendAudit, type DbOrTx } from '@/server/audit/service';
 import { DomainError } from '@/server/errors';
 import { JOB_QUEUES } from '@/core/queues';
 import { must } from '@/core/must';
-import { enqueue } from '@/server/queue';
+import { enqueueJob } from '@/server/queue';
 import type { Verdict } from './kappa';
 
 /** Disputed verdicts cluster on an environment hash when at least this many, and this share, are disputed. */
@@ -62,7 +62,7 @@ export async function submitVerdict(db: Db, input: VerdictInput, reviewer: { id:
       if (!existing) {
         const [d] = await tx.insert(diagnoses).values({ reviewId: rev.id, episodeId: rev.episodeId }).returning({ id: diagnoses.id });
         diagnosisId = d!.id;
-        await enqueue(tx, { queue: JOB_QUEUES.reviewDiagnose, payload: { diagnosisId }, idempotencyKey: diagnosisId, runId: rev.runId, priority: 50 });
+        await enqueueJob(tx, JOB_QUEUES.reviewDiagnose, { diagnosisId }, { idempotencyKey: diagnosisId, runId: rev.runId, priority: 50 });
       } else diagnosisId = existing.id;
     }
     const flagged = await flagEnvironmentIfClustered(tx, rev.episodeId);

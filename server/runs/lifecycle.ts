@@ -4,7 +4,7 @@ import { isTerminal, nextStatus, refusal, RUN_TRANSITIONS, wakesLoop, type RunSt
 import { runEvents, runs } from '@/db/schema';
 import { appendAudit } from '@/server/audit/service';
 import { DomainError } from '@/server/errors';
-import { enqueue, type Tx } from '@/server/queue';
+import { enqueueJob, type Tx } from '@/server/queue';
 
 export type TransitionDetails = {
   /** The run event's message; by default "<transition> by <actor>". */
@@ -24,7 +24,7 @@ export async function wakeRunLoop(tx: Tx, runId: string): Promise<void> {
   const [row] = await tx.execute<{ txid: string }>(sql`select txid_current()::text as txid`);
   if (!row) throw new Error('select txid_current() returned no row; is this a PostgreSQL database?');
   const txid = row.txid;
-  await enqueue(tx, { queue: RL_QUEUES.advance, payload: { runId }, runId, idempotencyKey: `advance:${runId}:${txid}`, priority: 10, maxAttempts: 20 });
+  await enqueueJob(tx, RL_QUEUES.advance, { runId }, { runId, idempotencyKey: `advance:${runId}:${txid}`, priority: 10, maxAttempts: 20 });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { kindOfTests } from '@/core/task-kinds';
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { repoTasks, repoWorkspaces, tasks, taskSuites } from '@/db/schema';
@@ -78,7 +79,7 @@ export async function saveSuite(
 
 /** The tasks row of a parsed task (repository tasks keep the rest in repo_tasks). */
 function taskRow(t: ParsedTask | ParsedRepoTask) {
-  if (!('repo' in t)) return { ...t, kind: t.tests.kind === 'text' ? ('text' as const) : ('io' as const) };
+  if (!('repo' in t)) return { ...t, kind: kindOfTests(t.tests) };
   const { repo: _repo, ...row } = t;
   return { ...row, kind: 'repo' as const };
 }

@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
+import { JOB_PAYLOADS, type JobPayload } from '@/core/job-payloads';
+import type { JobQueue } from '@/core/queues';
 import type { BackoffPolicy, ClaimedJob, JobEffect } from '@/server/queue';
 
 export type JobContext = {
@@ -15,22 +17,33 @@ export type JobContext = {
  * (its lease is heartbeated meanwhile) and returns the effect: the durable writes that
  * commit in the same transaction as the job's completion, so they happen exactly once.
  * Throwing retries the job with backoff; throw `PermanentJobError` to dead-letter it.
+ * `P` is the payload `run` sees; handlers of the contract's queues are built with `jobHandler`,
+ * which takes it from core/job-payloads.ts.
  */
-export type JobHandler = {
+export type JobHandler<P extends Record<string, unknown> = Record<string, unknown>> = {
   queue: string;
   /**
    * The job kind's payload schema. The job loop validates every payload against it before
    * `run` (which then sees the parsed payload); a payload that does not fit dead-letters
    * the job at once with the kind and the field in the error, since retrying cannot fix it.
    */
-  payload?: z.ZodType<Record<string, unknown>>;
+  payload?: z.ZodType<P>;
   /** Lease length; renewed every third of it while `run` works. */
   leaseMs?: number;
   backoff?: BackoffPolicy;
-  run: (job: ClaimedJob, ctx: JobContext) => Promise<JobEffect | void>;
+  // method syntax: a list of handlers of different payloads is a JobHandler[]
+  run(job: ClaimedJob<P>, ctx: JobContext): Promise<JobEffect | void>;
   /** Release process-wide resources (e.g. a sandbox pool) when the worker stops. */
   close?: () => Promise<void>;
 };
+
+/**
+ * A handler for one of the contract's queues: the payload schema is the queue's own
+ * (core/job-payloads.ts), and `run` sees the payload typed by it.
+ */
+export function jobHandler<Q extends JobQueue>(queue: Q, handler: Omit<JobHandler<JobPayload<Q>>, 'queue' | 'payload'>): JobHandler<JobPayload<Q>> {
+  return { ...handler, queue, payload: JOB_PAYLOADS[queue] as unknown as z.ZodType<JobPayload<Q>> };
+}
 
 /** An error that retrying cannot fix (bad payload, missing run): goes straight to dead. */
 export class PermanentJobError extends Error {
@@ -43,11 +56,11 @@ export const DEFAULT_LEASE_MS = 30_000;
  * The job's payload parsed by its handler's schema (the payload as stored when it has none).
  * Throws PermanentJobError naming the job kind and each bad field.
  */
-export function validatedPayload(
-  handler: Pick<JobHandler, 'queue' | 'payload'>,
+export function validatedPayload<P extends Record<string, unknown>>(
+  handler: Pick<JobHandler<P>, 'queue' | 'payload'>,
   job: { id: number; payload: Record<string, unknown> },
-): Record<string, unknown> {
-  if (!handler.payload) return job.payload;
+): P {
+  if (!handler.payload) return job.payload as P;
   const r = handler.payload.safeParse(job.payload);
   if (r.success) return r.data;
   const what = r.error.issues.map((i) => `${i.path.map(String).join('.') || '(payload)'}: ${i.message}`).join('; ');

@@ -1,22 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { desc, eq } from 'drizzle-orm';
-import { z } from 'zod';
 import { JOB_QUEUES } from '@/core/queues';
 import type { Db } from '@/db/client';
 import { dataDir, envStoreDir } from '@/db/open-database';
-import { diagnoses, episodes, rewards, runs, tasks, turns } from '@/db/schema';
+import { eq } from 'drizzle-orm';
+import { diagnoses, episodes, rewards, runs, tasks } from '@/db/schema';
 import { assertNotQuarantined } from '@/server/environments/quarantine';
 import { sandboxRecords } from '@/server/environments/sandbox-records';
 import type { TaskTests } from '@/core/tasks';
 import type { JobEffect } from '@/server/queue';
-import { PermanentJobError, type JobHandler } from '@/workers/jobs/job-handler';
-import { sourceFor } from '@/workers/rl/episode';
-import { scoreSolution, type ScoreResult } from '@/workers/rl/reward/reward';
-import { scoreText } from '@/workers/rl/reward/text-reward';
-import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
-import { regradeRepoPatch } from './diagnose-repo';
+import { jobHandler, PermanentJobError } from '@/workers/jobs/job-handler';
 import { scoringOptions } from '@/workers/rl/reward/scoring-options';
+import { taskKind } from '@/workers/rl/task-kinds/registry';
+import type { Rescore } from '@/workers/rl/task-kinds/task-kind';
 import { rlSettings, settings } from '@/core/settings';
 import { hashHex } from '@/lib/sandbox/env/env-manifest';
 import { SandboxManager } from '@/lib/sandbox/pool/manager';
@@ -34,27 +30,11 @@ const sandboxes = (db: Db) =>
     actor: 'system:diagnosis',
   }));
 
-export type RerunSummary = {
+export type RerunSummary = Omit<Rescore, 'status'> & {
   label: string;
-  /** infra_error: a repository grade the grader could not complete (masked, never 0) */
-  status: ScoreResult['status'] | 'infra_error' | 'unavailable' | 'quarantined';
-  reward: number | null;
-  components: ScoreResult['components'] | Record<string, number> | null;
-  envHash: string | null;
-  runtime: string | null;
-  tests: { index: number; passed: boolean; detail: string }[];
-  note?: string;
+  status: Rescore['status'] | 'unavailable' | 'quarantined';
 };
 
-const summary = (label: string, r: ScoreResult): RerunSummary => ({
-  label,
-  status: r.status,
-  reward: r.reward,
-  components: r.components,
-  envHash: r.envHash,
-  runtime: r.runtime,
-  tests: r.harness.tests.map((t) => ({ index: t.index, passed: t.passed, detail: t.detail })),
-});
 const missing = (label: string, status: RerunSummary['status'], envHash: string | null, note: string): RerunSummary => ({
   label,
   status,
@@ -99,13 +79,11 @@ export function diagnosisScoring(
  * and store both results side by side. A repository episode's graded patch is re-graded
  * (./diagnose-repo.ts).
  */
-export const diagnoseHandler: JobHandler = {
-  queue: JOB_QUEUES.reviewDiagnose,
-  // enqueued by server/reviews/verdicts.ts when a reviewer disputes a reward
-  payload: z.looseObject({ diagnosisId: z.uuid("diagnosisId must be the diagnosis's id (a uuid)") }),
+// enqueued by server/reviews/verdicts.ts when a reviewer disputes a reward
+export const diagnoseHandler = jobHandler(JOB_QUEUES.reviewDiagnose, {
   leaseMs: 120_000,
   run: async (job, ctx) => {
-    const diagnosisId = String(job.payload.diagnosisId ?? '');
+    const { diagnosisId } = job.payload;
     const [row] = await ctx.db
       .select({ d: diagnoses, e: episodes, t: tasks, envHash: rewards.envHash, config: runs.config })
       .from(diagnoses)
@@ -121,24 +99,13 @@ export const diagnoseHandler: JobHandler = {
         await tx.update(diagnoses).set({ status: 'failed', error, finishedAt: new Date() }).where(eq(diagnoses.id, diagnosisId));
       };
     if (!row.t) return fail('the episode has no task to re-run against');
-    const repo = row.t.kind === 'repo';
-    // an agent episode's result is its graded patch, not a function body: it is re-graded as the episode was
-    const patch = repo ? row.e.grading?.patch : undefined;
-    if (repo && typeof patch !== 'string')
-      return fail('the episode has no graded patch to re-grade (it ended before grading, or was masked as an infrastructure failure)');
-    const [last] = repo
-      ? [{ action: '' }]
-      : await ctx.db.select({ action: turns.action }).from(turns).where(eq(turns.episodeId, row.e.id)).orderBy(desc(turns.index)).limit(1);
-    if (!last) return fail('the episode has no turns: there is no final code to re-run');
+    // the episode's answer (final code, text or graded patch) re-scored as its kind scored it (workers/rl/task-kinds)
+    const rescorer = await taskKind(row.t.kind).rescorer({ db: ctx.db, episode: row.e, task: row.t });
+    if (typeof rescorer === 'string') return fail(rescorer);
     const m = sandboxes(ctx.db);
-    const task = { language: row.t.language, prompt: row.t.prompt, entryPoint: row.t.entryPoint, tests: row.t.tests as TaskTests };
-    const repoTask = repo ? await loadStoredRepoTask(ctx.db, row.t.id) : null;
     // the episode's own scoring options (limits, timeouts, weights, budget) on the runtime it recorded
-    const scoring = diagnosisScoring({ config: row.config }, { ...row.t, tests: task.tests }, row.e, rlSettings(settings()));
-    // a repository task's environment is its own (RepoTask.environment, `repo` by default), as its episodes ran in
-    const baselineName = repoTask?.environment ?? scoring.sandbox.env;
-    // turns store the policy's action (the body); the scored program is the prompt's header plus it
-    const source = sourceFor(task, last.action);
+    const scoring = diagnosisScoring({ config: row.config }, { ...row.t, tests: row.t.tests as TaskTests }, row.e, rlSettings(settings()));
+    const baselineName = rescorer.baselineEnv ?? scoring.sandbox.env;
 
     const rerun = async (label: string, envName: string, envHash: string | null): Promise<RerunSummary> => {
       try {
@@ -146,17 +113,7 @@ export const diagnoseHandler: JobHandler = {
       } catch (e) {
         return missing(label, 'quarantined', envHash, (e as Error).message);
       }
-      const { sandbox, ...opts } = scoring;
-      const context = { runId: row.e.runId, episodeId: row.e.id };
-      if (repoTask) return regradeRepoPatch(m, repoTask, patch!, { label, envName, runtime: sandbox.runtime, limits: sandbox.limits, context });
-      // a text task's action is the text itself, scored by the text checker as the episode was
-      const tests = task.tests;
-      return summary(
-        label,
-        tests.kind === 'text'
-          ? await scoreText(m, { ...sandbox, env: envName }, tests.checks, last.action, { context })
-          : await scoreSolution(m, { ...sandbox, env: envName }, task, source, { ...opts, context }),
-      );
+      return { label, ...(await rescorer.rescore(envName, { manager: m, scoring, context: { runId: row.e.runId, episodeId: row.e.id } })) };
     };
     const baseline = await rerun('baseline', baselineName, null);
     let scored: RerunSummary;
@@ -181,4 +138,4 @@ export const diagnoseHandler: JobHandler = {
     await manager?.close();
     manager = undefined;
   },
-};
+});

@@ -1,12 +1,6 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
-import { episodes, rewards, runs, tasks, turns, type policyVersions } from '@/db/schema';
 import { AGENT_TOOL_NAMES, type EpisodeGrading, type RepoGrade, type RepoTask } from '@/core/repo-tasks';
 import type { RunConfig } from '@/core/run-config';
 import type { RlSettings } from '@/core/settings';
-import type { JobEffect } from '@/server/queue';
-import { sampleForReview } from '@/server/reviews/sampler';
-import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
 import { DEFAULT_SYSTEM_PROMPT, runAgentEpisode, type AgentEpisodeResult } from '@/lib/agent/episode/run-episode';
 import { toolSchemas } from '@/lib/agent/tools/tool-definitions';
 import { PermanentJobError } from '@/workers/jobs/job-handler';
@@ -19,15 +13,14 @@ import type { ChatRenderer } from '@/lib/agent/render/chat-renderer';
 import type { RlPolicy } from '@/lib/policy/rl-policy';
 import type { SandboxManager } from '@/lib/sandbox/pool/manager';
 import { agentRenderer } from './agent-renderer';
-import { repoEpisodeReward } from './repo-episode-reward';
 import { agentTurnRows, withoutNul, type AgentTurnRow } from './agent-turn-rows';
 import { scoringOptions } from './reward/scoring-options';
-import { episodeSeed, topUp } from './schedule';
 
 // Repository-task episodes in the RL loop (docs/agents.md, "RL on repository suites"): the run's
-// policy (the byte model, or a registered model with its chat template) acts through tools in one sandbox for the whole episode, the patch is graded in a
-// clean sandbox, and the episode's one token sequence is stored as its turns. Input/output
-// episodes are workers/rl/episode.ts; rl.episode dispatches on tasks.kind.
+// policy (the byte model, or a registered model with its chat template) acts through tools in one
+// sandbox for the whole episode, the patch is graded in a clean sandbox, and the episode's one
+// token sequence is stored as its turns. The repository task kind (./task-kinds/repo-kind.ts)
+// plays training and held-out episodes through playRepoEpisode.
 
 /**
  * The episode's token budget: the run's, never above the policy's context, so the sequence the
@@ -36,17 +29,6 @@ import { episodeSeed, topUp } from './schedule';
  */
 export function agentTokenBudget(config: Pick<RunConfig, 'agentTokenBudget'>, policy: Pick<RlPolicy, 'maxSeqLen'>): number {
   return Math.min(config.agentTokenBudget ?? 4096, policy.maxSeqLen);
-}
-
-/** Which of these episodes are repository-task episodes (the learner trains each as one sequence). */
-export async function repoEpisodeIds(db: Db, episodeIds: string[]): Promise<Set<string>> {
-  if (!episodeIds.length) return new Set();
-  const rows = await db
-    .select({ id: episodes.id })
-    .from(episodes)
-    .innerJoin(tasks, eq(tasks.id, episodes.taskId))
-    .where(and(inArray(episodes.id, episodeIds), eq(tasks.kind, 'repo')));
-  return new Set(rows.map((r) => r.id));
 }
 
 /** An agent message was cut off (at its token cap or the episode's budget) when it does not end with the renderer's end-of-message token. */
@@ -166,113 +148,3 @@ export function episodeGrading(r: AgentEpisodeResult<RepoGrade>): EpisodeGrading
  * has no column of its own for the workspace, so the harness version names both).
  */
 export const repoHarnessVersion = (workspaceSha256: string) => `${REPO_GRADER_VERSION}@workspace:${workspaceSha256}`;
-
-type EpisodeRow = typeof episodes.$inferSelect;
-type TaskRow = typeof tasks.$inferSelect;
-type VersionRow = typeof policyVersions.$inferSelect;
-
-/**
- * rl.episode for a repository task: play and grade the episode, then return the effect that
- * commits with the job: its turns, its grading, and a reward, or, for an infrastructure failure,
- * a retry (pending again) or a mask (never scored 0), exactly as input/output episodes are.
- */
-export async function repoEpisodeJob(o: {
-  db: Db;
-  run: { id: string; config: RunConfig };
-  episode: EpisodeRow;
-  task: TaskRow;
-  version: VersionRow;
-  policy: RlPolicy;
-  manager: SandboxManager;
-  settings: RlSettings;
-  host: string;
-  workerId: string;
-  signal?: AbortSignal;
-}): Promise<JobEffect> {
-  const { run, episode: e, version } = o;
-  const episodeId = e.id;
-  const task = await loadStoredRepoTask(o.db, o.task.id);
-  const startedAt = new Date();
-  const played = await playRepoEpisode({
-    run,
-    task,
-    risk: o.task.risk,
-    policy: o.policy,
-    manager: o.manager,
-    settings: o.settings,
-    seed: episodeSeed(run.config.seed, e.iteration, e.groupIndex, e.sampleIndex),
-    temperature: run.config.temperature,
-    episodeId,
-    signal: o.signal,
-  });
-  const { result, rows, infra } = played;
-  const retry = infra !== null && e.attempt <= o.settings.infraRetries;
-  const grade = result.grade;
-  // the test score blended with the patch's style and the episode's efficiency (./repo-episode-reward.ts)
-  const scored = infra
-    ? null
-    : repoEpisodeReward(grade!, { patch: result.patch ?? '', binarySkipped: result.binarySkipped, turns: result.turns.length }, run.config);
-  return async (tx) => {
-    const [cur] = await tx.select({ status: episodes.status }).from(episodes).where(eq(episodes.id, episodeId)).for('update');
-    if (cur?.status !== 'running') return { skipped: cur?.status };
-    await tx.delete(turns).where(eq(turns.episodeId, episodeId));
-    if (rows.length) await tx.insert(turns).values(rows.map((r) => ({ episodeId, ...r })));
-    const base = {
-      policyVersionId: version.id,
-      runtime: grade?.runtime || result.runtime,
-      envHash: grade?.envHash || null,
-      host: o.host,
-      workerId: o.workerId,
-      turnsCount: rows.length,
-      grading: episodeGrading(result),
-      startedAt,
-      finishedAt: new Date(),
-    };
-    const done = () =>
-      tx
-        .update(runs)
-        .set({ episodesDone: sql`${runs.episodesDone} + 1`, updatedAt: new Date() })
-        .where(eq(runs.id, run.id));
-    if (retry) {
-      // infrastructure failure: not the policy's fault, run the slot again
-      await tx
-        .update(episodes)
-        .set({ ...base, status: 'pending', attempt: e.attempt + 1, error: `attempt ${e.attempt}: ${infra.reason.slice(0, 480)}`, endReason: 'infra' })
-        .where(eq(episodes.id, episodeId));
-    } else if (infra) {
-      // masked out of the loss and out of its group's baseline; never scored 0
-      await tx
-        .update(episodes)
-        .set({ ...base, status: infra.status, endReason: 'infra', error: infra.reason.slice(0, 480) })
-        .where(eq(episodes.id, episodeId));
-      await done();
-    } else {
-      await tx
-        .insert(rewards)
-        .values({
-          episodeId,
-          value: scored!.reward,
-          components: scored!.components,
-          envHash: grade!.envHash,
-          harnessVersion: repoHarnessVersion(task.workspaceSha256),
-          policyVersionId: version.id,
-        })
-        .onConflictDoNothing();
-      await tx
-        .update(episodes)
-        .set({ ...base, status: 'scored', endReason: result.end })
-        .where(and(eq(episodes.id, episodeId)));
-      await done();
-      await sampleForReview(tx, episodeId);
-    }
-    await topUp(tx, run.id);
-    return {
-      status: retry ? 'retry' : (infra?.status ?? 'scored'),
-      reward: scored?.reward ?? null,
-      turns: rows.length,
-      end: result.end,
-      policyMs: Math.round(played.policyMs),
-      durationMs: result.durationMs,
-    };
-  };
-}

@@ -3,23 +3,19 @@ import type { RlMetric } from '@/core/metrics';
 import type { Db } from '@/db/client';
 import { metricSamples, tasks } from '@/db/schema';
 import type { RunConfig } from '@/core/run-config';
-import type { TaskTests } from '@/core/tasks';
 import type { RlPolicy } from '@/lib/policy/rl-policy';
 import type { SandboxManager } from '@/lib/sandbox/pool/manager';
-import { scoringOptions } from '@/workers/rl/reward/scoring-options';
-import { runEpisode } from './episode';
-import { runTextEpisode } from './text-episode';
-import { bytePolicy } from './policy-store';
-import { agentHeldoutEval } from './agent-heldout';
 import type { RlSettings } from '@/core/settings';
+import { taskKind } from './task-kinds/registry';
 
 export type HeldoutEval = { passAt1: number; tasks: number; passAtK: number | null; k: number };
 
 /**
- * Held-out evaluation, single-turn (repository tasks: agent episodes, ./agent-heldout.ts). pass@1: one greedy attempt per task, share fully
- * passing. pass@k (when k > 0): k sampled attempts at the run's temperature per task,
- * share of tasks where any passes (the n = k estimator). Tasks whose sandbox failed
- * (infrastructure) are left out of both, never counted as failures.
+ * Held-out evaluation, each task by its kind (./task-kinds: I/O and text single-turn, repository
+ * tasks as agent episodes graded like training's). pass@1: one greedy attempt per task, share
+ * fully passing. pass@k (when k > 0): k sampled attempts at the run's temperature per task,
+ * share of tasks where any passes (the n = k estimator). Tasks whose attempt failed for
+ * infrastructure reasons are left out of both, never counted as failures.
  */
 export async function heldoutEval(
   db: Db,
@@ -36,48 +32,26 @@ export async function heldoutEval(
     .where(and(eq(tasks.suiteId, run.suiteId!), eq(tasks.split, 'heldout')))
     .orderBy(asc(tasks.externalId));
   if (s.heldoutLimit > 0) list = list.slice(0, s.heldoutLimit);
-  // repository tasks: agent episodes, graded like training's (./agent-heldout.ts); never scored as I/O
-  const repo = list.filter((t) => t.kind === 'repo');
-  if (repo.length) return agentHeldoutEval(db, manager, policy, run, s, repo, k);
   let passed = 0;
   let scored = 0;
   let anyPassed = 0;
   let scoredK = 0;
-  for (const t of list) {
-    const tests = t.tests as TaskTests;
-    const attempt = (seed: number, temperature: number) => {
-      const common = {
-        manager,
-        scoring: scoringOptions(run, { ...t, tests }, s),
-        seed,
-        temperature,
-        topP: run.config.topP,
-        maxNewTokens: s.maxNewTokens,
-        context: { runId: run.id, episodeId: '' },
-      };
-      return tests.kind === 'text'
-        ? runTextEpisode({ ...common, policy, task: { prompt: t.prompt, checks: tests.checks } })
-        : runEpisode({
-            ...common,
-            policy: bytePolicy(run, policy, 'input/output tasks'),
-            task: { language: t.language, prompt: t.prompt, entryPoint: t.entryPoint, tests },
-            maxTurns: 1,
-            feedbackBudget: 0,
-          });
-    };
+  for (const task of list) {
+    const kind = taskKind(task.kind);
+    const attempt = (seed: number, temperature: number) => kind.heldoutAttempt({ db, run, task, policy, manager, settings: s, seed, temperature });
     const greedy = await attempt(0, 0);
-    if (greedy.score.status === 'scored') {
+    if (greedy !== null) {
       scored++;
-      if (greedy.score.components.passRate === 1) passed++;
+      if (greedy) passed++;
     }
     if (k > 0) {
       let ok = false;
       let any = false;
       for (let i = 0; i < k && !ok; i++) {
-        const out = await attempt(1000 + i, run.config.temperature);
-        if (out.score.status !== 'scored') continue;
+        const r = await attempt(1000 + i, run.config.temperature);
+        if (r === null) continue;
         any = true;
-        ok = out.score.components.passRate === 1;
+        ok = r;
       }
       if (any) {
         scoredK++;

@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { episodes, rewards, runEvents, runs, tasks } from '@/db/schema';
-import { enqueue, type Tx } from '@/server/queue';
+import { enqueueJob, type Tx } from '@/server/queue';
 import type { RunConfig } from '@/core/run-config';
 import { groupHasSignal } from '@/lib/policy/advantages';
 import { RL_QUEUES } from '@/core/queues';
@@ -123,14 +123,17 @@ export async function topUp(tx: Tx, runId: string): Promise<void> {
       });
       return topUp(tx, runId);
     }
-    await enqueue(tx, {
-      queue: RL_QUEUES.learn,
-      payload: { runId, iteration },
-      runId,
-      idempotencyKey: `learn:${runId}:${iteration}`,
-      priority: 20,
-      maxAttempts: 10,
-    });
+    await enqueueJob(
+      tx,
+      RL_QUEUES.learn,
+      { runId, iteration },
+      {
+        runId,
+        idempotencyKey: `learn:${runId}:${iteration}`,
+        priority: 20,
+        maxAttempts: 10,
+      },
+    );
     return;
   }
   const free = run.config.concurrency - running;
@@ -143,14 +146,17 @@ export async function topUp(tx: Tx, runId: string): Promise<void> {
     .limit(free);
   for (const e of next) {
     await tx.update(episodes).set({ status: 'running' }).where(eq(episodes.id, e.id));
-    await enqueue(tx, {
-      queue: RL_QUEUES.episode,
-      payload: { runId, episodeId: e.id },
-      runId,
-      priority: run.config.priority,
-      // run:iteration:group:sample (+ attempt, so an infra retry is a new job)
-      idempotencyKey: `${runId}:${iteration}:${e.g}:${e.s}:${e.attempt}`,
-    });
+    await enqueueJob(
+      tx,
+      RL_QUEUES.episode,
+      { runId, episodeId: e.id },
+      {
+        runId,
+        priority: run.config.priority,
+        // run:iteration:group:sample (+ attempt, so an infra retry is a new job)
+        idempotencyKey: `${runId}:${iteration}:${e.g}:${e.s}:${e.attempt}`,
+      },
+    );
   }
 }
 

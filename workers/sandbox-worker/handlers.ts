@@ -1,7 +1,6 @@
 import type { Db } from '@/db/client';
 import { JOB_QUEUES } from '@/core/queues';
-import { PermanentJobError, type JobHandler } from '@/workers/jobs/job-handler';
-import { sandboxExecPayload } from '@/lib/sandbox/exec-payload';
+import { jobHandler, PermanentJobError, type JobHandler } from '@/workers/jobs/job-handler';
 import { SandboxManager, type ManagerOptions } from '@/lib/sandbox/pool/manager';
 import type { SandboxRecords } from '@/lib/sandbox/ports';
 import { SandboxError } from '@/lib/sandbox/types';
@@ -22,13 +21,11 @@ export function sandboxHandlers(options: Partial<ManagerOptions> & { recordsFor?
   manager: () => SandboxManager | undefined;
 } {
   let manager: SandboxManager | undefined;
-  const handler: JobHandler = {
-    queue: JOB_QUEUES.sandboxExec,
+  const handler = jobHandler(JOB_QUEUES.sandboxExec, {
     leaseMs: 60_000,
-    payload: sandboxExecPayload,
     run: async (job, ctx) => {
-      // the job loop has checked the payload against `payload` (a bad one is dead-lettered); parsed again for its type
-      const p = sandboxExecPayload.parse(job.payload);
+      // checked against the queue's schema by the job loop (a bad one is dead-lettered)
+      const p = job.payload;
       const { recordsFor, ...managerOptions } = options;
       manager ??= new SandboxManager({
         dataDir: dataDir(),
@@ -58,6 +55,6 @@ export function sandboxHandlers(options: Partial<ManagerOptions> & { recordsFor?
         throw e;
       }
     },
-  };
+  });
   return { handlers: [handler], manager: () => manager };
 }

@@ -1,4 +1,5 @@
 'use client';
+import { runsAgentEpisodes } from '@/core/task-kinds';
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
 import { useQuery } from '@tanstack/react-query';
@@ -37,7 +38,7 @@ export default function EpisodePage() {
   const sortedTurns = [...turns].sort((a, b) => a.index - b.index);
   const cases = task ? testCases(task.tests, task.entryPoint) : [];
   // an agent episode (repository task): turns of tool calls, graded in a clean sandbox at the end
-  const agent = task?.kind === 'repo' || e.grading !== null || turns.some((t) => t.toolCalls !== null);
+  const agent = runsAgentEpisodes(task?.kind) || e.grading !== null || turns.some((t) => t.toolCalls !== null);
   return (
     <>
       <title>{`Episode ${e.id.slice(0, 8)} · Crucible`}</title>
@@ -139,7 +140,7 @@ export default function EpisodePage() {
       {task && (
         <Section title="Task">
           <p className="mb-1 text-xs text-slate-500">
-            {task.kind === 'repo' ? (
+            {runsAgentEpisodes(task.kind) ? (
               <>
                 Repository task · {task.language} · {task.split}
                 {repoTests &&

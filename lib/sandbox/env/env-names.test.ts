@@ -7,7 +7,7 @@ import { buildEnvironment, type EnvSpecInput } from './env-build';
 import { resolveEnvironment } from './env-builtin';
 import type { Environment } from './env-manifest';
 import { listEnvironments, loadEnvironment } from './env-store';
-import { sandboxExecPayload } from '../exec-payload';
+import { sandboxExecPayload } from '@/core/job-payloads';
 import { testDataDir } from '../sandbox.testkit';
 
 // Environment names become file names under the store's refs/ and hashes directory names

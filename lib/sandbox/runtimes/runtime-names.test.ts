@@ -8,7 +8,7 @@ import { SANDBOX_RUNTIME_NAMES } from '@/core/sandbox-runtimes';
 import type { Database } from '@/db/client';
 import { callerAs } from '@/test/callers';
 import { freshDatabase } from '@/test/database';
-import { sandboxExecPayload } from '../exec-payload';
+import { sandboxExecPayload } from '@/core/job-payloads';
 import { checkIsolationPolicy } from './isolation';
 import { runtimeOptions } from './options';
 import { runtimeByName } from './runtime-by-name';

@@ -1,0 +1,90 @@
+import { eq, sql } from 'drizzle-orm';
+import { episodes, rewards, runs, turns } from '@/db/schema';
+import type { Tx } from '@/server/queue';
+import { sampleForReview } from '@/server/reviews/sampler';
+import { topUp } from './schedule';
+import type { EpisodeRow, PlayedEpisode } from './task-kinds/task-kind';
+
+/** What the commit needs besides the played episode. */
+export type EpisodeCommit = {
+  runId: string;
+  episode: Pick<EpisodeRow, 'id' | 'attempt'>;
+  policyVersionId: string;
+  host: string;
+  workerId: string;
+  startedAt: Date;
+  /** infrastructure failures retried before one is masked (CRUCIBLE_RL_INFRA_RETRIES) */
+  infraRetries: number;
+};
+
+/** A run's finished-episode counter, bumped once per finished episode (retried slots are not finished). */
+async function countFinished(tx: Tx, runId: string) {
+  await tx
+    .update(runs)
+    .set({ episodesDone: sql`${runs.episodesDone} + 1`, updatedAt: new Date() })
+    .where(eq(runs.id, runId));
+}
+
+/**
+ * The one place an episode's result is written, for every kind of task, in the transaction that
+ * completes its rl.episode job: its turns, then one of
+ * - retry: an infrastructure failure with retries left goes back to pending as a new attempt;
+ * - masked: an infrastructure failure without retries left keeps its status (sandbox_error /
+ *   env_mismatch), out of the loss and its group's baseline, never scored 0;
+ * - scored: the reward row, the episode scored, and the review sampler's draw;
+ * and the run's next step (topUp). An episode no longer running (finished elsewhere, reset by a
+ * cancel) is left alone.
+ */
+export async function commitEpisode(tx: Tx, c: EpisodeCommit, played: PlayedEpisode) {
+  const episodeId = c.episode.id;
+  const [cur] = await tx.select({ status: episodes.status }).from(episodes).where(eq(episodes.id, episodeId)).for('update');
+  if (cur?.status !== 'running') return { skipped: cur?.status };
+  await tx.delete(turns).where(eq(turns.episodeId, episodeId));
+  if (played.turns.length) await tx.insert(turns).values(played.turns.map((t) => ({ ...t, episodeId })));
+  const base = {
+    policyVersionId: c.policyVersionId,
+    runtime: played.runtime,
+    envHash: played.envHash,
+    host: c.host,
+    workerId: c.workerId,
+    turnsCount: played.turns.length,
+    ...(played.grading !== undefined ? { grading: played.grading } : {}),
+    startedAt: c.startedAt,
+    finishedAt: new Date(),
+  };
+  const { infra, reward } = played;
+  const retry = infra !== null && c.episode.attempt <= c.infraRetries;
+  if (infra && retry) {
+    // infrastructure failure: not the policy's fault, run the slot again
+    await tx
+      .update(episodes)
+      .set({ ...base, status: 'pending', attempt: c.episode.attempt + 1, error: `attempt ${c.episode.attempt}: ${infra.reason}`, endReason: 'infra' })
+      .where(eq(episodes.id, episodeId));
+  } else if (infra) {
+    // masked out of the loss and out of its group's baseline; never scored 0
+    await tx
+      .update(episodes)
+      .set({ ...base, status: infra.status, endReason: 'infra', error: infra.reason })
+      .where(eq(episodes.id, episodeId));
+    await countFinished(tx, c.runId);
+  } else {
+    if (!reward) throw new Error(`episode ${episodeId} finished without an infrastructure failure but has no reward`);
+    await tx
+      .insert(rewards)
+      .values({ episodeId, ...reward, policyVersionId: c.policyVersionId })
+      .onConflictDoNothing();
+    await tx
+      .update(episodes)
+      .set({ ...base, status: 'scored', endReason: played.endReason })
+      .where(eq(episodes.id, episodeId));
+    await countFinished(tx, c.runId);
+    await sampleForReview(tx, episodeId);
+  }
+  await topUp(tx, c.runId);
+  return {
+    status: retry ? 'retry' : (infra?.status ?? 'scored'),
+    reward: reward?.value ?? null,
+    turns: played.turns.length,
+    ...played.summary,
+  };
+}

@@ -1,0 +1,97 @@
+import type { Db } from '@/db/client';
+import type { episodes, rewards, tasks, turns } from '@/db/schema';
+import type { EpisodeGrading } from '@/core/repo-tasks';
+import type { RunConfig } from '@/core/run-config';
+import type { RlSettings } from '@/core/settings';
+import type { TaskKind as TaskKindName, TaskLanguage } from '@/core/tasks';
+import type { RlPolicy } from '@/lib/policy/rl-policy';
+import type { SandboxManager } from '@/lib/sandbox/pool/manager';
+import type { ScoringOptions } from '../reward/scoring-options';
+
+export type TaskRow = typeof tasks.$inferSelect;
+export type EpisodeRow = typeof episodes.$inferSelect;
+export type RunRef = { id: string; suiteId: string | null; config: RunConfig };
+
+/** One turn as the episode commit stores it (turns row without its episode). */
+export type TurnInsert = Omit<typeof turns.$inferInsert, 'episodeId'>;
+
+/** What one episode produced, whatever its kind: the input of the one episode commit (../episode-commit.ts). */
+export type PlayedEpisode = {
+  turns: TurnInsert[];
+  /** an infrastructure failure (the sandbox, the grader): retried or masked, never scored */
+  infra: { status: 'sandbox_error' | 'env_mismatch'; reason: string } | null;
+  /** the reward row; null exactly when `infra` is set */
+  reward: Pick<typeof rewards.$inferInsert, 'value' | 'components' | 'envHash' | 'harnessVersion'> | null;
+  runtime: string | null;
+  envHash: string | null;
+  /** a repository episode's grade, patch and end (episodes.grading) */
+  grading?: EpisodeGrading | null;
+  endReason: string;
+  /** what the job's result says of the episode besides status, reward and turns */
+  summary: Record<string, unknown>;
+};
+
+/** An episode of a run to roll out and score. */
+export type PlayInput = {
+  db: Db;
+  run: RunRef;
+  episode: EpisodeRow;
+  task: TaskRow;
+  policy: RlPolicy;
+  manager: SandboxManager;
+  settings: RlSettings;
+  signal?: AbortSignal;
+};
+
+/** One held-out attempt at a task: greedy (temperature 0, seed 0) for pass@1, sampled for pass@k. */
+export type HeldoutAttempt = {
+  db: Db;
+  run: RunRef;
+  task: TaskRow;
+  policy: RlPolicy;
+  manager: SandboxManager;
+  settings: Pick<RlSettings, 'maxNewTokens' | 'testTimeoutMs'>;
+  seed: number;
+  temperature: number;
+};
+
+/** One re-scoring of a finished episode's answer (a reviewer's diagnosis), with every test. */
+export type Rescore = {
+  /** infra_error: a repository grade the grader could not complete (masked, never 0) */
+  status: 'scored' | 'env_mismatch' | 'sandbox_error' | 'infra_error';
+  reward: number | null;
+  components: Record<string, number> | null;
+  envHash: string | null;
+  runtime: string | null;
+  tests: { index: number; passed: boolean; detail: string }[];
+  note?: string;
+};
+
+/** How a finished episode's answer (final code, text or graded patch) is scored again, in a named environment. */
+export type Rescorer = {
+  /** the environment the task's episodes run in when it is not the scoring options' (a repository task's own) */
+  baselineEnv: string | null;
+  rescore(envName: string, o: { manager: SandboxManager; scoring: ScoringOptions; context: { runId: string; episodeId: string } }): Promise<Rescore>;
+};
+
+/**
+ * Everything the RL loop does differently by kind of task (I/O, text, repository), behind one
+ * interface: the loop, the learner and held-out evaluation call these and never test
+ * `tasks.kind` themselves. A new kind of task (or a new runner) is a new implementation
+ * registered in ./registry.ts.
+ */
+export interface TaskKind {
+  readonly name: TaskKindName;
+  /** Prompt the policy, let it act for as many turns as the kind allows, score the result. */
+  play(o: PlayInput): Promise<PlayedEpisode>;
+  /** One held-out attempt: true when it fully passes, false when not, null for an infrastructure failure (left out). */
+  heldoutAttempt(o: HeldoutAttempt): Promise<boolean | null>;
+  /** Whether the learner trains an episode as one sequence (its turns concatenated) rather than turn by turn. */
+  readonly wholeEpisode: boolean;
+  /** Whether a generated message stopped at its token budget rather than ending (overlong masking). */
+  truncated(policy: RlPolicy, run: RunRef, task: { language: TaskLanguage }, generated: number[]): boolean;
+  /** How a reviewer's diagnosis re-scores a finished episode of this kind; a string says why it cannot. */
+  rescorer(o: { db: Db; episode: EpisodeRow; task: TaskRow }): Promise<Rescorer | string>;
+  /** The token count the learner normalises a sequence's loss by. */
+  normTokens(config: RunConfig, policy: RlPolicy, settings: Pick<RlSettings, 'maxNewTokens'>): number;
+}
