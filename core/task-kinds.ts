@@ -13,6 +13,9 @@ export const TASK_KIND_TRAITS = {
   repo: { label: 'repository', agentEpisodes: true },
 } as const satisfies Record<TaskKind, { label: string; agentEpisodes: boolean }>;
 
+/** The kinds whose episodes are agent episodes (for queries: `inArray(tasks.kind, AGENT_EPISODE_KINDS)`). */
+export const AGENT_EPISODE_KINDS: TaskKind[] = (Object.keys(TASK_KIND_TRAITS) as TaskKind[]).filter((k) => TASK_KIND_TRAITS[k].agentEpisodes);
+
 const traitsOf = (kind: string | null | undefined) => (kind && Object.hasOwn(TASK_KIND_TRAITS, kind) ? TASK_KIND_TRAITS[kind as TaskKind] : null);
 
 /**

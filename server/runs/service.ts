@@ -1,3 +1,4 @@
+import { AGENT_EPISODE_KINDS } from '@/core/task-kinds';
 import { and, asc, desc, eq, ilike, inArray, notInArray, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
@@ -122,7 +123,7 @@ async function checkPolicyModel(tx: DbOrTx, policy: PolicyChoice, suite: { id: s
   const [repo] = await tx
     .select({ externalId: tasks.externalId })
     .from(tasks)
-    .where(and(eq(tasks.suiteId, suite.id), eq(tasks.kind, 'repo')))
+    .where(and(eq(tasks.suiteId, suite.id), inArray(tasks.kind, AGENT_EPISODE_KINDS)))
     .limit(1);
   if (repo)
     throw new DomainError(

@@ -1,4 +1,5 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { AGENT_EPISODE_KINDS } from '@/core/task-kinds';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { tasks } from '@/db/schema';
 import { AGENT_TOOL_NAMES } from '@/core/repo-tasks';
@@ -11,7 +12,7 @@ export async function suiteHoldsRepoTasks(db: Db, suiteId: string | null): Promi
   const [row] = await db
     .select({ id: tasks.id })
     .from(tasks)
-    .where(and(eq(tasks.suiteId, suiteId), eq(tasks.kind, 'repo')))
+    .where(and(eq(tasks.suiteId, suiteId), inArray(tasks.kind, AGENT_EPISODE_KINDS)))
     .limit(1);
   return !!row;
 }
