@@ -115,6 +115,34 @@ const config = [
       ],
     },
   },
+  // Platform services sit below the processes that compose them: server/ never imports a worker
+  // process, the CLI, scripts or benchmarks (tests may drive a worker), and the job loop
+  // (workers/jobs) never imports the handlers it runs (their registry is workers/job-worker/).
+  {
+    files: ['server/**/*.{ts,tsx}', 'workers/jobs/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'import/no-restricted-paths': [
+        'error',
+        {
+          basePath: import.meta.dirname,
+          zones: [
+            {
+              target: './server',
+              from: ['./workers', './cli', './scripts', './bench', './app', './components'],
+              message: 'server/ is below the processes (docs/architecture.md): move what both need into server/, lib/ or core/',
+            },
+            {
+              target: './workers/jobs',
+              from: ['./workers', './cli', './bench'],
+              except: ['./jobs'],
+              message: 'the job loop runs handlers it is given: register them in workers/job-worker/registry.ts',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     // The UI talks to the platform through tRPC only: `import type { AppRouter }` is fine, a
     // value import would bundle server code (and the database) into the browser. Route
