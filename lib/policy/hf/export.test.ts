@@ -13,6 +13,7 @@ import { f32ToBf16Bits, f32ToF16Bits } from '../half-floats';
 import { writeSafetensorsFile } from './safetensors-writer';
 import { torchPython } from './torch-reference';
 import { loadHfWeights } from './weights';
+import { Rng } from '@/core/random';
 
 // Exports checked against what reads them: our own loader and ONNX forward (re-importing an
 // export gives identical logits) and, independently, PyTorch (tensor names, shapes and values
@@ -56,13 +57,8 @@ async function logitsOf(dir: string): Promise<Float32Array> {
 
 /** A deterministic pseudo-random float32 array in [-scale, scale). */
 function noise(n: number, seed: number, scale: number): Float32Array {
-  const out = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = ((s / 2 ** 32) * 2 - 1) * scale;
-  }
-  return out;
+  const rng = new Rng(seed);
+  return Float32Array.from({ length: n }, () => rng.uniform(-scale, scale));
 }
 
 describe('Hugging Face export', () => {
