@@ -272,6 +272,12 @@ const families: Family[] = [
   },
 ];
 
+/**
+ * The suite's own generator (xorshift32, seeded by a hash of the task's name), not
+ * core/random.ts: it defines the suite's test cases, so it is part of the suite's data. Another
+ * generator would change every built-in task that deployments imported, and the curriculum the
+ * learning test and its recorded runs use.
+ */
 function seeded(seed: string) {
   let h = createHash('sha256').update(seed).digest().readUInt32LE(0) || 1;
   return () => {
