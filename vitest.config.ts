@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Four Vitest projects, named by the file's suffix:
@@ -31,10 +32,24 @@ const project = (name: string, test: TestProjectInlineConfiguration['test']): Te
   test: { name, ...shared, ...test },
 });
 
+/**
+ * Vitest's own order runs projects one after another by name (integration before system) and,
+ * within one, the longest files first (by the last run's durations, else the largest). That
+ * left the learning runs and the `crucible` process tests, the longest files, to start last
+ * and run alone at the end. The system files go first instead; the rest keeps Vitest's order.
+ */
+class SystemFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification) => [f.project.config.sequence.groupOrder, f.project.name === 'system' ? 0 : 1] as const;
+    return (await super.sort(files)).sort((a, b) => rank(a)[0] - rank(b)[0] || rank(a)[1] - rank(b)[1]);
+  }
+}
+
 export default defineConfig({
   resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
   test: {
     exclude: ignored,
+    sequence: { sequencer: SystemFirst },
     projects: [
       // threads, not forks: pure tests start in about half the time (no process per file)
       project('unit', { include: ['**/*.unit.test.ts'], exclude: ignored, pool: 'threads', maxWorkers: WORKERS, sequence: { groupOrder: 0 } }),
