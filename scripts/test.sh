@@ -23,7 +23,7 @@ phase unit npx vitest run --project unit
 phase integration+system npx vitest run --project integration --project system
 phase exclusive npx vitest run --project exclusive
 phase e2e npx tsx scripts/e2e.ts
-echo "test phases: ${timings[*]}" >&2
+(IFS=,; echo "test phases: ${timings[*]}" >&2)
 if [ ${#failed[@]} -ne 0 ]; then
   echo "tests failed: ${failed[*]}" >&2
   exit 1
