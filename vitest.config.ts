@@ -1,7 +1,7 @@
+import os from 'node:os';
 import path from 'node:path';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { TEST_WORKERS, threadsPerFork } from './test/fork-threads';
 
 /**
  * Four Vitest projects, named by the file's suffix:
@@ -20,7 +20,7 @@ import { TEST_WORKERS, threadsPerFork } from './test/fork-threads';
  */
 const ignored = ['node_modules/**', 'e2e/**', '.next/**', '.data/**', '.test-data/**', 'tasks/**'];
 // Two cores here; unit, integration and system share one pool of this many forks.
-const WORKERS = TEST_WORKERS;
+const WORKERS = 2;
 
 const shared = {
   testTimeout: 60_000,
@@ -29,7 +29,7 @@ const shared = {
   pool: 'forks',
   // each fork's onnxruntime sessions (and the workers a test starts) share the cores with the
   // other forks: their share of threads, not all of them (test/onnx-threads.ts)
-  env: { CRUCIBLE_POLICY_THREADS: String(threadsPerFork()) },
+  env: { CRUCIBLE_POLICY_THREADS: String(Math.max(1, Math.floor(os.availableParallelism() / WORKERS))) },
   setupFiles: ['./test/onnx-threads.ts'] as string[],
 } as const;
 
