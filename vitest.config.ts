@@ -1,4 +1,3 @@
-import os from 'node:os';
 import path from 'node:path';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -18,20 +17,15 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  *   must not change a reward). They run alone, one file at a time, after everything else
  *   (sequence.groupOrder 1, maxWorkers 1).
  */
-const ignored = ['node_modules/**', 'e2e/**', '.next/**', '.data/**', '.test-data/**', 'tasks/**'];
-// Two cores here; unit, integration and system share one pool of this many forks.
-const WORKERS = 2;
-
 const shared = {
   testTimeout: 60_000,
   hookTimeout: 120_000,
   // Files run in parallel across forks, each on its own database.
   pool: 'forks',
-  // each fork's onnxruntime sessions (and the workers a test starts) share the cores with the
-  // other forks: their share of threads, not all of them (test/onnx-threads.ts)
-  env: { CRUCIBLE_POLICY_THREADS: String(Math.max(1, Math.floor(os.availableParallelism() / WORKERS))) },
-  setupFiles: ['./test/onnx-threads.ts'] as string[],
 } as const;
+const ignored = ['node_modules/**', 'e2e/**', '.next/**', '.data/**', '.test-data/**', 'tasks/**'];
+// Two cores here; unit, integration and system share one pool of this many forks.
+const WORKERS = 2;
 
 const project = (name: string, test: TestProjectInlineConfiguration['test']): TestProjectInlineConfiguration => ({
   extends: true,
@@ -58,7 +52,7 @@ export default defineConfig({
     sequence: { sequencer: SystemFirst },
     projects: [
       // threads, not forks: pure tests start in about half the time (no process per file)
-      project('unit', { include: ['**/*.unit.test.ts'], exclude: ignored, pool: 'threads', setupFiles: [], maxWorkers: WORKERS, sequence: { groupOrder: 0 } }),
+      project('unit', { include: ['**/*.unit.test.ts'], exclude: ignored, pool: 'threads', maxWorkers: WORKERS, sequence: { groupOrder: 0 } }),
       project('integration', {
         include: ['**/*.test.ts'],
         exclude: [...ignored, '**/*.unit.test.ts', '**/*.system.test.ts', '**/*.exclusive.test.ts'],
