@@ -10,7 +10,7 @@ import { loadRealCorpus, REAL_CORPUS_DIR } from '@/lib/agent/suite/real-corpus';
 import { ScriptedPolicy } from '@/lib/agent/policies/scripted';
 import { ByteTemplateRenderer } from '@/lib/agent/render/byte-template';
 import { defaultToolLimits, executeToolCall } from '@/lib/agent/tools/execute-tool';
-import { formatToolCall, parseToolCalls } from '@/lib/agent/tools/tool-call-text';
+import { formatToolCall, parseToolCalls } from '@/lib/agent/tools/call-formats/hermes';
 import { loadRepoSuite } from '@/lib/agent/suite/repo-suite';
 import { resolveRepoTask } from '@/lib/agent/workspace/resolve-task';
 import { applyWorkspacePatch } from '@/lib/agent/workspace/workspace-diff';

@@ -1,7 +1,7 @@
 import { AGENT_TOOL_NAMES, type EpisodeGrading, type RepoGrade, type RepoTask } from '@/core/repo-tasks';
 import type { RunConfig } from '@/core/run-config';
 import type { RlSettings } from '@/core/settings';
-import { DEFAULT_SYSTEM_PROMPT, runAgentEpisode, type AgentEpisodeResult } from '@/lib/agent/episode/run-episode';
+import { defaultSystemPrompt, runAgentEpisode, type AgentEpisodeResult } from '@/lib/agent/episode/run-episode';
 import { toolSchemas } from '@/lib/agent/tools/tool-definitions';
 import { PermanentJobError } from '@/workers/jobs/job-handler';
 import { TemplateRenderError } from '@/lib/policy/hf/bounded-template';
@@ -96,7 +96,7 @@ export async function playRepoEpisode(o: {
   };
   let prompt: number;
   try {
-    prompt = renderer.begin({ system: DEFAULT_SYSTEM_PROMPT, user: task.problemStatement, tools: toolSchemas(c.tools) }).sequence.ids.length;
+    prompt = renderer.begin({ system: defaultSystemPrompt(renderer.toolCallFormat), user: task.problemStatement, tools: toolSchemas(c.tools) }).sequence.ids.length;
   } catch (e) {
     return modelConfigError(e);
   }

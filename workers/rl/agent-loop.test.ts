@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { episodes, metricSamples, policyVersions, rewards, runEvents, tasks, turns } from '@/db/schema';
 import { createRun } from '@/server/runs/service';
 import { importTasks } from '@/server/tasks/service';
-import { DEFAULT_SYSTEM_PROMPT } from '@/lib/agent/episode/run-episode';
+import { defaultSystemPrompt } from '@/lib/agent/episode/run-episode';
 import { REPO_GRADER_VERSION } from '@/lib/agent/grade/grade-repo-task';
 import { ByteTemplateRenderer } from '@/lib/agent/render/byte-template';
 import { repoSuiteJsonl } from '@/lib/agent/suite/repo-suite';
@@ -94,7 +94,7 @@ describe('RL on repository tasks (agent episodes, one token sequence each)', () 
       );
     expect(rs).toHaveLength(scored.length);
 
-    const prompt = (problem: string) => renderer.begin({ system: DEFAULT_SYSTEM_PROMPT, user: problem, tools: toolSchemas(['bash', 'submit']) }).sequence.ids;
+    const prompt = (problem: string) => renderer.begin({ system: defaultSystemPrompt(renderer.toolCallFormat), user: problem, tools: toolSchemas(['bash', 'submit']) }).sequence.ids;
     let policyTokens = 0;
     for (const { e, t } of scored) {
       // the grading run: per-test results from the clean grading sandbox, the patch, why the episode ended

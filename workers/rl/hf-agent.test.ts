@@ -7,7 +7,7 @@ import { importModel } from '@/server/models/service';
 import { createRun } from '@/server/runs/service';
 import { importTasks } from '@/server/tasks/service';
 import { storiesChatModel, STORIES260K_DIR } from '@/test/models';
-import { DEFAULT_SYSTEM_PROMPT } from '@/lib/agent/episode/run-episode';
+import { defaultSystemPrompt } from '@/lib/agent/episode/run-episode';
 import { REPO_GRADER_VERSION } from '@/lib/agent/grade/grade-repo-task';
 import { ChatTemplateRenderer } from '@/lib/agent/render/chat-template';
 import { repoSuiteJsonl } from '@/lib/agent/suite/repo-suite';
@@ -90,7 +90,7 @@ describe('a registered Hugging Face model as the agent on repository tasks', () 
       const ids = ts.flatMap((x) => x.tokenIds!);
       const mask = ts.flatMap((x) => x.lossMask!);
       // it opens with the model's own template over system + user + the chosen tools' schemas (mask 0)
-      const prompt = renderer.begin({ system: DEFAULT_SYSTEM_PROMPT, user: t.prompt, tools: toolSchemas(['bash', 'submit']) }).sequence.ids;
+      const prompt = renderer.begin({ system: defaultSystemPrompt(renderer.toolCallFormat), user: t.prompt, tools: toolSchemas(['bash', 'submit']) }).sequence.ids;
       expect(ids.slice(0, prompt.length)).toEqual(prompt);
       expect(mask.slice(0, prompt.length).every((m) => m === 0)).toBe(true);
       expect(tok.decode(prompt, { skipSpecial: false })).toMatch(/^<\|im_start\|>system\n[\s\S]*<tools>[\s\S]*"bash"[\s\S]*<\|im_start\|>assistant\n$/);

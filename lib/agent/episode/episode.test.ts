@@ -9,7 +9,7 @@ import type { Sandbox } from '@/lib/sandbox/runtimes/sandbox-runtime';
 import { resolveRepoTask } from '../workspace/resolve-task';
 import { ByteTemplateRenderer } from '../render/byte-template';
 import { ScriptedPolicy, type ScriptStep } from '../policies/scripted';
-import { AgentPolicyError, DEFAULT_SYSTEM_PROMPT, runAgentEpisode, type AgentEpisodeOptions } from './run-episode';
+import { AgentPolicyError, defaultSystemPrompt, runAgentEpisode, type AgentEpisodeOptions } from './run-episode';
 import { toolSchemas } from '../tools/tool-definitions';
 
 // Real bwrap sandboxes (lib/sandbox/test-support), the default environment (python3, node).
@@ -190,7 +190,11 @@ describe('agent episode on a persistent sandbox (scripted policy, bwrap)', () =>
   });
 
   it('ends at the token budget and at the time budget', async () => {
-    const prompt = new ByteTemplateRenderer().begin({ system: DEFAULT_SYSTEM_PROMPT, user: pyTask.problemStatement, tools: toolSchemas() }).sequence.ids.length;
+    const prompt = new ByteTemplateRenderer().begin({
+      system: defaultSystemPrompt(new ByteTemplateRenderer().toolCallFormat),
+      user: pyTask.problemStatement,
+      tools: toolSchemas(),
+    }).sequence.ids.length;
     const budget = prompt + 400;
     const tokens = await run(
       pyTask,

@@ -9,7 +9,7 @@ import type { TokenSequence } from '../render/token-sequence';
 import { TemplateRenderError } from '@/lib/policy/hf/bounded-template';
 import { TemplateNotPrefixStableError } from '../render/chat-template';
 import { defaultToolLimits, executeToolCall, type ToolCallRecord, type ToolLimits } from '../tools/execute-tool';
-import { parseToolCalls } from '../tools/tool-call-text';
+import type { ToolCallFormat } from '../tools/call-formats/call-format';
 import { toolSchemas } from '../tools/tool-definitions';
 import { diffWorkspaces } from '../workspace/workspace-diff';
 import { EPISODE_TS_HOOKS_DIR, hasTypeScript, TS_HOOK_FILES } from '../grade/typescript-hooks';
@@ -74,10 +74,13 @@ export type AgentEpisodeResult<G> = {
   durationMs: number;
 };
 
-export const DEFAULT_SYSTEM_PROMPT =
-  'You are a software engineer working in a repository (the current directory). Act through tools: write each call as ' +
-  '<tool_call>{"name": TOOL, "arguments": {...}}</tool_call>. Read the code, make the change the task asks for, run the ' +
-  'tests, and call submit when you are done.';
+/** The system prompt of an episode that sets none, telling the model how its family writes tool calls. */
+export function defaultSystemPrompt(format: ToolCallFormat): string {
+  return (
+    `You are a software engineer working in a repository (the current directory). Act through tools: ${format.instructions}. ` +
+    'Read the code, make the change the task asks for, run the tests, and call submit when you are done.'
+  );
+}
 
 class InfraError extends Error {}
 
@@ -107,7 +110,8 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
   const deadline = t0 + (o.timeBudgetMs ?? 600_000);
   const toolLimits = { ...defaultToolLimits, ...o.toolLimits };
   const ws = SANDBOX_WORKSPACE_DIR;
-  const conversation = o.renderer.begin({ system: o.systemPrompt ?? DEFAULT_SYSTEM_PROMPT, user: o.task.problemStatement, tools: toolSchemas(o.tools) });
+  const format = o.renderer.toolCallFormat;
+  const conversation = o.renderer.begin({ system: o.systemPrompt ?? defaultSystemPrompt(format), user: o.task.problemStatement, tools: toolSchemas(o.tools) });
   const turns: AgentTurn[] = [];
   const result = (end: AgentEpisodeEnd, extra: Partial<AgentEpisodeResult<G>> = {}): AgentEpisodeResult<G> => ({
     end,
@@ -186,7 +190,7 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
       });
       conversation.appendAssistant(sample.tokens, sample.logprobs);
       const text = o.renderer.assistantText(sample.tokens);
-      const parsed = parseToolCalls(text);
+      const parsed = format.parse(text);
       const records: ToolCallRecord[] = [];
       let submitted = false;
       for (const call of parsed.calls) {
@@ -213,8 +217,15 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
         );
       if (submitted) return 'submitted';
       const messages = records.length
-        ? records.map((r) => ({ name: r.name || 'error', content: truncateToolContent(r.output, o.maxToolMessageChars ?? 32_768) }))
-        : [{ name: 'error', content: 'error: no tool call found. Call a tool as <tool_call>{"name": TOOL, "arguments": {...}}</tool_call>, or submit.' }];
+        ? records.map((r, i) => {
+            const call = parsed.calls[i];
+            return {
+              name: r.name || 'error',
+              content: truncateToolContent(r.output, o.maxToolMessageChars ?? 32_768),
+              ...(call?.ok && call.id ? { id: call.id } : {}),
+            };
+          })
+        : [{ name: 'error', content: `error: no tool call found. To call a tool, ${format.instructions}; or submit.` }];
       // the episode ends at a budget; the tool messages of the last turn are still recorded above
       if (tokenBudget - conversation.sequence.ids.length <= 0) return 'token_budget';
       conversation.appendTools(messages);

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { formatToolCall } from '../tools/tool-call-text';
 import type { RenderedConversation } from '../render/chat-renderer';
 import type { AgentPolicy, AgentTurnSample } from './agent-policy';
 
@@ -14,8 +13,8 @@ export const scriptStep = z.union([
 export type ScriptStep = z.output<typeof scriptStep>;
 
 /**
- * A policy that plays a given list of tool calls, one per turn, written as
- * `<tool_call>` text and tokenized by the episode's renderer (so the token sequence is what
+ * A policy that plays a given list of tool calls, one per turn, written in the renderer's
+ * tool-call format (lib/agent/tools/call-formats) and tokenized by the episode's renderer (so the token sequence is what
  * a model saying the same would have produced; logprobs are 0). For tests and for operators
  * debugging an environment. When the script runs out it says so without a tool call.
  */
@@ -27,7 +26,7 @@ export class ScriptedPolicy implements AgentPolicy {
 
   async next(conversation: RenderedConversation, o: { maxNewTokens: number }): Promise<AgentTurnSample> {
     const step = this.steps[this.at++];
-    const text = step === undefined ? 'the script has no more steps' : 'text' in step ? step.text : formatToolCall(step.name, step.arguments);
+    const text = step === undefined ? 'the script has no more steps' : 'text' in step ? step.text : conversation.renderer.toolCallFormat.format([step]);
     let tokens = conversation.renderer.assistantTokens(text);
     // a real sampler stops at the budget too: cut, without the end token
     if (tokens.length > o.maxNewTokens) tokens = tokens.slice(0, Math.max(0, o.maxNewTokens));

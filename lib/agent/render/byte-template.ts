@@ -1,6 +1,7 @@
 import { Tokenizer } from '@/lib/policy/tokenizer';
+import { hermesFormat } from '../tools/call-formats/hermes';
 import type { ToolSchema } from '../tools/tool-definitions';
-import type { AgentChatMessage, ChatRenderer, RenderedConversation } from './chat-renderer';
+import type { AgentChatMessage, ChatRenderer, RenderedConversation, ToolResultMessage } from './chat-renderer';
 import { appendTokens, emptySequence, type TokenSequence } from './token-sequence';
 
 /**
@@ -24,6 +25,7 @@ export class ByteTemplateRenderer implements ChatRenderer {
   readonly name = 'byte-template';
   readonly tokenizer = new Tokenizer();
   readonly stopTokens = [this.tokenizer.spec.eos];
+  readonly toolCallFormat = hermesFormat;
 
   begin(o: { system: string; user: string; tools: ToolSchema[] }): RenderedConversation {
     return new ByteConversation(this, o);
@@ -80,7 +82,7 @@ class ByteConversation implements RenderedConversation {
     appendTokens(this.sequence, 'assistant', tokens, logprobs);
   }
 
-  appendTools(results: { name: string; content: string }[]): void {
+  appendTools(results: ToolResultMessage[]): void {
     let text = '\n';
     for (const r of results) {
       this.messages.push({ role: 'tool', name: r.name, content: r.content });

@@ -1,9 +1,19 @@
+import type { ToolCallFormat } from '../tools/call-formats/call-format';
 import type { ToolSchema } from '../tools/tool-definitions';
 import type { TokenSequence } from './token-sequence';
 
-/** A message of an agent conversation, as a chat template sees it. */
+/**
+ * A message of an agent conversation, as a chat template sees it. An assistant message's
+ * content is its sampled text, tool calls included, as the model wrote them; a tool message
+ * carries the id of the call it answers (Mistral's templates require one).
+ */
 export type AgentChatMessage =
-  { role: 'system' | 'user'; content: string } | { role: 'assistant'; content: string } | { role: 'tool'; name: string; content: string };
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string }
+  | { role: 'tool'; name: string; content: string; tool_call_id?: string };
+
+/** A tool's result for the conversation: the tool, its output, and the id of the call it answers. */
+export type ToolResultMessage = { name: string; content: string; id?: string };
 
 /**
  * Renders a conversation into one token sequence, incrementally. `begin` renders system +
@@ -15,6 +25,8 @@ export interface ChatRenderer {
   readonly name: string;
   /** tokens that end an assistant message; a sampler stops on them */
   readonly stopTokens: number[];
+  /** how the model writes tool calls */
+  readonly toolCallFormat: ToolCallFormat;
   begin(o: { system: string; user: string; tools: ToolSchema[] }): RenderedConversation;
   /** The tokens a policy would sample to say `text` as a whole message (end token included): for scripted policies and tests. */
   assistantTokens(text: string): number[];
@@ -27,7 +39,7 @@ export interface RenderedConversation {
   readonly sequence: TokenSequence;
   readonly messages: readonly AgentChatMessage[];
   appendAssistant(tokens: number[], logprobs?: number[]): void;
-  appendTools(results: { name: string; content: string }[]): void;
+  appendTools(results: ToolResultMessage[]): void;
 }
 
 /** Tool output above `maxChars` keeps its head and tail with a marker: the history itself is never cut. */

@@ -2,7 +2,7 @@ import type { Sandbox } from '@/lib/sandbox/runtimes/sandbox-runtime';
 import { capText } from './output-caps';
 import { readSandboxFile, SandboxFileError, writeSandboxFile } from './sandbox-files';
 import { isToolName, toolArgs, type ToolArgs } from './tool-definitions';
-import type { ParsedToolCall } from './tool-call-text';
+import type { ParsedToolCall } from './call-formats/call-format';
 import { resolveWorkspacePath } from './workspace-paths';
 import { AGENT_TOOL_NAMES, type AgentToolName } from '@/core/repo-tasks';
 

@@ -58,8 +58,12 @@ export async function chatTemplateSource(dir: string, tc: TokenizerConfig): Prom
 }
 
 export class HfTokenizer {
+  private literalTok: Tokenizer | undefined;
+
   private constructor(
     private readonly tok: Tokenizer,
+    /** tokenizer.json as loaded: the literal tokenizer is built from it on first use */
+    private readonly json: { added_tokens?: { content: string; special?: boolean }[] },
     private readonly config: TokenizerConfig,
     /** The chat template source, when the model has one. */
     readonly chatTemplate: string | undefined,
@@ -87,7 +91,7 @@ export class HfTokenizer {
         throw new Error(`${tc.chat_template ? tcFile : jinjaFile}: chat_template does not parse (${(e as Error).message})`);
       }
     }
-    return new HfTokenizer(tok, tc, source, template);
+    return new HfTokenizer(tok, tj as { added_tokens?: { content: string; special?: boolean }[] }, tc, source, template);
   }
 
   get vocabSize(): number {
@@ -111,6 +115,23 @@ export class HfTokenizer {
   /** Encode text; `specialTokens` adds what the tokenizer's post-processor adds (e.g. BOS), as transformers does by default. */
   encode(text: string, o: { specialTokens?: boolean } = {}): number[] {
     return this.tok.encode(text, { add_special_tokens: o.specialTokens ?? true }).ids;
+  }
+
+  /** The texts of the special tokens (tokenizer.json's added tokens marked special: `<|im_end|>`, `</s>`, …). */
+  get specialTexts(): string[] {
+    return (this.json.added_tokens ?? []).filter((t) => t.special).map((t) => t.content);
+  }
+
+  /**
+   * `text` as plain text: a special token's text in it (`</s>`, `<|im_end|>`) becomes ordinary
+   * tokens, never the control token, as transformers' `split_special_tokens=True`. For text from
+   * outside (tool output, task statements), so it cannot end a turn or forge a role. Done with a
+   * second tokenizer built without the special added tokens; added tokens that are not special
+   * (Qwen's `<think>`) still match, as they do in transformers.
+   */
+  encodeLiteral(text: string): number[] {
+    this.literalTok ??= new Tokenizer({ ...this.json, added_tokens: (this.json.added_tokens ?? []).filter((t) => !t.special) } as object, this.config);
+    return this.literalTok.encode(text, { add_special_tokens: false }).ids;
   }
 
   decode(ids: number[], o: { skipSpecial?: boolean } = {}): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatToolCall, parseToolCalls } from './tool-call-text';
+import { formatToolCall, parseToolCalls } from './call-formats/hermes';
 import { resolveWorkspacePath } from './workspace-paths';
 import { toolSchemas } from './tool-definitions';
 import { capText } from './output-caps';
