@@ -284,7 +284,8 @@ describe('chat templates and tokenizers run within limits, off the web thread', 
     const files = row.files.map((f) => (f.path === 'tokenizer_config.json' ? { path: f.path, sha256: ref.sha256, size: ref.size } : f));
     await database.db.update(models).set({ files }).where(eq(models.name, 'swap-later'));
     const { result: shown, turns } = await loopTurnsDuring(() => service.showModel(database.db, s, 'swap-later', path.join(tmp, 'data')));
-    expect(shown.preview).toMatchObject({ error: expect.stringMatching(/the chat template took more than 2000000 steps/) });
+    // whichever limit it reaches first on this host: steps, or the time limit on a loaded one
+    expect(shown.preview).toMatchObject({ error: expect.stringMatching(/the chat template (took more than 2000000 steps|ran longer than 5000 ms)/) });
     // the render ran on another thread: this one kept serving (a synchronous render would give 0-1 turns)
     expect(turns).toBeGreaterThan(10);
   });
