@@ -89,7 +89,7 @@ export const commands: Command[] = [
     usage:
       'crucible runs create --name NAME [--config FILE|JSON] [--set key=value]... [--model NAME [--training lora|full] [--lora-rank N] [--lora-alpha X] [--lora-targets LIST] [--precision fp32|fp16|bf16]] [--tools LIST] [--control-arm] [--json]\n  e.g. --set algorithm=ppo --set groupSize=4 --set quota.cpus=1\n' +
       `${policyUsage}\n` +
-      "  --control-arm (or --set controlArm=true) also launches a twin run with learning rate 0, linked to this one\n  --tools bash,str_replace  a repository suite's agent tools (of bash, read_file, write_file, str_replace; submit is always given);\n    its budgets: --set maxTurns=N --set agentTokenBudget=N --set agentMaxNewTokens=N --set agentTimeBudgetS=N (docs/agents.md)",
+      "  --control-arm (or --set controlArm=true) also launches a twin run with learning rate 0, linked to this one\n  --tools bash,str_replace  a repository suite's agent tools (of bash, read_file, write_file, str_replace; submit is always given);\n    its budgets: --set maxTurns=N --set agentTokenBudget=N --set agentMaxNewTokens=N --set agentTimeBudgetS=N --set agentToolOutputBytes=N (docs/agents.md)\n  a Hugging Face model's tool-call format and chat-template variables: --set toolCallFormat=hermes|llama-json|xml-function|mistral\n    (default: what its chat template renders) --set chatTemplateArgs.enable_thinking=false (Qwen3's non-thinking mode)",
     options: {
       ...apiOptions,
       name: { type: 'string' },

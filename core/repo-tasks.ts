@@ -136,8 +136,15 @@ export type RepoTask = {
 };
 
 /** The agent's tools, by name; argument schemas live with the tools (lib/agent/tools). */
-export const AGENT_TOOL_NAMES = ['bash', 'read_file', 'write_file', 'str_replace', 'submit'] as const;
+export const AGENT_TOOL_NAMES = ['bash', 'read_file', 'view', 'write_file', 'str_replace', 'insert', 'undo_edit', 'think', 'submit'] as const;
 export type AgentToolName = (typeof AGENT_TOOL_NAMES)[number];
+
+/**
+ * The tools an episode gets unless a run chooses (run config `tools`): a small set keeps the
+ * prompt short (each schema is about 700 bytes); the editor tools (view, insert, undo_edit)
+ * and think are offered on request.
+ */
+export const DEFAULT_AGENT_TOOLS: readonly AgentToolName[] = ['bash', 'read_file', 'write_file', 'str_replace', 'submit'];
 
 /** Why an agent episode ended. */
 export const AGENT_EPISODE_ENDS = ['submitted', 'max_turns', 'token_budget', 'time_budget', 'sandbox_error'] as const;

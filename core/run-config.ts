@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { TOOL_CALL_FORMATS } from '@/core/tool-call-formats';
 import { SCHEDULING_TIERS } from '@/core/queues';
 import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
-import { AGENT_TOOL_NAMES, type AgentToolName } from '@/core/repo-tasks';
+import { AGENT_TOOL_NAMES, DEFAULT_AGENT_TOOLS, type AgentToolName } from '@/core/repo-tasks';
 import { LORA_MODULES, modelName, PRECISIONS } from '@/core/models';
 
 /** Sandbox runtimes a risk tier may be mapped to: the fixed list. Resolved at run start; missing → refuse. */
@@ -141,7 +142,7 @@ export const runConfigFields = z
     /** Turns per episode: attempts of an input/output task, assistant messages of an agent on a repository task. */
     maxTurns: z.number().int().min(1).max(50).default(3),
     /** Repository tasks: the tools the agent gets (submit always); calls to others are error observations. */
-    tools: agentToolSet.default([...AGENT_TOOL_NAMES]),
+    tools: agentToolSet.default([...DEFAULT_AGENT_TOOLS]),
     /**
      * Repository tasks: the whole episode's token budget (prompt, every message). It is also
      * the context (maxSeqLen) of the policy such a run creates, so every episode fits the
@@ -152,6 +153,24 @@ export const runConfigFields = z
     agentMaxNewTokens: z.number().int().min(1).max(8192).default(256),
     /** Repository tasks: wall clock of the agent's turns in one episode, in seconds (setup and grading not included). */
     agentTimeBudgetS: z.number().int().min(10).max(3600).default(300),
+    /** Repository tasks: bytes of one tool call's output the agent sees; the middle of longer output is cut with a marker. */
+    agentToolOutputBytes: z.number().int().min(1024).max(1_048_576).default(16_384),
+    /**
+     * Repository tasks on a Hugging Face model: how its messages write tool calls
+     * (core/tool-call-formats.ts). Default: what its chat template renders.
+     */
+    toolCallFormat: z.enum(TOOL_CALL_FORMATS).optional(),
+    /**
+     * Repository tasks on a Hugging Face model: variables its chat template reads besides the
+     * conversation, e.g. {"enable_thinking": false} for Qwen3's non-thinking mode.
+     */
+    chatTemplateArgs: z
+      .record(
+        z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'a template variable name (letters, digits, _)'),
+        z.union([z.boolean(), z.number(), z.string().max(1000)]),
+      )
+      .refine((o) => Object.keys(o).length <= 16, 'at most 16 template variables')
+      .optional(),
     concurrency: z.number().int().min(1).max(10_000).default(4),
     /**
      * RL learning rate. 0 means "no update": the policy stays at v0 (after the warm start)

@@ -75,11 +75,14 @@ test('models: import stories260K, list it, and show its details and chat-templat
     await expect(page.getByTestId('tokenizer-sha256')).toHaveText(sha256(path.join(STORIES260K_DIR, 'tokenizer.json')));
     await expect(page.getByRole('table', { name: 'Files' })).toContainText('model.safetensors');
     await expect(page.getByTestId('no-chat-template')).toBeVisible();
+    await expect(model).toContainText('none: no chat template, so no agent runs');
 
     await page.goto(`/models/${chat}`);
     const preview = page.getByTestId('chat-preview');
     await expect(preview).toContainText('<s><|system|>\nYou are a helpful assistant.</s>');
     await expect(preview).toContainText('<|user|>\nNow make it rhyme.</s>\n<|assistant|>');
+    await expect(page.getByRole('region', { name: 'Model' })).toContainText('Tool calls');
+    await expect(page.getByRole('region', { name: 'Model' })).toContainText('hermes format (from its chat template');
     await screenshot(page, 'model-detail');
 
     await page.goto('/models/no-such-model');

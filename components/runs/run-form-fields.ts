@@ -87,10 +87,17 @@ export const fieldGroups: FieldGroup[] = [
         label: 'Token budget per episode',
         kind: 'number',
         step: '1',
-        help: 'The whole conversation; also the byte policy’s context. All five tools’ prompt is about 3.5k tokens.',
+        help: 'The whole conversation; also the byte policy’s context. The five default tools’ prompt is about 3.5k bytes; each other tool’s schema adds 300–650.',
       },
       { path: 'agentMaxNewTokens', label: 'Tokens per message', kind: 'number', step: '1' },
       { path: 'agentTimeBudgetS', label: 'Time budget per episode (s)', kind: 'number', step: '1', help: 'The agent’s turns; setup and grading not included.' },
+      {
+        path: 'agentToolOutputBytes',
+        label: 'Tool output shown (bytes)',
+        kind: 'number',
+        step: '1',
+        help: 'Of one call’s output; the middle of longer output is cut.',
+      },
     ],
   },
   {

@@ -1,4 +1,4 @@
-import { AGENT_TOOL_NAMES, type EpisodeGrading, type RepoGrade, type RepoTask } from '@/core/repo-tasks';
+import { DEFAULT_AGENT_TOOLS, type EpisodeGrading, type RepoGrade, type RepoTask } from '@/core/repo-tasks';
 import type { RunConfig } from '@/core/run-config';
 import type { RlSettings } from '@/core/settings';
 import { defaultSystemPrompt, runAgentEpisode, type AgentEpisodeResult } from '@/lib/agent/episode/run-episode';
@@ -12,7 +12,7 @@ import { SampledAgentPolicy } from '@/lib/agent/policies/sampled-policy';
 import type { ChatRenderer } from '@/lib/agent/render/chat-renderer';
 import type { RlPolicy } from '@/lib/policy/rl-policy';
 import type { SandboxManager } from '@/lib/sandbox/pool/manager';
-import { agentRenderer } from './agent-renderer';
+import { agentRenderer, runRenderOptions } from './agent-renderer';
 import { agentTurnRows, withoutNul, type AgentTurnRow } from './agent-turn-rows';
 import { scoringOptions } from './reward/scoring-options';
 
@@ -86,7 +86,7 @@ export async function playRepoEpisode(o: {
   const { sandbox } = scoringOptions(run, { risk: o.risk, environmentName: task.environment, tests: { kind: 'repo' } }, o.settings);
   const policy = new TimedPolicy(new SampledAgentPolicy(o.policy, { temperature: o.temperature, topP: c.topP, seed: o.seed }), o.signal);
   const context = { runId: run.id, episodeId: o.episodeId };
-  const renderer = agentRenderer(o.policy, c.policy.kind === 'hf' ? `model "${c.policy.model}"` : undefined);
+  const renderer = agentRenderer(o.policy, runRenderOptions(c));
   const tokenBudget = agentTokenBudget(c, o.policy);
   // a prompt that fills the budget leaves the agent no message: every episode would be an empty patch scored 0
   const modelConfigError = (e: unknown): never => {
@@ -96,13 +96,14 @@ export async function playRepoEpisode(o: {
   };
   let prompt: number;
   try {
-    prompt = renderer.begin({ system: defaultSystemPrompt(renderer.toolCallFormat), user: task.problemStatement, tools: toolSchemas(c.tools) }).sequence.ids.length;
+    prompt = renderer.begin({ system: defaultSystemPrompt(renderer.toolCallFormat), user: task.problemStatement, tools: toolSchemas(c.tools) }).sequence.ids
+      .length;
   } catch (e) {
     return modelConfigError(e);
   }
   if (prompt >= tokenBudget)
     throw new PermanentJobError(
-      `task ${task.id}: the agent's prompt (system text, ${(c.tools ?? AGENT_TOOL_NAMES).length} tool schemas, problem statement) is ${prompt} tokens, the episode's token budget ${tokenBudget}; raise agentTokenBudget (about ${Math.ceil((prompt + 1024) / 512) * 512} leaves room to act) or offer fewer tools, and launch the run again`,
+      `task ${task.id}: the agent's prompt (system text, ${(c.tools ?? DEFAULT_AGENT_TOOLS).length} tool schemas, problem statement) is ${prompt} tokens, the episode's token budget ${tokenBudget}; raise agentTokenBudget (about ${Math.ceil((prompt + 1024) / 512) * 512} leaves room to act) or offer fewer tools, and launch the run again`,
     );
   const result = await runAgentEpisode<RepoGrade>({
     manager: o.manager,
@@ -117,6 +118,7 @@ export async function playRepoEpisode(o: {
     maxNewTokens: c.agentMaxNewTokens ?? 256,
     timeBudgetMs: (c.agentTimeBudgetS ?? 300) * 1000,
     tools: c.tools,
+    toolLimits: { outputBytes: c.agentToolOutputBytes ?? 16_384 },
     diffEachTurn: true,
     // graded in a new, clean sandbox on the same runtime, environment and limits
     grade: (t, patch) => gradeRepoTask(o.manager, t, patch, { runtime: sandbox.runtime, limits: sandbox.limits, weights: c.repoRewardWeights, context }),

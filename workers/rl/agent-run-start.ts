@@ -1,8 +1,9 @@
 import { AGENT_EPISODE_KINDS } from '@/core/task-kinds';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { tasks } from '@/db/schema';
-import { AGENT_TOOL_NAMES } from '@/core/repo-tasks';
+import { models, tasks } from '@/db/schema';
+import { detectToolCallFormat } from '@/core/tool-call-formats';
+import { DEFAULT_AGENT_TOOLS } from '@/core/repo-tasks';
 import type { RunConfig } from '@/core/run-config';
 import type { RlSettings } from '@/core/settings';
 
@@ -39,20 +40,27 @@ export async function agentRunStart(
     .from(tasks)
     .where(and(eq(tasks.suiteId, run.suiteId!), eq(tasks.split, 'heldout')));
   const heldout = s.heldoutLimit > 0 ? Math.min(n, s.heldoutLimit) : n;
+  // how the model writes tool calls: the run's choice, else what its chat template renders (the byte model: hermes)
+  const template =
+    c.policy.kind === 'hf' ? ((await db.select({ t: models.chatTemplate }).from(models).where(eq(models.name, c.policy.model)))[0]?.t ?? undefined) : undefined;
+  const toolCallFormat = c.toolCallFormat ?? detectToolCallFormat(template);
+  const formatHow = c.toolCallFormat ? 'as the run sets' : c.policy.kind === 'hf' ? 'as its chat template renders them' : "the byte template's";
   const notes: RunStartNote[] = [
     {
       type: 'agent_setup',
-      message: `repository suite: agent episodes with tools ${(c.tools ?? AGENT_TOOL_NAMES).join(', ')}, at most ${c.maxTurns} turns and ${maxSeqLen} tokens each; ${
+      message: `repository suite: agent episodes with tools ${(c.tools ?? DEFAULT_AGENT_TOOLS).join(', ')}, at most ${c.maxTurns} turns and ${maxSeqLen} tokens each; ${
         c.policy.kind === 'byte'
           ? `the byte policy's context is ${maxSeqLen} tokens so each episode trains as one sequence`
-          : `rendered with model "${c.policy.model}"'s chat template, the budget capped at its context so each episode trains as one sequence`
-      }`,
+          : `rendered with model "${c.policy.model}"'s chat template${c.chatTemplateArgs ? ` (with ${JSON.stringify(c.chatTemplateArgs)})` : ''}, the budget capped at its context so each episode trains as one sequence`
+      }; tool calls in the ${toolCallFormat} format (${formatHow})`,
       data: {
-        tools: c.tools ?? AGENT_TOOL_NAMES,
+        tools: c.tools ?? DEFAULT_AGENT_TOOLS,
         maxTurns: c.maxTurns,
         tokenBudget: maxSeqLen,
         maxNewTokens: c.agentMaxNewTokens,
         timeBudgetS: c.agentTimeBudgetS,
+        toolCallFormat,
+        ...(c.chatTemplateArgs ? { chatTemplateArgs: c.chatTemplateArgs } : {}),
       },
     },
   ];

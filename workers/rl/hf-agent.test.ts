@@ -70,7 +70,9 @@ describe('a registered Hugging Face model as the agent on repository tasks', () 
     expect(done.status).toBe('completed');
 
     const events = await db.select().from(runEvents).where(eq(runEvents.runId, run.id));
-    expect(events.find((e) => e.type === 'agent_setup')?.message).toMatch(/rendered with model "stories-chat"'s chat template/);
+    expect(events.find((e) => e.type === 'agent_setup')?.message).toMatch(
+      /rendered with model "stories-chat"'s chat template.*; tool calls in the hermes format \(as its chat template renders them\)/,
+    );
     expect(events.find((e) => e.type === 'policy')?.message).toMatch(/agent conversations in its own chat template, each episode at most 1536 tokens/);
     expect(events.some((e) => e.type === 'sft_skipped')).toBe(false); // a pretrained model has no warm start to skip
 
@@ -90,7 +92,8 @@ describe('a registered Hugging Face model as the agent on repository tasks', () 
       const ids = ts.flatMap((x) => x.tokenIds!);
       const mask = ts.flatMap((x) => x.lossMask!);
       // it opens with the model's own template over system + user + the chosen tools' schemas (mask 0)
-      const prompt = renderer.begin({ system: defaultSystemPrompt(renderer.toolCallFormat), user: t.prompt, tools: toolSchemas(['bash', 'submit']) }).sequence.ids;
+      const prompt = renderer.begin({ system: defaultSystemPrompt(renderer.toolCallFormat), user: t.prompt, tools: toolSchemas(['bash', 'submit']) }).sequence
+        .ids;
       expect(ids.slice(0, prompt.length)).toEqual(prompt);
       expect(mask.slice(0, prompt.length).every((m) => m === 0)).toBe(true);
       expect(tok.decode(prompt, { skipSpecial: false })).toMatch(/^<\|im_start\|>system\n[\s\S]*<tools>[\s\S]*"bash"[\s\S]*<\|im_start\|>assistant\n$/);

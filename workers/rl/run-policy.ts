@@ -65,7 +65,7 @@ export async function createRunPolicy(
   const agents = start.model !== undefined;
   if (agents) {
     try {
-      agentRenderer(policy, `model "${choice.model}"`);
+      agentRenderer(policy, { model: `model "${choice.model}"` });
     } catch (e) {
       await policy.release();
       throw e;

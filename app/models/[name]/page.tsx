@@ -1,4 +1,5 @@
 'use client';
+import { detectToolCallFormat } from '@/core/tool-call-formats';
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
 import { useQuery } from '@tanstack/react-query';
@@ -55,6 +56,12 @@ export default function ModelPage() {
             ['Context', num(c.max_position_embeddings)],
             ['RoPE θ', num(c.rope_theta)],
             ['Output head', c.tie_word_embeddings ? 'tied to embedding' : 'lm_head'],
+            [
+              'Tool calls',
+              m.chatTemplate
+                ? `${detectToolCallFormat(m.chatTemplate)} format (from its chat template; a run can set toolCallFormat)`
+                : 'none: no chat template, so no agent runs',
+            ],
             ['Files', `${m.files.length} · ${formatBytes(m.bytes)}`],
           ]}
         />

@@ -237,7 +237,7 @@ describe('agent episode on a persistent sandbox (scripted policy, bwrap)', () =>
     ]);
     expect(r.end).toBe('submitted');
     const out = outputs(r);
-    expect(out[0]).toMatch(/^error: tool call is not valid JSON/);
+    expect(out[0]).toMatch(/^error: the tool call is not valid JSON/);
     expect(out[1]).toBe('error: unknown tool "rm_rf"; the tools are bash, read_file, write_file, str_replace, submit');
     expect(out[2]).toMatch(/^error: bad arguments for bash: .*command.*expected string/);
     expect(out[3]).toMatch(/^error: \.\.\/\.\.\/etc\/passwd is outside the workspace/);
@@ -268,6 +268,46 @@ describe('agent episode on a persistent sandbox (scripted policy, bwrap)', () =>
     const system = new ByteTemplateRenderer().tokenizer.decode(r.sequence.ids.slice(r.sequence.spans[0]!.start, r.sequence.spans[0]!.end));
     expect(system).toContain(JSON.stringify(toolSchemas(['bash', 'submit'])[0]));
     expect(system).not.toContain('"read_file"');
+  });
+
+  it('the editor tools: view with line numbers and directory trees, insert, undo_edit back to the start, think', async () => {
+    const r = await run(
+      pyTask,
+      [
+        { name: 'view', arguments: { path: '.' } },
+        { name: 'view', arguments: { path: 'calc.py' } },
+        { name: 'view', arguments: { path: 'calc.py', view_range: [2, -1] } },
+        { name: 'insert', arguments: { path: 'calc.py', insert_line: 0, new_str: '# sums\n' } },
+        { name: 'str_replace', arguments: { path: 'calc.py', old_str: 'a - b', new_str: 'a + b' } },
+        { name: 'undo_edit', arguments: { path: 'calc.py' } },
+        { name: 'view', arguments: { path: 'calc.py' } },
+        { name: 'undo_edit', arguments: { path: 'calc.py' } },
+        { name: 'undo_edit', arguments: { path: 'calc.py' } },
+        { name: 'write_file', arguments: { path: 'notes/todo.txt', content: 'x' } },
+        { name: 'undo_edit', arguments: { path: 'notes/todo.txt' } },
+        { name: 'think', arguments: { thought: 'the minus sign is the bug' } },
+        { name: 'view', arguments: { path: '.', start_line: 1, end_line: 2 } },
+        { name: 'view', arguments: { path: 'calc.py', start_line: 9 } },
+        { name: 'submit', arguments: {} },
+      ],
+      { tools: ['view', 'write_file', 'str_replace', 'insert', 'undo_edit', 'think', 'submit'], maxTurns: 20 },
+    );
+    expect(r.end).toBe('submitted');
+    const out = outputs(r);
+    expect(out[0]).toContain('./calc.py\n./test_calc.py');
+    expect(out[1]).toBe('     1\tdef add(a, b):\n     2\t    return a - b');
+    expect(out[2]).toBe('     2\t    return a - b');
+    expect(out[3]).toBe('inserted 1 line after line 0 of calc.py');
+    expect(out[5]).toBe('undid the last edit of calc.py');
+    expect(out[6]).toBe('     1\t# sums\n     2\tdef add(a, b):\n     3\t    return a - b');
+    expect(out[7]).toBe('undid the last edit of calc.py');
+    expect(out[8]).toBe('error: no edit of calc.py to undo in this episode');
+    expect(out[10]).toBe('undid the last edit of notes/todo.txt: it did not exist before, so it was removed');
+    expect(out[11]).toBe('ok: nothing was run and nothing changed');
+    expect(out[12]).toBe('error: . is a directory; start_line and end_line apply to files');
+    expect(out[13]).toBe('error: calc.py has 2 lines; start_line 9 is past the end');
+    // every edit undone: the workspace is as it started, but for the emptied directory (not a file)
+    expect(r.patch).toBe('');
   });
 
   it('a sandbox failure ends the episode as sandbox_error, ungraded, and releases the sandbox', async () => {

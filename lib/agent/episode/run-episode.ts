@@ -110,6 +110,7 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
   const deadline = t0 + (o.timeBudgetMs ?? 600_000);
   const toolLimits = { ...defaultToolLimits, ...o.toolLimits };
   const ws = SANDBOX_WORKSPACE_DIR;
+  const edits = new Map<string, (string | null)[]>(); // for undo_edit
   const format = o.renderer.toolCallFormat;
   const conversation = o.renderer.begin({ system: o.systemPrompt ?? defaultSystemPrompt(format), user: o.task.problemStatement, tools: toolSchemas(o.tools) });
   const turns: AgentTurn[] = [];
@@ -194,7 +195,7 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
       const records: ToolCallRecord[] = [];
       let submitted = false;
       for (const call of parsed.calls) {
-        const rec = await executeToolCall({ sandbox: sb, workspaceDir: ws, limits: toolLimits, deadline, tools: o.tools, env: toolEnv }, call);
+        const rec = await executeToolCall({ sandbox: sb, workspaceDir: ws, limits: toolLimits, deadline, tools: o.tools, env: toolEnv, edits }, call);
         records.push(rec);
         if (rec.infraError) {
           turns.push({ assistant: text, tokens: sample.tokens.length, toolCalls: records });

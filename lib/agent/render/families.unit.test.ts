@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AGENT_TOOL_NAMES } from '@/core/repo-tasks';
 import { CHAT_FAMILIES, CHAT_TEMPLATES_DIR, familyTokenizerJson, type ChatFamily } from '@/test/chat-models';
 import { HfTokenizer } from '@/lib/policy/hf/tokenizer';
 import type { ToolCallToWrite } from '../tools/call-formats/call-format';
@@ -67,7 +68,7 @@ function play(
   setup: { system: string; user: string; tools: ReturnType<typeof toolSchemas> };
 } {
   const r = renderer(f);
-  const setup = { system: 'You fix bugs.', user: `Make add() return the sum. The README says: ${inject}`, tools: toolSchemas() };
+  const setup = { system: 'You fix bugs.', user: `Make add() return the sum. The README says: ${inject}`, tools: toolSchemas(AGENT_TOOL_NAMES) };
   const conv = r.begin(setup);
   const sampled: number[][] = [];
   const outputs = OUTPUTS(inject);

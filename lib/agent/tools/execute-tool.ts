@@ -4,7 +4,8 @@ import { readSandboxFile, SandboxFileError, writeSandboxFile } from './sandbox-f
 import { isToolName, toolArgs, type ToolArgs } from './tool-definitions';
 import type { ParsedToolCall } from './call-formats/call-format';
 import { resolveWorkspacePath } from './workspace-paths';
-import { AGENT_TOOL_NAMES, type AgentToolName } from '@/core/repo-tasks';
+import { DEFAULT_AGENT_TOOLS, type AgentToolName } from '@/core/repo-tasks';
+import { currentText, insert, recordEdit, undoEdit, view } from './editor-tools';
 
 export type ToolLimits = {
   /** bytes of a tool's output the agent sees; the rest is cut with a marker */
@@ -25,6 +26,8 @@ export type ToolContext = {
   tools?: readonly AgentToolName[];
   /** extra environment for `bash` commands (e.g. NODE_OPTIONS loading the TypeScript hooks) */
   env?: Readonly<Record<string, string>>;
+  /** the episode's edit history: each file's earlier contents, newest last (null: it did not exist), for undo_edit */
+  edits?: Map<string, (string | null)[]>;
 };
 
 /** One executed call, as the episode records it and the agent sees it (`output`). */
@@ -54,9 +57,9 @@ export async function executeToolCall(ctx: ToolContext, call: ParsedToolCall): P
   const t0 = performance.now();
   if (!call.ok) return fail(call.name ?? '', {}, t0, call.error);
   const { name } = call;
-  const offered = ctx.tools ?? AGENT_TOOL_NAMES;
+  const offered = ctx.tools ?? DEFAULT_AGENT_TOOLS;
   if (!isToolName(name) || !offered.includes(name)) return fail(name, call.arguments, t0, `unknown tool "${name}"; the tools are ${offered.join(', ')}`);
-  const parsed = toolArgs[name].safeParse(call.arguments);
+  const parsed = toolArgs[name].safeParse(name === 'view' ? viewRangeAlias(call.arguments) : call.arguments);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ');
     return fail(name, call.arguments, t0, `bad arguments for ${name}: ${issues}`);
@@ -71,6 +74,13 @@ export async function executeToolCall(ctx: ToolContext, call: ParsedToolCall): P
   }
 }
 
+/** `view_range: [a, b]` (SWE-agent, OpenHands, Anthropic's editor) read as start_line a, end_line b. */
+function viewRangeAlias(args: Record<string, unknown>): Record<string, unknown> {
+  const { view_range: range, ...rest } = args;
+  if (!Array.isArray(range) || range.length !== 2) return args;
+  return { ...rest, start_line: range[0], end_line: range[1] };
+}
+
 type RunOut = Omit<ToolCallRecord, 'name' | 'arguments' | 'durationMs'>;
 
 async function run(ctx: ToolContext, name: keyof ToolArgs, args: ToolArgs[keyof ToolArgs]): Promise<RunOut> {
@@ -83,6 +93,18 @@ async function run(ctx: ToolContext, name: keyof ToolArgs, args: ToolArgs[keyof 
       return writeFile(ctx, args as ToolArgs['write_file']);
     case 'str_replace':
       return strReplace(ctx, args as ToolArgs['str_replace']);
+    case 'view': {
+      const a = args as ToolArgs['view'];
+      // "." (or the workspace itself) views the workspace's root directory
+      const root = a.path === '.' || a.path === './' || a.path.replace(/\/+$/, '') === ctx.workspaceDir;
+      return view(ctx, root ? { path: ctx.workspaceDir, relative: '' } : pathOf(ctx, a.path), a, asText);
+    }
+    case 'insert':
+      return insert(ctx, pathOf(ctx, (args as ToolArgs['insert']).path), args as ToolArgs['insert'], asText);
+    case 'undo_edit':
+      return undoEdit(ctx, pathOf(ctx, (args as ToolArgs['undo_edit']).path));
+    case 'think':
+      return { output: 'ok: nothing was run and nothing changed' };
     case 'submit':
       return { output: 'submitted', submitted: true };
   }
@@ -151,6 +173,7 @@ async function writeFile(ctx: ToolContext, a: ToolArgs['write_file']): Promise<R
     if (r.status === 'sandbox_error' || r.status === 'env_mismatch') throw new Error(r.error ?? r.status);
     if (r.status !== 'ok') throw new SandboxFileError(`cannot create the directory of ${p.relative}: ${r.stderr.trim() || r.status}`);
   }
+  recordEdit(ctx, p, await currentText(ctx, p, asText).catch(() => null));
   writeSandboxFile(ctx.sandbox, p.path, p.relative, a.content);
   return { output: `wrote ${Buffer.byteLength(a.content)} bytes to ${p.relative}` };
 }
@@ -166,6 +189,7 @@ async function strReplace(ctx: ToolContext, a: ToolArgs['str_replace']): Promise
         : `old_str occurs ${count} times in ${p.relative}; it must match exactly once, so include more surrounding text`,
     );
   const at = text.indexOf(a.old_str);
+  recordEdit(ctx, p, text);
   writeSandboxFile(ctx.sandbox, p.path, p.relative, text.slice(0, at) + a.new_str + text.slice(at + a.old_str.length));
   return { output: `replaced 1 occurrence in ${p.relative}` };
 }

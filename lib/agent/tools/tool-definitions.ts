@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AgentToolName } from '@/core/repo-tasks';
+import { DEFAULT_AGENT_TOOLS, type AgentToolName } from '@/core/repo-tasks';
 
 /**
  * The agent's tools, one definition each: the zod schema validates a call's arguments and
@@ -33,6 +33,24 @@ export const toolArgs = {
       new_str: z.string().max(1_000_000).describe('its replacement'),
     })
     .strict(),
+  view: z
+    .object({
+      path: z.string().min(1).max(1000).describe('a file or directory, relative to the workspace ("." for its root)'),
+      // not an array `view_range` as in other scaffolds: some chat templates cannot render array parameters (Hermes 3's
+      // type names); a call that sends view_range [a, b] is taken as start_line a, end_line b (execute-tool.ts)
+      start_line: z.number().int().min(1).max(10_000_000).optional().describe('for a file: the first line to show (1-based)'),
+      end_line: z.number().int().min(-1).max(10_000_000).optional().describe('for a file: the last line to show (inclusive; -1: the end)'),
+    })
+    .strict(),
+  insert: z
+    .object({
+      path: z.string().min(1).max(1000).describe('file path, relative to the workspace'),
+      insert_line: z.number().int().min(0).max(10_000_000).describe('the line after which the text goes (0: at the top)'),
+      new_str: z.string().max(1_000_000).describe('the text to insert'),
+    })
+    .strict(),
+  undo_edit: z.object({ path: z.string().min(1).max(1000).describe('file path, relative to the workspace') }).strict(),
+  think: z.object({ thought: z.string().max(100_000).describe('your reasoning') }).strict(),
   submit: z.object({}).strict(),
 } satisfies Record<AgentToolName, z.ZodType>;
 
@@ -43,6 +61,10 @@ const descriptions: Record<AgentToolName, string> = {
   read_file: 'Read a text file of the workspace, optionally only a range of lines.',
   write_file: 'Create or overwrite a file in the workspace.',
   str_replace: 'Replace an exact piece of text in a file; old_str must occur exactly once.',
+  view: 'Show a file with line numbers (as cat -n), or list a directory two levels deep.',
+  insert: 'Insert text after a given line of a file.',
+  undo_edit: 'Undo the last edit of a file made in this episode (write_file, str_replace or insert).',
+  think: 'Think before acting: nothing is run and nothing changes.',
   submit: 'Finish the episode: the workspace as it is now is graded.',
 };
 
@@ -51,8 +73,8 @@ export type ToolSchema = {
   function: { name: AgentToolName; description: string; parameters: Record<string, unknown> };
 };
 
-/** OpenAI-style schemas for `names` (default: every tool), in the given order. */
-export function toolSchemas(names: readonly AgentToolName[] = Object.keys(toolArgs) as AgentToolName[]): ToolSchema[] {
+/** OpenAI-style schemas for `names` (default: the default tool set, core/repo-tasks.ts), in the given order. */
+export function toolSchemas(names: readonly AgentToolName[] = DEFAULT_AGENT_TOOLS): ToolSchema[] {
   return names.map((name) => {
     const { $schema: _drop, ...parameters } = z.toJSONSchema(toolArgs[name]) as Record<string, unknown>;
     return { type: 'function', function: { name, description: descriptions[name], parameters } };

@@ -1,3 +1,4 @@
+import { AGENT_TOOL_NAMES } from '@/core/repo-tasks';
 import { toolSchemas, type ToolSchema } from '../tool-definitions';
 import { parseJson, shorten, type ParsedToolCall, type ToolCallFormat } from './call-format';
 
@@ -22,7 +23,7 @@ const PARAM = /<parameter=([^>\n]*)>/g;
 const EXAMPLE = '<function=TOOL>\n<parameter=NAME>\nvalue\n</parameter>\n</function>';
 
 const declaredTypes = new Map<string, Record<string, unknown>>(
-  toolSchemas().map((s: ToolSchema) => [s.function.name, (s.function.parameters.properties ?? {}) as Record<string, unknown>]),
+  toolSchemas(AGENT_TOOL_NAMES).map((s: ToolSchema) => [s.function.name, (s.function.parameters.properties ?? {}) as Record<string, unknown>]),
 );
 
 function typed(tool: string, key: string, value: string): unknown {
