@@ -31,6 +31,14 @@ export const repoRewardWeights = z
   .strict()
   .refine((w) => w.f2p + w.p2p > 0, { message: 'repoRewardWeights: f2p or p2p must be positive' });
 
+/**
+ * What a repository episode is rewarded with (workers/rl/repo-episode-reward.ts): `fraction`,
+ * the test score by `repoRewardWeights` blended with style and efficiency by `rewardWeights`;
+ * or `resolved`, SWE-bench's binary reward: 1 when every FAIL_TO_PASS and PASS_TO_PASS test
+ * passes, else 0, nothing blended in (the other components are still recorded).
+ */
+export const REPO_REWARD_DEFINITIONS = ['fraction', 'resolved'] as const;
+
 export const taskQuota = z.object({
   cpus: z.number().positive().max(64).default(2),
   memoryMb: z
@@ -196,6 +204,7 @@ export const runConfigFields = z
     topP: z.number().gt(0).max(1).default(1),
     rewardWeights: rewardWeights.default({ passRate: 1, style: 0.1, efficiency: 0.1 }),
     repoRewardWeights: repoRewardWeights.default({ f2p: 1, p2p: 0, p2pGate: true }),
+    repoReward: z.enum(REPO_REWARD_DEFINITIONS).default('fraction'),
     isolation: z.object({ routine: runtimeName.default('bwrap'), high: runtimeName.default('bwrap') }).default({ routine: 'bwrap', high: 'bwrap' }),
     quota: taskQuota.default({ cpus: 2, memoryMb: 4096, scratchMb: 50 * 1024 }),
     queue: z.enum(SCHEDULING_TIERS).default('standard'),

@@ -209,6 +209,13 @@ export const fieldGroups: FieldGroup[] = [
       { path: 'rewardWeights.style', label: 'Style', kind: 'number', step: 'any' },
       { path: 'rewardWeights.efficiency', label: 'Efficiency', kind: 'number', step: 'any' },
       {
+        path: 'repoReward',
+        label: 'Repository reward',
+        kind: 'select',
+        options: ['fraction', 'resolved'],
+        help: 'fraction: the test score below, blended with style and efficiency; resolved: SWE-bench’s 1 when every FAIL_TO_PASS and PASS_TO_PASS test passes, else 0.',
+      },
+      {
         path: 'repoRewardWeights.f2p',
         label: 'FAIL_TO_PASS weight (repository tasks)',
         kind: 'number',

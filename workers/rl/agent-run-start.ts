@@ -52,7 +52,11 @@ export async function agentRunStart(
         c.policy.kind === 'byte'
           ? `the byte policy's context is ${maxSeqLen} tokens so each episode trains as one sequence`
           : `rendered with model "${c.policy.model}"'s chat template${c.chatTemplateArgs ? ` (with ${JSON.stringify(c.chatTemplateArgs)})` : ''}, the budget capped at its context so each episode trains as one sequence`
-      }; tool calls in the ${toolCallFormat} format (${formatHow})`,
+      }; tool calls in the ${toolCallFormat} format (${formatHow}); reward: ${
+        c.repoReward === 'resolved'
+          ? 'resolved (SWE-bench: 1 when every FAIL_TO_PASS and PASS_TO_PASS test passes, else 0)'
+          : 'fraction (the test score blended with style and efficiency by the reward weights)'
+      }`,
       data: {
         tools: c.tools ?? DEFAULT_AGENT_TOOLS,
         maxTurns: c.maxTurns,
@@ -60,6 +64,7 @@ export async function agentRunStart(
         maxNewTokens: c.agentMaxNewTokens,
         timeBudgetS: c.agentTimeBudgetS,
         toolCallFormat,
+        repoReward: c.repoReward ?? 'fraction',
         ...(c.chatTemplateArgs ? { chatTemplateArgs: c.chatTemplateArgs } : {}),
       },
     },

@@ -14,11 +14,14 @@ import { combine, EFFICIENCY_BUCKETS } from './reward/score';
  *   changes to test files or test configuration (dropped by the grader).
  * - efficiency: the turns used against the run's maxTurns, in the coarse buckets I/O uses
  *   for CPU time (EFFICIENCY_BUCKETS): 1 within a third of maxTurns, else 0.5.
+ *
+ * With `repoReward: 'resolved'` the reward is SWE-bench's binary one instead (the grade's
+ * `resolved` component), nothing blended in; the components are recorded all the same.
  */
 export function repoEpisodeReward(
   grade: Pick<RepoGrade, 'reward' | 'components' | 'rejectedPaths'>,
   episode: { patch: string; binarySkipped: string[]; turns: number },
-  config: Pick<RunConfig, 'rewardWeights' | 'maxTurns'>,
+  config: Pick<RunConfig, 'rewardWeights' | 'maxTurns'> & Partial<Pick<RunConfig, 'repoReward'>>,
 ): { reward: number; components: Record<string, number> } {
   const tests = grade.reward ?? 0;
   const issues = patchIssues(episode.patch, episode.binarySkipped, grade.rejectedPaths);
@@ -26,7 +29,9 @@ export function repoEpisodeReward(
   // a third of the turns is "within budget"; all of them is the 3× bucket
   const ratio = episode.turns / Math.max(1, config.maxTurns / 3);
   const efficiency = tests > 0 ? (EFFICIENCY_BUCKETS.find((b) => ratio <= b.upTo)?.score ?? 0) : 0;
-  const reward = combine({ passRate: tests, style, efficiency }, config.rewardWeights);
+  // resolved: SWE-bench's 0/1, and 0 whenever the grader zeroed the score (a tampered run, a broken PASS_TO_PASS)
+  const resolved = tests > 0 && grade.components.resolved === 1 ? 1 : 0;
+  const reward = config.repoReward === 'resolved' ? resolved : combine({ passRate: tests, style, efficiency }, config.rewardWeights);
   return { reward, components: { ...grade.components, tests, style, efficiency, style_issues: issues.length, turns: episode.turns } };
 }
 

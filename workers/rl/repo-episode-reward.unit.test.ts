@@ -6,6 +6,16 @@ const clean = 'diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a
 const graded = (reward: number) => ({ reward, components: { f2p: reward, p2p: 1, p2p_all: 1 }, rejectedPaths: [] as string[] });
 
 describe('repository episode reward (plain data)', () => {
+  it('repoReward "resolved": SWE-bench\'s 0/1, nothing blended in, 0 whenever the grader zeroed the score', () => {
+    const resolved = { ...config, repoReward: 'resolved' as const };
+    const g = (reward: number, resolvedComponent: number) => ({ ...graded(reward), components: { ...graded(reward).components, resolved: resolvedComponent } });
+    expect(repoEpisodeReward(g(1, 1), { patch: clean, binarySkipped: [], turns: 29 }, resolved)).toMatchObject({ reward: 1, components: { efficiency: 0.5 } });
+    expect(repoEpisodeReward(g(0.5, 0), { patch: clean, binarySkipped: [], turns: 2 }, resolved).reward).toBe(0);
+    expect(repoEpisodeReward(g(0, 1), { patch: clean, binarySkipped: [], turns: 2 }, resolved).reward).toBe(0);
+    // the fraction stays the default
+    expect(repoEpisodeReward(g(0.5, 0), { patch: clean, binarySkipped: [], turns: 2 }, config).reward).toBeGreaterThan(0);
+  });
+
   it('a clean fix in few turns earns every component: 1', () => {
     const r = repoEpisodeReward(graded(1), { patch: clean, binarySkipped: [], turns: 4 }, config);
     expect(r.reward).toBeCloseTo(1, 12);
