@@ -25,6 +25,7 @@ const groups: Record<string, { summary: string; load: () => Promise<Command[]> }
   },
   reward: { summary: 'score solutions from real execution', load: async () => (await import('./reward')).rewardCommands },
   episode: { summary: 'run an agent episode on a repository task with a scripted policy', load: async () => (await import('./episode')).commands },
+  episodes: { summary: "export a run's episodes (JSONL, Parquet) for SFT and offline training", load: async () => (await import('./episodes')).commands },
   models: { summary: 'Hugging Face models: import, list, show, export, inspect', load: async () => (await import('./models')).commands },
   policy: {
     summary: "the built-in ONNX policy: init, sft, sample, inspect, export; fetch a run's version",

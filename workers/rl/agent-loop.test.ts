@@ -9,6 +9,15 @@ import { ByteTemplateRenderer } from '@/lib/agent/render/byte-template';
 import { repoSuiteJsonl } from '@/lib/agent/suite/repo-suite';
 import { toolSchemas } from '@/lib/agent/tools/tool-definitions';
 import { inProcessRl, untilRun } from './rl.testkit';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ParquetReader } from '@dsnp/parquetjs';
+import { exportEpisodes, type ExportedEpisode } from '@/server/episodes/export';
+import { episodesParquet } from '@/server/episodes/export-parquet';
+
+let agentRunId: string | undefined;
 
 // A short RL run on the built-in repository suite, end to end: real Postgres, bwrap sandboxes
 // (the `repo` environment), the byte ONNX policy acting through tools, the real grader, PPO.
@@ -165,7 +174,69 @@ describe('RL on repository tasks (agent episodes, one token sequence each)', () 
       .from(policyVersions)
       .where(and(eq(policyVersions.runId, run.id), eq(policyVersions.version, 1)));
     expect(v1?.sha256).toBeTruthy();
+    agentRunId = run.id;
   }, 200_000);
+
+  it("exports the run's episodes: JSONL that Python's json reads, Parquet that another library reads, tokens exactly the stored ones", async () => {
+    expect(agentRunId).toBeTruthy();
+    const all: ExportedEpisode[] = [];
+    for (let offset: number | null = 0; offset !== null;) {
+      const page: { items: ExportedEpisode[]; next: number | null } = await exportEpisodes(db, { runId: agentRunId!, offset, limit: 1 });
+      all.push(...page.items);
+      offset = page.next;
+    }
+    const scored = await db
+      .select()
+      .from(episodes)
+      .where(and(eq(episodes.runId, agentRunId!), eq(episodes.status, 'scored')));
+    expect(all.map((e) => e.id).sort()).toEqual(scored.map((e) => e.id).sort());
+    for (const e of all) {
+      const rows = await db.select().from(turns).where(eq(turns.episodeId, e.id)).orderBy(asc(turns.index));
+      expect(e.tokens.ids).toEqual(rows.flatMap((r) => r.tokenIds ?? []));
+      expect(e.tokens.loss_mask).toEqual(rows.flatMap((r) => r.lossMask ?? []));
+      expect(e.messages.slice(0, 2).map((m) => m.role)).toEqual(['system', 'user']);
+      expect(e.messages[0]!.content).toContain('<tool_call>'); // the byte template's format, as the agent was told
+      expect(e.messages.filter((m) => m.role === 'assistant')).toHaveLength(rows.length);
+      expect(e).toMatchObject({ run_id: agentRunId, status: 'scored', harness_version: expect.stringContaining(REPO_GRADER_VERSION) });
+      expect(typeof e.reward).toBe('number');
+    }
+    // a reward floor above every reward leaves nothing; a status filter picks its own
+    expect((await exportEpisodes(db, { runId: agentRunId!, minReward: 2 })).items).toEqual([]);
+
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'export-'));
+    try {
+      const jsonl = path.join(dir, 'episodes.jsonl');
+      fs.writeFileSync(jsonl, all.map((e) => JSON.stringify(e)).join('\n') + '\n');
+      const py = execFileSync(
+        'python3',
+        [
+          '-c',
+          'import json,sys\nrows=[json.loads(l) for l in open(sys.argv[1])]\nprint(len(rows), sum(len(r["tokens"]["ids"]) for r in rows), rows[0]["messages"][1]["role"])',
+          jsonl,
+        ],
+        { encoding: 'utf8' },
+      );
+      expect(py.trim()).toBe(`${all.length} ${all.reduce((n, e) => n + e.tokens.ids.length, 0)} user`);
+
+      const file = path.join(dir, 'episodes.parquet');
+      fs.writeFileSync(file, new Uint8Array(episodesParquet(all)));
+      const reader = await ParquetReader.openFile(file);
+      try {
+        const cursor = reader.getCursor();
+        const read: Record<string, unknown>[] = [];
+        for (let r = await cursor.next(); r; r = await cursor.next()) read.push(r as Record<string, unknown>);
+        expect(read.map((r) => String(r.id))).toEqual(all.map((e) => e.id));
+        const asJson = (v: unknown) => JSON.parse(Buffer.isBuffer(v) ? v.toString('utf8') : typeof v === 'string' ? v : JSON.stringify(v)) as unknown;
+        expect(asJson(read[0]!.tokens)).toEqual(all[0]!.tokens);
+        expect(asJson(read[0]!.messages)).toEqual(all[0]!.messages);
+        expect(Number(read[0]!.reward)).toBe(all[0]!.reward);
+      } finally {
+        await reader.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('a token budget the prompt alone fills fails the run, saying what to raise, instead of scoring empty episodes 0', async () => {
     const run = await createRun(
