@@ -1,3 +1,4 @@
+import { sftCommand } from './models-sft';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -30,7 +31,7 @@ configureOnnxRuntime(settings());
  * A registered model's directory on this host, rebuilt from the artifact store by hash
  * (in-process: this host's database and store, like `policy fetch`).
  */
-async function registeredModelDir(name: string): Promise<{ row: ModelRow; dir: string }> {
+export async function registeredModelDir(name: string): Promise<{ row: ModelRow; dir: string }> {
   const db = (await cliDatabase()).db;
   let row: ModelRow;
   try {
@@ -361,4 +362,4 @@ async function exportRun(values: Record<string, unknown>): Promise<number> {
   return 0;
 }
 
-export const commands: Command[] = [inspect, importCmd, list, show, exportCmd];
+export const commands: Command[] = [inspect, importCmd, list, show, exportCmd, sftCommand];

@@ -14,6 +14,13 @@ import { repoSuiteJsonl } from '@/lib/agent/suite/repo-suite';
 import { toolSchemas } from '@/lib/agent/tools/tool-definitions';
 import { HfTokenizer } from '@/lib/policy/hf/tokenizer';
 import { inProcessRl, untilRun } from './rl.testkit';
+import { exportEpisodes } from '@/server/episodes/export';
+import { exportHfDirectory } from '@/lib/policy/hf/export-hf';
+import { HfPolicy } from '@/lib/policy/hf/hf-policy';
+import { HfTrainer } from '@/lib/policy/hf/hf-trainer';
+import { sftSequences, sftSteps } from '@/lib/policy/hf/sft-sequences';
+
+let hfRunId: string | undefined;
 
 // A registered Hugging Face model as the agent on repository tasks, end to end: real Postgres,
 // bwrap sandboxes, the real grader, ONNX on CPU. The model is stories260K with a Hermes-style
@@ -118,7 +125,42 @@ describe('a registered Hugging Face model as the agent on repository tasks', () 
     const versions = await db.select().from(policyVersions).where(eq(policyVersions.runId, run.id)).orderBy(asc(policyVersions.version));
     expect(versions.map((v) => v.version)).toEqual([0, 1]);
     expect(versions[1]!.sha256).not.toBe(versions[0]!.sha256);
+    hfRunId = run.id;
   }, 240_000);
+
+  it("export → SFT → sample: the run's episodes tune the model on their assistant tokens, and the tuned directory samples", async () => {
+    expect(hfRunId).toBeTruthy();
+    const { items } = await exportEpisodes(db, { runId: hfRunId!, limit: 200 });
+    expect(items.length).toBeGreaterThan(0);
+    const trainer = await HfTrainer.load(chatDir, { optim: { lr: 3e-3 } }, { providers: ['cpu'] });
+    const seqs = sftSequences(
+      items.map((e) => JSON.stringify(e)),
+      trainer.config,
+    );
+    expect(seqs.every((q) => q.lossMask.some((m) => m === 1) && q.lossMask.some((m) => m === 0))).toBe(true);
+    const maskedMean = async (t: HfTrainer) => {
+      const scored = await t.score(seqs.map((q) => q.tokens));
+      const lps = scored.flatMap((r, i) => r.logprobs.filter((_, k) => seqs[i]!.lossMask[k] === 1));
+      return lps.reduce((a, b) => a + b, 0) / lps.length;
+    };
+    const before = await maskedMean(trainer);
+    const losses = await sftSteps(trainer, seqs, { steps: 6, batch: 2, seed: 1 });
+    expect(losses.at(-1)!).toBeLessThan(losses[0]!);
+    const out = path.join(rl.dataDir, 'stories-chat-sft');
+    await exportHfDirectory({ from: chatDir, out, weights: trainer.exportWeights() });
+    await trainer.release();
+    // the tuned directory: its assistant tokens are likelier than the base's, and it samples
+    const tuned = await HfTrainer.load(out, {}, { providers: ['cpu'] });
+    expect(await maskedMean(tuned)).toBeGreaterThan(before);
+    await tuned.release();
+    const policy = await HfPolicy.load(out, { providers: ['cpu'] });
+    const [c] = await policy.sample([seqs[0]!.tokens.slice(0, seqs[0]!.lossMask.indexOf(1))], { maxNewTokens: 8, seed: 1 });
+    expect(c!.tokens.length).toBeGreaterThan(0);
+    // the export's lines are the data `crucible models sft` reads; a record from another tokenizer is refused by name
+    expect(() => sftSequences([JSON.stringify({ tokens: { ids: [1, 99999], loss_mask: [0, 1] } })], trainer.config)).toThrow(
+      /token id 99999 is past this model's vocabulary/,
+    );
+  }, 120_000);
 
   it('refuses, at launch, a model with no chat template on a repository suite, saying what to add', async () => {
     await expect(
