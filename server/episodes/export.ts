@@ -5,7 +5,7 @@ import { and, asc, eq, gte, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { episodes, models, policyVersions, rewards, runs, tasks, turns } from '@/db/schema';
-import { defaultSystemPrompt } from '@/lib/agent/episode/run-episode';
+import { defaultSystemPrompt } from '@/lib/agent/episode/system-prompt';
 import { toolCallFormat } from '@/lib/agent/tools/call-formats/registry';
 import type { ToolCallFormat } from '@/lib/agent/tools/call-formats/call-format';
 import { DomainError } from '@/server/errors';

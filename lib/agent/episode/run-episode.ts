@@ -9,7 +9,7 @@ import type { TokenSequence } from '../render/token-sequence';
 import { TemplateRenderError } from '@/lib/policy/hf/bounded-template';
 import { TemplateNotPrefixStableError } from '../render/chat-template';
 import { defaultToolLimits, executeToolCall, type ToolCallRecord, type ToolLimits } from '../tools/execute-tool';
-import type { ToolCallFormat } from '../tools/call-formats/call-format';
+import { defaultSystemPrompt } from './system-prompt';
 import { toolSchemas } from '../tools/tool-definitions';
 import { diffWorkspaces } from '../workspace/workspace-diff';
 import { EPISODE_TS_HOOKS_DIR, hasTypeScript, TS_HOOK_FILES } from '../grade/typescript-hooks';
@@ -74,13 +74,7 @@ export type AgentEpisodeResult<G> = {
   durationMs: number;
 };
 
-/** The system prompt of an episode that sets none, telling the model how its family writes tool calls. */
-export function defaultSystemPrompt(format: ToolCallFormat): string {
-  return (
-    `You are a software engineer working in a repository (the current directory). Act through tools: ${format.instructions}. ` +
-    'Read the code, make the change the task asks for, run the tests, and call submit when you are done.'
-  );
-}
+export { defaultSystemPrompt } from './system-prompt';
 
 class InfraError extends Error {}
 
