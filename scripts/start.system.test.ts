@@ -58,9 +58,18 @@ describe('scripts/start.ts --workers-only (embedded database)', () => {
     expect(first.workerPids).toHaveLength(defaultWorkerSpecs().length);
     let db = connect(first.url, { max: 1 });
     const kinds = ['jobs', 'maintenance', 'metrics', 'sandbox', 'scheduler'];
-    const registered = await waitFor('every worker to register', async () => {
-      const rows = await db.db.select().from(workers);
-      return rows.length === kinds.length && rows;
+    // the ceiling is a safety net for a loaded host (5 processes start at once); it says which had registered
+    let seen: string[] = [];
+    const registered = await waitFor(
+      'every worker to register',
+      async () => {
+        const rows = await db.db.select().from(workers);
+        seen = rows.map((w) => w.kind).sort();
+        return rows.length === kinds.length && rows;
+      },
+      120_000,
+    ).catch((e: Error) => {
+      throw new Error(`${e.message} (registered: ${seen.join(', ') || 'none'} of ${kinds.join(', ')})`);
     });
     expect(registered.map((w) => w.kind).sort()).toEqual(kinds);
     expect(new Set(registered.map((w) => w.pid))).toEqual(new Set(first.workerPids));
@@ -89,5 +98,5 @@ describe('scripts/start.ts --workers-only (embedded database)', () => {
       await db.close();
     }
     await stop(second);
-  }, 90_000);
+  }, 240_000);
 });
