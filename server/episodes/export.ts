@@ -144,7 +144,11 @@ export async function exportEpisodes(db: Db, input: z.input<typeof exportEpisode
         .orderBy(asc(turns.episodeId), asc(turns.index))
     : [];
   const byEpisode = new Map<string, TurnRow[]>();
-  for (const t of turnRows) byEpisode.set(t.episodeId, [...(byEpisode.get(t.episodeId) ?? []), t]);
+  for (const t of turnRows) {
+    const list = byEpisode.get(t.episodeId);
+    if (list) list.push(t);
+    else byEpisode.set(t.episodeId, [t]);
+  }
   const config = run.config as RunConfig;
   const conv = page.some((r) => r.task && runsAgentEpisodes(r.task.kind)) ? await agentConventions(db, config) : undefined;
   const items = page.map(({ e, task, reward, version }): ExportedEpisode => {
