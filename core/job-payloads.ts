@@ -39,12 +39,16 @@ export const sandboxExecPayload = z
 /** review.diagnose: re-run a disputed reward's scoring for its reviewer. */
 const reviewDiagnose = z.looseObject({ diagnosisId: z.uuid("diagnosisId must be the diagnosis's id (a uuid)") });
 
+/** env.session: host one step-API session (core/env-sessions.ts) until it is closed or idle. */
+const envSession = z.object({ sessionId: z.uuid("sessionId must be the session's id (a uuid)") }).strict();
+
 export const JOB_PAYLOADS = {
   [JOB_QUEUES.rlAdvance]: rlAdvance,
   [JOB_QUEUES.rlEpisode]: rlEpisode,
   [JOB_QUEUES.rlLearn]: rlLearn,
   [JOB_QUEUES.sandboxExec]: sandboxExecPayload,
   [JOB_QUEUES.reviewDiagnose]: reviewDiagnose,
+  [JOB_QUEUES.envSession]: envSession,
 } as const satisfies Record<JobQueue, z.ZodType<Record<string, unknown>>>;
 
 /** What a handler of queue Q receives (defaults applied). */

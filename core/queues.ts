@@ -22,6 +22,8 @@ export const JOB_QUEUES = {
   sandboxExec: 'sandbox.exec',
   /** Re-running a disputed reward's scoring for its reviewer (workers/reviews). */
   reviewDiagnose: 'review.diagnose',
+  /** Hosts one step-API session: its sandbox, and the trainer's requests in order (workers/environments). */
+  envSession: 'env.session',
 } as const;
 export type JobQueue = (typeof JOB_QUEUES)[keyof typeof JOB_QUEUES];
 

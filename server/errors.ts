@@ -6,7 +6,7 @@
  */
 export class DomainError extends Error {
   constructor(
-    readonly code: 'NOT_FOUND' | 'CONFLICT' | 'BAD_REQUEST' | 'FORBIDDEN' | 'PRECONDITION_FAILED' | 'UNAUTHORIZED' | 'TOO_MANY_REQUESTS',
+    readonly code: 'NOT_FOUND' | 'CONFLICT' | 'BAD_REQUEST' | 'FORBIDDEN' | 'PRECONDITION_FAILED' | 'UNAUTHORIZED' | 'TOO_MANY_REQUESTS' | 'TIMEOUT',
     message: string,
     readonly retryAt?: Date,
   ) {

@@ -4,3 +4,4 @@ export * from './episodes';
 export * from './infra';
 export * from './artifacts';
 export * from './models';
+export * from './env-sessions';

@@ -1,4 +1,5 @@
 import { diagnoseHandler } from '@/workers/reviews/diagnose';
+import { createEnvSessionHandler } from '@/workers/environments/env-session-job';
 import { settings } from '@/core/settings';
 import { dataDir } from '@/db/open-database';
 import { createRlHandlers } from '@/workers/rl/handlers';
@@ -13,4 +14,4 @@ configureOnnxRuntime(settings());
  * policy updates register here as they are built; tests load their own module instead
  * (`--handlers <module>` or CRUCIBLE_JOB_HANDLERS).
  */
-export const handlers: JobHandler[] = [diagnoseHandler, ...createRlHandlers(settings(), { dataDir: dataDir() })];
+export const handlers: JobHandler[] = [diagnoseHandler, createEnvSessionHandler(settings(), { dataDir: dataDir() }) as JobHandler, ...createRlHandlers(settings(), { dataDir: dataDir() })];

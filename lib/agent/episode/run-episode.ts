@@ -8,12 +8,11 @@ import { truncateToolContent } from '../render/chat-renderer';
 import type { TokenSequence } from '../render/token-sequence';
 import { TemplateRenderError } from '@/lib/policy/hf/bounded-template';
 import { TemplateNotPrefixStableError } from '../render/chat-template';
-import { defaultToolLimits, executeToolCall, type ToolCallRecord, type ToolLimits } from '../tools/execute-tool';
+import type { ToolCallRecord, ToolLimits } from '../tools/execute-tool';
 import { defaultSystemPrompt } from './system-prompt';
 import { toolSchemas } from '../tools/tool-definitions';
-import { diffWorkspaces } from '../workspace/workspace-diff';
-import { EPISODE_TS_HOOKS_DIR, hasTypeScript, TS_HOOK_FILES } from '../grade/typescript-hooks';
-import { readWorkspace, SANDBOX_WORKSPACE_DIR, WorkspaceUnreadableError, writeWorkspace } from './sandbox-workspace';
+import { WorkspaceUnreadableError } from './sandbox-workspace';
+import { AgentWorkspace } from './agent-workspace';
 
 export type AgentEpisodeOptions<G> = {
   manager: SandboxManager;
@@ -102,9 +101,6 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
   const tokenBudget = o.tokenBudget ?? 32_768;
   const maxNewTokens = o.maxNewTokens ?? 4096;
   const deadline = t0 + (o.timeBudgetMs ?? 600_000);
-  const toolLimits = { ...defaultToolLimits, ...o.toolLimits };
-  const ws = SANDBOX_WORKSPACE_DIR;
-  const edits = new Map<string, (string | null)[]>(); // for undo_edit
   const format = o.renderer.toolCallFormat;
   const conversation = o.renderer.begin({ system: o.systemPrompt ?? defaultSystemPrompt(format), user: o.task.problemStatement, tools: toolSchemas(o.tools) });
   const turns: AgentTurn[] = [];
@@ -122,35 +118,23 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
     ...extra,
   });
 
-  let sb: Sandbox;
+  let workspace: AgentWorkspace;
   try {
-    sb = await o.manager.acquire({ runtime: o.runtime, env: o.env ?? o.task.environment, limits: o.limits });
+    workspace = await AgentWorkspace.acquire(o);
   } catch (e) {
     return result('sandbox_error', { error: `cannot start the episode's sandbox: ${(e as Error).message}` });
   }
+  const sb: Sandbox = workspace.sandbox;
   let end: AgentEpisodeEnd;
   let error: string | undefined;
   let patch: string | null = null;
   let binarySkipped: string[] = [];
   let unreadable: string | undefined;
-  let toolEnv: Record<string, string> | undefined;
   try {
-    await writeWorkspace(sb, o.task.workspace, ws);
-    // node cannot load TypeScript on its own (Node 20): the agent's node gets the grader's hooks
-    if (o.task.language === 'javascript' && hasTypeScript(o.task.workspace)) {
-      for (const [name, bytes] of Object.entries(TS_HOOK_FILES)) sb.putFile(`${EPISODE_TS_HOOKS_DIR}/${name}`, bytes, 0o444);
-      toolEnv = { NODE_OPTIONS: `--import=${EPISODE_TS_HOOKS_DIR}/ts-register.mjs` };
-    }
-    if (o.task.setup) {
-      const r = await sb.exec(['sh', '-c', o.task.setup], { cwd: ws, timeoutMs: o.setupTimeoutMs ?? 300_000 });
-      if (r.status !== 'ok')
-        throw new InfraError(
-          `the task's setup failed (${r.status}${r.exitCode !== null ? `, exit ${r.exitCode}` : ''}): ${(r.error ?? r.stderr).trim().slice(-2000)}`,
-        );
-    }
+    await workspace.prepare(o.setupTimeoutMs);
     end = await loop();
     try {
-      const diff = diffWorkspaces(o.task.workspace, await readWorkspace(sb, ws));
+      const diff = await workspace.diff();
       patch = diff.patch;
       binarySkipped = diff.binarySkipped;
     } catch (e) {
@@ -163,7 +147,7 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
     end = 'sandbox_error';
     error = (e as Error).message;
   } finally {
-    await o.manager.release(sb);
+    await workspace.release();
   }
   const where = { sandboxId: sb.id, runtime: sb.runtimeName };
   if (end !== 'sandbox_error' && unreadable !== undefined) {
@@ -189,7 +173,7 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
       const records: ToolCallRecord[] = [];
       let submitted = false;
       for (const call of parsed.calls) {
-        const rec = await executeToolCall({ sandbox: sb, workspaceDir: ws, limits: toolLimits, deadline, tools: o.tools, env: toolEnv, edits }, call);
+        const rec = await workspace.call(call, deadline);
         records.push(rec);
         if (rec.infraError) {
           turns.push({ assistant: text, tokens: sample.tokens.length, toolCalls: records });
@@ -203,8 +187,8 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
       const record: AgentTurn = { assistant: text, tokens: sample.tokens.length, toolCalls: records };
       turns.push(record);
       if (o.diffEachTurn)
-        record.diffSoFar = await readWorkspace(sb, ws).then(
-          (files) => diffWorkspaces(o.task.workspace, files).patch,
+        record.diffSoFar = await workspace.diff().then(
+          (d) => d.patch,
           (e: unknown) => {
             if (e instanceof WorkspaceUnreadableError) return `[the workspace cannot be read back: ${e.message}]`;
             throw e;
