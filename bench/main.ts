@@ -12,6 +12,7 @@ const suites: Record<string, () => Promise<{ main: (argv: string[]) => Promise<n
   artifacts: () => import('@/bench/artifacts'),
   agent: () => import('@/bench/agent'),
   console: () => import('@/bench/console'),
+  sampling: () => import('@/bench/sampling'),
 };
 
 async function run(): Promise<number> {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pick } from './pick-token';
 import { NEG_INF, type ModelConfig } from './model';
 import { Rng } from '@/core/random';
 import { f32, i64, ort } from './onnx-session';
@@ -170,36 +171,4 @@ export function temperedLogprob(logprobs: Float32Array, id: number, temperature:
   return logprobs[id]! / temperature - max - Math.log(sum);
 }
 
-/** Choose a token from a row of log-probabilities with temperature, top-k and top-p. */
-export function pick(logprobs: Float32Array, o: SampleOptions, rng: Rng): number {
-  const V = logprobs.length;
-  if (o.temperature === 0) {
-    let best = 0;
-    for (let i = 1; i < V; i++) if (logprobs[i]! > logprobs[best]!) best = i;
-    return best;
-  }
-  const order = Array.from({ length: V }, (_, i) => i).sort((a, b) => logprobs[b]! - logprobs[a]! || a - b);
-  const k = o.topK > 0 ? Math.min(o.topK, V) : V;
-  const top = order.slice(0, k);
-  const maxL = logprobs[top[0]!]! / o.temperature;
-  const w = top.map((i) => Math.exp(logprobs[i]! / o.temperature - maxL));
-  let total = w.reduce((a, b) => a + b, 0);
-  let keep = top.length;
-  if (o.topP < 1) {
-    let acc = 0;
-    for (let i = 0; i < top.length; i++) {
-      acc += w[i]! / total;
-      if (acc >= o.topP) {
-        keep = i + 1;
-        break;
-      }
-    }
-    total = w.slice(0, keep).reduce((a, b) => a + b, 0);
-  }
-  let u = rng.next() * total;
-  for (let i = 0; i < keep; i++) {
-    u -= w[i]!;
-    if (u < 0) return top[i]!;
-  }
-  return top[keep - 1]!;
-}
+export { pick };

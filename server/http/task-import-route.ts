@@ -1,6 +1,4 @@
-import { TRPCError } from '@trpc/server';
-import { getHTTPStatusCodeFromError } from '@trpc/server/http';
-import { z, ZodError } from 'zod';
+import { z } from 'zod';
 import type { Settings } from '@/core/settings';
 import { TASK_FILE_FORMATS } from '@/core/tasks';
 import type { Db } from '@/db/client';
@@ -8,7 +6,7 @@ import { createContext } from '@/server/context';
 import { describeIssues } from '@/server/errors';
 import { createCaller } from '@/server/routers';
 import { formatBytes, withBodyLimit } from './body-limit';
-import { internalErrorMessage, reportInternalError } from './internal-error';
+import { plainJsonError, plainJsonFail } from './plain-json-error';
 import { refuseCrossSite } from './same-origin';
 
 /**
@@ -28,7 +26,7 @@ const query = z.object({
 
 class ImportTooLarge extends Error {}
 
-const fail = (status: number, code: string, message: string) => Response.json({ error: { message, code } }, { status });
+const fail = plainJsonFail;
 
 export function taskImportRoute(database: () => Promise<Db>, settings: Pick<Settings, 'CRUCIBLE_MAX_IMPORT_BYTES' | 'CRUCIBLE_TRUST_PROXY'>) {
   const { CRUCIBLE_MAX_IMPORT_BYTES: limit, CRUCIBLE_TRUST_PROXY: trustProxy } = settings;
@@ -69,11 +67,7 @@ export function taskImportRoute(database: () => Promise<Db>, settings: Pick<Sett
       // symbolic links left out of git workspaces, per task, as the in-process CLI lists them
       return Response.json({ suite: { id: suite.id, name: suite.name }, imported, ...(skippedLinks.length ? { skippedLinks } : {}) });
     } catch (e) {
-      const error = e instanceof TRPCError ? e : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: e });
-      const status = getHTTPStatusCodeFromError(error);
-      if (error.code === 'INTERNAL_SERVER_ERROR') return fail(status, error.code, internalErrorMessage(reportInternalError(error, 'POST /api/tasks/import')));
-      const message = error.cause instanceof ZodError ? `invalid input: ${describeIssues(error.cause.issues)}` : error.message;
-      return fail(status, error.code, message);
+      return plainJsonError(e, 'POST /api/tasks/import');
     }
   };
 }
