@@ -5,7 +5,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { connect } from '@/db/client';
 import { appendAudit } from '@/server/audit/service';
 import { defaultRunConfig } from '@/core/run-config';
-import { database, env, seedSuiteAndTask, signIn } from './support';
+import { database, env, seedSuiteAndTask, signIn, trpc } from './support';
 
 /**
  * Issue 17 (audit and admin): the audit log's filters (actor, action, target, time range),
@@ -47,12 +47,6 @@ async function appendSandboxExecs(n: number, actor: string) {
     await conn.close();
   }
 }
-
-const trpc = async (page: Page, proc: string, input: unknown) => {
-  const res = await page.request.post(`/api/trpc/${proc}`, { data: { json: input } });
-  expect(res.ok(), await res.text()).toBe(true);
-  return ((await res.json()) as { result: { data: { json: unknown } } }).result.data.json;
-};
 
 test('audit log: sandbox.exec hidden by default, filters, keyset paging, expandable details', async ({ page }) => {
   test.setTimeout(120_000);

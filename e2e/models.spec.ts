@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { STORIES260K_DIR } from '@/test/models';
-import { env, signIn } from './support';
+import { env, signIn, trpc } from './support';
 
 /**
  * Issue 15 (bring your own model): /models lists registered Hugging Face models and a model's
@@ -28,12 +28,6 @@ async function screenshot(page: Page, name: string) {
   }
   if (before) await page.setViewportSize(before);
 }
-
-const trpc = async (page: Page, proc: string, input: unknown) => {
-  const res = await page.request.post(`/api/trpc/${proc}`, { data: { json: input } });
-  expect(res.ok(), await res.text()).toBe(true);
-  return ((await res.json()) as { result: { data: { json: unknown } } }).result.data.json;
-};
 
 const sha256 = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 

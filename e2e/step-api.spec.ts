@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { expect, test, type Page } from '@playwright/test';
-import { env, signIn } from './support';
+import { expect, test } from '@playwright/test';
+import { env, signIn, trpc } from './support';
 
 // The step API's Python client from docs/agents.md, run as written with Debian's python3
 // against the started Crucible: a session of a built-in repository task, a step, submit, a
@@ -19,12 +19,6 @@ function pythonClient(): string {
   if (!m) throw new Error('docs/agents.md has no step-api-client block between its markers');
   return m[1]!;
 }
-
-const trpc = async (page: Page, proc: string, input: unknown) => {
-  const res = await page.request.post(`/api/trpc/${proc}`, { data: { json: input } });
-  expect(res.ok(), await res.text()).toBe(true);
-  return ((await res.json()) as { result: { data: { json: unknown } } }).result.data.json;
-};
 
 test('step API: the documented Python client opens, steps, grades and closes a session', async ({ page }) => {
   test.setTimeout(240_000);

@@ -60,3 +60,10 @@ export async function seedSuiteAndTask(sql: postgres.Sql, name: string) {
   assert(task !== undefined, 'no task');
   return { suiteId: suite.id as string, taskId: task.id as string };
 }
+
+/** A tRPC mutation as the signed-in page's user (superjson's plain-JSON form); fails the test on an error answer. */
+export const trpc = async (page: Page, proc: string, input: unknown) => {
+  const res = await page.request.post(`/api/trpc/${proc}`, { data: { json: input } });
+  expect(res.ok(), await res.text()).toBe(true);
+  return ((await res.json()) as { result: { data: { json: unknown } } }).result.data.json;
+};
