@@ -61,7 +61,8 @@ export const LossConfig = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('ppo'),
     clipLow: z.number().min(0).default(0.2),
-    clipHigh: z.number().min(0).default(0.2),
+    // the same as GRPO's and a run's (core/run-config.ts): one default, as docs/policy.md says
+    clipHigh: z.number().min(0).default(0.28),
     ...policyGradientFields,
     valueClip: z.number().positive().default(0.2),
     valueCoef: z.number().min(0).default(0.5),
