@@ -20,7 +20,7 @@ function pythonClient(): string {
   return m[1]!;
 }
 
-test('step API: the documented Python client opens, steps, grades and closes a session', async ({ page }) => {
+test('step API: the documented Python client opens, steps, grades and closes a session; the OpenAI routes answer', async ({ page }) => {
   test.setTimeout(240_000);
   await signIn(page, 'admin', env.adminPassword);
   const created = (await trpc(page, 'tokens.create', { name: `step-api-${Date.now().toString(36)}` })) as { token: string };
@@ -52,6 +52,18 @@ test('step API: the documented Python client opens, steps, grades and closes a s
     expect(unknown.status).toBe(404);
     const notJson = await fetch(`${env.baseUrl}/api/v1/environments/reset`, { method: 'POST', headers: auth, body: '{' });
     expect(notJson.status).toBe(400);
+
+    // the OpenAI-compatible endpoint is served by the built app too (server/inference/openai-endpoint.test.ts covers it)
+    const models = await fetch(`${env.baseUrl}/api/v1/models`, { headers: auth });
+    expect(models.status).toBe(200);
+    expect(await models.json()).toMatchObject({ object: 'list', data: expect.any(Array) });
+    const noModel = await fetch(`${env.baseUrl}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(noModel.status).toBe(404);
+    expect(((await noModel.json()) as { error: { code: string } }).error.code).toBe('model_not_found');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -37,7 +37,7 @@ export function pick(logprobs: Float32Array, o: PickOptions, rng: Rng): number {
   let cand: Int32Array;
   let total = 0;
   if (k < V) {
-    cand = Int32Array.from(topK(logprobs, k));
+    cand = Int32Array.from(topKIndices(logprobs, k));
     for (let j = 0; j < cand.length; j++) total += w[cand[j]!] = Math.exp((logprobs[cand[j]!]! - max) * invT);
   } else {
     for (let i = 0; i < V; i++) total += w[i] = Math.exp((logprobs[i]! - max) * invT);
@@ -140,7 +140,7 @@ function nucleusPrefix(w: Float64Array, idx: Int32Array, target: number): number
 }
 
 /** The k largest entries' indices (any order), by a min-heap of k: O(V log k). */
-function topK(l: Float32Array, k: number): number[] {
+export function topKIndices(l: Float32Array, k: number): number[] {
   const heap: number[] = [];
   // the heap's root is its smallest entry; ties broken so a lower index ranks higher, as in a stable sort
   const less = (a: number, b: number) => l[a]! < l[b]! || (l[a]! === l[b]! && a > b);

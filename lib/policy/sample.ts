@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pick } from './pick-token';
+import { pick, topKIndices } from './pick-token';
 import { NEG_INF, type ModelConfig } from './model';
 import { Rng } from '@/core/random';
 import { f32, i64, ort } from './onnx-session';
@@ -18,6 +18,8 @@ export const SampleOptions = z.object({
   seed: z.number().int().default(0),
   /** false recomputes the whole prefix each step (for checks and benchmarks). */
   kvCache: z.boolean().default(true),
+  /** also record the n likeliest tokens at each step with their tempered logprobs (OpenAI's top_logprobs) */
+  topLogprobs: z.number().int().min(0).max(20).default(0),
 });
 export type SampleOptions = z.infer<typeof SampleOptions>;
 export type SampleOptionsInput = z.input<typeof SampleOptions>;
@@ -34,6 +36,8 @@ export type Completion = {
   logprobs: number[];
   /** The value head at the state before each chosen token (PPO's old values). */
   values: number[];
+  /** with `topLogprobs` n: the n likeliest tokens at each step, likeliest first, logprobs as `logprobs`'s */
+  top?: { id: number; logprob: number }[][];
   finishReason: 'eos' | 'stop' | 'length';
 };
 
@@ -51,7 +55,13 @@ export type SamplerSessions = {
  * padding so each row computes exactly what it would alone. Every row draws from its own
  * RNG forked from the seed, so a run replays token for token.
  */
-export async function generate(s: SamplerSessions, prompts: number[][], input: SampleOptionsInput): Promise<Completion[]> {
+export async function generate(
+  s: SamplerSessions,
+  prompts: number[][],
+  input: SampleOptionsInput,
+  /** called with each row's chosen token as it is chosen (streaming) */
+  onToken?: (row: number, id: number) => void,
+): Promise<Completion[]> {
   const opts = SampleOptions.parse(input);
   const B = prompts.length;
   if (B === 0) return [];
@@ -64,7 +74,14 @@ export async function generate(s: SamplerSessions, prompts: number[][], input: S
   const seqs = prompts.map((p, b) => [...new Array<number>(pads[b]!).fill(s.pad), ...p]);
   const root = new Rng(opts.seed);
   const rngs = prompts.map((_, b) => root.fork(b));
-  const out: Completion[] = prompts.map((p) => ({ promptTokens: [...p], tokens: [], logprobs: [], values: [], finishReason: 'length' }));
+  const out: Completion[] = prompts.map((p) => ({
+    promptTokens: [...p],
+    tokens: [],
+    logprobs: [],
+    values: [],
+    finishReason: 'length',
+    ...(opts.topLogprobs > 0 ? { top: [] } : {}),
+  }));
   const done = new Array<boolean>(B).fill(false);
   const V = s.model.vocabSize;
 
@@ -85,7 +102,9 @@ export async function generate(s: SamplerSessions, prompts: number[][], input: S
       c.tokens.push(id);
       c.logprobs.push(temperedLogprob(row, id, opts.temperature));
       c.values.push(values?.[b] ?? 0);
+      if (c.top) c.top.push(topLogprobs(row, opts.topLogprobs, opts.temperature));
       next.push(id);
+      onToken?.(b, id);
       if (opts.eos !== undefined && id === opts.eos) finish(b, 'eos');
       else if (opts.stop.some((st) => st.length > 0 && endsWith(c.tokens, st))) finish(b, 'stop');
     }
@@ -103,6 +122,19 @@ export async function generate(s: SamplerSessions, prompts: number[][], input: S
     done[b] = true;
     out[b]!.finishReason = why;
   }
+}
+
+/** The n likeliest tokens of a row with their logprobs under the sampling temperature (T = 1 at T = 0, as `logprobs`). */
+function topLogprobs(row: Float32Array, n: number, temperature: number): { id: number; logprob: number }[] {
+  const T = temperature === 0 ? 1 : temperature;
+  let max = -Infinity;
+  for (let i = 0; i < row.length; i++) max = Math.max(max, row[i]! / T);
+  let sum = 0;
+  for (let i = 0; i < row.length; i++) sum += Math.exp(row[i]! / T - max);
+  const lse = max + Math.log(sum);
+  return topKIndices(row, Math.min(n, row.length))
+    .sort((a, b) => row[b]! - row[a]! || a - b)
+    .map((id) => ({ id, logprob: row[id]! / T - lse }));
 }
 
 function endsWith(a: number[], suffix: number[]): boolean {
