@@ -215,6 +215,46 @@ describe('crucible models import|list|show|export (the real binary, real Postgre
     expect(sampled).toMatchObject({ tokens: [432, 383, 286, 261, 376], text: ', there was a little' });
   });
 
+  it('models sft --register: tunes a registered model on exported episodes and registers the result for a run to start from', async () => {
+    const hf = await HfPolicy.load(STORIES);
+    const prompt = hf.tokenizer.encode('Once upon a time');
+    const reply = hf.tokenizer.encode(' the cat sat on the mat.', { specialTokens: false });
+    await hf.release();
+    const data = path.join(dir, 'export.jsonl');
+    // as `crucible episodes export` writes one: the prompt masked, the sampled reply not
+    await fs.writeFile(
+      data,
+      JSON.stringify({ tokens: { ids: [...prompt, ...reply], loss_mask: [...prompt.map(() => 0), ...reply.map(() => 1)], logprobs: [] } }) + '\n',
+    );
+    const out = path.join(dir, 'tuned');
+    const r = JSON.parse(
+      await ok(['models', 'sft', 'stories260K', '--data', data, '--out', out, '--register', 'stories-tuned', '--steps', '8', '--lr', '1e-3', '--json']),
+    ) as { losses: number[]; registered: { name: string; weightsSha256: string } };
+    expect(r.losses.at(-1)!).toBeLessThan(r.losses[0]!);
+    expect(r.registered.name).toBe('stories-tuned');
+    const listed = JSON.parse(await ok(['models', 'list', '--json'])) as { name: string; weightsSha256: string }[];
+    const tuned = listed.find((m) => m.name === 'stories-tuned')!;
+    expect(tuned.weightsSha256).toBe(r.registered.weightsSha256);
+    expect(tuned.weightsSha256).not.toBe(listed.find((m) => m.name === 'stories260K')!.weightsSha256);
+    // a taken name is refused before anything is trained over it
+    const again = await crucible([
+      'models',
+      'sft',
+      'stories260K',
+      '--data',
+      data,
+      '--out',
+      path.join(dir, 'tuned2'),
+      '--register',
+      'stories-tuned',
+      '--steps',
+      '1',
+    ]);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain('a model named "stories-tuned" is already registered');
+    await expect(fs.stat(path.join(dir, 'tuned2'))).rejects.toThrow(); // nothing was trained or written
+  });
+
   it('refuses bad directories naming the file, taken names, unknown models and formats', async () => {
     const broken = path.join(dir, 'no-tokenizer');
     await fs.cp(STORIES, broken, { recursive: true });

@@ -6,6 +6,7 @@ import { dataDir } from '@/db/open-database';
 import { listVersions, policiesDir, versionFile } from '@/lib/policy/checkpoint';
 import { countParams } from '@/lib/policy/model';
 import { DEFAULT_MODEL, Policy } from '@/lib/policy/policy';
+import { sftSequences, type SftSequence } from '@/lib/policy/sft-sequences';
 import { CliError, intOption, output, type Command } from './args';
 import { configureOnnxRuntime, type Provider } from '@/lib/policy/onnx-session';
 import { settings } from '@/core/settings';
@@ -97,10 +98,12 @@ const init: Command = {
 
 const Demo = z.object({ prompt: z.string(), completion: z.string() });
 
-const sftUsage = 'crucible policy sft POLICY --data demos.jsonl [--steps 100] [--batch 16] [--micro-batch N] [--seed 0] [--cpu] [--json]';
+const sftUsage =
+  'crucible policy sft POLICY --data (demos.jsonl | episodes.jsonl) [--steps 100] [--batch 16] [--micro-batch N] [--seed 0] [--cpu] [--json]\n' +
+  '  demos: {"prompt", "completion"} lines; episodes: `crucible episodes export` output of a byte-model run (tokens.ids, tokens.loss_mask), trained on as they are';
 const sft: Command = {
   name: 'policy sft',
-  summary: 'supervised fine-tuning on {"prompt","completion"} JSONL demonstrations; saves a new version',
+  summary: 'supervised fine-tuning on {"prompt","completion"} JSONL demonstrations or on exported episodes (`crucible episodes export`); saves a new version',
   usage: sftUsage,
   options: {
     ...json,
@@ -116,8 +119,18 @@ const sft: Command = {
     const text = await fs.readFile(values.data as string, 'utf8').catch(() => {
       throw new CliError(`cannot read --data ${String(values.data)}`);
     });
-    const demos = text
-      .split('\n')
+    const lines = text.split('\n');
+    // an export of episodes (`crucible episodes export`): its token view as it is, the loss on loss_mask 1
+    const exported = (() => {
+      const first = lines.find((l) => l.trim());
+      try {
+        return first !== undefined && typeof JSON.parse(first) === 'object' && 'tokens' in (JSON.parse(first) as object);
+      } catch {
+        return false;
+      }
+    })();
+    if (exported) return trainOnSequences(values, positionals, lines);
+    const demos = lines
       .map((l, i) => [l.trim(), i + 1] as const)
       .filter(([l]) => l)
       .map(([l, line]) => {
@@ -135,29 +148,56 @@ const sft: Command = {
       const answer = [...tok.encode(d.completion), tok.spec.eos];
       return { tokens: [...prompt, ...answer], lossMask: [...prompt.map(() => 0), ...answer.map(() => 1)] };
     });
-    const steps = num(values.steps, 'steps') ?? 100;
-    const batch = num(values.batch, 'batch') ?? 16;
-    const rng = new Rng(num(values.seed, 'seed') ?? 0);
-    const log: { step: number; loss: number; gradNorm: number; lr: number; tokens: number; provider: string }[] = [];
-    for (let i = 0; i < steps; i++) {
-      // Deterministic batches: demos drawn with the seeded generator.
-      const pick = Array.from({ length: Math.min(batch, seqs.length) }, () => rng.pick(seqs));
-      const r = await policy.trainStep(pick, { kind: 'sft' }, { microBatchSize: num(values['micro-batch'], 'micro-batch') });
-      log.push({ step: r.step, loss: r.loss, gradNorm: r.gradNorm, lr: r.lr, tokens: r.tokens, provider: r.provider });
-      if (!values.json && (i % 10 === 0 || i === steps - 1))
-        console.error(`step ${r.step} loss ${r.loss.toFixed(4)} grad-norm ${r.gradNorm.toFixed(3)} lr ${r.lr.toExponential(2)} (${r.provider})`);
-    }
-    const dir = (await fs.stat(where)).isDirectory() ? where : path.dirname(where);
-    const saved = await policy.saveVersion(dir);
-    output(
-      !!values.json,
-      { ...saved, steps: log },
-      () => `saved v${saved.version}: final loss ${log.at(-1)!.loss.toFixed(4)}\n${saved.path}\nsha256 ${saved.sha256}`,
-    );
-    await policy.release();
-    return 0;
+    return trainAndSave(values, policy, where, seqs);
   },
 };
+
+/** `policy sft` on exported episodes: each record's token ids and loss mask as they are (never re-tokenised). */
+async function trainOnSequences(values: Record<string, unknown>, positionals: string[], lines: string[]): Promise<number> {
+  const { policy, where } = await load(positionals[0], sftUsage, values);
+  let seqs;
+  try {
+    seqs = sftSequences(lines, { vocabSize: policy.model.vocabSize, maxPositionEmbeddings: policy.model.maxSeqLen }, String(values.data));
+  } catch (e) {
+    await policy.release();
+    throw new CliError((e as Error).message);
+  }
+  if (!seqs.length) {
+    await policy.release();
+    throw new CliError(`${String(values.data)} has no episode with assistant tokens (loss_mask 1) to train on`);
+  }
+  return trainAndSave(values, policy, where, seqs);
+}
+
+/** The SFT steps on seeded batches of `seqs`, then the new version saved beside the policy's others. */
+async function trainAndSave(
+  values: Record<string, unknown>,
+  policy: Awaited<ReturnType<typeof load>>['policy'],
+  where: string,
+  seqs: SftSequence[],
+): Promise<number> {
+  const steps = num(values.steps, 'steps') ?? 100;
+  const batch = num(values.batch, 'batch') ?? 16;
+  const rng = new Rng(num(values.seed, 'seed') ?? 0);
+  const log: { step: number; loss: number; gradNorm: number; lr: number; tokens: number; provider: string }[] = [];
+  for (let i = 0; i < steps; i++) {
+    // Deterministic batches: demos drawn with the seeded generator.
+    const pick = Array.from({ length: Math.min(batch, seqs.length) }, () => rng.pick(seqs));
+    const r = await policy.trainStep(pick, { kind: 'sft' }, { microBatchSize: num(values['micro-batch'], 'micro-batch') });
+    log.push({ step: r.step, loss: r.loss, gradNorm: r.gradNorm, lr: r.lr, tokens: r.tokens, provider: r.provider });
+    if (!values.json && (i % 10 === 0 || i === steps - 1))
+      console.error(`step ${r.step} loss ${r.loss.toFixed(4)} grad-norm ${r.gradNorm.toFixed(3)} lr ${r.lr.toExponential(2)} (${r.provider})`);
+  }
+  const dir = (await fs.stat(where)).isDirectory() ? where : path.dirname(where);
+  const saved = await policy.saveVersion(dir);
+  output(
+    !!values.json,
+    { ...saved, steps: log },
+    () => `saved v${saved.version}: final loss ${log.at(-1)!.loss.toFixed(4)}\n${saved.path}\nsha256 ${saved.sha256}`,
+  );
+  await policy.release();
+  return 0;
+}
 
 const sampleUsage =
   'crucible policy sample POLICY --prompt TEXT [--prompt TEXT...] [--n 1] [--max-new-tokens 64] [--temperature 1] [--top-p 1] [--top-k 0] [--stop TEXT...] [--seed 0] [--no-cache] [--cpu] [--json]\n' +

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CliError, parseFor } from './args';
+import { BYTE_TOKENIZER, Tokenizer } from '@/lib/policy/tokenizer';
 
 let dir: string;
 let commands: (typeof import('./policy'))['commands'];
@@ -80,6 +81,34 @@ describe('crucible policy CLI', () => {
     const out = path.join(dir, 'toy.onnx');
     const exported = (await cli(['export', 'toy', '--out', out])) as { bytes: number };
     expect(exported.bytes).toBe((await fs.stat(out)).size);
+  });
+
+  it('sft on exported episodes: their token view as it is, the loss on the assistant tokens only', async () => {
+    await cli(['init', 'agent', '--d-model', '32', '--layers', '1', '--heads', '2', '--max-seq', '64', '--lr', '1e-2']);
+    const tok = new Tokenizer();
+    // as `crucible episodes export` writes a byte-model run's episode: prompt and tool text masked, the reply not
+    const record = (prompt: string, reply: string, tool: string) => {
+      const p = tok.encode(prompt, { bos: true });
+      const r = [...tok.encode(reply), BYTE_TOKENIZER.eos];
+      const t = tok.encode(tool);
+      return {
+        messages: [],
+        tokens: { ids: [...p, ...r, ...t], loss_mask: [...p.map(() => 0), ...r.map(() => 1), ...t.map(() => 0)], logprobs: [] },
+        reward: 1,
+      };
+    };
+    const data = path.join(dir, 'episodes.jsonl');
+    await fs.writeFile(data, [record('fix: ', 'submit', ' ok'), record('go: ', 'ls', ' a.py')].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const trained = (await cli(['sft', 'agent', '--data', data, '--steps', '80', '--batch', '2'])) as { steps: { loss: number }[] };
+    // near 0 only when the loss is on the replies: the masked prompts differ in their first byte (f or g),
+    // which nothing predicts, so a loss over every token stays above ln 2 / 17 ≈ 0.04
+    expect(trained.steps.at(-1)!.loss).toBeLessThan(0.01);
+    const [sampled] = (await cli(['sample', 'agent', '--prompt', 'fix: ', '--temperature', '0', '--max-new-tokens', '10'])) as { text: string }[];
+    expect(sampled!.text).toBe('submit'); // the reply was learned, not the masked tool text after it
+    // an episode sampled with another tokenizer (ids past the byte vocabulary) is refused by line
+    const foreign = path.join(dir, 'foreign.jsonl');
+    await fs.writeFile(foreign, JSON.stringify({ tokens: { ids: [256, 151_643, 12], loss_mask: [0, 1, 1] } }) + '\n');
+    await expect(cli(['sft', 'agent', '--data', foreign])).rejects.toThrow(/foreign.jsonl 1: token id 151643 is past this model's vocabulary \(259\)/);
   });
 
   it('explains bad input', async () => {

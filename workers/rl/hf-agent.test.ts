@@ -18,7 +18,7 @@ import { exportEpisodes } from '@/server/episodes/export';
 import { exportHfDirectory } from '@/lib/policy/hf/export-hf';
 import { HfPolicy } from '@/lib/policy/hf/hf-policy';
 import { HfTrainer } from '@/lib/policy/hf/hf-trainer';
-import { sftSequences, sftSteps } from '@/lib/policy/hf/sft-sequences';
+import { sftSequences, sftSteps } from '@/lib/policy/sft-sequences';
 
 let hfRunId: string | undefined;
 

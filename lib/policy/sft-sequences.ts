@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { Rng } from '@/core/random';
-import type { HfTrainer } from './hf-trainer';
 
 /**
- * Supervised fine-tuning of a Hugging Face model on token sequences with a loss mask: the
+ * Supervised fine-tuning of a policy (the byte model or a Hugging Face model) on token sequences with a loss mask: the
  * rejection-sampling SFT recipe (SWE-Gym, R2E-Gym) on exported trajectories, whose token view
  * has mask 1 exactly on the assistant's sampled tokens, so the loss falls on those alone.
  * The sequences are used as they are, never re-tokenized (they must come from this model's
@@ -48,7 +47,7 @@ export function sftSequences(lines: string[], model: { vocabSize: number; maxPos
 
 /** `steps` optimizer steps on batches drawn with a seeded generator; the loss of each step. */
 export async function sftSteps(
-  trainer: Pick<HfTrainer, 'trainStep'>,
+  trainer: { trainStep(batch: SftSequence[], loss: { kind: 'sft' }, o: { microBatchSize?: number }): Promise<{ loss: number }> },
   seqs: SftSequence[],
   o: { steps: number; batch: number; seed: number; microBatchSize?: number },
 ) {
