@@ -148,7 +148,7 @@ export const runConfigFields = z
     tasksPerIteration: z.number().int().min(1).max(10_000).default(8),
     iterations: z.number().int().min(1).max(100_000).default(20),
     /** Turns per episode: attempts of an input/output task, assistant messages of an agent on a repository task. */
-    maxTurns: z.number().int().min(1).max(50).default(3),
+    maxTurns: z.number().int().min(1).max(200).default(3),
     /** Repository tasks: the tools the agent gets (submit always); calls to others are error observations. */
     tools: agentToolSet.default([...DEFAULT_AGENT_TOOLS]),
     /**
@@ -156,13 +156,18 @@ export const runConfigFields = z
      * the context (maxSeqLen) of the policy such a run creates, so every episode fits the
      * learner as one sequence. The byte model's prompt with all five tools is about 3.5k tokens.
      */
-    agentTokenBudget: z.number().int().min(1024).max(32_768).default(4096),
+    agentTokenBudget: z.number().int().min(1024).max(131_072).default(4096),
     /** Repository tasks: tokens one assistant message may have (capped by what is left of the budget). */
     agentMaxNewTokens: z.number().int().min(1).max(8192).default(256),
     /** Repository tasks: wall clock of the agent's turns in one episode, in seconds (setup and grading not included). */
     agentTimeBudgetS: z.number().int().min(10).max(3600).default(300),
     /** Repository tasks: bytes of one tool call's output the agent sees; the middle of longer output is cut with a marker. */
     agentToolOutputBytes: z.number().int().min(1024).max(1_048_576).default(16_384),
+    /**
+     * Repository tasks: the agent's system prompt (held-out evaluation and exports use it too).
+     * Default: Crucible's, which says how the model's family writes tool calls (lib/agent/episode/system-prompt.ts).
+     */
+    agentSystemPrompt: z.string().trim().min(1, 'the system prompt is empty: leave it out for the default').max(20_000).optional(),
     /**
      * Repository tasks on a Hugging Face model: how its messages write tool calls
      * (core/tool-call-formats.ts). Default: what its chat template renders.

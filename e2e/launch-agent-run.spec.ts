@@ -2,8 +2,8 @@ import { expect, test } from '@playwright/test';
 import { repoSuiteJsonl } from '@/lib/agent/suite/repo-suite';
 import { database, env, signIn } from './support';
 
-// The launch form on a suite of repository tasks: the agent's tool set and budgets appear only
-// for such a suite, submit cannot be unchecked, and the run is created with the chosen tools.
+// The launch form on a suite of repository tasks: the agent's tool set, budgets and system prompt
+// appear only for such a suite, submit cannot be unchecked, and the run is created with the choices.
 const tag = Date.now().toString(36);
 const suite = `repo-e2e-${tag}`;
 const runName = `agent-${tag}`;
@@ -33,17 +33,25 @@ test('launch form: a repository suite shows the tool-set choice, and the run get
   await page.locator('input[name="tools.read_file"]').uncheck();
   await page.locator('input[name="tools.write_file"]').uncheck();
   await page.getByLabel('Token budget per episode').fill('3072');
+  await expect(page.getByLabel('System prompt')).toHaveValue(''); // empty: Crucible's default
+  await page.getByLabel('System prompt').fill('You fix bugs in this repository. Run the tests, then submit.');
   await page.getByLabel('Iterations').fill('1');
   await page.getByRole('button', { name: 'Launch run' }).click();
   // before any sandbox worker has registered, a launch waits for this host's runtime probe (about 20 s)
   await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/, { timeout: 60_000 });
   const runId = page.url().split('/').pop()!;
   await expect(page.getByTestId('config-tools')).toHaveText('bash,str_replace,submit');
+  await expect(page.getByTestId('config-agentSystemPrompt')).toHaveText('You fix bugs in this repository. Run the tests, then submit.');
 
   const sql = database();
   try {
     const [row] = await sql`select config from runs where id = ${runId}`;
-    expect(row!.config).toMatchObject({ suite, tools: ['bash', 'str_replace', 'submit'], agentTokenBudget: 3072 });
+    expect(row!.config).toMatchObject({
+      suite,
+      tools: ['bash', 'str_replace', 'submit'],
+      agentTokenBudget: 3072,
+      agentSystemPrompt: 'You fix bugs in this repository. Run the tests, then submit.',
+    });
   } finally {
     await sql.end();
   }

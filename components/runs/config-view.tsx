@@ -26,6 +26,12 @@ function ValueText({ text }: { text: string }) {
   ));
 }
 
+/** Free text (a system prompt): its start, the whole of it on hover and in the JSON view; "default" when unset. */
+function LongText({ text }: { text: string | undefined }) {
+  if (text === undefined) return <span className="text-slate-500">default</span>;
+  return <span title={text}>{text.length > 60 ? `${text.slice(0, 60)}…` : text}</span>;
+}
+
 /** The run's resolved config, grouped like the launch form, with the raw JSON one click away. */
 export function ConfigView({ config }: { config: RunConfig }) {
   const [raw, setRaw] = useState(false);
@@ -55,7 +61,11 @@ export function ConfigView({ config }: { config: RunConfig }) {
                       <tr key={f.path} className="border-b border-slate-100">
                         <td className="py-0.5 pr-2 text-slate-600">{f.label}</td>
                         <td className="py-0.5 text-right font-mono text-xs" data-testid={`config-${f.path}`}>
-                          <ValueText text={String(getPath(config, f.path) ?? '—')} />
+                          {f.kind === 'textarea' ? (
+                            <LongText text={getPath(config, f.path) as string | undefined} />
+                          ) : (
+                            <ValueText text={String(getPath(config, f.path) ?? '—')} />
+                          )}
                         </td>
                       </tr>
                     ))}

@@ -16,7 +16,7 @@ export type FieldSpec = {
   path: string;
   label: string;
   /** checkboxes: one per option, the value a comma-separated list of the checked ones */
-  kind: 'number' | 'text' | 'select' | 'checkboxes';
+  kind: 'number' | 'text' | 'textarea' | 'select' | 'checkboxes';
   options?: readonly string[];
   step?: string;
   help?: string;
@@ -24,6 +24,8 @@ export type FieldSpec = {
   parse?: 'boolean' | 'numbers' | 'strings';
   /** empty means "the deployment's default", decided at launch: the field is left out of the config */
   deploymentDefault?: boolean;
+  /** empty means "Crucible's default": the field is left out of the config */
+  optional?: boolean;
   /** checkboxes that are always checked (the agent's `submit`) */
   fixed?: readonly string[];
 };
@@ -91,6 +93,13 @@ export const fieldGroups: FieldGroup[] = [
       },
       { path: 'agentMaxNewTokens', label: 'Tokens per message', kind: 'number', step: '1' },
       { path: 'agentTimeBudgetS', label: 'Time budget per episode (s)', kind: 'number', step: '1', help: 'The agent’s turns; setup and grading not included.' },
+      {
+        path: 'agentSystemPrompt',
+        label: 'System prompt',
+        kind: 'textarea',
+        optional: true,
+        help: 'Empty: Crucible’s, which tells the model how its family writes tool calls. Held-out evaluation and exports use the same.',
+      },
       {
         path: 'agentToolOutputBytes',
         label: 'Tool output shown (bytes)',
@@ -336,6 +345,7 @@ export function configFromValues(values: FormValues): { config: Record<string, u
   for (const f of allFields) {
     const raw = (values[f.path] ?? '').trim();
     if (raw === '' && f.deploymentDefault) continue; // decided at launch (server/runs/launch-isolation.ts)
+    if (raw === '' && f.optional) continue; // Crucible's default
     let v: unknown = raw;
     if (f.kind === 'number') {
       if (raw === '') errors[f.path] = 'Enter a number';

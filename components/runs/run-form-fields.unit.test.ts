@@ -10,7 +10,13 @@ const leafPaths = (o: object, prefix = ''): string[] =>
 describe('launch form fields', () => {
   it('cover every config key, so nothing is silently left at its default', () => {
     const notPolicy = leafPaths(defaultRunConfig).filter((p) => !p.startsWith('policy.'));
-    expect(allFields.map((f) => f.path).sort()).toEqual(notPolicy.sort());
+    // optional fields (a system prompt) have no default to be left at: the config leaves them out when empty
+    expect(
+      allFields
+        .filter((f) => !f.optional)
+        .map((f) => f.path)
+        .sort(),
+    ).toEqual(notPolicy.sort());
     // the policy section: every leaf of a registered model's policy but its kind (which the model choice decides)
     const hf = runConfigSchema.parse({ policy: { kind: 'hf', model: 'm' } }).policy;
     expect(Object.values(POLICY_KEYS).sort()).toEqual(
@@ -46,6 +52,15 @@ describe('launch form fields', () => {
     const { config, errors } = configFromValues(values);
     expect(errors).toEqual({});
     expect(runConfigSchema.parse(config)).toEqual(defaultRunConfig);
+  });
+
+  it('leave an empty system prompt out of the config (the default) and keep a written one', () => {
+    const values = valuesFromConfig();
+    expect(values.agentSystemPrompt).toBe('');
+    expect(configFromValues(values).config).not.toHaveProperty('agentSystemPrompt');
+    const own = configFromValues({ ...values, agentSystemPrompt: '  You fix bugs.\n' });
+    expect(runConfigSchema.parse(own.config).agentSystemPrompt).toBe('You fix bugs.');
+    expect(valuesFromConfig(runConfigSchema.parse(own.config)).agentSystemPrompt).toBe('You fix bugs.');
   });
 
   it('take the curriculum as comma-separated task ids and show it the same way', () => {

@@ -193,6 +193,8 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
           ))}
         </select>
       );
+    } else if (f.kind === 'textarea') {
+      control = <textarea {...common} rows={4} placeholder="Crucible’s default" onChange={(e) => setValue(f.path, e.target.value)} />;
     } else if (f.path === 'suite' && suiteNames.length > 0) {
       const suite = values.suite ?? '';
       const opts = suiteNames.includes(suite) ? suiteNames : [suite, ...suiteNames].filter(Boolean);

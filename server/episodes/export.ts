@@ -46,12 +46,12 @@ export type ExportedEpisode = {
 
 type TurnRow = typeof turns.$inferSelect;
 
-/** How a run's agent wrote tool calls, and the system prompt it was given (run-episode.ts's default). */
+/** How a run's agent wrote tool calls, and the system prompt it was given (the run's own, else run-episode.ts's default). */
 async function agentConventions(db: Db, c: RunConfig): Promise<{ format: ToolCallFormat; system: string }> {
   let template: string | undefined;
   if (c.policy.kind === 'hf') template = (await db.select({ t: models.chatTemplate }).from(models).where(eq(models.name, c.policy.model)))[0]?.t ?? undefined;
   const format = toolCallFormat(c.toolCallFormat ?? detectToolCallFormat(template));
-  return { format, system: defaultSystemPrompt(format) };
+  return { format, system: c.agentSystemPrompt ?? defaultSystemPrompt(format) };
 }
 
 /**

@@ -55,6 +55,10 @@ class TimedPolicy implements AgentPolicy {
   }
 }
 
+/** The run's system prompt for its agents: its own, else Crucible's default for the tool-call format. */
+export const agentSystemPrompt = (c: Pick<RunConfig, 'agentSystemPrompt'>, format: Parameters<typeof defaultSystemPrompt>[0]) =>
+  c.agentSystemPrompt ?? defaultSystemPrompt(format);
+
 export type PlayedRepoEpisode = {
   result: AgentEpisodeResult<RepoGrade>;
   rows: AgentTurnRow[];
@@ -94,10 +98,10 @@ export async function playRepoEpisode(o: {
     if (e instanceof TemplateRenderError) throw new PermanentJobError(`${c.policy.kind === 'hf' ? `model "${c.policy.model}"` : 'the policy'}: ${e.message}`);
     throw e;
   };
+  const systemPrompt = agentSystemPrompt(c, renderer.toolCallFormat);
   let prompt: number;
   try {
-    prompt = renderer.begin({ system: defaultSystemPrompt(renderer.toolCallFormat), user: task.problemStatement, tools: toolSchemas(c.tools) }).sequence.ids
-      .length;
+    prompt = renderer.begin({ system: systemPrompt, user: task.problemStatement, tools: toolSchemas(c.tools) }).sequence.ids.length;
   } catch (e) {
     return modelConfigError(e);
   }
@@ -114,6 +118,7 @@ export async function playRepoEpisode(o: {
     env: sandbox.env,
     limits: sandbox.limits,
     maxTurns: c.maxTurns,
+    systemPrompt,
     tokenBudget,
     maxNewTokens: c.agentMaxNewTokens ?? 256,
     timeBudgetMs: (c.agentTimeBudgetS ?? 300) * 1000,

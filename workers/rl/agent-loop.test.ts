@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { episodes, metricSamples, policyVersions, rewards, runEvents, tasks, turns } from '@/db/schema';
 import { createRun } from '@/server/runs/service';
 import { importTasks } from '@/server/tasks/service';
-import { defaultSystemPrompt } from '@/lib/agent/episode/run-episode';
 import { REPO_GRADER_VERSION } from '@/lib/agent/grade/grade-repo-task';
 import { ByteTemplateRenderer } from '@/lib/agent/render/byte-template';
 import { repoSuiteJsonl } from '@/lib/agent/suite/repo-suite';
@@ -31,6 +30,7 @@ beforeAll(async () => {
 afterAll(() => rl.stop());
 
 const TRAIN = ['js-semver-sort-numeric', 'py-intervals-touching'];
+const SYSTEM = 'You fix bugs. Call bash to look around, then submit.';
 const renderer = new ByteTemplateRenderer();
 const eos = renderer.tokenizer.spec.eos;
 
@@ -54,6 +54,8 @@ describe('RL on repository tasks (agent episodes, one token sequence each)', () 
       updateEpochs: 1,
       miniBatches: 1,
       temperature: 1,
+      // the run's own system prompt: in every episode's prompt and in the export
+      agentSystemPrompt: SYSTEM,
     };
     const run = await createRun(db, { name: 'agents', config }, 'test');
     const done = await untilRun(
@@ -104,7 +106,7 @@ describe('RL on repository tasks (agent episodes, one token sequence each)', () 
     expect(rs).toHaveLength(scored.length);
 
     const prompt = (problem: string) =>
-      renderer.begin({ system: defaultSystemPrompt(renderer.toolCallFormat), user: problem, tools: toolSchemas(['bash', 'submit']) }).sequence.ids;
+      renderer.begin({ system: SYSTEM, user: problem, tools: toolSchemas(['bash', 'submit']) }).sequence.ids;
     let policyTokens = 0;
     for (const { e, t } of scored) {
       // the grading run: per-test results from the clean grading sandbox, the patch, why the episode ended
@@ -195,7 +197,7 @@ describe('RL on repository tasks (agent episodes, one token sequence each)', () 
       expect(e.tokens.ids).toEqual(rows.flatMap((r) => r.tokenIds ?? []));
       expect(e.tokens.loss_mask).toEqual(rows.flatMap((r) => r.lossMask ?? []));
       expect(e.messages.slice(0, 2).map((m) => m.role)).toEqual(['system', 'user']);
-      expect(e.messages[0]!.content).toContain('<tool_call>'); // the byte template's format, as the agent was told
+      expect(e.messages[0]!.content).toBe(SYSTEM); // the run's system prompt, as the agent was given it
       expect(e.messages.filter((m) => m.role === 'assistant')).toHaveLength(rows.length);
       expect(e).toMatchObject({ run_id: agentRunId, status: 'scored', harness_version: expect.stringContaining(REPO_GRADER_VERSION) });
       expect(typeof e.reward).toBe('number');

@@ -56,7 +56,7 @@ export async function agentRunStart(
         c.repoReward === 'resolved'
           ? 'resolved (SWE-bench: 1 when every FAIL_TO_PASS and PASS_TO_PASS test passes, else 0)'
           : 'fraction (the test score blended with style and efficiency by the reward weights)'
-      }`,
+      }; system prompt: ${c.agentSystemPrompt ? `the run's own (${c.agentSystemPrompt.length} characters)` : "Crucible's default for the format"}`,
       data: {
         tools: c.tools ?? DEFAULT_AGENT_TOOLS,
         maxTurns: c.maxTurns,
@@ -65,6 +65,7 @@ export async function agentRunStart(
         timeBudgetS: c.agentTimeBudgetS,
         toolCallFormat,
         repoReward: c.repoReward ?? 'fraction',
+        systemPrompt: c.agentSystemPrompt ? 'run' : 'default',
         ...(c.chatTemplateArgs ? { chatTemplateArgs: c.chatTemplateArgs } : {}),
       },
     },
