@@ -92,6 +92,19 @@ describe('crucible CLI (local, straight to the database)', () => {
     expect(help.stdout).toMatch(/usage: crucible runs create --name NAME/);
   });
 
+  it('where no Crucible ever ran, a command says where it looked instead of creating an empty database', async () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'crucible-no-data-'));
+    try {
+      const r = await runCrucible(['runs', 'list'], { DATABASE_URL: '', CRUCIBLE_DATA_DIR: empty });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`no Crucible found: DATABASE_URL is not set, nothing is running with data in ${empty}`);
+      expect(r.stderr).toContain('--url http://HOST:3000 --token');
+      expect(fs.existsSync(path.join(empty, 'pg'))).toBe(false);
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
   // each `runs create` below is a new process that probes this host's sandbox runtimes for the
   // launch check (seconds; about 20 s on a loaded host): more time than one test's default
   it('--model, --training and --lora-* choose the policy', { timeout: 240_000 }, async () => {

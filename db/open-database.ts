@@ -67,7 +67,12 @@ export type DatabaseUrls = { appUrl: string; ownerUrl?: string };
  */
 export async function openDatabase(opts: {
   appName: string;
-  startEmbedded?: boolean;
+  /**
+   * Start the embedded server when nothing is running: `true` creates <data>/pg if it is
+   * missing (`npm start`); `'existing'` only starts one whose data is already there (the CLI:
+   * a command run where no Crucible ever was must not quietly make an empty one).
+   */
+  startEmbedded?: boolean | 'existing';
   max?: number;
   log?: (s: string) => void;
   /** another data directory than CRUCIBLE_DATA_DIR (benchmarks' throwaway instances) */
@@ -96,6 +101,12 @@ export async function openDatabase(opts: {
         'Start one with `npm start`, or set DATABASE_URL / CRUCIBLE_DATA_DIR.',
     );
   }
+  if (opts.startEmbedded === 'existing' && !fs.existsSync(path.join(dir, 'pg', 'PG_VERSION')))
+    throw new Error(
+      `no Crucible found: DATABASE_URL is not set, nothing is running with data in ${dir} (${fs.existsSync(rf) ? 'its runtime.json names a server that does not answer' : 'no runtime.json'}), ` +
+        `and ${path.join(dir, 'pg')} holds no database. Start Crucible with \`npm start\` (it creates one), ` +
+        'call a running one with --url http://HOST:3000 --token crc_… (or CRUCIBLE_URL / CRUCIBLE_TOKEN), or point CRUCIBLE_DATA_DIR or DATABASE_URL at your data.',
+    );
   const embedded = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), persistent: true, log: opts.log });
   let database: Database;
   try {

@@ -7,6 +7,7 @@ import { inputClass } from '../ui/layout-parts';
 import { formatParameters } from '../models/model-format';
 import { orderedTargets, POLICY_KEYS } from './policy-fields';
 import type { FormValues } from './run-form-fields';
+import { keepValueOnWheel } from '@/components/ui/number-wheel';
 
 /** What the form shows of a registered model (a `models.list` row). */
 export type ModelChoice = { name: string; architecture: string; parameters: number; dtype: string };
@@ -90,6 +91,7 @@ export function PolicySection({ values, setValue, touch, shown, models, sectionE
         type="number"
         step={step}
         inputMode="decimal"
+        onWheel={keepValueOnWheel}
         className={inputClass}
         value={values[key] ?? ''}
         aria-invalid={shown(key) ? true : undefined}

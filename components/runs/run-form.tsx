@@ -8,6 +8,7 @@ import { useTRPC } from '../trpc';
 import { errorHint, errorMessage, validationIssues } from '../api-error';
 import { Button, buttonClass } from '../ui/button';
 import { inputClass } from '../ui/layout-parts';
+import { keepValueOnWheel } from '@/components/ui/number-wheel';
 import { allFields, configFromValues, fieldGroups, valuesFromConfig, type FieldSpec, type FormValues } from './run-form-fields';
 import { readableIssue, type FormIssue } from './form-issues';
 import { isPolicyKey, POLICY_KEYS } from './policy-fields';
@@ -214,6 +215,7 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
           type={f.kind === 'number' ? 'number' : 'text'}
           step={f.step}
           inputMode={f.kind === 'number' ? 'decimal' : undefined}
+          onWheel={keepValueOnWheel}
           onChange={(e) => setValue(f.path, e.target.value)}
         />
       );

@@ -14,4 +14,8 @@ configureOnnxRuntime(settings());
  * policy updates register here as they are built; tests load their own module instead
  * (`--handlers <module>` or CRUCIBLE_JOB_HANDLERS).
  */
-export const handlers: JobHandler[] = [diagnoseHandler, createEnvSessionHandler(settings(), { dataDir: dataDir() }) as JobHandler, ...createRlHandlers(settings(), { dataDir: dataDir() })];
+export const handlers: JobHandler[] = [
+  diagnoseHandler,
+  createEnvSessionHandler(settings(), { dataDir: dataDir() }) as JobHandler,
+  ...createRlHandlers(settings(), { dataDir: dataDir() }),
+];

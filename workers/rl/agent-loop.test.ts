@@ -105,8 +105,7 @@ describe('RL on repository tasks (agent episodes, one token sequence each)', () 
       );
     expect(rs).toHaveLength(scored.length);
 
-    const prompt = (problem: string) =>
-      renderer.begin({ system: SYSTEM, user: problem, tools: toolSchemas(['bash', 'submit']) }).sequence.ids;
+    const prompt = (problem: string) => renderer.begin({ system: SYSTEM, user: problem, tools: toolSchemas(['bash', 'submit']) }).sequence.ids;
     let policyTokens = 0;
     for (const { e, t } of scored) {
       // the grading run: per-test results from the clean grading sandbox, the patch, why the episode ended

@@ -98,7 +98,8 @@ const widthOf = (labels: string[]) => Math.max(24, 8 + 6.2 * Math.max(0, ...labe
 export function linearAxis(values: number[], target = 5): Axis {
   const finite = values.filter(Number.isFinite);
   let [lo, hi] = finite.length ? [Math.min(...finite), Math.max(...finite)] : [0, 1];
-  if (lo === hi) [lo, hi] = constantDomain(lo);
+  // a series constant but for float noise (4 and 4.000000000000001) is constant: ticks of its noise would all print 4
+  if (hi - lo <= Math.max(Math.abs(lo), Math.abs(hi)) * 1e-9) [lo, hi] = constantDomain(lo);
   const step = niceStep(hi - lo, target);
   const start = Math.floor(lo / step) * step;
   const end = Math.ceil(hi / step) * step;

@@ -30,6 +30,13 @@ describe('axis ticks', () => {
     expect(linearAxis([]).domain).toEqual([0, 1]);
   });
 
+  it('a series constant but for float noise reads as constant: 3.6 … 4.4, not 4, 4, 4.000000000000001', () => {
+    const a = linearAxis([4.000000000000001, 4, 4]);
+    const labels = a.ticks.map(a.format);
+    expect(labels).toEqual(['3.6', '3.8', '4', '4.2', '4.4']);
+    expect(new Set(labels).size).toBe(labels.length);
+  });
+
   it('large values get SI prefixes; labels never repeat', () => {
     expect(labels(linearAxis([0, 2_500_000]))).toEqual(['0', '500k', '1M', '1.5M', '2M', '2.5M']);
     expect(formatSi(1234)).toBe('1.23k');
