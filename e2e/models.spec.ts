@@ -85,3 +85,34 @@ test('models: import stories260K, list it, and show its details and chat-templat
     fs.rmSync(chatDir, { recursive: true, force: true });
   }
 });
+
+test('models: an operator imports a model from a server path in the console; its page lists the runs that use it', async ({ page }) => {
+  test.setTimeout(120_000);
+  await signIn(page, 'admin', env.adminPassword);
+  await page.goto('/models');
+  const form = page.getByTestId('import-model');
+  await form.locator('summary').click();
+  // the form says where the server may read (CRUCIBLE_IMPORT_ROOTS)
+  await expect(form).toContainText(path.dirname(STORIES260K_DIR));
+  // outside the import roots: refused, with the reason
+  await page.getByLabel('Name').fill(`nope-${tag}`);
+  await page.getByLabel('Directory on the server').fill('/etc');
+  await form.getByRole('button', { name: 'Import' }).click();
+  await expect(page.getByTestId('import-error')).toContainText('CRUCIBLE_IMPORT_ROOTS');
+  const name = `console-${tag}`;
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Directory on the server').fill(STORIES260K_DIR);
+  await form.getByRole('button', { name: 'Import' }).click();
+  await expect(page).toHaveURL(new RegExp(`/models/${name}$`), { timeout: 60_000 });
+  await expect(page.getByRole('heading', { name })).toBeVisible();
+  await expect(page.getByTestId('model-no-runs')).toBeVisible();
+
+  // a run on it (created over the API, then cancelled: only its row matters here)
+  const run = (await trpc(page, 'runs.create', { name: `uses-${tag}`, config: { suite: 'stories', policy: { kind: 'hf', model: name } } })) as { id: string };
+  await trpc(page, 'runs.cancel', { id: run.id });
+  await page.reload();
+  const row = page.getByTestId('model-run-row');
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText(`uses-${tag}`);
+  await expect(row.getByRole('link', { name: `uses-${tag}` })).toHaveAttribute('href', `/runs/${run.id}`);
+});

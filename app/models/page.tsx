@@ -7,9 +7,13 @@ import { PageHeader } from '@/components/ui/layout-parts';
 import { DataTable } from '@/components/ui/data-table';
 import { formatDateTime, shortHash, timeAgo } from '@/components/display-format';
 import { formatBytes, formatParameters } from '@/components/models/model-format';
+import { ImportModelForm } from '@/components/models/import-model-form';
+import { useCurrentUser } from '@/components/session';
+import { can } from '@/core/roles';
 
 export default function ModelsPage() {
   const trpc = useTRPC();
+  const user = useCurrentUser();
   const models = useQuery(trpc.models.list.queryOptions());
   const rows = models.data ?? [];
   return (
@@ -19,10 +23,11 @@ export default function ModelsPage() {
         title="Models"
         subtitle={
           <>
-            Hugging Face models registered with <code>crucible models import</code>; their files live in the artifact store by sha256.
+            Hugging Face models registered with <code>crucible models import</code> or below; their files live in the artifact store by sha256.
           </>
         }
       />
+      {can(user.role, 'operateRuns') && <ImportModelForm />}
       {models.isPending ? (
         <Loading label="Loading models…" />
       ) : models.isError ? (

@@ -2,13 +2,13 @@ import { createHash, randomUUID } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { asc, eq } from 'drizzle-orm';
+import { asc, desc, eq, sql } from 'drizzle-orm';
 import { isWeightFile, MODEL_METADATA_FILES, modelFile, type ModelFile } from '@/core/models';
 import { nulCharacterProblem } from '@/core/nul-characters';
 import { settings } from '@/core/settings';
 import type { Db } from '@/db/client';
 import { dataDir } from '@/db/open-database';
-import { models } from '@/db/schema';
+import { models, runs } from '@/db/schema';
 import { appendAudit } from '@/server/audit/service';
 import { DomainError } from '@/server/errors';
 import { checkImportPath, importPathPolicy, type ImportPathPolicy } from '@/server/paths/import-path-policy';
@@ -307,4 +307,25 @@ export async function withModelStore<T>(db: Db, fn: (store: ArtifactStore, root:
   } finally {
     await store.close();
   }
+}
+
+export type ModelRun = { id: string; name: string; status: string; createdAt: Date; suite: string; training: string };
+
+/** The runs that train (or trained) the registered model `name`, newest first: what the model page lists. */
+export async function runsOfModel(db: Db, name: string): Promise<ModelRun[]> {
+  await getModel(db, name); // a clear NOT_FOUND for an unknown name
+  const rows = await db
+    .select({ id: runs.id, name: runs.name, status: runs.status, createdAt: runs.createdAt, config: runs.config })
+    .from(runs)
+    .where(sql`${runs.config}->'policy'->>'kind' = 'hf' and ${runs.config}->'policy'->>'model' = ${name}`)
+    .orderBy(desc(runs.createdAt))
+    .limit(200);
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    status: r.status,
+    createdAt: r.createdAt,
+    suite: r.config.suite,
+    training: r.config.policy.kind === 'hf' ? r.config.policy.training : 'byte',
+  }));
 }

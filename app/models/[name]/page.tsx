@@ -9,6 +9,7 @@ import { Facts, PageHeader, Section } from '@/components/ui/layout-parts';
 import { DataTable } from '@/components/ui/data-table';
 import { formatDateTime } from '@/components/display-format';
 import { formatBytes, formatParameters } from '@/components/models/model-format';
+import { ModelRuns } from '@/components/models/model-runs';
 
 const num = (v: unknown) => (typeof v === 'number' ? v.toLocaleString('en-US') : '—');
 
@@ -142,6 +143,9 @@ export default function ModelPage() {
             </details>
           </div>
         )}
+      </Section>
+      <Section title="Runs">
+        <ModelRuns name={m.name} />
       </Section>
       <Section title="config.json">
         <details>
