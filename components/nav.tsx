@@ -1,5 +1,6 @@
 'use client';
 import Link from 'next/link';
+import { useState } from 'react';
 import { usePathname, useRouter } from 'next/navigation';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from './trpc';
@@ -36,31 +37,50 @@ export function Nav({ user }: { user: CurrentUser | null }) {
     }),
   );
   const visible = items.filter((i) => !i.needs || can(user?.role, i.needs));
+  // below md the links fold into a menu: nine of them are ~700 px and pushed a phone's page sideways
+  const [open, setOpen] = useState(false);
+  const [openedAt, setOpenedAt] = useState(pathname);
+  if (open && openedAt !== pathname) setOpen(false); // closed by navigating
+  const links = (layout: string) =>
+    visible.map((i) => {
+      const active = pathname === i.href || pathname.startsWith(`${i.href}/`);
+      return (
+        <Link
+          key={i.href}
+          href={i.href}
+          aria-current={active ? 'page' : undefined}
+          className={`whitespace-nowrap rounded px-2 py-1 ${layout} ${active ? 'bg-slate-700 text-white' : 'hover:bg-slate-800 hover:text-white'}`}
+        >
+          {i.label}
+        </Link>
+      );
+    });
   return (
     <header className="border-b border-slate-800 bg-slate-900 text-slate-200">
       <div className="mx-auto flex h-11 max-w-7xl items-center gap-4 px-4">
         <Link href="/runs" className="font-semibold tracking-tight text-white">
           Crucible
         </Link>
-        <nav aria-label="Main" className="flex items-center gap-1">
-          {user &&
-            visible.map((i) => {
-              const active = pathname === i.href || pathname.startsWith(`${i.href}/`);
-              return (
-                <Link
-                  key={i.href}
-                  href={i.href}
-                  aria-current={active ? 'page' : undefined}
-                  className={`whitespace-nowrap rounded px-2 py-1 ${active ? 'bg-slate-700 text-white' : 'hover:bg-slate-800 hover:text-white'}`}
-                >
-                  {i.label}
-                </Link>
-              );
-            })}
+        {user && (
+          <button
+            type="button"
+            className="rounded px-2 py-1 text-slate-300 hover:bg-slate-800 hover:text-white md:hidden"
+            aria-expanded={open}
+            aria-controls="main-menu"
+            onClick={() => {
+              setOpen((o) => !o);
+              setOpenedAt(pathname);
+            }}
+          >
+            Menu
+          </button>
+        )}
+        <nav aria-label="Main" className="hidden items-center gap-1 md:flex">
+          {user && links('')}
         </nav>
         {user && (
-          <div className="ml-auto flex items-center gap-3 whitespace-nowrap">
-            <Link href="/account" title="Your account: change password" data-testid="current-user" className="text-slate-300 hover:text-white">
+          <div className="ml-auto flex min-w-0 items-center gap-3 whitespace-nowrap">
+            <Link href="/account" title="Your account: change password" data-testid="current-user" className="min-w-0 truncate text-slate-300 hover:text-white">
               {user.displayName || user.username} <span className="rounded bg-slate-700 px-1.5 py-0.5 text-xs text-slate-200">{user.role}</span>
             </Link>
             <button
@@ -74,6 +94,11 @@ export function Nav({ user }: { user: CurrentUser | null }) {
           </div>
         )}
       </div>
+      {user && open && (
+        <nav id="main-menu" aria-label="Main" className="flex flex-col gap-0.5 border-t border-slate-800 px-4 py-2 md:hidden">
+          {links('block')}
+        </nav>
+      )}
     </header>
   );
 }

@@ -31,3 +31,24 @@ test('the app has an icon: linked from every page and served', async ({ page }) 
   expect(res.status()).toBe(200);
   expect(res.headers()['content-type']).toContain('image/svg+xml');
 });
+
+test('on a phone the navigation folds into a menu: the page does not scroll sideways', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn(page, 'admin', env.adminPassword);
+  await page.goto('/runs');
+  await expect(page.getByRole('heading', { name: 'Runs' })).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  const menu = page.getByRole('button', { name: 'Menu' });
+  await expect(menu).toHaveAttribute('aria-expanded', 'false');
+  await expect(page.getByRole('link', { name: 'Models' })).toHaveCount(0);
+  await menu.click();
+  await expect(menu).toHaveAttribute('aria-expanded', 'true');
+  await page.getByRole('link', { name: 'Models' }).click();
+  await expect(page).toHaveURL(/\/models$/);
+  await expect(menu).toHaveAttribute('aria-expanded', 'false'); // closed by navigating
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  // a desktop keeps the links in the bar, no menu button
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await expect(page.getByRole('button', { name: 'Menu' })).toBeHidden();
+  await expect(page.getByRole('link', { name: 'Resources' })).toBeVisible();
+});
