@@ -4,13 +4,17 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv } from '@/core/settings';
 import { TEST_STORE, testDataDir, ensureTestEnvironment } from '@/lib/sandbox/sandbox.testkit';
+import { freshDatabase } from '@/test/database';
 
 // The real `crucible` binary (scripts/crucible.mjs) with real bwrap sandboxes, as an operator runs it.
 const root = path.resolve(import.meta.dirname, '..');
 let dir: string;
-beforeAll(() => {
+let databaseUrl: string;
+beforeAll(async () => {
   ensureTestEnvironment();
   dir = testDataDir('cli-episode');
+  // the test's own database: a CLI command never creates one where no Crucible ran (cli/database.ts)
+  databaseUrl = (await freshDatabase()).url;
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -19,7 +23,7 @@ function crucible(args: string[]): Promise<{ code: number; stdout: string; stder
     execFile(
       process.execPath,
       [path.join(root, 'scripts/crucible.mjs'), ...args],
-      { cwd: root, env: childEnv({ CRUCIBLE_DATA_DIR: dir, CRUCIBLE_ENV_STORE: TEST_STORE, DATABASE_URL: '' }), maxBuffer: 16 * 1024 * 1024 },
+      { cwd: root, env: childEnv({ CRUCIBLE_DATA_DIR: dir, CRUCIBLE_ENV_STORE: TEST_STORE, DATABASE_URL: databaseUrl }), maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
     );
   });
