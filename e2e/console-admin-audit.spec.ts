@@ -48,7 +48,7 @@ async function appendSandboxExecs(n: number, actor: string) {
   }
 }
 
-test('audit log: sandbox.exec hidden by default, filters, keyset paging, expandable details', async ({ page }) => {
+test('audit log: sandbox.exec hidden by default, filters (kept in the URL), keyset paging, expandable details', async ({ page }) => {
   test.setTimeout(120_000);
   await signIn(page, 'admin', env.adminPassword);
   await trpc(page, 'users.create', { username: `audited-${tag}`, password: 'audited-pass-123', role: 'viewer' });
@@ -74,6 +74,12 @@ test('audit log: sandbox.exec hidden by default, filters, keyset paging, expanda
   await page.getByLabel('Action').fill('sandbox.exec');
   await page.getByRole('button', { name: 'Apply filters' }).click();
   await expect(page.getByTestId('audit-count')).toContainText('Page 1 · 60 matching entries');
+  // the filters are in the URL: a reload (or a link) shows the same view
+  await expect(page).toHaveURL(new RegExp(`/audit\\?actor=${tag}&action=sandbox\\.exec&routine=show$`));
+  await page.reload();
+  await expect(page.getByTestId('audit-count')).toContainText('Page 1 · 60 matching entries');
+  await expect(page.getByLabel('Actor')).toHaveValue(tag);
+  await expect(page.getByTestId('hide-sandbox-exec')).not.toBeChecked();
   await expect(rows).toHaveCount(50);
   await expect(page.getByRole('button', { name: 'Newer entries' })).toBeDisabled();
   await page.getByRole('button', { name: 'Older entries' }).click();

@@ -1,9 +1,10 @@
 'use client';
+import { Suspense } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { AdminOnly } from '@/components/admin/admin-only';
 import { Button } from '@/components/ui/button';
-import { ErrorNotice } from '@/components/ui/states';
+import { ErrorNotice, Loading } from '@/components/ui/states';
 import { PageHeader, Section } from '@/components/ui/layout-parts';
 import { AuditTable } from '@/components/audit/audit-table';
 import { shortHash } from '@/components/display-format';
@@ -42,7 +43,10 @@ export default function AuditPage() {
           <VerifyChain />
         </Section>
         <Section title="Entries">
-          <AuditTable />
+          {/* the filters come from the URL's query (useSearchParams needs a boundary) */}
+          <Suspense fallback={<Loading label="Loading audit log…" />}>
+            <AuditTable />
+          </Suspense>
         </Section>
       </AdminOnly>
     </>

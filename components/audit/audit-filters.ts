@@ -41,3 +41,22 @@ export function auditQuery(f: AuditFilterState) {
 
 /** How many filters narrow the list (the sandbox.exec toggle not counted: it is the default). */
 export const activeFilterCount = (f: AuditFilterState) => [f.actor, f.action, f.targetType, f.targetId, f.from, f.to].filter((v) => v.trim() !== '').length;
+
+const TEXT_KEYS = ['actor', 'action', 'targetType', 'targetId', 'from', 'to'] as const;
+
+/** The filters a URL's query holds (`?actor=alice&action=run.*&routine=show`): a filtered view can be linked and reloaded. */
+export function filtersFromSearch(params: { get(name: string): string | null }): AuditFilterState {
+  const f = { ...emptyAuditFilters };
+  for (const k of TEXT_KEYS) f[k] = params.get(k) ?? '';
+  f.hideSandboxExec = params.get('routine') !== 'show';
+  return f;
+}
+
+/** The query string for `f`: only what differs from no filter, so the plain page stays `/audit`. */
+export function searchFromFilters(f: AuditFilterState): string {
+  const q = new URLSearchParams();
+  for (const k of TEXT_KEYS) if (f[k].trim() !== '') q.set(k, f[k].trim());
+  if (!f.hideSandboxExec) q.set('routine', 'show');
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}

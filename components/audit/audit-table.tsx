@@ -1,5 +1,6 @@
 'use client';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
+import { useRouter, useSearchParams } from 'next/navigation';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTRPC } from '../trpc';
 import { Button } from '../ui/button';
@@ -7,7 +8,7 @@ import { EmptyState, ErrorNotice, Loading } from '../ui/states';
 import { controlClass, tdClass } from '../ui/layout-parts';
 import { DataTable } from '../ui/data-table';
 import { formatDateTime } from '../display-format';
-import { activeFilterCount, auditQuery, emptyAuditFilters, ROUTINE_ACTION, type AuditFilterState } from './audit-filters';
+import { activeFilterCount, auditQuery, emptyAuditFilters, filtersFromSearch, ROUTINE_ACTION, searchFromFilters, type AuditFilterState } from './audit-filters';
 
 const pageSize = 50;
 
@@ -104,7 +105,11 @@ function AuditFilters({ applied, onApply, actions }: { applied: AuditFilterState
 /** The audit log: filters, newest first, keyset pages (Older / Newer), a row's details on demand. */
 export function AuditTable() {
   const trpc = useTRPC();
-  const [filters, setFilters] = useState<AuditFilterState>(emptyAuditFilters);
+  // the filters live in the URL: a filtered view can be linked, reloaded and gone back to
+  const router = useRouter();
+  const params = useSearchParams();
+  const search = params.toString();
+  const filters = useMemo(() => filtersFromSearch(new URLSearchParams(search)), [search]);
   // keyset cursors of the pages walked so far: the last is the page shown (undefined: the newest)
   const [cursors, setCursors] = useState<(number | undefined)[]>([undefined]);
   const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
@@ -112,7 +117,7 @@ export function AuditTable() {
   const audit = useQuery({ ...trpc.audit.list.queryOptions({ ...auditQuery(filters), pageSize, before }), placeholderData: keepPreviousData });
   const actions = useQuery(trpc.audit.actions.queryOptions());
   const apply = (f: AuditFilterState) => {
-    setFilters(f);
+    router.replace(`/audit${searchFromFilters(f)}`, { scroll: false });
     setCursors([undefined]);
     setOpen(new Set());
   };
@@ -125,7 +130,7 @@ export function AuditTable() {
   const pageNo = cursors.length;
   return (
     <div>
-      <AuditFilters applied={filters} onApply={apply} actions={actions.data ?? []} />
+      <AuditFilters key={search} applied={filters} onApply={apply} actions={actions.data ?? []} />
       {audit.isPending ? (
         <Loading label="Loading audit log…" />
       ) : audit.isError ? (
