@@ -9,6 +9,7 @@ import { describeIssues, DomainError } from '@/server/errors';
 import { chatCompletion, textCompletion, type StreamSink } from '@/server/inference/completions';
 import { chatCompletionRequest, completionRequest } from '@/server/inference/openai-schema';
 import { listModels } from '@/server/models/service';
+import { servableRuns } from '@/server/inference/servable-runs';
 import { formatBytes, withBodyLimit } from './body-limit';
 import { internalErrorMessage, reportInternalError } from './internal-error';
 import { refuseCrossSite } from './same-origin';
@@ -96,9 +97,13 @@ export function openAiRoutes(database: () => Promise<Db>, settings: Pick<Setting
       const a = await authorise(database, req, trustProxy, 'read');
       if ('refused' in a) return a.refused;
       const rows = await listModels(a.db);
+      const runPolicies = await servableRuns(a.db);
       return Response.json({
         object: 'list',
-        data: rows.map((m) => ({ id: m.name, object: 'model', created: Math.floor(m.createdAt.getTime() / 1000), owned_by: 'crucible' })),
+        data: [
+          ...rows.map((m) => ({ id: m.name, object: 'model', created: Math.floor(m.createdAt.getTime() / 1000), owned_by: 'crucible' })),
+          ...runPolicies.map((r) => ({ id: `run:${r.id}`, object: 'model', created: Math.floor(r.createdAt.getTime() / 1000), owned_by: 'crucible', root: r.model, name: r.name })),
+        ],
       });
     },
     /** POST /api/v1/chat/completions */

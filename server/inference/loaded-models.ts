@@ -1,21 +1,73 @@
+import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
+import { policyVersions, runs } from '@/db/schema';
 import { HfPolicy } from '@/lib/policy/hf/hf-policy';
+import { HfRlPolicy } from '@/lib/policy/hf/hf-rl-policy';
+import { DomainError } from '@/server/errors';
 import { getModel, modelDirectory, withModelStore } from '@/server/models/service';
 
 /**
- * The registered models this process has loaded for the OpenAI-compatible endpoint, by name
- * and weights: at most `MAX_LOADED` at once (the least recently used is released), and one
- * generation at a time per model, so concurrent requests queue rather than thrash the CPU.
- * A re-registered model (new weights under the same name) is loaded afresh.
+ * The models this process has loaded for the OpenAI-compatible endpoint: a registered model by
+ * name, or a run's policy as `run:RUN_ID` (its newest version) or `run:RUN_ID@vN`. At most
+ * `MAX_LOADED` at once (the least recently used is released), and one generation at a time per
+ * model, so concurrent requests queue rather than thrash the CPU. New weights under the same
+ * name (a re-registered model, a run's next version) are loaded afresh.
  */
 const MAX_LOADED = 2;
 
-type Loaded = { key: string; policy: Promise<HfPolicy>; queue: Promise<unknown>; usedAt: number };
+type Loaded = { key: string; policy: Promise<{ sampler: HfPolicy; release: () => Promise<void> }>; queue: Promise<unknown>; usedAt: number };
 const loaded = new Map<string, Loaded>();
 
-async function load(db: Db, name: string): Promise<Loaded> {
-  const row = await getModel(db, name);
-  const key = `${name}@${row.weightsSha256}`;
+/** `run:RUN_ID[@vN]`: which run and version (undefined for the newest), or undefined for a registered model's name. */
+export function runModelRef(model: string): { runId: string; version?: number } | undefined {
+  const m = /^run:([0-9a-f-]{36})(?:@v(\d+))?$/i.exec(model);
+  return m ? { runId: m[1]!.toLowerCase(), ...(m[2] !== undefined ? { version: Number(m[2]) } : {}) } : undefined;
+}
+
+/** What to load for `model`, and the key its weights are cached under. */
+async function resolve(db: Db, model: string): Promise<{ key: string; load: () => Promise<{ sampler: HfPolicy; release: () => Promise<void> }> }> {
+  const ref = runModelRef(model);
+  if (!ref) {
+    const row = await getModel(db, model);
+    return {
+      key: `${model}@${row.weightsSha256}`,
+      load: async () => {
+        const sampler = await HfPolicy.load(await withModelStore(db, (store, root) => modelDirectory(store, row, root)));
+        return { sampler, release: () => sampler.release() };
+      },
+    };
+  }
+  const [run] = await db.select({ id: runs.id, config: runs.config }).from(runs).where(eq(runs.id, ref.runId));
+  if (!run) throw new DomainError('NOT_FOUND', `no run ${ref.runId} (model "${model}")`);
+  const policy = run.config.policy;
+  if (policy.kind !== 'hf')
+    throw new DomainError(
+      'BAD_REQUEST',
+      `run ${ref.runId} trains the built-in byte model, which has no chat template or tokenizer to serve; only runs of registered models are served`,
+    );
+  const [v] = await db
+    .select()
+    .from(policyVersions)
+    .where(ref.version === undefined ? eq(policyVersions.runId, ref.runId) : and(eq(policyVersions.runId, ref.runId), eq(policyVersions.version, ref.version)))
+    .orderBy(desc(policyVersions.version))
+    .limit(1);
+  if (!v) throw new DomainError('NOT_FOUND', `run ${ref.runId} has no policy version${ref.version === undefined ? ' yet' : ` v${ref.version}`}`);
+  const row = await getModel(db, policy.model);
+  return {
+    key: `run:${ref.runId}@${v.sha256}`,
+    load: () =>
+      withModelStore(db, async (store, root) => {
+        const dir = await modelDirectory(store, row, root);
+        // the checkpoint by the sha256 its version row records, verified by the store
+        const file = await store.fetch(v.sha256);
+        const rl = await HfRlPolicy.load(dir, file, { base: row.weightsSha256 }, { precision: policy.precision });
+        return { sampler: rl.samplerWithWeights(), release: () => rl.release() };
+      }),
+  };
+}
+
+async function load(db: Db, model: string): Promise<Loaded> {
+  const { key, load: open } = await resolve(db, model);
   const hit = loaded.get(key);
   if (hit) {
     hit.usedAt = performance.now();
@@ -27,7 +79,7 @@ async function load(db: Db, name: string): Promise<Loaded> {
     // released once its queued generations are done
     void oldest!.queue.finally(async () => (await oldest!.policy.catch(() => undefined))?.release());
   }
-  const policy = withModelStore(db, (store, root) => modelDirectory(store, row, root)).then((dir) => HfPolicy.load(dir));
+  const policy = open();
   const entry: Loaded = { key, policy, queue: Promise.resolve(), usedAt: performance.now() };
   loaded.set(key, entry);
   // a model that fails to load is not kept: the next request tries again and sees the error
@@ -35,10 +87,10 @@ async function load(db: Db, name: string): Promise<Loaded> {
   return entry;
 }
 
-/** Run `fn` with the registered model `name` loaded, after the model's earlier requests. */
-export async function withLoadedModel<T>(db: Db, name: string, fn: (policy: HfPolicy) => Promise<T>): Promise<T> {
-  const entry = await load(db, name);
-  const run = entry.queue.then(async () => fn(await entry.policy));
+/** Run `fn` with `model` (a registered model's name, or `run:RUN_ID[@vN]`) loaded, after that model's earlier requests. */
+export async function withLoadedModel<T>(db: Db, model: string, fn: (policy: HfPolicy) => Promise<T>): Promise<T> {
+  const entry = await load(db, model);
+  const run = entry.queue.then(async () => fn((await entry.policy).sampler));
   entry.queue = run.catch(() => undefined);
   return run;
 }

@@ -18,6 +18,7 @@ let tmp: string;
 let server: Awaited<ReturnType<typeof serveRoutes>>;
 let client: OpenAI;
 let tokens: Record<'operator' | 'viewer', string>;
+let qwenDir = '';
 
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [
   {
@@ -57,6 +58,7 @@ beforeAll(async () => {
     CHAT_FAMILIES.find((f) => f.name === 'qwen2.5')!,
     { maxPositionEmbeddings: 1024 },
   );
+  qwenDir = qwen;
   const { store } = modelStore(database.db);
   await importModel(database.db, store, { name: 'tiny-qwen', dir: qwen }, 'test');
   await importModel(database.db, store, { name: 'stories260K', dir: STORIES260K_DIR }, 'test');
@@ -188,6 +190,50 @@ describe('an OpenAI-compatible endpoint, called by the official openai client', 
     expect(echoed.choices[0]!.text.startsWith('Once upon a time')).toBe(true);
   });
 
+  it("serves a run's policy as run:RUN_ID: the trained version's weights, not the base model's", async () => {
+    const [{ runConfigSchema }, { runs, policyVersions, models }, { HfRlPolicy }, { modelStore }, { eq }] = await Promise.all([
+      import('@/core/run-config'),
+      import('@/db/schema'),
+      import('@/lib/policy/hf/hf-rl-policy'),
+      import('@/server/models/service'),
+      import('drizzle-orm'),
+    ]);
+    const config = runConfigSchema.parse({ suite: 'stories', policy: { kind: 'hf', model: 'tiny-qwen', training: 'lora', lora: { rank: 4, alpha: 16 } } });
+    const [run] = await database.db.insert(runs).values({ name: 'served', config, status: 'completed' }).returning();
+    // a trained version: a few steps that move the adapter, saved as the RL loop saves one and published by hash
+    const [model] = await database.db.select().from(models).where(eq(models.name, 'tiny-qwen'));
+    const policy = await HfRlPolicy.create(qwenDir, {
+      training: config.policy.kind === 'hf' ? { training: 'lora', lora: config.policy.lora } : never(),
+      optim: { lr: 0.05 },
+      seed: 1,
+      base: model!.weightsSha256,
+    });
+    const seq = policy.encodePrompt('Once upon a time there was a robot that liked tea.');
+    for (let i = 0; i < 5; i++) await policy.trainStep([{ tokens: seq, lossMask: seq.map(() => 1) }], { kind: 'sft' });
+    const file = path.join(tmp, 'v1.ckpt');
+    await policy.save(file);
+    const { store } = modelStore(database.db);
+    const ref = await store.publishFile(file);
+    await store.close();
+    await database.db.insert(policyVersions).values({ runId: run!.id, version: 1, sha256: ref.sha256, bytes: ref.size });
+    const ids: string[] = [];
+    for await (const m of client.models.list()) ids.push(m.id);
+    expect(ids).toContain(`run:${run!.id}`);
+
+    const ask = (model: string) =>
+      client.completions.create({ model, prompt: 'Once upon a time', max_tokens: 8, temperature: 0, logprobs: 1 }) as Promise<OpenAI.Completions.Completion>;
+    const served = await ask(`run:${run!.id}`);
+    const pinned = await ask(`run:${run!.id}@v1`);
+    const base = await ask('tiny-qwen');
+    // the trained weights: the same greedy tokens as the policy itself gives, with its logprobs; not the base model's
+    const [direct] = await policy.samplerWithWeights().sample([policy.encodePrompt('Once upon a time')], { maxNewTokens: 8, temperature: 0 });
+    expect(served.choices[0]!.logprobs!.token_logprobs).toEqual(direct!.logprobs.map((l) => expect.closeTo(l, 5)));
+    expect(pinned.choices[0]!.text).toBe(served.choices[0]!.text);
+    expect(base.choices[0]!.logprobs!.token_logprobs).not.toEqual(served.choices[0]!.logprobs!.token_logprobs);
+    await policy.release();
+    await expect(ask(`run:${run!.id}@v7`)).rejects.toMatchObject({ status: 404, message: expect.stringContaining('has no policy version v7') });
+  });
+
   it('refuses what it cannot serve with OpenAI-style errors the client maps', async () => {
     await expect(client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
       status: 404,
@@ -210,6 +256,10 @@ describe('an OpenAI-compatible endpoint, called by the official openai client', 
     const viewer = new OpenAI({ baseURL: `${server.url}/api/v1`, apiKey: tokens.viewer, maxRetries: 0 });
     await expect(viewer.completions.create({ model: 'stories260K', prompt: 'x' })).rejects.toMatchObject({ status: 403 });
     const listed = await viewer.models.list();
-    expect(listed.data.length).toBe(2);
+    expect(listed.data.filter((m) => !m.id.startsWith('run:')).length).toBe(2);
   });
 });
+
+function never(): never {
+  throw new Error('unreachable');
+}

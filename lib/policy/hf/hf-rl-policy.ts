@@ -160,6 +160,12 @@ export class HfRlPolicy implements RlPolicy {
     }
   }
 
+  /** The sampler with this policy's current weights (an adapter or full weights): for serving it outside the RL loop. */
+  samplerWithWeights(): HfPolicy {
+    this.sync();
+    return this.sampler;
+  }
+
   async sample(
     prompts: number[][],
     o: { maxNewTokens: number; temperature: number; topP?: number; seed?: number; stop?: number[][] },
