@@ -59,8 +59,8 @@ export async function generate(
   s: SamplerSessions,
   prompts: number[][],
   input: SampleOptionsInput,
-  /** called with each row's chosen token as it is chosen (streaming) */
-  onToken?: (row: number, id: number) => void,
+  /** called with each row's chosen token as it is chosen (streaming); returning true ends that row there (finish reason `stop`) */
+  onToken?: (row: number, id: number) => boolean | void,
 ): Promise<Completion[]> {
   const opts = SampleOptions.parse(input);
   const B = prompts.length;
@@ -104,9 +104,9 @@ export async function generate(
       c.values.push(values?.[b] ?? 0);
       if (c.top) c.top.push(topLogprobs(row, opts.topLogprobs, opts.temperature));
       next.push(id);
-      onToken?.(b, id);
+      const stopHere = onToken?.(b, id) === true;
       if (opts.eos !== undefined && id === opts.eos) finish(b, 'eos');
-      else if (opts.stop.some((st) => st.length > 0 && endsWith(c.tokens, st))) finish(b, 'stop');
+      else if (stopHere || opts.stop.some((st) => st.length > 0 && endsWith(c.tokens, st))) finish(b, 'stop');
     }
     seqs.forEach((q, b) => q.push(next[b]!));
     if (done.every(Boolean) || step === opts.maxNewTokens - 1) break;

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { eq, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSettings } from '@/core/settings';
 import type { Database } from '@/db/client';
@@ -151,6 +151,13 @@ describe('the step API: reset, step, grade, close over real sandboxes', () => {
       '',
     ]);
     expect(r.observations[3]!.content).toMatch(/^\s+1\t/); // cat -n style
+    // a message with more calls than one step runs: the first 16 run, the rest are refused in one observation
+    const many = await operator.environments.step({
+      session,
+      text: toolCallFormat('hermes').format(Array.from({ length: 20 }, (_, i) => ({ name: 'think', arguments: { thought: `step ${i}` } }))),
+    });
+    expect(many.observations).toHaveLength(17);
+    expect(many.observations.at(-1)).toMatchObject({ name: 'error', content: expect.stringContaining('4 more tool calls were not run') });
     const none = await operator.environments.step({ session, text: 'I think I should look around first.' });
     expect(none.observations).toEqual([expect.objectContaining({ name: 'error', content: expect.stringContaining('no tool call found') })]);
     await operator.environments.close({ session });
@@ -206,6 +213,24 @@ describe('the step API: reset, step, grade, close over real sandboxes', () => {
       })
       .where(eq(jobs.id, w!.jobId!));
     await expect(operator.environments.step({ session: waiting.session, text: 'x' })).rejects.toThrow(/is lost: the worker hosting the session stopped/);
+    // a session no worker has taken: closing it withdraws its job; one left idle past its timeout expires and withdraws it too
+    const closedEarly = await operator.environments.reset({ suite: 'repo-suite', task: TASK, waitS: 0 });
+    expect((await operator.environments.close({ session: closedEarly.session })).status).toBe('closed');
+    const forgotten = await operator.environments.reset({ suite: 'repo-suite', task: TASK, waitS: 0, idleTimeoutS: 30 });
+    await database.db
+      .update(envSessions)
+      .set({ lastActiveAt: sql`now() - interval '1 hour'` })
+      .where(eq(envSessions.id, forgotten.session));
+    expect(await operator.environments.session({ session: forgotten.session })).toMatchObject({
+      status: 'expired',
+      reason: expect.stringContaining('no worker took it'),
+    });
+    const withdrawn = await database.db
+      .select({ state: jobs.state })
+      .from(envSessions)
+      .innerJoin(jobs, eq(jobs.id, envSessions.jobId))
+      .where(inArray(envSessions.id, [closedEarly.session, forgotten.session]));
+    expect(withdrawn.map((j) => j.state)).toEqual(['cancelled', 'cancelled']);
     startHost();
     const again = await operator.environments.reset({ suite: 'repo-suite', task: TASK });
     expect(again.status).toBe('ready');

@@ -128,16 +128,48 @@ const strip = <T extends { jobId: unknown; problemStatement: unknown; tools: unk
  */
 async function checkHost(db: Db, id: string, jobId: number | null): Promise<void> {
   if (jobId === null) return;
+  const [s] = await db
+    .select({ status: envSessions.status, idle: sql<boolean>`${envSessions.lastActiveAt} < now() - ${envSessions.idleTimeoutS} * interval '1 second'` })
+    .from(envSessions)
+    .where(eq(envSessions.id, id));
+  if (!s || envSessionEnded(s.status)) return;
   const [j] = await db
     .select({ state: jobs.state, expired: sql<boolean>`${jobs.leaseExpiresAt} < now()` })
     .from(jobs)
     .where(eq(jobs.id, jobId));
-  const gone = !j || j.state === 'dead' || j.state === 'done' || j.state === 'cancelled' || (j.state === 'running' && j.expired);
+  // a session never hosted (its tier's quota full, no worker) expires like an idle one, and its job is withdrawn
+  if (s.status === 'starting' && s.idle && j?.state === 'queued') {
+    await endUnhosted(db, id, jobId, 'expired', "no worker took it within its idle timeout (the tier's quota may be full)");
+    return;
+  }
+  const gone =
+    !j ||
+    j.state === 'dead' ||
+    j.state === 'done' ||
+    j.state === 'cancelled' ||
+    (j.state === 'running' && j.expired) ||
+    // a ready session's host handed its job back (a stopped worker): its sandbox went with it
+    (s.status === 'ready' && j.state !== 'running');
   if (!gone) return;
   await db
     .update(envSessions)
     .set({ status: 'lost', reason: 'the worker hosting the session stopped; its sandbox is gone: reset again', endedAt: sql`now()` })
     .where(and(eq(envSessions.id, id), inArray(envSessions.status, ['starting', 'ready'])));
+}
+
+/** End a session no worker has taken yet, and withdraw its queued job so none builds a sandbox for it later. */
+async function endUnhosted(db: Db, id: string, jobId: number | null, status: 'closed' | 'expired', reason: string | null): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx
+      .update(envSessions)
+      .set({ status, reason, endedAt: sql`now()` })
+      .where(and(eq(envSessions.id, id), eq(envSessions.status, 'starting'), sql`${envSessions.workerId} is null`));
+    if (jobId !== null)
+      await tx
+        .update(jobs)
+        .set({ state: 'cancelled', updatedAt: sql`now()` })
+        .where(and(eq(jobs.id, jobId), eq(jobs.state, 'queued')));
+  });
 }
 
 /** Poll `probe` until it returns a value, checking the host every HOST_CHECK_MS; undefined after `waitS`. */
@@ -225,7 +257,14 @@ async function request(db: Db, id: string, req: EnvSessionRequest, waitS: number
     const [row] = await tx
       .update(envSessions)
       .set({ requestSeq: sql`${envSessions.requestSeq} + 1`, lastActiveAt: sql`now()` })
-      .where(and(eq(envSessions.id, id), inArray(envSessions.status, ['starting', 'ready']), lt(envSessions.requestSeq, ENV_SESSION_LIMITS.maxRequests)))
+      // close always goes through, even after the last request a session may make
+      .where(
+        and(
+          eq(envSessions.id, id),
+          inArray(envSessions.status, ['starting', 'ready']),
+          lt(envSessions.requestSeq, ENV_SESSION_LIMITS.maxRequests + (req.kind === 'close' ? 1 : 0)),
+        ),
+      )
       .returning({ seq: envSessions.requestSeq });
     if (!row) return undefined;
     await tx.insert(envSessionRequests).values({ sessionId: id, seq: row.seq, request: req });
@@ -276,16 +315,12 @@ export async function gradeEnvSession(db: Db, raw: z.input<typeof envGradeInput>
 /** Close the session and give its sandbox back. Closing an ended session says how it ended. */
 export async function closeEnvSession(db: Db, id: string, actor: string): Promise<EnvSessionView> {
   const v = await view(db, id);
-  if (v.status === 'starting') {
-    // not hosted yet: closed here; the host that claims it later finds it closed and stops
-    await db
-      .update(envSessions)
-      .set({ status: 'closed', endedAt: sql`now()` })
-      .where(and(eq(envSessions.id, id), eq(envSessions.status, 'starting'), sql`${envSessions.workerId} is null`));
-  }
+  // not hosted yet: closed here and its job withdrawn (a host that claims it anyway finds it closed and stops)
+  if (v.status === 'starting') await endUnhosted(db, id, v.jobId, 'closed', null);
   const now = await view(db, id);
+  // behind a running step or grade (minutes, at worst): as long as any request may wait
   if (!envSessionEnded(now.status))
-    await request(db, id, { kind: 'close' }, 60).catch((e: unknown) => {
+    await request(db, id, { kind: 'close' }, ENV_SESSION_LIMITS.waitMaxS).catch((e: unknown) => {
       // ended meanwhile (lost, expired): closing it is done either way
       if (!(e instanceof DomainError) || e.code !== 'PRECONDITION_FAILED') throw e;
     });

@@ -58,30 +58,57 @@ function errorResponse(e: unknown, where: string): Response {
   return fail(500, internalErrorMessage(reportInternalError(e, where)), 'internal_error');
 }
 
-/** A completion as JSON, or as server-sent events when the request says `stream`. */
-function respond(stream: boolean, where: string, run: (sink?: StreamSink) => Promise<Record<string, unknown>>): Promise<Response> {
+/**
+ * A completion as JSON, or as server-sent events when the request says `stream`. A client that
+ * goes away (the request aborted, the stream cancelled) stops the generation, so the model's
+ * queue moves on.
+ */
+function respond(
+  req: Request,
+  stream: boolean,
+  where: string,
+  run: (sink: StreamSink | undefined, signal: AbortSignal) => Promise<Record<string, unknown>>,
+): Promise<Response> {
+  const gone = new AbortController();
+  const signal = AbortSignal.any([req.signal, gone.signal]);
   if (!stream)
-    return run().then(
+    return run(undefined, signal).then(
       (body) => Response.json(body),
       (e: unknown) => errorResponse(e, where),
     );
   const enc = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      const send = (data: unknown) => controller.enqueue(enc.encode(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`));
-      run((chunk) => send(chunk)).then(
+      const send = (data: unknown) => {
+        try {
+          controller.enqueue(enc.encode(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`));
+        } catch {
+          gone.abort(); // the stream is closed: nobody reads what follows
+        }
+      };
+      const close = () => {
+        try {
+          controller.close();
+        } catch {
+          // cancelled already
+        }
+      };
+      run(send, signal).then(
         () => {
           send('[DONE]');
-          controller.close();
+          close();
         },
         (e: unknown) => {
           // the status line is sent already: the error travels as an event, as OpenAI's own stream does
           const status = e instanceof DomainError ? codeOf(e) : 500;
           const message = e instanceof DomainError ? e.message : internalErrorMessage(reportInternalError(e, where));
-          send({ error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: status } });
-          controller.close();
+          send({ error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: String(status) } });
+          close();
         },
       );
+    },
+    cancel() {
+      gone.abort();
     },
   });
   return Promise.resolve(
@@ -102,7 +129,14 @@ export function openAiRoutes(database: () => Promise<Db>, settings: Pick<Setting
         object: 'list',
         data: [
           ...rows.map((m) => ({ id: m.name, object: 'model', created: Math.floor(m.createdAt.getTime() / 1000), owned_by: 'crucible' })),
-          ...runPolicies.map((r) => ({ id: `run:${r.id}`, object: 'model', created: Math.floor(r.createdAt.getTime() / 1000), owned_by: 'crucible', root: r.model, name: r.name })),
+          ...runPolicies.map((r) => ({
+            id: `run:${r.id}`,
+            object: 'model',
+            created: Math.floor(r.createdAt.getTime() / 1000),
+            owned_by: 'crucible',
+            root: r.model,
+            name: r.name,
+          })),
         ],
       });
     },
@@ -112,7 +146,7 @@ export function openAiRoutes(database: () => Promise<Db>, settings: Pick<Setting
       if ('refused' in a) return a.refused;
       const body = await readJson(req, chatCompletionRequest);
       if ('refused' in body) return body.refused;
-      return respond(body.value.stream, 'POST /api/v1/chat/completions', (sink) => chatCompletion(a.db, body.value, sink));
+      return respond(req, body.value.stream, 'POST /api/v1/chat/completions', (sink, signal) => chatCompletion(a.db, body.value, sink, signal));
     },
     /** POST /api/v1/completions */
     completions: async (req: Request): Promise<Response> => {
@@ -120,7 +154,7 @@ export function openAiRoutes(database: () => Promise<Db>, settings: Pick<Setting
       if ('refused' in a) return a.refused;
       const body = await readJson(req, completionRequest);
       if ('refused' in body) return body.refused;
-      return respond(body.value.stream, 'POST /api/v1/completions', (sink) => textCompletion(a.db, body.value, sink));
+      return respond(req, body.value.stream, 'POST /api/v1/completions', (sink, signal) => textCompletion(a.db, body.value, sink, signal));
     },
   };
 }

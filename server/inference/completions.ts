@@ -30,8 +30,16 @@ function cutAtStop(text: string, stops: string[]): { text: string; stopped: bool
 
 const stopList = (s: string | string[] | undefined) => (s === undefined ? [] : typeof s === 'string' ? [s] : s);
 
-/** The tokens of the prompt and how many may be sampled: the request's cap, within the model's context. */
-function budget(policy: HfPolicy, prompt: number[], req: { max_tokens?: number; max_completion_tokens?: number }): number {
+/**
+ * Tokens one request may hold in its batch, n × (prompt + max_tokens): the KV cache and the
+ * attention grow with it, and the web process serves everyone else meanwhile.
+ */
+export const MAX_BATCH_TOKENS = 65_536;
+/** max_tokens when the request names none (within the context and the batch budget). */
+export const DEFAULT_MAX_TOKENS = 1024;
+
+/** How many tokens may be sampled: the request's cap (default DEFAULT_MAX_TOKENS), within the model's context and the batch budget. */
+function budget(policy: HfPolicy, prompt: number[], req: { n: number; max_tokens?: number; max_completion_tokens?: number }): number {
   const ctx = policy.config.maxPositionEmbeddings;
   const asked = req.max_completion_tokens ?? req.max_tokens;
   const room = ctx - prompt.length;
@@ -40,34 +48,42 @@ function budget(policy: HfPolicy, prompt: number[], req: { max_tokens?: number; 
       'BAD_REQUEST',
       `this model's context is ${ctx} tokens; the prompt is ${prompt.length}${asked !== undefined ? ` and max_tokens ${asked}` : ''}: shorten the messages or lower max_tokens`,
     );
-  return asked ?? room;
+  const n = asked ?? Math.min(room, DEFAULT_MAX_TOKENS);
+  if (req.n * (prompt.length + n) > MAX_BATCH_TOKENS)
+    throw new DomainError(
+      'BAD_REQUEST',
+      `n × (prompt + max_tokens) is ${req.n} × (${prompt.length} + ${n}) = ${req.n * (prompt.length + n)} tokens, more than one request may hold (${MAX_BATCH_TOKENS}); lower n or max_tokens`,
+    );
+  return n;
 }
 
-/** Sample `n` completions of `prompt`, streaming each row's text as it grows when `onText` is given. */
+/**
+ * Sample `n` completions of `prompt`. A row ends at a stop string as soon as its text holds one
+ * (its tokens end with the one that completed it; the text is cut before it), and every row ends
+ * when `signal` aborts (the client went away). `onText` streams each row's text as it grows.
+ */
 async function sampleN(
   policy: HfPolicy,
   prompt: number[],
   req: Pick<CompletionRequest, 'n' | 'temperature' | 'top_p' | 'top_k' | 'seed' | 'stop'>,
   maxNewTokens: number,
   topLogprobs: number,
+  signal: AbortSignal | undefined,
   onText?: (row: number, delta: string) => void,
 ): Promise<Sampled[]> {
-  const stops = stopList(req.stop);
-  // the sampler stops early on a stop string's tokens where they spell it alone; the text is cut at it regardless
-  const stopTokens = stops.map((s) => policy.tokenizer.encode(s, { specialTokens: false })).filter((t) => t.length > 0);
+  const stops = stopList(req.stop).filter((s) => s !== '');
   const hold = Math.max(0, ...stops.map((s) => s.length - 1));
   const tokens: number[][] = Array.from({ length: req.n }, () => []);
   const sent = new Array<number>(req.n).fill(0);
-  const emit = (row: number, final: boolean) => {
-    const full = policy.tokenizer.decode(tokens[row]!);
-    const { text, stopped } = cutAtStop(full, stops);
+  const emit = (row: number, text: string, final: boolean) => {
     // a token that ends mid-character decodes to U+FFFD: wait for the rest; keep back what could start a stop string
-    const upTo = stopped || final ? text.length : text.endsWith('\uFFFD') ? -1 : Math.max(0, text.length - hold);
+    const upTo = final ? text.length : text.endsWith('\uFFFD') ? -1 : Math.max(0, text.length - hold);
     if (upTo > sent[row]!) {
       onText!(row, text.slice(sent[row], upTo));
       sent[row] = upTo;
     }
   };
+  const watch = stops.length > 0 || onText !== undefined || signal !== undefined;
   const out = await policy.sample(
     Array.from({ length: req.n }, () => prompt),
     {
@@ -76,19 +92,23 @@ async function sampleN(
       topP: req.top_p,
       topK: Math.max(0, req.top_k),
       seed: req.seed ?? Math.floor(Math.random() * 2 ** 31),
-      stop: stopTokens,
       topLogprobs,
     },
-    onText
+    watch
       ? (row, id) => {
+          if (signal?.aborted) return true;
           tokens[row]!.push(id);
-          emit(row, false);
+          if (!stops.length && !onText) return false;
+          const { text, stopped } = cutAtStop(policy.tokenizer.decode(tokens[row]!), stops);
+          if (onText) emit(row, text, stopped);
+          return stopped;
         }
       : undefined,
   );
+  if (signal?.aborted) throw new DomainError('BAD_REQUEST', 'the client closed the request');
   return out.map((completion, row) => {
     const { text, stopped } = cutAtStop(completion.text, stops);
-    if (onText) emit(row, true);
+    if (onText) emit(row, text, true);
     return { completion, text, finish: stopped || completion.finishReason !== 'length' ? 'stop' : 'length' };
   });
 }
@@ -136,7 +156,7 @@ function chatLogprobs(policy: HfPolicy, c: HfCompletion, asIds: boolean) {
 }
 
 /** POST /v1/chat/completions: one response, or (with `sink`) its chunks as they are made and then the last. */
-export async function chatCompletion(db: Db, req: ChatCompletionRequest, sink?: StreamSink): Promise<Record<string, unknown>> {
+export async function chatCompletion(db: Db, req: ChatCompletionRequest, sink?: StreamSink, signal?: AbortSignal): Promise<Record<string, unknown>> {
   return withLoadedModel(db, req.model, async (policy) => {
     const id = `chatcmpl-${randomUUID()}`;
     const created = now();
@@ -162,6 +182,7 @@ export async function chatCompletion(db: Db, req: ChatCompletionRequest, sink?: 
       req,
       maxNew,
       topLogprobs,
+      signal,
       streamText ? (row, delta) => chunk([{ index: row, delta: { content: delta }, logprobs: null, finish_reason: null }]) : undefined,
     );
     const choices = sampled.map((s, index) => {
@@ -198,7 +219,7 @@ export async function chatCompletion(db: Db, req: ChatCompletionRequest, sink?: 
 }
 
 /** POST /v1/completions: the prompt as text (encoded as the model's tokenizer does, BOS included) or token ids. */
-export async function textCompletion(db: Db, req: CompletionRequest, sink?: StreamSink): Promise<Record<string, unknown>> {
+export async function textCompletion(db: Db, req: CompletionRequest, sink?: StreamSink, signal?: AbortSignal): Promise<Record<string, unknown>> {
   return withLoadedModel(db, req.model, async (policy) => {
     const id = `cmpl-${randomUUID()}`;
     const created = now();
@@ -206,7 +227,7 @@ export async function textCompletion(db: Db, req: CompletionRequest, sink?: Stre
     const vocab = policy.config.vocabSize;
     const bad = prompt.find((t) => t >= vocab);
     if (bad !== undefined) throw new DomainError('BAD_REQUEST', `prompt: token id ${bad} is outside the model's vocabulary (0..${vocab - 1})`);
-    const maxNew = budget(policy, prompt, { max_tokens: req.max_tokens ?? 16 });
+    const maxNew = budget(policy, prompt, { n: req.n, max_tokens: req.max_tokens ?? 16 });
     const promptText = typeof req.prompt === 'string' ? req.prompt : policy.tokenizer.decode(prompt);
     const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
       sink!({ id, object: 'text_completion', created, model: req.model, choices, ...extra });
@@ -216,6 +237,7 @@ export async function textCompletion(db: Db, req: CompletionRequest, sink?: Stre
       req,
       maxNew,
       req.logprobs ?? 0,
+      signal,
       sink ? (row, delta) => chunk([{ index: row, text: delta, logprobs: null, finish_reason: null }]) : undefined,
     );
     const choices = sampled.map((s, index) => {

@@ -9,18 +9,27 @@ import { getModel, modelDirectory, withModelStore } from '@/server/models/servic
 /**
  * The models this process has loaded for the OpenAI-compatible endpoint: a registered model by
  * name, or a run's policy as `run:RUN_ID` (its newest version) or `run:RUN_ID@vN`. At most
- * `MAX_LOADED` at once (the least recently used is released), and one generation at a time per
- * model, so concurrent requests queue rather than thrash the CPU. New weights under the same
+ * `MAX_LOADED` kept (the least recently used leaves the cache and is released once its requests
+ * in flight are done), and one generation at a time per model, so concurrent requests queue rather than thrash the CPU. New weights under the same
  * name (a re-registered model, a run's next version) are loaded afresh.
  */
 const MAX_LOADED = 2;
 
-type Loaded = { key: string; policy: Promise<{ sampler: HfPolicy; release: () => Promise<void> }>; queue: Promise<unknown>; usedAt: number };
+type Loaded = {
+  key: string;
+  policy: Promise<{ sampler: HfPolicy; release: () => Promise<void> }>;
+  queue: Promise<unknown>;
+  usedAt: number;
+  /** requests holding or waiting for it */
+  active: number;
+  /** out of the cache: released when `active` reaches 0 */
+  evicted: boolean;
+};
 const loaded = new Map<string, Loaded>();
 
 /** `run:RUN_ID[@vN]`: which run and version (undefined for the newest), or undefined for a registered model's name. */
 export function runModelRef(model: string): { runId: string; version?: number } | undefined {
-  const m = /^run:([0-9a-f-]{36})(?:@v(\d+))?$/i.exec(model);
+  const m = /^run:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:@v(\d{1,9}))?$/i.exec(model);
   return m ? { runId: m[1]!.toLowerCase(), ...(m[2] !== undefined ? { version: Number(m[2]) } : {}) } : undefined;
 }
 
@@ -66,31 +75,40 @@ async function resolve(db: Db, model: string): Promise<{ key: string; load: () =
   };
 }
 
-async function load(db: Db, model: string): Promise<Loaded> {
-  const { key, load: open } = await resolve(db, model);
-  const hit = loaded.get(key);
-  if (hit) {
-    hit.usedAt = performance.now();
-    return hit;
-  }
-  while (loaded.size >= MAX_LOADED) {
-    const [oldest] = [...loaded.values()].sort((a, b) => a.usedAt - b.usedAt);
-    loaded.delete(oldest!.key);
-    // released once its queued generations are done
-    void oldest!.queue.finally(async () => (await oldest!.policy.catch(() => undefined))?.release());
-  }
-  const policy = open();
-  const entry: Loaded = { key, policy, queue: Promise.resolve(), usedAt: performance.now() };
-  loaded.set(key, entry);
-  // a model that fails to load is not kept: the next request tries again and sees the error
-  policy.catch(() => loaded.delete(key));
-  return entry;
+/** Release an entry's model once it is out of the cache and nothing in flight uses it. */
+function releaseIfIdle(e: Loaded) {
+  if (e.evicted && e.active === 0) void e.policy.then((p) => p.release()).catch(() => undefined);
 }
 
 /** Run `fn` with `model` (a registered model's name, or `run:RUN_ID[@vN]`) loaded, after that model's earlier requests. */
 export async function withLoadedModel<T>(db: Db, model: string, fn: (policy: HfPolicy) => Promise<T>): Promise<T> {
-  const entry = await load(db, model);
-  const run = entry.queue.then(async () => fn((await entry.policy).sampler));
-  entry.queue = run.catch(() => undefined);
-  return run;
+  const { key, load: open } = await resolve(db, model);
+  // from here to the queue's hold, synchronous: no other request can evict the entry in between
+  let entry = loaded.get(key);
+  if (!entry) {
+    while (loaded.size >= MAX_LOADED) {
+      const [oldest] = [...loaded.values()].sort((a, b) => a.usedAt - b.usedAt);
+      loaded.delete(oldest!.key);
+      oldest!.evicted = true;
+      releaseIfIdle(oldest!);
+    }
+    const created: Loaded = { key, policy: open(), queue: Promise.resolve(), usedAt: 0, active: 0, evicted: false };
+    loaded.set(key, created);
+    // a model that fails to load is not kept: the next request tries again and sees the error
+    created.policy.catch(() => {
+      if (loaded.get(key) === created) loaded.delete(key);
+    });
+    entry = created;
+  }
+  const e = entry;
+  e.usedAt = performance.now();
+  e.active++;
+  const run = e.queue.then(async () => fn((await e.policy).sampler));
+  e.queue = run.catch(() => undefined);
+  try {
+    return await run;
+  } finally {
+    e.active--;
+    releaseIfIdle(e);
+  }
 }

@@ -56,7 +56,7 @@ beforeAll(async () => {
   const qwen = await familyModelDir(
     path.join(tmp, 'qwen'),
     CHAT_FAMILIES.find((f) => f.name === 'qwen2.5')!,
-    { maxPositionEmbeddings: 1024 },
+    { maxPositionEmbeddings: 8192 },
   );
   qwenDir = qwen;
   const { store } = modelStore(database.db);
@@ -186,6 +186,8 @@ describe('an OpenAI-compatible endpoint, called by the official openai client', 
     const stopped = await client.completions.create({ model: 'stories260K', prompt: 'Once upon a time', max_tokens: 24, temperature: 0, stop: [cutAt] });
     expect(stopped.choices[0]!.text).toBe(text.slice(0, text.indexOf(cutAt)));
     expect(stopped.choices[0]!.finish_reason).toBe('stop');
+    // sampling ended there, not at max_tokens: the tokens end with the one that completed the stop string
+    expect(stopped.usage!.completion_tokens).toBeLessThan(r.usage!.completion_tokens);
     const echoed = await client.completions.create({ model: 'stories260K', prompt: 'Once upon a time', max_tokens: 4, temperature: 0, echo: true });
     expect(echoed.choices[0]!.text.startsWith('Once upon a time')).toBe(true);
   });
@@ -247,8 +249,12 @@ describe('an OpenAI-compatible endpoint, called by the official openai client', 
       client.chat.completions.create({ model: 'tiny-qwen', messages: [{ role: 'user', content: 'hi' }], max_tokens: 100_000 }),
     ).rejects.toMatchObject({
       status: 400,
-      message: expect.stringContaining("this model's context is 1024 tokens"),
+      message: expect.stringContaining("this model's context is 8192 tokens"),
     });
+    // one request's batch is bounded: n × (prompt + max_tokens)
+    await expect(
+      client.chat.completions.create({ model: 'tiny-qwen', messages: [{ role: 'user', content: 'hi' }], n: 16, max_tokens: 5000 }),
+    ).rejects.toMatchObject({ status: 400, message: expect.stringContaining('more than one request may hold (65536)') });
     // stories260K has no chat template: chat is refused, completions work
     await expect(client.chat.completions.create({ model: 'stories260K', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 400 });
     const anonymous = new OpenAI({ baseURL: `${server.url}/api/v1`, apiKey: 'crc_not-a-token', maxRetries: 0 });

@@ -1,4 +1,4 @@
-import type { EnvObservation, EnvStepResult, EnvToolCall } from '@/core/env-sessions';
+import { ENV_SESSION_LIMITS, type EnvObservation, type EnvStepResult, type EnvToolCall } from '@/core/env-sessions';
 import type { RepoGrade, RepoTask } from '@/core/repo-tasks';
 import type { ParsedToolCall, ToolCallFormat } from '../tools/call-formats/call-format';
 import { isObject } from '../tools/call-formats/call-format';
@@ -33,7 +33,9 @@ export class SessionSandboxError extends Error {}
  * observation saying how to call a tool, as Crucible's own episodes do.
  */
 export async function runSessionStep(workspace: AgentWorkspace, format: ToolCallFormat, req: { calls?: EnvToolCall[]; text?: string }): Promise<EnvStepResult> {
-  const calls = req.calls ? req.calls.map(structuredCall) : format.parse(req.text ?? '').calls;
+  const parsed = req.calls ? req.calls.map(structuredCall) : format.parse(req.text ?? '').calls;
+  // a message may hold any number of calls: as many run as a structured step may send, the rest are refused
+  const calls = parsed.slice(0, ENV_SESSION_LIMITS.maxCallsPerStep);
   if (!calls.length)
     return {
       observations: [{ name: 'error', content: `error: no tool call found. To call a tool, ${format.instructions}; or submit.`, error: 'no tool call found' }],
@@ -57,6 +59,12 @@ export async function runSessionStep(workspace: AgentWorkspace, format: ToolCall
       break;
     }
   }
+  if (!done && parsed.length > calls.length)
+    observations.push({
+      name: 'error',
+      content: `error: ${parsed.length - calls.length} more tool calls were not run: one step runs at most ${ENV_SESSION_LIMITS.maxCallsPerStep}`,
+      error: 'too many tool calls in one step',
+    });
   return { observations, done };
 }
 
