@@ -148,7 +148,11 @@ export class HfPolicy {
    * String prompts are encoded as transformers would (with the tokenizer's special tokens,
    * e.g. BOS); generation ends at any of the model's EOS ids.
    */
-  async sample(prompts: (string | number[])[], o: Omit<SampleOptionsInput, 'eos'> = {}, onToken?: (row: number, id: number) => boolean | void): Promise<HfCompletion[]> {
+  async sample(
+    prompts: (string | number[])[],
+    o: Omit<SampleOptionsInput, 'eos'> = {},
+    onToken?: (row: number, id: number) => boolean | void,
+  ): Promise<HfCompletion[]> {
     const ids = prompts.map((p) => (typeof p === 'string' ? this.tokenizer.encode(p) : p));
     const c = this.config;
     for (const p of ids) {
