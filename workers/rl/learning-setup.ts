@@ -24,7 +24,7 @@ export const LEARNING_CONFIG = {
   trainTasks: EDGE_TASKS,
   tasksPerIteration: EDGE_TASKS.length,
   groupSize: 8,
-  iterations: 5,
+  iterations: 6,
   maxTurns: 1,
   concurrency: 2,
   learningRate: 5e-4,

@@ -63,8 +63,8 @@ describe('RL learning against a no-update control arm (real sandboxes, ONNX poli
       30_000,
     );
     const [m, c] = await Promise.all([
-      untilRun(db, main.id, 'the RL arm to finish', ended, 560_000),
-      untilRun(db, controlId, 'the control arm to finish', ended, 560_000),
+      untilRun(db, main.id, 'the RL arm to finish', ended, 840_000),
+      untilRun(db, controlId, 'the control arm to finish', ended, 840_000),
     ]).finally(() => clearInterval(progress));
     expect([m.status, m.error, c.status, c.error]).toEqual(['completed', null, 'completed', null]);
     const [control] = await db.select().from(runs).where(eq(runs.id, controlId));
@@ -87,5 +87,5 @@ describe('RL learning against a no-update control arm (real sandboxes, ONNX poli
     expect(pairs.length).toBeGreaterThanOrEqual(0.95 * (iterations - 1) * config.tasksPerIteration * config.groupSize);
     expect(report.solved.main, 'RL must solve more of the curriculum than the no-update control').toBeGreaterThan(report.solved.control);
     expect(report.mcnemar.p, `one-sided exact McNemar: RL-only ${report.mcnemar.b} vs control-only ${report.mcnemar.c} solved`).toBeLessThan(0.01);
-  }, 600_000);
+  }, 900_000);
 });
