@@ -118,6 +118,20 @@ function respond(
 
 export function openAiRoutes(database: () => Promise<Db>, settings: Pick<Settings, 'CRUCIBLE_TRUST_PROXY'>) {
   const trustProxy = settings.CRUCIBLE_TRUST_PROXY;
+  /** A sampling route: an operator's token, the body checked by `schema`, then `run` as JSON or a stream. */
+  const completionRoute =
+    <S extends z.ZodType<{ stream: boolean }>>(
+      schema: S,
+      path: string,
+      run: (db: Db, body: z.output<S>, sink: StreamSink | undefined, signal: AbortSignal) => Promise<Record<string, unknown>>,
+    ) =>
+    async (req: Request): Promise<Response> => {
+      const a = await authorise(database, req, trustProxy, 'operateRuns');
+      if ('refused' in a) return a.refused;
+      const body = await readJson(req, schema);
+      if ('refused' in body) return body.refused;
+      return respond(req, body.value.stream, `POST ${path}`, (sink, signal) => run(a.db, body.value, sink, signal));
+    };
   return {
     /** GET /api/v1/models: the registered models. */
     models: async (req: Request): Promise<Response> => {
@@ -141,20 +155,8 @@ export function openAiRoutes(database: () => Promise<Db>, settings: Pick<Setting
       });
     },
     /** POST /api/v1/chat/completions */
-    chatCompletions: async (req: Request): Promise<Response> => {
-      const a = await authorise(database, req, trustProxy, 'operateRuns');
-      if ('refused' in a) return a.refused;
-      const body = await readJson(req, chatCompletionRequest);
-      if ('refused' in body) return body.refused;
-      return respond(req, body.value.stream, 'POST /api/v1/chat/completions', (sink, signal) => chatCompletion(a.db, body.value, sink, signal));
-    },
+    chatCompletions: completionRoute(chatCompletionRequest, '/api/v1/chat/completions', chatCompletion),
     /** POST /api/v1/completions */
-    completions: async (req: Request): Promise<Response> => {
-      const a = await authorise(database, req, trustProxy, 'operateRuns');
-      if ('refused' in a) return a.refused;
-      const body = await readJson(req, completionRequest);
-      if ('refused' in body) return body.refused;
-      return respond(req, body.value.stream, 'POST /api/v1/completions', (sink, signal) => textCompletion(a.db, body.value, sink, signal));
-    },
+    completions: completionRoute(completionRequest, '/api/v1/completions', textCompletion),
   };
 }

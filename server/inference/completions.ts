@@ -113,6 +113,12 @@ async function sampleN(
   });
 }
 
+/** OpenAI's `usage`: the prompt once, every choice's tokens. */
+function usageOf(prompt: number[], sampled: Sampled[]) {
+  const completion = sampled.reduce((n, s) => n + s.completion.tokens.length, 0);
+  return { prompt_tokens: prompt.length, completion_tokens: completion, total_tokens: prompt.length + completion };
+}
+
 /** A conversation as the chat template takes it: tool-call arguments as objects (templates write them with tojson). */
 function templateMessages(messages: ChatMessageInput[]): ChatMessage[] {
   return messages.map((m) => {
@@ -196,8 +202,7 @@ export async function chatCompletion(db: Db, req: ChatCompletionRequest, sink?: 
         ...(req.return_token_ids ? { token_ids: s.completion.tokens } : {}),
       };
     });
-    const usage = { prompt_tokens: prompt.length, completion_tokens: sampled.reduce((n, s) => n + s.completion.tokens.length, 0) };
-    const fullUsage = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+    const fullUsage = usageOf(prompt, sampled);
     if (sink) {
       for (const c of choices) {
         const calls = 'tool_calls' in c.message ? c.message.tool_calls : undefined;
@@ -263,8 +268,7 @@ export async function textCompletion(db: Db, req: CompletionRequest, sink?: Stre
         ...(req.return_token_ids ? { token_ids: c.tokens } : {}),
       };
     });
-    const usage = { prompt_tokens: prompt.length, completion_tokens: sampled.reduce((n, s) => n + s.completion.tokens.length, 0) };
-    const fullUsage = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+    const fullUsage = usageOf(prompt, sampled);
     if (sink) {
       for (const c of choices) chunk([{ index: c.index, text: '', logprobs: c.logprobs, finish_reason: c.finish_reason }]);
       if (req.stream_options?.include_usage) chunk([], { usage: fullUsage });
