@@ -5,3 +5,4 @@ export * from './infra';
 export * from './artifacts';
 export * from './models';
 export * from './env-sessions';
+export * from './monitoring';
