@@ -16,6 +16,8 @@ const items: NavItem[] = [
   { href: '/models', label: 'Models' },
   { href: '/workers', label: 'Workers' },
   { href: '/resources', label: 'Resources' },
+  { href: '/alerts', label: 'Alerts' },
+  { href: '/logs', label: 'Logs' },
   { href: '/review', label: 'Review', needs: 'review' },
   { href: '/reviewers', label: 'Reviewers', needs: 'review' },
   { href: '/admin/users', label: 'Users', needs: 'manageUsers' },
