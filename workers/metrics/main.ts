@@ -8,21 +8,21 @@ import { WORKER_KINDS } from '@/core/queues';
 import { rollup } from './rollup';
 import { sampleCluster, sampleNode, storeSamples } from './sampler';
 
-const { CRUCIBLE_METRICS_INTERVAL_MS: intervalMs, CRUCIBLE_RESERVE_FRACTION } = settings();
+const { CRUCIBLE_METRICS_INTERVAL_MS: intervalMs, CRUCIBLE_RESERVE_FRACTION, CRUCIBLE_DATA_DIR: dataDir } = settings();
 // the scheduler's default reserve when none is set (lib/scheduler/config.ts defaultConfig)
 const reserveFraction = CRUCIBLE_RESERVE_FRACTION ?? 0.3;
 const rollupMs = 60_000;
 
 await runWorkerProcess(WORKER_KINDS.metrics, async (ctx) => {
   const state = {};
-  sampleNode(state); // first CPU reading; utilisation needs a delta
+  sampleNode(state, undefined, undefined, dataDir); // first CPU reading; utilisation needs a delta
   let lastRollup = 0;
   while (!ctx.signal.aborted) {
     // timers/promises removes its abort listener when the timer fires (a listener per tick leaked before)
     await sleep(intervalMs, null, { signal: ctx.signal }).catch(() => null);
     if (ctx.signal.aborted) break;
     try {
-      await storeSamples(ctx.db, [...sampleNode(state), ...(await sampleCluster(ctx.db, reserveFraction))]);
+      await storeSamples(ctx.db, [...sampleNode(state, undefined, undefined, dataDir), ...(await sampleCluster(ctx.db, reserveFraction))]);
       if (Date.now() - lastRollup >= rollupMs) {
         lastRollup = Date.now();
         const r = await rollup(ctx.db);

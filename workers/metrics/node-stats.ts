@@ -27,6 +27,17 @@ export function readMemory(text: string = fs.readFileSync('/proc/meminfo', 'utf8
   return { totalMb: total / 1024, usedMb: (total - available) / 1024 };
 }
 
+/** Used and total MB of the filesystem holding `dir` (as `df` counts them); null if it cannot be read. */
+export function readDisk(dir: string): { usedMb: number; totalMb: number } | null {
+  try {
+    const s = fs.statfsSync(dir);
+    const mb = (blocks: number) => (blocks * s.bsize) / 1_048_576;
+    return { totalMb: mb(s.blocks), usedMb: mb(s.blocks - s.bfree) };
+  } catch {
+    return null;
+  }
+}
+
 export type GpuReading = { index: number; utilisation: number; memoryUsedMb: number; memoryTotalMb: number };
 
 /** GPUs from nvidia-smi, or null when it is absent or fails (never a made-up figure). */

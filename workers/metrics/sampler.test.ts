@@ -46,6 +46,10 @@ describe('node stats from the real /proc', () => {
     expect(pts.find((p) => p.name === 'node_gpu_present')?.value).toBe(0);
     expect(pts.some((p) => p.name === 'node_gpu_utilisation')).toBe(false);
     expect(pts.some((p) => p.name === 'node_cpu_utilisation')).toBe(true);
+    const used = pts.find((p) => p.name === 'node_disk_used_mb')!.value;
+    const total = pts.find((p) => p.name === 'node_disk_total_mb')!.value;
+    expect(used).toBeGreaterThan(0);
+    expect(used).toBeLessThanOrEqual(total);
   });
 });
 

@@ -5,13 +5,18 @@ import { METRIC_SOURCES } from '@/core/metrics';
 import { RESOURCE_METRIC_LABELS } from '@/core/resources';
 import type { Db } from '@/db/client';
 import { metricSamples } from '@/db/schema';
-import { cpuUtilisation, readCpuTimes, readGpus, readMemory, type CpuTimes, type GpuReading } from './node-stats';
+import { cpuUtilisation, readCpuTimes, readDisk, readGpus, readMemory, type CpuTimes, type GpuReading } from './node-stats';
 import { sandboxClass } from '@/core/resources';
 
 type Point = { name: string; value: number; labels: Record<string, string> };
 
 /** Node figures from /proc and nvidia-smi; `prev` carries the CPU reading between calls. */
-export function sampleNode(state: { prev?: CpuTimes }, gpus: () => GpuReading[] | null = readGpus, node = os.hostname()): Point[] {
+export function sampleNode(
+  state: { prev?: CpuTimes },
+  gpus: () => GpuReading[] | null = readGpus,
+  node = os.hostname(),
+  diskPath = process.cwd(),
+): Point[] {
   const now = readCpuTimes();
   const points: Point[] = [];
   const cpu = state.prev ? cpuUtilisation(state.prev, now) : null;
@@ -20,6 +25,9 @@ export function sampleNode(state: { prev?: CpuTimes }, gpus: () => GpuReading[] 
   points.push({ name: 'node_cpus', value: os.availableParallelism(), labels: { node } });
   const mem = readMemory();
   points.push({ name: 'node_memory_used_mb', value: mem.usedMb, labels: { node } }, { name: 'node_memory_total_mb', value: mem.totalMb, labels: { node } });
+  // the filesystem holding the data directory: sandboxes, caches, the embedded database
+  const disk = readDisk(diskPath);
+  if (disk) points.push({ name: 'node_disk_used_mb', value: disk.usedMb, labels: { node } }, { name: 'node_disk_total_mb', value: disk.totalMb, labels: { node } });
   const g = gpus();
   points.push({ name: 'node_gpu_present', value: g ? 1 : 0, labels: { node } });
   for (const x of g ?? []) {
