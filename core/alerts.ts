@@ -5,6 +5,8 @@
  * from the project.
  */
 
+import { z } from 'zod';
+
 export const ALERT_SEVERITIES = ['critical', 'warning', 'info'] as const;
 export type AlertSeverity = (typeof ALERT_SEVERITIES)[number];
 
@@ -56,3 +58,64 @@ export const ALERT_LIMITS = { silenceMaxHours: 24 * 30, reasonMaxChars: 500, mat
 export function labelsMatch(labels: AlertLabels, matchers: AlertLabels): boolean {
   return Object.entries(matchers).every(([k, v]) => labels[k] === v);
 }
+
+/** The built-in rules (docs/monitoring.md says what each means and what to do). */
+export const ALERT_RULES = [
+  'RunRewardCollapse',
+  'RunRewardJump',
+  'RunKlHigh',
+  'RunEntropyCollapse',
+  'RunGradNormHigh',
+  'RunClipFractionHigh',
+  'RunSkippedUpdates',
+  'RunInfraFailures',
+  'RunTamperedReward',
+  'RunReviewDisagreement',
+  'EnvironmentQuarantined',
+  'EnvironmentHashMismatch',
+  'SandboxSecurityDenials',
+  'WorkerLost',
+  'NodeLost',
+  'QueueWaitHigh',
+  'DiskPressure',
+  'MemoryPressure',
+] as const;
+export type AlertRuleName = (typeof ALERT_RULES)[number];
+
+/**
+ * Rule thresholds, with the defaults that ship on. Cluster-wide overrides come from
+ * CRUCIBLE_ALERT_THRESHOLDS; a run's config may override the run rules' (`alerts.thresholds`).
+ */
+export const alertThresholds = z
+  .object({
+    /** iterations of reward_mean the collapse/jump rules compare the newest against */
+    rewardWindow: z.number().int().min(1).max(100).default(5),
+    rewardDrop: z.number().min(0).max(100).default(0.25),
+    rewardJump: z.number().min(0).max(100).default(0.5),
+    klMax: z.number().min(0).default(0.5),
+    entropyMin: z.number().min(0).default(0.05),
+    gradNormMax: z.number().min(0).default(1000),
+    clipFractionMax: z.number().min(0).max(1).default(0.4),
+    infraFailedRateMax: z.number().min(0).max(1).default(0.2),
+    kappaMin: z.number().min(-1).max(1).default(0.4),
+    /** double-reviewed pairs needed before kappa means anything */
+    kappaMinPairs: z.number().int().min(1).default(10),
+    /** denied egress connections and seccomp kills in 10 minutes */
+    securityDenialsMax: z.number().int().min(0).default(20),
+    /** critical-tier queue wait target, seconds */
+    queueWaitS: z.number().min(1).default(300),
+    diskUsedMax: z.number().min(0).max(1).default(0.9),
+    memoryUsedMax: z.number().min(0).max(1).default(0.9),
+  })
+  .strict();
+export type AlertThresholds = z.infer<typeof alertThresholds>;
+export const DEFAULT_ALERT_THRESHOLDS: AlertThresholds = alertThresholds.parse({});
+
+/** A run's own alerting settings (run config `alerts`): thresholds of its run rules, and rules turned off. */
+export const runAlertSettings = z
+  .object({
+    thresholds: alertThresholds.partial().default({}),
+    off: z.array(z.enum(ALERT_RULES)).max(ALERT_RULES.length).default([]),
+  })
+  .strict();
+export type RunAlertSettings = z.infer<typeof runAlertSettings>;

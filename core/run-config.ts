@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { runAlertSettings } from '@/core/alerts';
 import { TOOL_CALL_FORMATS } from '@/core/tool-call-formats';
 import { SCHEDULING_TIERS } from '@/core/queues';
 import { sandboxRuntimeName } from '@/core/sandbox-runtimes';
@@ -269,6 +270,8 @@ export const runConfigFields = z
     /** PPO: whiten advantages across the batch's policy tokens (mean 0, std 1). */
     whitenAdvantages: z.boolean().default(false),
     review: reviewConfig.default({ rate: 0.05, doubleReviewShare: 0.1, blind: true, disputed: 'exclude', thresholds: [0.5] }),
+    /** This run's alert thresholds and rules turned off (core/alerts.ts; docs/monitoring.md). Default: the cluster's. */
+    alerts: runAlertSettings.optional(),
   })
   .strict();
 
