@@ -82,39 +82,59 @@ export const ALERT_RULES = [
 ] as const;
 export type AlertRuleName = (typeof ALERT_RULES)[number];
 
+/** The thresholds that ship on (docs/monitoring.md). */
+export const DEFAULT_ALERT_THRESHOLDS: AlertThresholds = {
+  rewardWindow: 5,
+  rewardDrop: 0.25,
+  rewardJump: 0.5,
+  klMax: 0.5,
+  entropyMin: 0.05,
+  gradNormMax: 1000,
+  clipFractionMax: 0.4,
+  infraFailedRateMax: 0.2,
+  kappaMin: 0.4,
+  kappaMinPairs: 10,
+  securityDenialsMax: 20,
+  queueWaitS: 300,
+  diskUsedMax: 0.9,
+  memoryUsedMax: 0.9,
+};
+
 /**
  * Rule thresholds, with the defaults that ship on. Cluster-wide overrides come from
  * CRUCIBLE_ALERT_THRESHOLDS; a run's config may override the run rules' (`alerts.thresholds`).
  */
-export const alertThresholds = z
-  .object({
-    /** iterations of reward_mean the collapse/jump rules compare the newest against */
-    rewardWindow: z.number().int().min(1).max(100).default(5),
-    rewardDrop: z.number().min(0).max(100).default(0.25),
-    rewardJump: z.number().min(0).max(100).default(0.5),
-    klMax: z.number().min(0).default(0.5),
-    entropyMin: z.number().min(0).default(0.05),
-    gradNormMax: z.number().min(0).default(1000),
-    clipFractionMax: z.number().min(0).max(1).default(0.4),
-    infraFailedRateMax: z.number().min(0).max(1).default(0.2),
-    kappaMin: z.number().min(-1).max(1).default(0.4),
-    /** double-reviewed pairs needed before kappa means anything */
-    kappaMinPairs: z.number().int().min(1).default(10),
-    /** denied egress connections and seccomp kills in 10 minutes */
-    securityDenialsMax: z.number().int().min(0).default(20),
-    /** critical-tier queue wait target, seconds */
-    queueWaitS: z.number().min(1).default(300),
-    diskUsedMax: z.number().min(0).max(1).default(0.9),
-    memoryUsedMax: z.number().min(0).max(1).default(0.9),
-  })
-  .strict();
+const thresholdFields = {
+  /** iterations of reward_mean the collapse/jump rules compare the newest against */
+  rewardWindow: z.number().int().min(1).max(100),
+  rewardDrop: z.number().min(0).max(100),
+  rewardJump: z.number().min(0).max(100),
+  klMax: z.number().min(0),
+  entropyMin: z.number().min(0),
+  gradNormMax: z.number().min(0),
+  clipFractionMax: z.number().min(0).max(1),
+  infraFailedRateMax: z.number().min(0).max(1),
+  kappaMin: z.number().min(-1).max(1),
+  /** double-reviewed pairs needed before kappa means anything */
+  kappaMinPairs: z.number().int().min(1),
+  /** denied egress connections and seccomp kills in 10 minutes */
+  securityDenialsMax: z.number().int().min(0),
+  /** critical-tier queue wait target, seconds */
+  queueWaitS: z.number().min(1),
+  diskUsedMax: z.number().min(0).max(1),
+  memoryUsedMax: z.number().min(0).max(1),
+};
+
+/** Every threshold set (CRUCIBLE_ALERT_THRESHOLDS merged over the defaults). */
+export const alertThresholds = z.object(thresholdFields).strict();
 export type AlertThresholds = z.infer<typeof alertThresholds>;
-export const DEFAULT_ALERT_THRESHOLDS: AlertThresholds = alertThresholds.parse({});
+/** Overrides: any subset, no defaults filled in (a run's overrides must not reset the cluster's). */
+export const alertThresholdOverrides = z.object(thresholdFields).partial().strict();
 
 /** A run's own alerting settings (run config `alerts`): thresholds of its run rules, and rules turned off. */
 export const runAlertSettings = z
   .object({
-    thresholds: alertThresholds.partial().default({}),
+    thresholds: alertThresholdOverrides.default({}),
     off: z.array(z.enum(ALERT_RULES)).max(ALERT_RULES.length).default([]),
   })
   .strict();

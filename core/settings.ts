@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { alertThresholdOverrides, WEBHOOK_FORMATS } from '@/core/alerts';
 
 /**
  * Process settings, read from the environment once and validated here (create-t3-app `env`
@@ -8,6 +9,39 @@ import { z } from 'zod';
  * Every field has a `.describe()`: README's configuration table is generated from them
  * (`npm run settings:table`; core/settings.test.ts fails while README differs).
  */
+/** A JSON-valued setting: parsed and validated, with the variable's problem reported by name. */
+function parseJsonSetting<T>(v: string | undefined, schema: z.ZodType<T>, ctx: z.RefinementCtx, fallback: T): T {
+  if (v === undefined) return fallback;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(v);
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: `not JSON: ${(e as Error).message}` });
+    return z.NEVER;
+  }
+  const r = schema.safeParse(raw);
+  if (!r.success) {
+    ctx.addIssue({ code: 'custom', message: r.error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ') });
+    return z.NEVER;
+  }
+  return r.data;
+}
+const alertWebhooks = z
+  .array(
+    z
+      .object({
+        name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a receiver name: letters, digits, _ . -'),
+        url: z
+          .string()
+          .url()
+          .refine((u) => /^https?:/.test(u), 'an http(s) URL'),
+        format: z.enum(WEBHOOK_FORMATS).default('json'),
+      })
+      .strict(),
+  )
+  .max(20)
+  .refine((a) => new Set(a.map((r) => r.name)).size === a.length, 'receiver names must be unique');
+
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 const bytes = z.coerce.number().int().positive();
 const port = z.coerce.number().int().min(1).max(65535);
@@ -95,6 +129,41 @@ export const settingsSchema = z.object({
     .describe(
       "share of capacity held back for the critical tier, 0 to 0.95; overrides a scheduler config file's `reserveFraction` (unset: the file's value, else 0.3)",
     ),
+  // Logs (server/logs; every process's JSON lines, shipped to the log_records table)
+  CRUCIBLE_LOG_LEVEL: z
+    .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal'])
+    .default('info')
+    .describe('lowest level a process writes to stdout (JSON lines)'),
+  CRUCIBLE_LOG_SHIP_LEVEL: z
+    .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'off'])
+    .default('info')
+    .describe(
+      "lowest level each process ships to the database (`log_records`: the console's /logs, `crucible logs`, the episode timeline); `off` ships nothing",
+    ),
+  CRUCIBLE_LOG_FLUSH_MS: positiveInt.default(1_000).describe('each process ships its buffered log records this often (and when a batch fills, and on stop)'),
+  CRUCIBLE_LOG_BUFFER: positiveInt
+    .default(10_000)
+    .describe('log records a process holds while the database is slow or away; past this the oldest are dropped and one record says how many'),
+  CRUCIBLE_LOG_RETENTION_DAYS: positiveNumber.default(7).describe('the maintenance worker deletes log records older than this'),
+  CRUCIBLE_LOG_MAX_ROWS: positiveInt.default(1_000_000).describe('the maintenance worker keeps at most this many log records (the newest)'),
+  // Alerts (workers/alerts; docs/monitoring.md)
+  CRUCIBLE_ALERT_EVAL_MS: positiveInt.default(15_000).describe('how often the maintenance worker evaluates the alert rules and delivers notifications'),
+  CRUCIBLE_ALERT_GROUP_INTERVAL_S: positiveInt
+    .default(300)
+    .describe("a group's firing notification is updated at most this often while its alerts change (Alertmanager's group_interval)"),
+  CRUCIBLE_ALERT_WEBHOOKS: z
+    .preprocess(unsetIfEmpty, z.string().optional())
+    .transform((v, ctx) => parseJsonSetting(v, alertWebhooks, ctx, []))
+    .describe(
+      'JSON list of webhook receivers, e.g. `[{"name":"ops","url":"https://hooks.slack.com/…","format":"slack"}]`; `format` is `json` (Alertmanager\'s webhook payload, the default) or `slack`',
+    ),
+  CRUCIBLE_ALERT_THRESHOLDS: z
+    .preprocess(unsetIfEmpty, z.string().optional())
+    .transform((v, ctx) => parseJsonSetting(v, alertThresholdOverrides, ctx, {}))
+    .describe('JSON object overriding the alert rules\' default thresholds cluster-wide, e.g. `{"klMax":1}` (names in docs/monitoring.md)'),
+  CRUCIBLE_CONSOLE_URL: z
+    .preprocess(unsetIfEmpty, z.string().url().optional())
+    .describe("the console's address as people reach it, for links in alert notifications (unset: `http://localhost:PORT`)"),
   // Scheduler (lib/scheduler) and its nodes
   CRUCIBLE_SCHEDULER_CONFIG: z
     .string()
