@@ -1,8 +1,21 @@
 import { Gauge, Registry } from 'prom-client';
-import type { Overview } from './service';
+import type { Db } from '@/db/client';
+import { RL_ITERATION_METRICS } from '@/core/metrics';
+import { alertFigures, type AlertFigures } from './alert-figures';
+import { resourceOverview, type Overview } from './service';
 
-/** The /resources figures as Prometheus gauges (a fresh registry per scrape: values come from the database). */
-export async function prometheusText(o: Overview): Promise<{ text: string; contentType: string }> {
+/** What `GET /api/metrics` answers: the resource figures and the alert rules' inputs, read now. */
+export async function metricsExposition(db: Db): Promise<{ text: string; contentType: string }> {
+  const [o, a] = await Promise.all([resourceOverview(db), alertFigures(db)]);
+  return prometheusText(o, a);
+}
+
+/**
+ * The /resources figures, and with `a` the alert figures, as Prometheus gauges (a fresh
+ * registry per scrape: values come from the database). deploy/prometheus/alerts.yml is
+ * written against these names; its test checks every name it uses is here.
+ */
+export async function prometheusText(o: Overview, a?: AlertFigures): Promise<{ text: string; contentType: string }> {
   const reg = new Registry();
   const g = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name: `crucible_${name}`, help, labelNames, registers: [reg] });
   const up = g('metrics_sampler_up', '1 when the metrics worker wrote a sample in the last minute');
@@ -11,6 +24,8 @@ export async function prometheusText(o: Overview): Promise<{ text: string; conte
   const cpus = g('node_cpus', 'CPUs on the node', ['node']);
   const memUsed = g('node_memory_used_bytes', 'Memory in use (MemTotal - MemAvailable)', ['node']);
   const memTotal = g('node_memory_total_bytes', 'Memory on the node', ['node']);
+  const diskUsed = g('node_disk_used_bytes', "Used space of the filesystem holding the node's data directory", ['node']);
+  const diskTotal = g('node_disk_total_bytes', "Size of the filesystem holding the node's data directory", ['node']);
   const gpuPresent = g('node_gpu_present', '1 when nvidia-smi reported GPUs, 0 when absent', ['node']);
   const gpuUtil = g('node_gpu_utilisation', 'GPU utilisation 0..1 from nvidia-smi', ['node', 'gpu']);
   const gpuMem = g('node_gpu_memory_used_bytes', 'GPU memory in use', ['node', 'gpu']);
@@ -19,6 +34,8 @@ export async function prometheusText(o: Overview): Promise<{ text: string; conte
     if (n.cpus !== null) cpus.set({ node: n.node }, n.cpus);
     if (n.memoryUsedMb !== null) memUsed.set({ node: n.node }, n.memoryUsedMb * 1048576);
     if (n.memoryTotalMb !== null) memTotal.set({ node: n.node }, n.memoryTotalMb * 1048576);
+    if (n.diskUsedMb !== null) diskUsed.set({ node: n.node }, n.diskUsedMb * 1048576);
+    if (n.diskTotalMb !== null) diskTotal.set({ node: n.node }, n.diskTotalMb * 1048576);
     gpuPresent.set({ node: n.node }, n.gpuPresent ? 1 : 0);
     for (const x of n.gpus) {
       gpuUtil.set({ node: n.node, gpu: x.gpu }, x.utilisation);
@@ -66,5 +83,27 @@ export async function prometheusText(o: Overview): Promise<{ text: string; conte
       borrowed.set(l, q.borrowed);
     }
   }
+  if (a) alertGauges(g, a);
   return { text: await reg.metrics(), contentType: reg.contentType };
+}
+
+function alertGauges(g: (name: string, help: string, labelNames?: string[]) => Gauge, a: AlertFigures) {
+  const rl = Object.fromEntries(RL_ITERATION_METRICS.map((m) => [m, g(`rl_${m}`, `The run's newest ${m} (the RL metric of its latest iteration)`, ['run'])]));
+  const tampered = g('run_tampered_episodes', 'Scored episodes of the run whose grader caught tampering', ['run']);
+  const kappa = g('run_review_kappa', "Cohen's kappa of the run's double-reviewed episodes", ['run']);
+  const pairs = g('run_review_pairs', 'Double-reviewed episodes of the run with both verdicts in', ['run']);
+  for (const r of a.runs) {
+    for (const [m, v] of Object.entries(r.rl)) rl[m]!.set({ run: r.run }, v);
+    tampered.set({ run: r.run }, r.tamperedEpisodes);
+    pairs.set({ run: r.run }, r.reviewPairs);
+    if (r.reviewKappa !== null) kappa.set({ run: r.run }, r.reviewKappa);
+  }
+  const workerUp = g('worker_up', '1: the worker heartbeats; 0: lost (no heartbeat) and not replaced, within the last hour', ['worker', 'kind', 'node']);
+  for (const w of a.workers) workerUp.set({ worker: w.worker, kind: w.kind, node: w.node }, w.up ? 1 : 0);
+  const nodeUp = g('node_up', '1: a worker of the node heartbeats; 0: none does and its last worker was lost', ['node']);
+  for (const n of a.nodes) nodeUp.set({ node: n.node }, n.up ? 1 : 0);
+  const quarantined = g('environment_quarantined', '1 when an admin quarantined the environment (no new sandboxes start on it)', ['environment']);
+  for (const e of a.environments) quarantined.set({ environment: e.environment }, e.quarantined ? 1 : 0);
+  const wait = g('queue_oldest_wait_seconds', 'How long the oldest claimable queued job of the tier has waited', ['tier']);
+  for (const w of a.queueWait) wait.set({ tier: w.tier }, w.oldestSeconds);
 }

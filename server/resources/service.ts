@@ -101,6 +101,9 @@ export async function resourceOverview(db: Db) {
       cpuUtilisation: pick('node_cpu_utilisation', on),
       memoryUsedMb: pick('node_memory_used_mb', on),
       memoryTotalMb: pick('node_memory_total_mb', on),
+      /** the filesystem holding the node's data directory (sandboxes, caches, the embedded database) */
+      diskUsedMb: pick('node_disk_used_mb', on),
+      diskTotalMb: pick('node_disk_total_mb', on),
       gpuPresent: pick('node_gpu_present', on) === 1,
       gpus,
     };

@@ -1,7 +1,6 @@
 import { settings } from '@/core/settings';
 import { webDatabase } from '@/server/db';
-import { prometheusText } from '@/server/resources/prometheus';
-import { resourceOverview } from '@/server/resources/service';
+import { metricsExposition } from '@/server/resources/prometheus';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,6 +11,6 @@ export async function GET(req: Request) {
     return new Response('send Authorization: Bearer <CRUCIBLE_METRICS_TOKEN>\n', { status: 401 });
   }
   const db = await webDatabase();
-  const { text, contentType } = await prometheusText(await resourceOverview(db));
+  const { text, contentType } = await metricsExposition(db);
   return new Response(text, { headers: { 'content-type': contentType } });
 }
