@@ -2,6 +2,7 @@ import { createCallerFactory, router } from '@/server/trpc';
 import { auditRouter } from './audit';
 import { authRouter } from './auth';
 import { episodesRouter } from './episodes';
+import { logsRouter } from './logs';
 import { modelsRouter } from './models';
 import { environmentsRouter } from './environments';
 import { resourcesRouter } from './resources';
@@ -26,6 +27,7 @@ export const appRouter = router({
   workers: workersRouter,
   resources: resourcesRouter,
   models: modelsRouter,
+  logs: logsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -72,6 +72,7 @@ await runWorkerProcess(WORKER_KINDS.jobs, async (ctx) => {
       drainMs,
       signal: ctx.signal,
       log: ctx.log,
+      logger: ctx.logger,
       node,
     });
   } finally {

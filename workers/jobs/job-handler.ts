@@ -3,6 +3,7 @@ import type { Db } from '@/db/client';
 import { JOB_PAYLOADS, type JobPayload } from '@/core/job-payloads';
 import type { JobQueue } from '@/core/queues';
 import type { BackoffPolicy, ClaimedJob, JobEffect } from '@/server/queue';
+import { silentLogger, type Logger } from '@/server/logs/logger';
 
 export type JobContext = {
   db: Db;
@@ -10,7 +11,12 @@ export type JobContext = {
   /** Aborted when the lease is lost or the worker is shutting down: stop and return. */
   signal: AbortSignal;
   log: (message: string) => void;
+  /** Structured logs bound to this job (its id, and the payload's run and episode); the job loop always sets it. */
+  logger?: Logger;
 };
+
+/** The job's logger, or one that writes nowhere (a handler run directly by a test). */
+export const jobLogger = (ctx: Pick<JobContext, 'logger'>): Logger => ctx.logger ?? silentLogger;
 
 /**
  * Processes the jobs of one queue. `run` does the slow work outside any transaction

@@ -2,6 +2,7 @@ import type { Db, Sql } from '@/db/client';
 import { PREEMPT_CHANNEL } from '@/core/queues';
 import { at } from '@/core/must';
 import { claim, complete, fail, heartbeatLease, JobWakeup, releaseLease, yieldPreempted, type ClaimedJob } from '@/server/queue';
+import { lineLogger, withContext, type Logger } from '@/server/logs/logger';
 import { DEFAULT_LEASE_MS, PermanentJobError, validatedPayload, type JobHandler } from './job-handler';
 
 export type JobLoopOptions = {
@@ -17,6 +18,12 @@ export type JobLoopOptions = {
   drainMs: number;
   signal: AbortSignal;
   log: (message: string) => void;
+  /**
+   * The process's structured logger: each job's lifecycle (claimed, done, failed, lease lost,
+   * re-queued) is logged through a child bound to the job id and the payload's run and episode,
+   * and handlers get that child as `ctx.logger`. Without one, those lines go to `log`.
+   */
+  logger?: Logger;
   /**
    * The scheduler node this process belongs to: it then also claims scheduled jobs admitted
    * to that node, and stops any of them the scheduler preempts (docs/scheduler.md).
@@ -128,6 +135,12 @@ export async function runJobLoop(o: JobLoopOptions): Promise<void> {
  */
 function execute(o: JobLoopOptions, handler: JobHandler, job: ClaimedJob): InFlight {
   const leaseMs = handler.leaseMs ?? DEFAULT_LEASE_MS;
+  const idOf = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const logger = withContext(o.logger ?? lineLogger(o.log), { job: job.id, run: idOf(job.payload.runId), episode: idOf(job.payload.episodeId) }).child({
+    queue: handler.queue,
+  });
+  const t0 = performance.now();
+  logger.info({ attempt: job.attempts, maxAttempts: job.maxAttempts }, `job ${job.id} started: ${handler.queue} (attempt ${job.attempts}/${job.maxAttempts})`);
   const ac = new AbortController();
   let lost = false;
   let released = false;
@@ -137,7 +150,7 @@ function execute(o: JobLoopOptions, handler: JobHandler, job: ClaimedJob): InFli
   const preempt = (reason: string) => {
     if (preempted || settling || lost || released) return;
     preempted = reason;
-    o.log(`job ${job.id}: ${reason}, stopping it`);
+    logger.warn({ reason }, `job ${job.id}: ${reason}, stopping it`);
     ac.abort(new Error(`preempted: ${reason}`));
   };
   const beat = setInterval(
@@ -147,43 +160,59 @@ function execute(o: JobLoopOptions, handler: JobHandler, job: ClaimedJob): InFli
           if (b.preempted) return preempt(b.preempted);
           if (b.expiresAt || lost || settling) return;
           lost = true;
-          o.log(`job ${job.id}: lease lost, abandoning it`);
+          logger.warn(`job ${job.id}: lease lost, abandoning it`);
           ac.abort(new Error('lease lost'));
         })
         // A failed renewal is retried next beat; if the lease runs out, fencing protects us.
-        .catch((e) => o.log(`job ${job.id}: lease renewal failed: ${(e as Error).message}`));
+        .catch((e) => logger.warn(`job ${job.id}: lease renewal failed: ${(e as Error).message}`));
     },
     Math.max(50, Math.floor(leaseMs / 3)),
   );
 
   const yieldBack = async () => {
     const ok = await yieldPreempted(o.db, job.id, job.leaseToken).catch((e) => {
-      o.log(`job ${job.id}: could not hand the preempted job back: ${(e as Error).message}`);
+      logger.warn(`job ${job.id}: could not hand the preempted job back: ${(e as Error).message}`);
       return false;
     });
-    o.log(`job ${job.id}: ${ok ? 'stopped and re-queued after preemption' : 'preempted, but the lease was already gone'}`);
+    logger.info({ requeued: ok }, `job ${job.id}: ${ok ? 'stopped and re-queued after preemption' : 'preempted, but the lease was already gone'}`);
   };
 
   const done = (async () => {
     try {
       // a payload that does not fit its kind's schema never reaches the handler
       const payload = validatedPayload(handler, job);
-      const effect = await handler.run({ ...job, payload }, { db: o.db, workerId: o.workerId, signal: ac.signal, log: o.log });
+      const effect = await handler.run({ ...job, payload }, { db: o.db, workerId: o.workerId, signal: ac.signal, log: o.log, logger });
       if (lost || released) return;
       if (preempted) return await yieldBack();
       settling = true;
       const r = await complete(o.db, job.id, job.leaseToken, effect ?? undefined);
-      if (!r.completed) o.log(`job ${job.id}: not completed (${r.reason})`);
+      const durationMs = Math.round(performance.now() - t0);
+      if (!r.completed) logger.warn({ durationMs, reason: r.reason }, `job ${job.id}: not completed (${r.reason})`);
+      else logger.info({ durationMs }, `job ${job.id} done in ${durationMs} ms`);
     } catch (e) {
       if (lost || released) return;
       if (preempted) return await yieldBack();
       settling = true;
       const permanent = e instanceof PermanentJobError;
       const r = await fail(o.db, job.id, job.leaseToken, e, { retry: !permanent, backoff: handler.backoff }).catch((err) => {
-        o.log(`job ${job.id}: could not record failure: ${(err as Error).message}`);
+        logger.error(`job ${job.id}: could not record failure: ${(err as Error).message}`);
         return undefined;
       });
-      if (r) o.log(`job ${job.id} on ${handler.queue} failed (attempt ${job.attempts}/${job.maxAttempts}) → ${r.outcome}: ${(e as Error).message ?? e}`);
+      if (r) {
+        const fields = {
+          durationMs: Math.round(performance.now() - t0),
+          attempt: job.attempts,
+          maxAttempts: job.maxAttempts,
+          outcome: r.outcome,
+          ...(r.outcome === 'retry' ? { retryInMs: r.retryInMs } : {}),
+          error: String((e as Error)?.message ?? e),
+        };
+        // retried: a warning; dead-lettered: an error someone has to look at
+        logger[r.outcome === 'dead' ? 'error' : 'warn'](
+          fields,
+          `job ${job.id} on ${handler.queue} failed (attempt ${job.attempts}/${job.maxAttempts}) → ${r.outcome}${r.outcome === 'retry' ? ` in ${r.retryInMs} ms` : ''}: ${fields.error}`,
+        );
+      }
     } finally {
       clearInterval(beat);
     }
@@ -193,7 +222,8 @@ function execute(o: JobLoopOptions, handler: JobHandler, job: ClaimedJob): InFli
     released = true;
     ac.abort(new Error('worker stopping'));
     clearInterval(beat);
-    await releaseLease(o.db, job.id, job.leaseToken).catch((e) => o.log(`job ${job.id}: release failed: ${(e as Error).message}`));
+    logger.info(`job ${job.id}: released unfinished (worker stopping)`);
+    await releaseLease(o.db, job.id, job.leaseToken).catch((e) => logger.warn(`job ${job.id}: release failed: ${(e as Error).message}`));
   };
   return { done, release, preempt };
 }

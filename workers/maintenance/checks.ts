@@ -1,6 +1,7 @@
 import type { Db } from '@/db/client';
 import { anchorHead } from '@/server/audit/anchors';
 import { sweep } from '@/server/auth/throttle';
+import { pruneLogs } from '@/server/logs/service';
 import { markLostWorkers, pruneEndedWorkers } from '@/workers/process/registration';
 
 /** A periodic housekeeping task the maintenance worker runs. Returns a line to log, if any. */
@@ -60,9 +61,34 @@ export function loginThrottleSweepCheck(everyMs = 60_000): MaintenanceCheck {
   };
 }
 
+/**
+ * Log records' retention and size cap (CRUCIBLE_LOG_RETENTION_DAYS, CRUCIBLE_LOG_MAX_ROWS):
+ * older records go, then all but the newest `maxRows`.
+ */
+export function logRetentionCheck(o: { retentionMs: number; maxRows: number }, everyMs = 60_000): MaintenanceCheck {
+  return {
+    name: 'log-retention',
+    everyMs,
+    async run(db) {
+      const { aged, capped } = await pruneLogs(db, o);
+      const parts = [
+        aged > 0 && `${aged} older than ${Math.round((o.retentionMs / 86_400_000) * 100) / 100} day(s)`,
+        capped > 0 && `${capped} over the cap of ${o.maxRows}`,
+      ].filter(Boolean);
+      if (parts.length) return `deleted log records: ${parts.join(', ')}`;
+    },
+  };
+}
+
 /** The checks the maintenance worker runs (workers/maintenance/main.ts). */
-export function maintenanceChecks(o: { workerStaleMs: number; anchorFile: string }): MaintenanceCheck[] {
-  return [lostWorkersCheck(o.workerStaleMs), pruneWorkersCheck(7 * 86_400_000), auditAnchorCheck(o.anchorFile), loginThrottleSweepCheck()];
+export function maintenanceChecks(o: { workerStaleMs: number; anchorFile: string; logs?: { retentionMs: number; maxRows: number } }): MaintenanceCheck[] {
+  return [
+    lostWorkersCheck(o.workerStaleMs),
+    pruneWorkersCheck(7 * 86_400_000),
+    auditAnchorCheck(o.anchorFile),
+    loginThrottleSweepCheck(),
+    ...(o.logs ? [logRetentionCheck(o.logs)] : []),
+  ];
 }
 
 /**

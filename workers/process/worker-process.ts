@@ -2,6 +2,7 @@ import type { WorkerKind } from '@/core/queues';
 import type { Database, Db } from '@/db/client';
 import { settings } from '@/core/settings';
 import { openDatabase } from '@/db/open-database';
+import { createProcessLogger, type Logger } from '@/server/logs/logger';
 import { markWorkerStopped, registerWorker } from './registration';
 import { workerHeartbeat } from './heartbeat';
 import { LogRing } from './log-ring';
@@ -14,7 +15,10 @@ export type WorkerContext = {
   kind: WorkerKind;
   /** Aborted on SIGTERM/SIGINT or when the supervisor that started us is gone. */
   signal: AbortSignal;
+  /** One info line (also kept in the worker's ring for the console): `logger.info(message)`. */
   log: (message: string) => void;
+  /** The process's structured logger (server/logs/logger.ts): bind run/episode/job ids with `child`. */
+  logger: Logger;
 };
 
 /** Set by the supervisor for its children: exit if that process is gone (no orphans). Read as settings().CRUCIBLE_PARENT_PID. */
@@ -26,13 +30,26 @@ export const PARENT_PID_ENV = 'CRUCIBLE_PARENT_PID';
  * stopped and exit 0 (1 if `main` failed, so the supervisor restarts it).
  */
 export async function runWorkerProcess(kind: WorkerKind, main: (ctx: WorkerContext) => Promise<void>): Promise<never> {
-  // The worker's own log: stdout for the supervisor, and a bounded ring the heartbeat stores for the console.
+  // Every worker's entry point comes through here: the one place its process settings are read.
+  const s = settings();
+  // The worker's own log: JSON lines on stdout for the supervisor (and any log collector), the
+  // records at CRUCIBLE_LOG_SHIP_LEVEL and above shipped to log_records, and the info lines in a
+  // bounded ring the heartbeat stores for the console's worker page.
   const ring = new LogRing();
-  const log = (message: string) => {
-    const at = new Date();
-    console.log(`${at.toISOString()} ${kind}[${process.pid}] ${message}`);
-    ring.push(message, at);
+  const ringStream = {
+    write(line: string) {
+      try {
+        const r = JSON.parse(line) as { msg?: unknown; time?: string; level?: string };
+        const text = typeof r.msg === 'string' ? r.msg : '';
+        ring.push(r.level === 'warn' || r.level === 'error' || r.level === 'fatal' ? `${r.level}: ${text}` : text, r.time ? new Date(r.time) : new Date());
+      } catch {
+        /* not a JSON line: nothing to keep */
+      }
+    },
   };
+  const processLogger = createProcessLogger({ process: kind, settings: s, streams: [{ level: 'info', stream: ringStream }] });
+  const logger = processLogger.logger;
+  const log = (message: string) => logger.info(message);
   const stop = new AbortController();
   let stopping = false;
   const onSignal = (sig: NodeJS.Signals) => {
@@ -47,8 +64,7 @@ export async function runWorkerProcess(kind: WorkerKind, main: (ctx: WorkerConte
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 
-  // Every worker's entry point comes through here: the one place its process settings are read.
-  const { CRUCIBLE_PARENT_PID: parentPid, CRUCIBLE_WORKER_HEARTBEAT_MS: heartbeatMs } = settings();
+  const { CRUCIBLE_PARENT_PID: parentPid, CRUCIBLE_WORKER_HEARTBEAT_MS: heartbeatMs } = s;
   const orphanWatch = parentPid
     ? setInterval(() => {
         if (process.ppid !== parentPid && !stopping) {
@@ -62,26 +78,31 @@ export async function runWorkerProcess(kind: WorkerKind, main: (ctx: WorkerConte
   const opened = await openDatabase({ appName: `crucible-${kind}`, startEmbedded: false, max: 6 });
   const { database } = opened;
   const workerId = await registerWorker(database.db, kind);
+  // every line from here on (and every child logger made from here on) names the worker
+  logger.setBindings({ workerId });
+  processLogger.attach(database.db);
   log(`registered as ${workerId}`);
   const heartbeat = workerHeartbeat({ db: database.db, workerId, ring, sample: processStatsSampler() });
   const beat = setInterval(() => {
-    heartbeat().catch((e) => log(`heartbeat failed: ${(e as Error).message}`));
+    heartbeat().catch((e) => logger.warn(`heartbeat failed: ${(e as Error).message}`));
   }, heartbeatMs);
 
   let code = 0;
   try {
-    await main({ database, db: database.db, workerId, kind, signal: stop.signal, log });
-    if (!stop.signal.aborted) log('main returned without being asked to stop');
+    await main({ database, db: database.db, workerId, kind, signal: stop.signal, log, logger });
+    if (!stop.signal.aborted) logger.warn('main returned without being asked to stop');
   } catch (e) {
     code = 1;
-    log(`failed: ${(e as Error).stack ?? e}`);
+    logger.error(`failed: ${(e as Error).stack ?? e}`);
   }
   clearInterval(beat);
   if (orphanWatch) clearInterval(orphanWatch);
   await markWorkerStopped(database.db, workerId, code === 0 ? 'stopped' : 'failed', ring.snapshot()).catch((e) =>
     log(`could not mark stopped: ${(e as Error).message}`),
   );
-  await opened.close().catch(() => {});
   log(code === 0 ? 'stopped' : 'exited after failure');
+  // the last records (this one included) reach the database before it closes
+  await processLogger.close().catch(() => {});
+  await opened.close().catch(() => {});
   process.exit(code);
 }

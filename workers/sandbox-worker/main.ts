@@ -48,6 +48,7 @@ await runWorkerProcess(WORKER_KINDS.sandbox, async (ctx) => {
       drainMs: 5_000,
       signal: ctx.signal,
       log: ctx.log,
+      logger: ctx.logger,
     });
   } finally {
     clearInterval(timer);
