@@ -21,8 +21,7 @@ function sample(text: string, series: string): number | null {
 
 describe('alert figures in /api/metrics', () => {
   it('has nothing of runs, workers or environments on an empty database, and every tier waits 0 s', async () => {
-    const a = await alertFigures(database.db);
-    expect(a).toEqual({
+    expect(await alertFigures(database.db)).toEqual({
       runs: [],
       workers: [],
       nodes: [],
@@ -32,10 +31,12 @@ describe('alert figures in /api/metrics', () => {
         { tier: 'critical', oldestSeconds: 0 },
         { tier: 'standard', oldestSeconds: 0 },
       ],
+      envMismatches: [],
+      securityDenials: 0,
     });
   });
 
-  it('scrapes each figure from what Crucible wrote, bounded to live runs and the last hour of workers', async () => {
+  it('scrapes each figure from what Crucible wrote: live runs, lost workers of the last day, the last 10 minutes of sandbox events', async () => {
     const { run, old } = await seedAlertInputs(database.db);
     const state = {};
     sampleNode(state, () => null, 'nodeA');
@@ -43,11 +44,13 @@ describe('alert figures in /api/metrics', () => {
     await storeSamples(database.db, [...sampleNode(state, () => null, 'nodeA'), ...(await sampleCluster(database.db, 0.3))]);
     const { text, contentType } = await metricsExposition(database.db);
     expect(contentType).toContain('text/plain');
-    const r = `{run="${run.id}"}`;
-    // the newest iteration (step 2) of every per-iteration RL metric; the labelled step-3 sample is not one
-    for (const [i, m] of RL_ITERATION_METRICS.entries()) expect(sample(text, `crucible_rl_${m}${r}`)).toBeCloseTo(2 + i / 100);
+    const r = `{run="${run.id}",run_name="alerting"}`;
+    // the newest iteration (step 7) of every per-iteration RL metric; the labelled step-8 sample is not one
+    for (const [i, m] of RL_ITERATION_METRICS.entries()) expect(sample(text, `crucible_rl_${m}${r}`)).toBeCloseTo(7 + i / 100);
     expect(text).toContain('# TYPE crucible_rl_reward_mean gauge');
-    // the run that ended two hours ago is out of scope
+    // the 5 iterations before the newest: steps 2..6
+    expect(sample(text, `crucible_rl_reward_mean_baseline${r}`)).toBeCloseTo(4);
+    // the completed run is out of scope
     expect(text).not.toContain(old.id);
     expect(sample(text, `crucible_run_tampered_episodes${r}`)).toBe(1);
     expect(sample(text, `crucible_run_review_pairs${r}`)).toBe(4);
@@ -60,24 +63,22 @@ describe('alert figures in /api/metrics', () => {
     expect(kappa).toBeCloseTo(0.5);
     expect(sample(text, `crucible_run_review_kappa${r}`)).toBeCloseTo(kappa);
 
-    // nodeA: one running worker; its lost sandbox worker is down, its lost job worker was restarted (not shown)
+    // nodeA: one running worker; its lost sandbox worker is down; its lost job worker was restarted (not shown)
     expect(sample(text, 'crucible_worker_up{worker="jobs-a-1",kind="jobs",node="nodeA"}')).toBe(1);
     expect(sample(text, 'crucible_worker_up{worker="sandbox-a-2",kind="sandbox",node="nodeA"}')).toBe(0);
     expect(text).not.toContain('jobs-a-3');
-    // nodeB (the hostname of a worker without a scheduler node): nothing runs and its last worker was lost
+    // nodeB (the hostname of a worker without a scheduler node): only a lost worker is left
     expect(sample(text, 'crucible_worker_up{worker="metrics-b-4",kind="metrics",node="nodeB"}')).toBe(0);
     expect(text).not.toContain('jobs-b-5');
     expect(sample(text, 'crucible_node_up{node="nodeA"}')).toBe(1);
     expect(sample(text, 'crucible_node_up{node="nodeB"}')).toBe(0);
-    // nodeC ended over an hour ago; nodeD was shut down cleanly after its worker was lost
+    // nodeC's worker was lost over a day ago: history, not an alert
     expect(text).not.toContain('nodeC');
-    expect(sample(text, 'crucible_node_up{node="nodeD"}')).toBeNull();
-    expect(sample(text, 'crucible_worker_up{worker="jobs-d-7",kind="jobs",node="nodeD"}')).toBe(0);
 
     expect(sample(text, 'crucible_environment_quarantined{environment="py-bad"}')).toBe(1);
     expect(sample(text, 'crucible_environment_quarantined{environment="py-good"}')).toBe(0);
 
-    // critical: the job queued 10 minutes ago (the older one is in backoff, not claimable); standard: from its run_after
+    // scheduled jobs only (the unscheduled rl.advance job has no tier)
     const critical = sample(text, 'crucible_queue_oldest_wait_seconds{tier="critical"}')!;
     expect(critical).toBeGreaterThanOrEqual(600);
     expect(critical).toBeLessThan(660);
@@ -85,6 +86,11 @@ describe('alert figures in /api/metrics', () => {
     expect(standard).toBeGreaterThanOrEqual(120);
     expect(standard).toBeLessThan(180);
     expect(sample(text, 'crucible_queue_oldest_wait_seconds{tier="best-effort"}')).toBe(0);
+
+    // hash mismatches by environment name (or the hash no environment has); two denied connections and a SIGSYS kill
+    expect(sample(text, 'crucible_sandbox_env_mismatches_10m{environment="py-good"}')).toBe(2);
+    expect(sample(text, 'crucible_sandbox_env_mismatches_10m{environment="sha256:gone"}')).toBe(1);
+    expect(sample(text, 'crucible_sandbox_security_denials_10m')).toBe(3);
 
     // the node's disk and memory, from the metrics worker's samples
     const used = sample(text, 'crucible_node_disk_used_bytes{node="nodeA"}')!;

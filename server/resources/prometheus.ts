@@ -1,7 +1,7 @@
 import { Gauge, Registry } from 'prom-client';
 import type { Db } from '@/db/client';
 import { RL_ITERATION_METRICS } from '@/core/metrics';
-import { alertFigures, type AlertFigures } from './alert-figures';
+import { alertFigures, REWARD_BASELINE_ITERATIONS, type AlertFigures } from './alert-figures';
 import { resourceOverview, type Overview } from './service';
 
 /** What `GET /api/metrics` answers: the resource figures and the alert rules' inputs, read now. */
@@ -88,22 +88,36 @@ export async function prometheusText(o: Overview, a?: AlertFigures): Promise<{ t
 }
 
 function alertGauges(g: (name: string, help: string, labelNames?: string[]) => Gauge, a: AlertFigures) {
-  const rl = Object.fromEntries(RL_ITERATION_METRICS.map((m) => [m, g(`rl_${m}`, `The run's newest ${m} (the RL metric of its latest iteration)`, ['run'])]));
-  const tampered = g('run_tampered_episodes', 'Scored episodes of the run whose grader caught tampering', ['run']);
-  const kappa = g('run_review_kappa', "Cohen's kappa of the run's double-reviewed episodes", ['run']);
-  const pairs = g('run_review_pairs', 'Double-reviewed episodes of the run with both verdicts in', ['run']);
+  // per live run, labelled with its id and name (the built-in run rules' labels)
+  const runLabels = ['run', 'run_name'];
+  const rl = Object.fromEntries(RL_ITERATION_METRICS.map((m) => [m, g(`rl_${m}`, `The live run's newest ${m} (its latest iteration's)`, runLabels)]));
+  const baseline = g(
+    'rl_reward_mean_baseline',
+    `Mean reward_mean of the ${REWARD_BASELINE_ITERATIONS} iterations before the newest (what RunRewardCollapse/RunRewardJump compare with)`,
+    runLabels,
+  );
+  const tampered = g('run_tampered_episodes', 'Scored episodes of the live run whose grader caught tampering', runLabels);
+  const kappa = g('run_review_kappa', "Cohen's kappa of the live run's double-reviewed episodes", runLabels);
+  const pairs = g('run_review_pairs', 'Double-reviewed episodes of the live run with both verdicts in', runLabels);
   for (const r of a.runs) {
-    for (const [m, v] of Object.entries(r.rl)) rl[m]!.set({ run: r.run }, v);
-    tampered.set({ run: r.run }, r.tamperedEpisodes);
-    pairs.set({ run: r.run }, r.reviewPairs);
-    if (r.reviewKappa !== null) kappa.set({ run: r.run }, r.reviewKappa);
+    const l = { run: r.run, run_name: r.name };
+    for (const [m, v] of Object.entries(r.rl)) rl[m]!.set(l, v);
+    if (r.rewardBaseline !== null) baseline.set(l, r.rewardBaseline);
+    tampered.set(l, r.tamperedEpisodes);
+    pairs.set(l, r.reviewPairs);
+    if (r.reviewKappa !== null) kappa.set(l, r.reviewKappa);
   }
-  const workerUp = g('worker_up', '1: the worker heartbeats; 0: lost (no heartbeat) and not replaced, within the last hour', ['worker', 'kind', 'node']);
+  const workerUp = g('worker_up', '1: the worker heartbeats; 0: lost in the last day (no heartbeat) and not replaced', ['worker', 'kind', 'node']);
   for (const w of a.workers) workerUp.set({ worker: w.worker, kind: w.kind, node: w.node }, w.up ? 1 : 0);
-  const nodeUp = g('node_up', '1: a worker of the node heartbeats; 0: none does and its last worker was lost', ['node']);
+  const nodeUp = g('node_up', '1: a worker of the node heartbeats; 0: its workers are lost and none runs', ['node']);
   for (const n of a.nodes) nodeUp.set({ node: n.node }, n.up ? 1 : 0);
   const quarantined = g('environment_quarantined', '1 when an admin quarantined the environment (no new sandboxes start on it)', ['environment']);
   for (const e of a.environments) quarantined.set({ environment: e.environment }, e.quarantined ? 1 : 0);
-  const wait = g('queue_oldest_wait_seconds', 'How long the oldest claimable queued job of the tier has waited', ['tier']);
+  const wait = g('queue_oldest_wait_seconds', 'How long the oldest queued scheduled job of the tier has waited (0: none queued)', ['tier']);
   for (const w of a.queueWait) wait.set({ tier: w.tier }, w.oldestSeconds);
+  const mismatch = g('sandbox_env_mismatches_10m', "Sandbox execs refused in the last 10 minutes because the environment's files no longer match its hash", [
+    'environment',
+  ]);
+  for (const m of a.envMismatches) mismatch.set({ environment: m.environment }, m.count);
+  g('sandbox_security_denials_10m', 'Denied egress connections and seccomp (SIGSYS) kills of sandbox execs in the last 10 minutes').set(a.securityDenials);
 }
