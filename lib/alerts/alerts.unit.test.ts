@@ -185,6 +185,43 @@ describe('filtering: inhibition, silences, grouping, notifications', () => {
     expect(plan(a, at(320))).toEqual([]);
   });
 
+  it('silencing a notified alert sends no resolve, ending the silence no repeat; one muted before notification is held back', () => {
+    const groups = new Map<string, GroupState>();
+    const plan = (a: AlertRecord[], silences: Parameters<typeof applyFilters>[1], now: Date) => {
+      const p = planNotifications(applyFilters(a, silences, now), groups, now, 300);
+      for (const g of p.groups) groups.set(g.key, g);
+      return p.notifications.map((n) => [n.kind, n.firing.length, n.resolved.length]);
+    };
+    const two = inputs({
+      runs: [
+        run({
+          tampered: [
+            { episodeId: 'e1', iteration: 1 },
+            { episodeId: 'e2', iteration: 1 },
+          ],
+        }),
+      ],
+    });
+    const three = inputs({
+      runs: [
+        run({
+          tampered: [
+            { episodeId: 'e1', iteration: 1 },
+            { episodeId: 'e2', iteration: 1 },
+            { episodeId: 'e3', iteration: 2 },
+          ],
+        }),
+      ],
+    });
+    const silence = { id: 's', matchers: { alertname: 'RunTamperedReward' }, expiresAt: at(10_000), endedAt: null as Date | null };
+    let a = step([], two, at(0));
+    expect(plan(a, [], at(0))).toEqual([['firing', 2, 0]]);
+    a = step(a, three, at(400));
+    expect(plan(a, [silence], at(400))).toEqual([]);
+    a = step(a, three, at(800));
+    expect(plan(a, [{ ...silence, endedAt: at(700) }], at(800))).toEqual([['firing', 3, 0]]);
+  });
+
   it('groups by alertname, run and node', () => {
     expect(groupOf({ alertname: 'X', severity: 'warning', run: 'r', episode: 'e' })).toEqual({
       key: 'alertname="X",run="r"',

@@ -100,17 +100,27 @@ export function planNotifications(
   const updated: GroupState[] = [];
   for (const [key, { labels, members }] of byGroup) {
     const state = groups.get(key) ?? { key, notified: [], notifiedAt: null, seq: 0 };
-    const firing = members.filter((a) => a.state === 'firing' && !a.inhibitedBy && !a.silencedBy).sort((a, b) => a.fingerprint.localeCompare(b.fingerprint));
-    const fps = firing.map((a) => a.fingerprint);
-    const same = fps.length === state.notified.length && fps.every((f, i) => f === state.notified[i]);
+    const byFp = (a: AlertRecord, b: AlertRecord) => a.fingerprint.localeCompare(b.fingerprint);
+    const firing = members.filter((a) => a.state === 'firing' && !a.inhibitedBy && !a.silencedBy).sort(byFp);
+    // Muting is not resolving: an alert already notified and now silenced or inhibited counts as
+    // unchanged (no resolve message for a silence, no repeat when it ends); one muted before it
+    // was ever notified is not sent.
+    const mutedNotified = members.filter((a) => a.state === 'firing' && (a.inhibitedBy || a.silencedBy) && state.notified.includes(a.fingerprint));
+    const effective = [...firing, ...mutedNotified].map((a) => a.fingerprint).sort();
+    const same = effective.length === state.notified.length && effective.every((f, i) => f === state.notified[i]);
     if (same) continue;
-    const gone = members.filter((a) => state.notified.includes(a.fingerprint) && !fps.includes(a.fingerprint));
+    const gone = members.filter((a) => state.notified.includes(a.fingerprint) && !effective.includes(a.fingerprint));
     const dueAgain = state.notifiedAt === null || now.getTime() - state.notifiedAt.getTime() >= groupIntervalS * 1000;
-    const kind: NotificationKind = fps.length === 0 ? 'resolved' : 'firing';
+    const kind: NotificationKind = effective.length === 0 ? 'resolved' : 'firing';
     if (kind === 'firing' && state.notified.length > 0 && !dueAgain) continue; // batch changes within the group interval
+    if (kind === 'firing' && firing.length === 0) {
+      // only notified-then-muted alerts are left, and some others resolved: record it quietly
+      updated.push({ ...state, notified: effective });
+      continue;
+    }
     const seq = state.seq + 1;
-    notifications.push({ groupKey: key, groupLabels: labels, seq, kind, firing, resolved: gone });
-    updated.push({ key, notified: fps, notifiedAt: now, seq });
+    notifications.push({ groupKey: key, groupLabels: labels, seq, kind, firing, resolved: gone.sort(byFp) });
+    updated.push({ key, notified: effective, notifiedAt: now, seq });
   }
   return { notifications, groups: updated };
 }

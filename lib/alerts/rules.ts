@@ -230,7 +230,8 @@ export const ALERT_RULE_DEFINITIONS: readonly AlertRule[] = [
   {
     name: 'WorkerLost',
     severity: 'warning',
-    forS: 0,
+    // as long as NodeLost's, so a whole node's loss inhibits its workers' alerts before they are sent
+    forS: 60,
     description:
       'A worker process stopped heartbeating. Its jobs are re-run elsewhere once their lease expires; see its last log lines on the Workers page and the host’s supervisor.',
     evaluate: (inputs) =>

@@ -1,4 +1,5 @@
 import { createCallerFactory, router } from '@/server/trpc';
+import { alertsRouter } from './alerts';
 import { auditRouter } from './audit';
 import { authRouter } from './auth';
 import { episodesRouter } from './episodes';
@@ -27,6 +28,7 @@ export const appRouter = router({
   workers: workersRouter,
   resources: resourcesRouter,
   models: modelsRouter,
+  alerts: alertsRouter,
   logs: logsRouter,
 });
 
