@@ -12,9 +12,11 @@ import { SampledAgentPolicy } from '@/lib/agent/policies/sampled-policy';
 import type { ChatRenderer } from '@/lib/agent/render/chat-renderer';
 import type { RlPolicy } from '@/lib/policy/rl-policy';
 import type { SandboxManager } from '@/lib/sandbox/pool/manager';
+import type { Logger } from '@/server/logs/logger';
 import { agentRenderer, runRenderOptions } from './agent-renderer';
 import { agentTurnRows, withoutNul, type AgentTurnRow } from './agent-turn-rows';
 import { scoringOptions } from './reward/scoring-options';
+import { logGrade, logSampled, logToolCall } from './episode-log';
 
 // Repository-task episodes in the RL loop (docs/agents.md, "RL on repository suites"): the run's
 // policy (the byte model, or a registered model with its chat template) acts through tools in one
@@ -42,6 +44,7 @@ class TimedPolicy implements AgentPolicy {
   constructor(
     private readonly inner: AgentPolicy,
     private readonly signal?: AbortSignal,
+    private readonly log?: Logger,
   ) {
     this.name = inner.name;
   }
@@ -50,7 +53,9 @@ class TimedPolicy implements AgentPolicy {
     if (this.signal?.aborted) throw new Error('episode aborted (lease lost or worker stopping)');
     const t0 = performance.now();
     const out = await this.inner.next(...a);
-    this.ms.push(performance.now() - t0);
+    const took = performance.now() - t0;
+    logSampled(this.log, { turn: this.ms.length, tokens: out.tokens.length, durationMs: took });
+    this.ms.push(took);
     return out;
   }
 }
@@ -83,12 +88,14 @@ export async function playRepoEpisode(o: {
   temperature: number;
   episodeId?: string;
   signal?: AbortSignal;
+  /** bound to the run and episode: each message, tool call and the grade are logged */
+  log?: Logger;
 }): Promise<PlayedRepoEpisode> {
   const { run, task } = o;
   const c = run.config;
   // the same isolation policy as input/output episodes: the task's risk tier picks the run's runtime
   const { sandbox } = scoringOptions(run, { risk: o.risk, environmentName: task.environment, tests: { kind: 'repo' } }, o.settings);
-  const policy = new TimedPolicy(new SampledAgentPolicy(o.policy, { temperature: o.temperature, topP: c.topP, seed: o.seed }), o.signal);
+  const policy = new TimedPolicy(new SampledAgentPolicy(o.policy, { temperature: o.temperature, topP: c.topP, seed: o.seed }), o.signal, o.log);
   const context = { runId: run.id, episodeId: o.episodeId };
   const renderer = agentRenderer(o.policy, runRenderOptions(c));
   const tokenBudget = agentTokenBudget(c, o.policy);
@@ -126,8 +133,22 @@ export async function playRepoEpisode(o: {
     toolLimits: { outputBytes: c.agentToolOutputBytes ?? 16_384 },
     diffEachTurn: true,
     // graded in a new, clean sandbox on the same runtime, environment and limits
-    grade: (t, patch) => gradeRepoTask(o.manager, t, patch, { runtime: sandbox.runtime, limits: sandbox.limits, weights: c.repoRewardWeights, context }),
+    grade: async (t, patch) => {
+      const t0 = performance.now();
+      const g = await gradeRepoTask(o.manager, t, patch, { runtime: sandbox.runtime, limits: sandbox.limits, weights: c.repoRewardWeights, context });
+      logGrade(o.log, {
+        status: g.status,
+        reward: g.reward,
+        durationMs: performance.now() - t0,
+        testsPassed: g.tests.filter((x) => x.passed).length,
+        testsTotal: g.tests.length,
+        patchBytes: Buffer.byteLength(patch),
+        ...(g.error ? { detail: g.error.slice(0, 300) } : {}),
+      });
+      return g;
+    },
     unreadable: unreadableWorkspaceGrade,
+    onToolCall: (turn, rec) => logToolCall(o.log, turn, rec),
   }).catch(modelConfigError);
   const rows = agentTurnRows(result, policy.ms);
   const policyMs = policy.ms.reduce((a, b) => a + b, 0);

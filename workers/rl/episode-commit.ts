@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { episodes, rewards, runs, turns } from '@/db/schema';
 import type { Tx } from '@/server/queue';
+import type { Logger } from '@/server/logs/logger';
 import { sampleForReview } from '@/server/reviews/sampler';
 import { topUp } from './schedule';
 import type { EpisodeRow, PlayedEpisode } from './task-kinds/task-kind';
@@ -15,6 +16,8 @@ export type EpisodeCommit = {
   startedAt: Date;
   /** infrastructure failures retried before one is masked (CRUCIBLE_RL_INFRA_RETRIES) */
   infraRetries: number;
+  /** bound to the run and episode: what the commit did is logged (as the transaction commits with the job) */
+  log?: Logger;
 };
 
 /** A run's finished-episode counter, bumped once per finished episode (retried slots are not finished). */
@@ -81,8 +84,16 @@ export async function commitEpisode(tx: Tx, c: EpisodeCommit, played: PlayedEpis
     await sampleForReview(tx, episodeId);
   }
   await topUp(tx, c.runId);
+  const status = retry ? 'retry' : (infra?.status ?? 'scored');
+  const said =
+    status === 'retry'
+      ? `episode to run again (attempt ${c.episode.attempt + 1}) after an infrastructure failure`
+      : status === 'scored'
+        ? `episode scored: reward ${reward!.value.toFixed(3)}`
+        : `episode masked as ${status} (no retries left)`;
+  c.log?.[status === 'scored' ? 'info' : 'warn']({ stage: 'commit', status, reward: reward?.value ?? null, turns: played.turns.length }, said);
   return {
-    status: retry ? 'retry' : (infra?.status ?? 'scored'),
+    status,
     reward: reward?.value ?? null,
     turns: played.turns.length,
     ...played.summary,

@@ -4,7 +4,9 @@ import type { Completion } from '@/lib/policy/sample';
 import { scoreSolution, type ScoreResult } from '@/workers/rl/reward/reward';
 import type { ScoringOptions } from '@/workers/rl/reward/scoring-options';
 import type { SandboxManager } from '@/lib/sandbox/pool/manager';
+import type { Logger } from '@/server/logs/logger';
 import { withoutNul as clean } from './agent-turn-rows';
+import { logSampled, logSandboxExec } from './episode-log';
 
 export type EpisodeTask = { language: 'python' | 'javascript'; prompt: string; entryPoint: string; tests: TaskTests };
 
@@ -115,6 +117,8 @@ export async function runEpisode(o: {
   feedbackBudget: number;
   context: { runId: string; episodeId: string };
   signal?: AbortSignal;
+  /** bound to the run and episode: each turn's sampling and sandbox run are logged */
+  log?: Logger;
 }): Promise<EpisodeOutcome> {
   const turns: TurnRecord[] = [];
   const history: { body: string; observation: string }[] = [];
@@ -143,6 +147,7 @@ export async function runEpisode(o: {
     });
     const pMs = performance.now() - t0;
     policyMs += pMs;
+    logSampled(o.log, { turn: t, tokens: c!.tokens.length, durationMs: pMs, truncated: c!.finishReason === 'length' });
     const body = c!.text.replace(/\n\}?$/, '').replace(/\n+$/, '');
     const t1 = performance.now();
     const { sandbox, ...scoring } = o.scoring;
@@ -151,6 +156,16 @@ export async function runEpisode(o: {
     sandboxMs += sMs;
     const observation = score.status === 'scored' ? observe(score) : `infrastructure failure: ${score.status}`;
     const exec = score.harness.exec;
+    logSandboxExec(o.log, {
+      turn: t,
+      status: score.status,
+      execStatus: exec.status,
+      exitCode: exec.exitCode,
+      durationMs: sMs,
+      passed: score.harness.testsPassed,
+      total: score.harness.testsTotal,
+      reward: score.reward,
+    });
     turns.push({
       index: t,
       action: clean(body),

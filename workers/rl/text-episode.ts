@@ -4,7 +4,9 @@ import type { RlPolicy } from '@/lib/policy/rl-policy';
 import { scoreText } from '@/workers/rl/reward/text-reward';
 import type { ScoringOptions } from '@/workers/rl/reward/scoring-options';
 import type { SandboxManager } from '@/lib/sandbox/pool/manager';
+import type { Logger } from '@/server/logs/logger';
 import { withoutNul as clean } from './agent-turn-rows';
+import { logSampled, logSandboxExec } from './episode-log';
 import { checkResults, sampledSpan, type EpisodeOutcome } from './episode';
 
 export type TextTask = { prompt: string; checks: TextCheck[] };
@@ -43,6 +45,8 @@ export async function runTextEpisode(o: {
   maxNewTokens: number;
   context: { runId: string; episodeId: string };
   signal?: AbortSignal;
+  /** bound to the run and episode: the sampling and the checker's sandbox run are logged */
+  log?: Logger;
 }): Promise<EpisodeOutcome> {
   if (o.signal?.aborted) throw new Error('episode aborted (lease lost or worker stopping)');
   const ids = o.policy.encodePrompt(o.task.prompt);
@@ -57,11 +61,22 @@ export async function runTextEpisode(o: {
     stop: o.policy.newlineIds().map((id) => [id]),
   });
   const policyMs = performance.now() - t0;
+  logSampled(o.log, { turn: 0, tokens: c!.tokens.length, durationMs: policyMs, truncated: c!.finishReason === 'length' });
   const text = o.policy.decode(c!.tokens).split('\n')[0]!.trimEnd();
   const t1 = performance.now();
   const score = await scoreText(o.manager, o.scoring.sandbox, o.task.checks, text, { context: o.context });
   const sandboxMs = performance.now() - t1;
   const exec = score.harness.exec;
+  logSandboxExec(o.log, {
+    turn: 0,
+    status: score.status,
+    execStatus: exec.status,
+    exitCode: exec.exitCode,
+    durationMs: sandboxMs,
+    passed: score.harness.tests.filter((x) => x.passed).length,
+    total: score.harness.tests.length,
+    reward: score.reward,
+  });
   const observation = score.status === 'scored' ? textObservation(score.harness.tests) : `infrastructure failure: ${score.status}`;
   return {
     turns: [

@@ -47,6 +47,8 @@ export type AgentEpisodeOptions<G> = {
    * Without it such an episode is not graded.
    */
   unreadable?: (task: RepoTask, reason: string, env: { runtime: string; envHash: string }) => G;
+  /** Told of each tool call as it finishes (turn numbered from 0), e.g. to log it; must not throw. */
+  onToolCall?: (turn: number, call: ToolCallRecord) => void;
 };
 
 export type AgentTurn = {
@@ -175,6 +177,7 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
       for (const call of parsed.calls) {
         const rec = await workspace.call(call, deadline);
         records.push(rec);
+        o.onToolCall?.(turn, rec);
         if (rec.infraError) {
           turns.push({ assistant: text, tokens: sample.tokens.length, toolCalls: records });
           throw new InfraError(rec.infraError);

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { episodes, runs, tasks } from '@/db/schema';
 import { RL_QUEUES } from '@/core/queues';
-import { jobHandler, PermanentJobError } from '@/workers/jobs/job-handler';
+import { jobHandler, jobLogger, PermanentJobError } from '@/workers/jobs/job-handler';
 import { commitEpisode } from '../episode-commit';
 import { latestVersion, loadRunPolicy } from '../policy-store';
 import type { RlContext } from '../rl-context';
@@ -37,6 +37,21 @@ export function episodeJob(c: RlContext) {
       // episode is then an infrastructure failure, masked, never scored 0.
       const policy = await loadRunPolicy(run, version, c.checkpoints(ctx.db));
       const startedAt = new Date();
+      // the job's logger is bound to the job and this episode; the episode's lines name its run too
+      const log = jobLogger(ctx).child({ run: run.id, episode: e.id });
+      log.info(
+        {
+          stage: 'episode',
+          kind: t.kind,
+          task: t.id,
+          iteration: e.iteration,
+          group: e.groupIndex,
+          sample: e.sampleIndex,
+          attempt: e.attempt,
+          policyVersion: version.version,
+        },
+        `episode started: ${t.kind} task ${t.externalId ?? t.id}, iteration ${e.iteration}, group ${e.groupIndex}, sample ${e.sampleIndex}, attempt ${e.attempt}, policy v${version.version}`,
+      );
       const played = await taskKind(t.kind).play({
         db: ctx.db,
         run,
@@ -46,11 +61,24 @@ export function episodeJob(c: RlContext) {
         manager: c.sandboxes(ctx.db),
         settings: c.rl,
         signal: ctx.signal,
+        log,
       });
+      const durationMs = Date.now() - startedAt.getTime();
+      log[played.infra ? 'warn' : 'info'](
+        {
+          stage: 'episode',
+          durationMs,
+          end: played.endReason,
+          turns: played.turns.length,
+          reward: played.reward?.value ?? null,
+          ...(played.infra ? { infra: played.infra } : {}),
+        },
+        `episode played in ${durationMs} ms: ${played.endReason}, ${played.turns.length} turn(s), ${played.infra ? `infrastructure failure (${played.infra.reason.slice(0, 200)})` : `reward ${played.reward!.value.toFixed(3)}`}`,
+      );
       return (tx) =>
         commitEpisode(
           tx,
-          { runId: run.id, episode: e, policyVersionId: version.id, host: c.host, workerId: ctx.workerId, startedAt, infraRetries: c.rl.infraRetries },
+          { runId: run.id, episode: e, policyVersionId: version.id, host: c.host, workerId: ctx.workerId, startedAt, infraRetries: c.rl.infraRetries, log },
           played,
         );
     },

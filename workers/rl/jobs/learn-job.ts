@@ -8,7 +8,7 @@ import type { TaskLanguage } from '@/core/tasks';
 import type { RlPolicy } from '@/lib/policy/rl-policy';
 import type { Tx } from '@/server/queue';
 import { tryRunTransition } from '@/server/runs/lifecycle';
-import { jobHandler, PermanentJobError } from '@/workers/jobs/job-handler';
+import { jobHandler, jobLogger, PermanentJobError } from '@/workers/jobs/job-handler';
 import { heldoutEval, recordedHeldout, type HeldoutEval } from '../evaluate';
 import { scoreInChunks } from '../learn/attention-budget';
 import { buildSequences, generatedTokens, inSlotOrder } from '../learn/build-sequences';
@@ -197,6 +197,8 @@ export function learnJob(c: RlContext) {
       if (run.currentIteration !== iteration || run.status === 'cancelled' || run.status === 'failed') return;
       const phases = jobPhases(ctx.db, run, job, s);
       await phases.started('learning', iteration);
+      // bound to the job and its run (the payload's runId); `stage: learner` and the iteration put it on the episodes' timelines
+      const log = jobLogger(ctx).child({ stage: 'learner', iteration });
       const t0 = performance.now();
       const eps = await loadIteration(ctx.db, runId, iteration);
       // mostly infrastructure failures: the sandboxes are broken, so fail the run with the reason rather than train on the rest
@@ -205,6 +207,7 @@ export function learnJob(c: RlContext) {
         s.infraFailRate,
         iteration,
       );
+      if (broken) log.error({ data: broken.data }, `learner: failing the run: ${broken.message}`);
       if (broken)
         return async (tx) => {
           await tryRunTransition(tx, runId, 'fail', `system:${RL_QUEUES.learn}`, { message: broken.message, error: broken.message, data: broken.data });
@@ -215,6 +218,18 @@ export function learnJob(c: RlContext) {
       const policy = await loadRunPolicyForTraining(run, current, c.checkpoints(ctx.db));
       const { batch, report, maskedOverlong, klRewardPenalty } = await train(c, ctx.db, run, iteration, eps, policy, current);
       const updateS = (performance.now() - t0) / 1000;
+      log.info(
+        {
+          episodes: eps.length,
+          trained: batch.valid.length,
+          sequences: report?.sequences ?? 0,
+          durationMs: Math.round(updateS * 1000),
+          provider: report?.provider ?? null,
+        },
+        report
+          ? `learner step of iteration ${iteration}: ${report.sequences} sequence(s) from ${batch.valid.length} of ${eps.length} episode(s) in ${Math.round(updateS * 1000)} ms on ${report.provider}`
+          : `learner step of iteration ${iteration}: no update (${run.config.learningRate === 0 ? 'learning rate 0' : 'nothing to train on'}), ${eps.length} episode(s)`,
+      );
       const next = iteration + 1;
       const saved = await publishCheckpoint(c.checkpoints(ctx.db).store, policy, runId, next, c.dataDir);
       const withK = s.passAtK > 0 && (next >= run.config.iterations || (s.passAtKEvery > 0 && next % s.passAtKEvery === 0));
@@ -242,6 +257,10 @@ export function learnJob(c: RlContext) {
         updateS,
         now: Date.now(),
       });
+      log.info(
+        { version: next, rewardMean: metrics.reward_mean ?? null, heldoutPassAt1: ev.passAt1, loss: metrics.loss ?? null, kl: metrics.kl ?? null },
+        `iteration ${iteration} learned: policy v${next}, reward ${metrics.reward_mean?.toFixed(3) ?? '?'}, held-out pass@1 ${ev.passAt1.toFixed(3)}`,
+      );
       return (tx) => commitIteration(tx, { run, iteration, parentId: current.id, saved, provider: policy.provider, report, metrics, failures, ev });
     },
   });

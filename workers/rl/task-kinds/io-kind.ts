@@ -52,7 +52,7 @@ export function playedFromOutcome(out: EpisodeOutcome): PlayedEpisode {
 export const ioKind: TaskKind = {
   name: 'io',
   wholeEpisode: false,
-  async play({ run, episode: e, task: t, policy, manager, settings: s, signal }) {
+  async play({ run, episode: e, task: t, policy, manager, settings: s, signal, log }) {
     const tests = t.tests as TaskTests;
     const out = await runEpisode({
       manager,
@@ -63,6 +63,7 @@ export const ioKind: TaskKind = {
       maxNewTokens: s.maxNewTokens,
       context: { runId: run.id, episodeId: e.id },
       signal,
+      log,
       policy: bytePolicy(run, policy, 'input/output tasks'),
       task: { language: t.language, prompt: t.prompt, entryPoint: t.entryPoint, tests },
       maxTurns: run.config.maxTurns,

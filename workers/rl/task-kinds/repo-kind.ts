@@ -29,7 +29,7 @@ export function rescoreOfGrade(g: RepoGrade): Rescore {
 export const repoKind: TaskKind = {
   name: 'repo',
   wholeEpisode: true,
-  async play({ db, run, episode: e, task: t, policy, manager, settings, signal }) {
+  async play({ db, run, episode: e, task: t, policy, manager, settings, signal, log }) {
     const task = await loadStoredRepoTask(db, t.id);
     const played = await playRepoEpisode({
       run,
@@ -42,6 +42,7 @@ export const repoKind: TaskKind = {
       temperature: run.config.temperature,
       episodeId: e.id,
       signal,
+      log,
     });
     const { result, rows, infra } = played;
     const grade = result.grade;

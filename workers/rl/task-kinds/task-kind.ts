@@ -6,6 +6,7 @@ import type { RlSettings } from '@/core/settings';
 import type { TaskKind as TaskKindName, TaskLanguage } from '@/core/tasks';
 import type { RlPolicy } from '@/lib/policy/rl-policy';
 import type { SandboxManager } from '@/lib/sandbox/pool/manager';
+import type { Logger } from '@/server/logs/logger';
 import type { ScoringOptions } from '../reward/scoring-options';
 
 export type TaskRow = typeof tasks.$inferSelect;
@@ -41,6 +42,8 @@ export type PlayInput = {
   manager: SandboxManager;
   settings: RlSettings;
   signal?: AbortSignal;
+  /** bound to the run and the episode: sampling, tool calls, sandbox runs and the grade are logged on it */
+  log?: Logger;
 };
 
 /** One held-out attempt at a task: greedy (temperature 0, seed 0) for pass@1, sampled for pass@k. */

@@ -16,7 +16,7 @@ function checksOf(t: TaskRow) {
 export const textKind: TaskKind = {
   name: 'text',
   wholeEpisode: false,
-  async play({ run, episode: e, task: t, policy, manager, settings: s, signal }) {
+  async play({ run, episode: e, task: t, policy, manager, settings: s, signal, log }) {
     const { tests, task } = checksOf(t);
     const out = await runTextEpisode({
       manager,
@@ -27,6 +27,7 @@ export const textKind: TaskKind = {
       maxNewTokens: s.maxNewTokens,
       context: { runId: run.id, episodeId: e.id },
       signal,
+      log,
       policy,
       task,
     });
