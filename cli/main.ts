@@ -7,13 +7,19 @@ import { terminalSafe } from './terminal-safe';
  * groups call the tRPC API through the typed client (cli/api.ts); sandbox, env, reward and
  * policy drive the libraries directly. Groups load lazily so `--help` stays fast.
  */
-const groups: Record<string, { summary: string; load: () => Promise<Command[]> }> = {
+const groups: Record<string, { summary: string; load: () => Promise<Command[]>; single?: true }> = {
   runs: { summary: 'launch and manage training runs', load: async () => (await import('./runs')).commands },
   tasks: { summary: 'import and list task suites', load: async () => (await import('./tasks')).commands },
   users: { summary: 'manage console users', load: async () => (await import('./users')).commands },
   account: { summary: 'your own account: change your password (over the API)', load: async () => (await import('./users')).accountCommands },
   tokens: { summary: 'create and revoke API tokens', load: async () => (await import('./tokens')).commands },
   audit: { summary: 'inspect and verify the audit log', load: async () => (await import('./audit')).commands },
+  // one command, no subcommand: `crucible logs --run ID --follow`
+  logs: {
+    summary: 'search the logs of every host (--run, --episode, --worker, --level, --follow)',
+    load: async () => (await import('./logs')).commands,
+    single: true,
+  },
   sandbox: { summary: 'run commands in isolated sandboxes', load: async () => (await import('./sandbox')).sandboxCommands },
   env: {
     summary: 'build, verify, publish and fetch content-hashed environments',
@@ -52,6 +58,15 @@ export async function main(argv: string[]): Promise<number> {
     const group = groups[groupName];
     if (!group) throw new CliError(`unknown command group "${groupName}"\n\n${topHelp()}`);
     const commands = await group.load();
+    if (group.single) {
+      const cmd = commands[0]!;
+      const parsed = parseFor(cmd, cmdName === undefined ? [] : [cmdName, ...rest]);
+      if (parsed.values.help) {
+        console.log(`usage: ${cmd.usage}\n\n${cmd.summary}`);
+        return 0;
+      }
+      return await cmd.run(parsed);
+    }
     const groupHelp = () =>
       [
         `usage: crucible ${groupName} <command> [options]`,
