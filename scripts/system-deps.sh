@@ -24,6 +24,9 @@ if [ "${CRUCIBLE_SKIP_BROWSER:-}" != "1" ]; then
   # an optimised BLAS for it: with Debian's reference BLAS the training-parity references run
   # matmuls 8-15x slower (lib/policy/hf/train-parity.test.ts)
   dpkg -s libopenblas0-pthread >/dev/null 2>&1 || need+=(libopenblas0-pthread)
+  # test-only: promtool, from Debian's prometheus package, checks and unit-tests the Prometheus
+  # rules file (deploy/prometheus/prometheus-rules.test.ts); the server it also brings is kept off below
+  command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 fi
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 # Debian's pytest: the `repo` environment (repository tasks, lib/agent) copies it in
@@ -52,4 +55,14 @@ echo "crucible: installing system packages: ${need[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+# the prometheus package's postinst starts its server where services run (systemd, or sysvinit at
+# a known runlevel; not in a container without either): only promtool is wanted, so stop it, keep it off
+if [[ " ${need[*]} " == *" prometheus "* ]]; then
+  if [ -d /run/systemd/system ]; then
+    systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+  else
+    invoke-rc.d prometheus stop >/dev/null 2>&1 || true
+    update-rc.d prometheus disable >/dev/null 2>&1 || true
+  fi
+fi
 microvm_kernel
