@@ -6,6 +6,7 @@ import { parseSettings } from '@/core/settings';
 import type { Database } from '@/db/client';
 import { episodes, policyVersions, rewards } from '@/db/schema';
 import { createRun } from '@/server/runs/service';
+import { listLogs } from '@/server/logs/service';
 import { freshDatabase, ownerConnection } from '@/test/database';
 import { ArtifactCorruptError, sha256OfFile } from '@/lib/artifacts/artifact-store';
 import { openArtifactStore } from '@/lib/artifacts/open-artifact-store';
@@ -241,6 +242,21 @@ describe('two worker hosts sharing only PostgreSQL (real processes, database art
     console.log(`${unfinished.length} episode(s) lost with ${dead.name} were run again by ${survivor.name}`);
     for (const id of unfinished.map((u) => u.id)) expect(eps.find((e) => e.id === id)?.host, `episode ${id} lost with ${dead.name}`).toBe(survivor.name);
     expect(new Set(eps.map((e) => e.host))).toEqual(new Set(['host-a', 'host-b']));
+
+    // ---- logs from both hosts, in one query by run id (issue 38): each record names its host, worker and ids
+    const logs = await listLogs(db, { run: run.id, limit: 1000 });
+    const byHost = (h: string) => logs.items.filter((r) => r.host === h);
+    console.log(`log records of the run: ${logs.items.length} (host-a ${byHost('host-a').length}, host-b ${byHost('host-b').length})`);
+    expect(new Set(logs.items.map((r) => r.host))).toEqual(new Set(['host-a', 'host-b']));
+    for (const h of ['host-a', 'host-b']) {
+      const mine = byHost(h);
+      expect(mine.every((r) => r.process === 'jobs' && r.workerId !== null && r.runId === run.id)).toBe(true);
+      // episode lines (bound to an episode this host ran) and job lifecycle lines
+      expect(mine.some((r) => r.episodeId !== null && r.msg.startsWith('episode started'))).toBe(true);
+      expect(mine.some((r) => r.jobId !== null && /^job \d+ done in/.test(r.msg))).toBe(true);
+    }
+    expect(logs.items.some((r) => r.fields.stage === 'sandbox')).toBe(true);
+    expect(logs.items.some((r) => r.fields.stage === 'learner')).toBe(true);
 
     // ---- checkpoints crossed hosts through the database: versions 0..n, each published once, used by a host that did not publish it
     const versions = await db.select().from(policyVersions).where(eq(policyVersions.runId, run.id));
