@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import { useState } from 'react';
 import { usePathname, useRouter } from 'next/navigation';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from './trpc';
 import { can, type Capability } from '@/core/roles';
 import type { CurrentUser } from './session';
@@ -39,6 +39,9 @@ export function Nav({ user }: { user: CurrentUser | null }) {
     }),
   );
   const visible = items.filter((i) => !i.needs || can(user?.role, i.needs));
+  // firing alerts nobody acknowledged and nothing mutes: the number beside "Alerts"
+  const alertCounts = useQuery({ ...trpc.alerts.counts.queryOptions(), enabled: !!user, refetchInterval: 30_000 });
+  const firing = alertCounts.data?.firing ?? 0;
   // below md the links fold into a menu: nine of them are ~700 px and pushed a phone's page sideways
   const [open, setOpen] = useState(false);
   const [openedAt, setOpenedAt] = useState(pathname);
@@ -54,6 +57,15 @@ export function Nav({ user }: { user: CurrentUser | null }) {
           className={`whitespace-nowrap rounded px-2 py-1 ${layout} ${active ? 'bg-slate-700 text-white' : 'hover:bg-slate-800 hover:text-white'}`}
         >
           {i.label}
+          {i.href === '/alerts' && firing > 0 && (
+            <span
+              data-testid="nav-alert-count"
+              title={`${firing} firing alert(s) not acknowledged${alertCounts.data?.critical ? `, ${alertCounts.data.critical} critical` : ''}`}
+              className={`ml-1 rounded-full px-1.5 text-xs font-semibold text-white ${alertCounts.data?.critical ? 'bg-red-600' : 'bg-amber-600'}`}
+            >
+              {firing}
+            </span>
+          )}
         </Link>
       );
     });

@@ -1,9 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ALERT_THRESHOLDS } from '@/core/alerts';
 import { advanceAlerts, fingerprint, type AlertRecord } from './alert-state';
 import { applyFilters, groupOf, planNotifications, type GroupState } from './filtering';
 import type { AlertInputs, RunInput } from './inputs';
-import { evaluateRules } from './rules';
+import { ALERT_RULE_DEFINITIONS, evaluateRules } from './rules';
 import { webhookBody } from './webhook-payload';
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
@@ -252,5 +253,16 @@ describe('filtering: inhibition, silences, grouping, notifications', () => {
     };
     expect(webhookBody(msg, 'json')).toMatchObject({ version: '4', status: 'firing', commonLabels: { alertname: 'RunSkippedUpdates', run: 'r1' } });
     expect(String(webhookBody(msg, 'slack').text)).toContain('[FIRING:1]');
+  });
+});
+
+describe('docs/monitoring.md', () => {
+  it('lists every shipped rule with its severity and for:', () => {
+    const doc = readFileSync(new URL('../../docs/monitoring.md', import.meta.url), 'utf8');
+    for (const r of ALERT_RULE_DEFINITIONS) {
+      const row = doc.split('\n').find((l) => l.startsWith(`| \`${r.name}\` |`));
+      expect(row, `${r.name} has no row in docs/monitoring.md's rules table`).toBeDefined();
+      expect(row).toContain(`| ${r.severity} | ${r.forS ? `${r.forS} s` : '—'} |`);
+    }
   });
 });

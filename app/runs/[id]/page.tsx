@@ -8,6 +8,7 @@ import { errorCode } from '@/components/api-error';
 import { StatusBadge } from '@/components/ui/status-badge';
 import { ErrorNotice, Loading } from '@/components/ui/states';
 import { Facts, PageHeader, Section } from '@/components/ui/layout-parts';
+import { RunAlertBanner } from '@/components/alerts/run-alert-banner';
 import { RunActions } from '@/components/runs/run-actions';
 import { EventTimeline } from '@/components/runs/event-timeline';
 import { MetricCharts, runSections, type FullCharts, type XContext } from '@/components/runs/metric-charts';
@@ -142,6 +143,7 @@ export default function RunPage() {
           Run error: {r.error}
         </div>
       )}
+      <RunAlertBanner runId={r.id} />
       <Section title="Overview">
         <Facts
           items={[
