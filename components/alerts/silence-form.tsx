@@ -17,10 +17,9 @@ const MATCH_BY = ['alertname', 'run', 'node', 'worker', 'environment', 'tier'];
 export function SilenceForm({ from, onDone }: { from: AlertLabels; onDone: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const initial = Object.fromEntries(Object.entries(from).filter(([k]) => MATCH_BY.includes(k)));
   const [matchers, setMatchers] = useState(
-    Object.entries(initial)
-      .map(([k, v]) => `${k}=${v}`)
+    MATCH_BY.filter((k) => from[k] !== undefined)
+      .map((k) => `${k}=${from[k]}`)
       .join('\n'),
   );
   const [hours, setHours] = useState('2');
@@ -60,7 +59,7 @@ export function SilenceForm({ from, onDone }: { from: AlertLabels; onDone: () =>
         <label htmlFor="silence-hours" className="mb-1 block text-xs font-medium text-slate-600">
           For (hours)
         </label>
-        <input id="silence-hours" type="number" min={0.1} step={0.5} className={inputClass} value={hours} onChange={(e) => setHours(e.target.value)} />
+        <input id="silence-hours" type="number" min={0.1} step="any" className={inputClass} value={hours} onChange={(e) => setHours(e.target.value)} />
       </div>
       <div>
         <label htmlFor="silence-reason" className="mb-1 block text-xs font-medium text-slate-600">

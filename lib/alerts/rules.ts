@@ -143,7 +143,7 @@ export const ALERT_RULE_DEFINITIONS: readonly AlertRule[] = [
     description:
       'The learner skipped optimizer steps because the loss or gradients were not finite. Inspect the iteration’s episodes (empty or huge sequences), the learning rate and mixed precision settings.',
     breached: (v) => (v > 0 ? 0 : null),
-    say: (v) => `${fmt(v)} update(s) skipped: non-finite loss or gradient`,
+    say: (v) => `${Math.round(v)} update(s) skipped: non-finite loss or gradient`,
   }),
   metricRule('RunInfraFailures', 'infra_failed_rate', {
     forS: 300,
