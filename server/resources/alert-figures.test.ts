@@ -52,7 +52,7 @@ describe('alert figures in /api/metrics', () => {
     expect(sample(text, `crucible_rl_reward_mean_baseline${r}`)).toBeCloseTo(4);
     // the completed run is out of scope
     expect(text).not.toContain(old.id);
-    expect(sample(text, `crucible_run_tampered_episodes${r}`)).toBe(1);
+    expect(sample(text, `crucible_run_tampered_episodes_1h${r}`)).toBe(1);
     expect(sample(text, `crucible_run_review_pairs${r}`)).toBe(4);
     const kappa = cohensKappa([
       ['correct', 'correct'],
@@ -76,7 +76,7 @@ describe('alert figures in /api/metrics', () => {
     expect(text).not.toContain('nodeC');
 
     expect(sample(text, 'crucible_environment_quarantined{environment="py-bad"}')).toBe(1);
-    expect(sample(text, 'crucible_environment_quarantined{environment="py-good"}')).toBe(0);
+    expect(sample(text, 'crucible_environment_quarantined{environment="py-good"}')).toBeNull(); // only quarantined ones are listed
 
     // scheduled jobs only (the unscheduled rl.advance job has no tier)
     const critical = sample(text, 'crucible_queue_oldest_wait_seconds{tier="critical"}')!;

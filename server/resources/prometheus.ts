@@ -96,14 +96,14 @@ function alertGauges(g: (name: string, help: string, labelNames?: string[]) => G
     `Mean reward_mean of the ${REWARD_BASELINE_ITERATIONS} iterations before the newest (what RunRewardCollapse/RunRewardJump compare with)`,
     runLabels,
   );
-  const tampered = g('run_tampered_episodes', 'Scored episodes of the live run whose grader caught tampering', runLabels);
+  const tampered = g('run_tampered_episodes_1h', 'Episodes of the live run whose grader caught tampering, rewarded in the last hour', runLabels);
   const kappa = g('run_review_kappa', "Cohen's kappa of the live run's double-reviewed episodes", runLabels);
   const pairs = g('run_review_pairs', 'Double-reviewed episodes of the live run with both verdicts in', runLabels);
   for (const r of a.runs) {
     const l = { run: r.run, run_name: r.name };
     for (const [m, v] of Object.entries(r.rl)) rl[m]!.set(l, v);
     if (r.rewardBaseline !== null) baseline.set(l, r.rewardBaseline);
-    tampered.set(l, r.tamperedEpisodes);
+    tampered.set(l, r.tamperedLastHour);
     pairs.set(l, r.reviewPairs);
     if (r.reviewKappa !== null) kappa.set(l, r.reviewKappa);
   }

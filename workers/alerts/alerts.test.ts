@@ -219,7 +219,8 @@ describe('alerts on a real run', () => {
     const audits = await db
       .select({ action: auditLog.action, actor: auditLog.actor })
       .from(auditLog)
-      .where(sql`${auditLog.action} like 'alert.%'`);
+      .where(sql`${auditLog.action} like 'alert.%'`)
+      .orderBy(asc(auditLog.seq));
     expect(audits).toEqual([
       { action: 'alert.silence', actor: 'user:ops' },
       { action: 'alert.unsilence', actor: 'user:ops' },

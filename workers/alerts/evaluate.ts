@@ -6,7 +6,7 @@ import { advanceAlerts, type AlertRecord } from '@/lib/alerts/alert-state';
 import { applyFilters, groupOf, planNotifications, type GroupState } from '@/lib/alerts/filtering';
 import { ALERT_RULE_DEFINITIONS, evaluateRules, type AlertRule } from '@/lib/alerts/rules';
 import { notifiedAlert } from '@/lib/alerts/webhook-payload';
-import { gatherAlertInputs } from './gather';
+import { gatherAlertInputs } from '@/server/alerts/gather';
 
 export type AlertReceiver = { name: string; url: string; format: WebhookFormat };
 

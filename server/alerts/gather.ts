@@ -6,10 +6,10 @@ import { METRIC_SOURCES } from '@/core/metrics';
 import type { RunConfig } from '@/core/run-config';
 import type { DbOrTx } from '@/server/audit/service';
 import type { AlertInputs, RunInput } from '@/lib/alerts/inputs';
-import { agreement } from '@/server/reviews/stats';
+import { cohensKappa, type Verdict } from '@/server/reviews/kappa';
 
 /** Iteration metrics the run rules read. */
-const RUN_METRICS: readonly RlMetric[] = ['reward_mean', 'kl', 'entropy', 'grad_norm', 'clip_fraction', 'skipped_updates', 'infra_failed_rate'];
+export const RULE_METRICS: readonly RlMetric[] = ['reward_mean', 'kl', 'entropy', 'grad_norm', 'clip_fraction', 'skipped_updates', 'infra_failed_rate'];
 /** Tampered episodes are alerts for an hour after their reward (an event, not a state). */
 const TAMPER_WINDOW_MS = 3_600_000;
 /** Sandbox events (mismatches, denials) are counted over this window. */
@@ -22,12 +22,20 @@ const LOST_WINDOW_MS = 86_400_000;
 const iso = (d: Date) => d.toISOString();
 
 /**
- * One snapshot of everything the rules read (lib/alerts/inputs.ts), at `now`: live runs'
+ * One snapshot of everything the rules read (lib/alerts/inputs.ts), at `now`, shared by the
+ * built-in evaluator (workers/alerts) and the Prometheus exporter (server/resources), so the two
+ * see the same figures: live runs'
  * newest metrics, tamper flags and reviewer agreement; lost workers; nodes' newest samples;
  * quarantined environments; critical-tier queue waits; sandbox mismatches and denials. Each
  * part is one bounded query.
  */
-export async function gatherAlertInputs(db: DbOrTx, now: Date, thresholds: AlertThresholds): Promise<AlertInputs> {
+export async function gatherAlertInputs(
+  db: DbOrTx,
+  now: Date,
+  thresholds: AlertThresholds,
+  /** the metrics whose newest iterations to read (the Prometheus exporter reads every iteration metric) */
+  seriesMetrics: readonly RlMetric[] = RULE_METRICS,
+): Promise<AlertInputs> {
   const runRows = await db.execute<{ id: string; name: string; config: RunConfig }>(
     sql`select id, name, config from runs where status in (${sql.join(
       LIVE_RUN_STATUSES.map((s) => sql`${s}`),
@@ -44,16 +52,19 @@ export async function gatherAlertInputs(db: DbOrTx, now: Date, thresholds: Alert
       sql`, `,
     );
     const window = Math.max(...runRows.map((r) => r.config.alerts?.thresholds.rewardWindow ?? thresholds.rewardWindow)) + 1;
+    // One index probe per (run, metric): metric_samples_run_name_idx is (run_id, name, step).
     const series = await db.execute<{ run_id: string; name: RlMetric; value: number }>(sql`
-      select run_id, name, value from (
-        select run_id, name, step, value, row_number() over (partition by run_id, name order by step desc, id desc) as rn
-        from metric_samples
-        where run_id in (${idList}) and source = ${METRIC_SOURCES.rl} and labels = '{}'::jsonb
-          and name in (${sql.join(
-            RUN_METRICS.map((m) => sql`${m}`),
-            sql`, `,
-          )})
-      ) t where rn <= ${window} order by run_id, name, step asc`);
+      select r.id as run_id, n.name, m.value
+      from unnest(array[${idList}]::uuid[]) as r(id)
+      cross join unnest(array[${sql.join(
+        seriesMetrics.map((m) => sql`${m}`),
+        sql`, `,
+      )}]::text[]) as n(name)
+      cross join lateral (
+        select step, value from metric_samples
+        where run_id = r.id and name = n.name and source = ${METRIC_SOURCES.rl} and labels = '{}'::jsonb and step is not null
+        order by step desc limit ${window}) m
+      order by r.id, n.name, m.step asc`);
     for (const s of series) {
       const run = runs.get(s.run_id)!;
       (run.series[s.name] ??= []).push(Number(s.value));
@@ -63,13 +74,14 @@ export async function gatherAlertInputs(db: DbOrTx, now: Date, thresholds: Alert
       where e.run_id in (${idList}) and (r.components->>'tampered')::float > 0 and r.created_at > ${iso(new Date(now.getTime() - TAMPER_WINDOW_MS))}
       order by r.created_at desc limit 500`);
     for (const t of tampered) runs.get(t.run_id)!.tampered.push({ episodeId: t.episode_id, iteration: t.iteration });
-    const reviewed = await db.execute<{ run_id: string }>(
-      sql`select distinct run_id from reviews where run_id in (${idList}) and slot > 0 and verdict is not null`,
-    );
-    for (const r of reviewed) {
-      const a = await agreement(db, r.run_id);
-      runs.get(r.run_id)!.agreement = { kappa: a.overall.kappa, pairs: a.overall.items };
-    }
+    // Cohen's kappa over each run's double-reviewed episodes (both verdicts in), pooled over reviewers
+    const pairs = await db.execute<{ run_id: string; va: Verdict; vb: Verdict }>(sql`
+      select x.run_id, x.verdict as va, y.verdict as vb
+      from reviews x join reviews y on y.episode_id = x.episode_id and y.slot > x.slot
+      where x.run_id in (${idList}) and x.verdict is not null and y.verdict is not null`);
+    const byRun = new Map<string, [Verdict, Verdict][]>();
+    for (const p of pairs) byRun.set(p.run_id, [...(byRun.get(p.run_id) ?? []), [p.va, p.vb]]);
+    for (const [runId, items] of byRun) runs.get(runId)!.agreement = { kappa: cohensKappa(items), pairs: items.length };
   }
 
   // A lost worker is an alert until a worker of the same kind on its node runs again (the supervisor replaced it).
