@@ -176,8 +176,15 @@ describe('the step API: reset, step, grade, close over real sandboxes', () => {
     await expect(viewer.environments.reset({ suite: 'repo-suite', task: TASK })).rejects.toThrow(/viewer/);
   });
 
-  it('an idle session expires and gives its sandbox back; a step on it says so', async () => {
+  it("a session is its opener's; an idle one expires and gives its sandbox back; a step on it says so", async () => {
     const { session } = await operator.environments.reset({ suite: 'repo-suite', task: TASK, idleTimeoutS: 30 });
+    // a session is its opener's: another operator can neither step, grade, read nor close it; an admin can read it
+    const other = await callerAs(database.db, 'operator');
+    await expect(other.environments.step({ session, text: 'x' })).rejects.toThrow(/opened by user:operator-.*only they \(or an admin\)/);
+    await expect(other.environments.grade({ session })).rejects.toThrow(/only they/);
+    await expect(other.environments.session({ session })).rejects.toThrow(/only they/);
+    await expect(other.environments.close({ session })).rejects.toThrow(/only they/);
+    expect((await (await callerAs(database.db, 'admin')).environments.session({ session })).session).toBe(session);
     // as if the trainer had gone quiet for an hour (no clock in the test: the row says so)
     await database.db
       .update(envSessions)

@@ -1,4 +1,4 @@
-import { and, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   ENV_SESSION_LIMITS,
@@ -238,8 +238,25 @@ export async function resetEnvSession(db: Db, raw: z.input<typeof envResetInput>
   return { ...strip(v), observation: firstObservation(v.problemStatement, v) };
 }
 
+/** Who calls: the actor as audited (`user:NAME`, `token:NAME`), their username, and whether they may use anyone's session (admins). */
+export type EnvSessionCaller = { actor: string; username: string; admin: boolean };
+
+/**
+ * A session is its opener's: another operator's step could rewrite the trainer's workspace
+ * mid-episode or read its hidden-test results. Admins may inspect and close any session.
+ */
+async function assertOwner(db: Db, id: string, caller: EnvSessionCaller): Promise<void> {
+  const [row] = await db.select({ actor: envSessions.actor }).from(envSessions).where(eq(envSessions.id, id));
+  if (!row) throw new DomainError('NOT_FOUND', `no environment session ${id}; open one with environments.reset`);
+  // the same person through the console, a token or the CLI (`user:`, `token:`, `cli:` NAME)
+  const owner = row.actor.slice(row.actor.indexOf(':') + 1);
+  if (owner !== caller.username && !caller.admin)
+    throw new DomainError('FORBIDDEN', `environment session ${id} was opened by ${row.actor}; only they (or an admin) may use it`);
+}
+
 /** The session as it is now (status, task, requests so far). */
-export async function getEnvSession(db: Db, id: string): Promise<EnvSessionView> {
+export async function getEnvSession(db: Db, id: string, caller: EnvSessionCaller): Promise<EnvSessionView> {
+  await assertOwner(db, id, caller);
   const v = await view(db, id);
   await checkHost(db, id, v.jobId);
   return strip(await view(db, id));
@@ -301,19 +318,23 @@ async function request(db: Db, id: string, req: EnvSessionRequest, waitS: number
 }
 
 /** Run tool calls (structured, or the model's text parsed in the session's format) in the session's workspace. */
-export async function stepEnvSession(db: Db, raw: z.input<typeof envStepInput>): Promise<EnvStepResult> {
+export async function stepEnvSession(db: Db, raw: z.input<typeof envStepInput>, caller: EnvSessionCaller): Promise<EnvStepResult> {
   const input = envStepInput.parse(raw);
+  await assertOwner(db, input.session, caller);
   return (await request(db, input.session, { kind: 'step', calls: input.calls, text: input.text }, input.waitS)) as unknown as EnvStepResult;
 }
 
 /** Grade the workspace as it is now: the agent's patch in a clean sandbox with the hidden tests. The session stays open. */
-export async function gradeEnvSession(db: Db, raw: z.input<typeof envGradeInput>): Promise<EnvGradeResult> {
+export async function gradeEnvSession(db: Db, raw: z.input<typeof envGradeInput>, caller: EnvSessionCaller): Promise<EnvGradeResult> {
   const input = envGradeInput.parse(raw);
+  await assertOwner(db, input.session, caller);
   return (await request(db, input.session, { kind: 'grade' }, input.waitS)) as unknown as EnvGradeResult;
 }
 
 /** Close the session and give its sandbox back. Closing an ended session says how it ended. */
-export async function closeEnvSession(db: Db, id: string, actor: string): Promise<EnvSessionView> {
+export async function closeEnvSession(db: Db, id: string, caller: EnvSessionCaller): Promise<EnvSessionView> {
+  await assertOwner(db, id, caller);
+  const { actor } = caller;
   const v = await view(db, id);
   // not hosted yet: closed here and its job withdrawn (a host that claims it anyway finds it closed and stops)
   if (v.status === 'starting') await endUnhosted(db, id, v.jobId, 'closed', null);
@@ -331,4 +352,16 @@ export async function closeEnvSession(db: Db, id: string, actor: string): Promis
   });
   await appendAudit(db, { actor, action: 'environments.close', targetType: 'env_session', targetId: id });
   return strip(await view(db, id));
+}
+
+/**
+ * Forget sessions that ended more than `olderThanMs` ago, with their stored requests and
+ * answers (the audit rows of their reset and close stay). Returns how many.
+ */
+export async function pruneEndedEnvSessions(db: Db, olderThanMs: number): Promise<number> {
+  const gone = await db
+    .delete(envSessions)
+    .where(and(isNotNull(envSessions.endedAt), lt(envSessions.endedAt, sql`now() - ${olderThanMs} * interval '1 millisecond'`)))
+    .returning({ id: envSessions.id });
+  return gone.length;
 }

@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import { environmentName as name } from '@/core/environments';
 import { envGradeInput, envResetInput, envSessionInput, envStepInput } from '@/core/env-sessions';
-import { actorOf } from '@/server/auth/identity';
+import { actorOf, type CurrentUser } from '@/server/auth/identity';
+import { can } from '@/core/roles';
 import { adminProcedure, operatorProcedure, router, viewerProcedure } from '@/server/trpc';
 import { listEnvironments, setQuarantine } from '@/server/reviews/environments';
 import { closeEnvSession, getEnvSession, gradeEnvSession, resetEnvSession, stepEnvSession } from '@/server/env-sessions/service';
+
+const sessionCaller = (u: CurrentUser) => ({ actor: actorOf(u), username: u.username, admin: can(u.role, 'manageUsers') });
 
 export const environmentsRouter = router({
   list: viewerProcedure.query(({ ctx }) => listEnvironments(ctx.db)),
@@ -14,8 +17,9 @@ export const environmentsRouter = router({
   clear: adminProcedure.input(z.object({ name })).mutation(({ ctx, input }) => setQuarantine(ctx.db, input.name, false, actorOf(ctx.user))),
   // The step API for other trainers (docs/agents.md): a session of one repository task.
   reset: operatorProcedure.input(envResetInput).mutation(({ ctx, input }) => resetEnvSession(ctx.db, input, actorOf(ctx.user))),
-  step: operatorProcedure.input(envStepInput).mutation(({ ctx, input }) => stepEnvSession(ctx.db, input)),
-  grade: operatorProcedure.input(envGradeInput).mutation(({ ctx, input }) => gradeEnvSession(ctx.db, input)),
-  close: operatorProcedure.input(envSessionInput).mutation(({ ctx, input }) => closeEnvSession(ctx.db, input.session, actorOf(ctx.user))),
-  session: operatorProcedure.input(envSessionInput).query(({ ctx, input }) => getEnvSession(ctx.db, input.session)),
+  // a session is its opener's (admins may use any)
+  step: operatorProcedure.input(envStepInput).mutation(({ ctx, input }) => stepEnvSession(ctx.db, input, sessionCaller(ctx.user))),
+  grade: operatorProcedure.input(envGradeInput).mutation(({ ctx, input }) => gradeEnvSession(ctx.db, input, sessionCaller(ctx.user))),
+  close: operatorProcedure.input(envSessionInput).mutation(({ ctx, input }) => closeEnvSession(ctx.db, input.session, sessionCaller(ctx.user))),
+  session: operatorProcedure.input(envSessionInput).query(({ ctx, input }) => getEnvSession(ctx.db, input.session, sessionCaller(ctx.user))),
 });

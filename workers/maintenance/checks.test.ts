@@ -9,7 +9,7 @@ import { AUDIT_WINDOW_MS } from '@/server/auth/throttle';
 import { appendAudit } from '@/server/audit/service';
 import { freshDatabase, ownerConnection } from '@/test/database';
 import { heartbeatWorker, registerWorker } from '@/workers/process/registration';
-import { auditAnchorCheck, lostWorkersCheck, maintenanceChecks, pruneWorkersCheck, runChecks } from './checks';
+import { auditAnchorCheck, lostWorkersCheck, maintenanceChecks, pruneEnvSessionsCheck, pruneWorkersCheck, runChecks } from './checks';
 
 let database: Database;
 beforeAll(async () => {
@@ -63,6 +63,31 @@ describe('maintenance checks', () => {
     expect(await check.run(database.db)).toMatch(/^AUDIT LOG TAMPERED: row \d+ .* is gone/);
     expect(lines()).toHaveLength(1);
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  });
+
+  it('forgets step-API sessions that ended over a week ago, with their requests; keeps recent and open ones', async () => {
+    const [suite] = await database.db.execute<{ id: string }>(
+      sql`insert into task_suites (name, description, source) values ('s-prune', '', 'import') returning id`,
+    );
+    const [task] = await database.db.execute<{ id: string }>(
+      sql`insert into tasks (suite_id, external_id, language, prompt, entry_point, tests) values (${suite!.id}, 't', 'python', 'p', 'f', '[]'::jsonb) returning id`,
+    );
+    const session = async (ended: string | null) => {
+      const [row] = await database.db.execute<{ id: string }>(sql`
+        insert into env_sessions (task_id, status, runtime, tier, tools, tool_call_format, tool_output_bytes, idle_timeout_s, actor, ended_at)
+        values (${task!.id}, ${ended ? 'closed' : 'ready'}, 'bwrap', 'standard', '[]'::jsonb, 'hermes', 1024, 600, 'user:x',
+                ${ended === null ? null : sql.raw(`now() - interval '${ended}'`)}) returning id`);
+      await database.db.execute(sql`insert into env_session_requests (session_id, seq, request) values (${row!.id}, 1, '{"kind":"close"}'::jsonb)`);
+      return row!.id;
+    };
+    const old = await session('8 days');
+    const recent = await session('1 hour');
+    const open = await session(null);
+    expect(await pruneEnvSessionsCheck().run(database.db)).toMatch(/forgot 1 step-API session/);
+    const left = await database.db.execute<{ id: string }>(sql`select id from env_sessions order by created_at`);
+    expect(left.map((r) => r.id).sort()).toEqual([recent, open].sort());
+    const requests = await database.db.execute<{ n: number }>(sql`select count(*)::int as n from env_session_requests where session_id = ${old}`);
+    expect(requests[0]!.n).toBe(0);
   });
 
   it('summarises a closed failed-login window without waiting for the next login attempt', async () => {

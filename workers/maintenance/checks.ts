@@ -1,6 +1,7 @@
 import type { Db } from '@/db/client';
 import { anchorHead } from '@/server/audit/anchors';
 import { sweep } from '@/server/auth/throttle';
+import { pruneEndedEnvSessions } from '@/server/env-sessions/service';
 import { pruneLogs } from '@/server/logs/service';
 import { markLostWorkers, pruneEndedWorkers } from '@/workers/process/registration';
 
@@ -80,6 +81,18 @@ export function logRetentionCheck(o: { retentionMs: number; maxRows: number }, e
   };
 }
 
+/** Ended step-API sessions and their stored requests are kept a week (the audit log keeps their reset and close). */
+export function pruneEnvSessionsCheck(retentionMs = 7 * 86_400_000, everyMs = 3_600_000): MaintenanceCheck {
+  return {
+    name: 'prune-env-sessions',
+    everyMs,
+    async run(db) {
+      const n = await pruneEndedEnvSessions(db, retentionMs);
+      if (n > 0) return `forgot ${n} step-API session(s) that ended over ${Math.round(retentionMs / 86_400_000)} day(s) ago, with their requests`;
+    },
+  };
+}
+
 /** The checks the maintenance worker runs (workers/maintenance/main.ts). */
 export function maintenanceChecks(o: { workerStaleMs: number; anchorFile: string; logs?: { retentionMs: number; maxRows: number } }): MaintenanceCheck[] {
   return [
@@ -87,6 +100,7 @@ export function maintenanceChecks(o: { workerStaleMs: number; anchorFile: string
     pruneWorkersCheck(7 * 86_400_000),
     auditAnchorCheck(o.anchorFile),
     loginThrottleSweepCheck(),
+    pruneEnvSessionsCheck(),
     ...(o.logs ? [logRetentionCheck(o.logs)] : []),
   ];
 }
