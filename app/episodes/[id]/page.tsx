@@ -11,6 +11,7 @@ import { DataTable } from '@/components/ui/data-table';
 import { TurnCard } from '@/components/episodes/turn-card';
 import { AgentTurnCard } from '@/components/episodes/agent-turn-card';
 import { GradingRun } from '@/components/episodes/grading-run';
+import { EpisodeTimeline } from '@/components/episodes/episode-timeline';
 import { testCases } from '@/components/episodes/turn-outcome';
 import { durationBetween, formatDateTime, formatNumber } from '@/components/display-format';
 
@@ -190,6 +191,9 @@ export default function EpisodePage() {
           )}
         </Section>
       )}
+      <Section title="Timeline">
+        <EpisodeTimeline episodeId={e.id} live={inProgress(e.status)} />
+      </Section>
     </>
   );
 }
