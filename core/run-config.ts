@@ -270,6 +270,20 @@ export const runConfigFields = z
     /** PPO: whiten advantages across the batch's policy tokens (mean 0, std 1). */
     whitenAdvantages: z.boolean().default(false),
     review: reviewConfig.default({ rate: 0.05, doubleReviewShare: 0.1, blind: true, disputed: 'exclude', thresholds: [0.5] }),
+    /**
+     * Held-out evaluation of every policy version (docs/rl.md): how many held-out tasks, and
+     * pass@k with k samples every `passAtKEvery` versions (and the last). Unset: the
+     * deployment's CRUCIBLE_RL_HELDOUT_LIMIT, CRUCIBLE_RL_PASS_K, CRUCIBLE_RL_PASS_K_EVERY.
+     */
+    heldout: z
+      .object({
+        /** 0: every held-out task of the suite */
+        tasks: z.number().int().min(0).max(10_000).optional(),
+        passAtK: z.number().int().min(0, '0 turns pass@k off').max(64).optional(),
+        passAtKEvery: z.number().int().min(0).max(10_000).optional(),
+      })
+      .strict()
+      .optional(),
     /** This run's alert thresholds and rules turned off (core/alerts.ts; docs/monitoring.md). Default: the cluster's. */
     alerts: runAlertSettings.optional(),
   })

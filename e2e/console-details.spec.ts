@@ -52,3 +52,26 @@ test('on a phone the navigation folds into a menu: the page does not scroll side
   await expect(page.getByRole('button', { name: 'Menu' })).toBeHidden();
   await expect(page.getByRole('link', { name: 'Resources' })).toBeVisible();
 });
+
+test('launch form: a live cost summary, held-out settings per run, and a warning when concurrency outgrows the cluster', async ({ page }) => {
+  await signIn(page, 'admin', env.adminPassword);
+  await page.goto('/runs/new');
+  const cost = page.getByTestId('launch-cost');
+  await page.getByLabel('Tasks per iteration').fill('8');
+  await page.getByLabel('Group size').fill('4');
+  await page.getByLabel('Iterations').fill('10');
+  await expect(cost.getByTestId('cost-episodes')).toContainText('32 training episodes per iteration, 320 in all');
+  await page.getByLabel('Also launch a control arm').check();
+  await expect(cost.getByTestId('cost-episodes')).toContainText('×2 with the control arm: 640');
+  await page.getByLabel('Held-out tasks per version').fill('3');
+  await page.getByLabel('pass@k samples (k)').fill('2');
+  await page.getByLabel('pass@k every (versions)').fill('5');
+  await expect(cost.getByTestId('cost-heldout')).toContainText('11 policy versions (v0 and one per iteration), each on 3 held-out task(s); pass@2');
+  await expect(cost.getByTestId('cost-heldout')).toContainText('on 3 of them'); // v0, 5, 10
+  // this machine's sandbox host has a few vCPUs: 64 concurrent 1-vCPU episodes do not fit
+  await page.getByLabel('Concurrent episodes').fill('64');
+  await page.getByLabel('vCPUs', { exact: true }).fill('1');
+  await expect(cost.getByTestId('cost-warning').first()).toContainText(
+    /64 concurrent episode\(s\) per arm × 1 vCPUs = 128 vCPUs, but the 1 sandbox host\(s\) have \d+/,
+  );
+});

@@ -302,6 +302,35 @@ export const fieldGroups: FieldGroup[] = [
     ],
   },
   {
+    title: 'Held-out evaluation',
+    fields: [
+      {
+        path: 'heldout.tasks',
+        label: 'Held-out tasks per version',
+        kind: 'number',
+        step: '1',
+        optional: true,
+        help: 'Each policy version (v0 and after every iteration) is evaluated greedily on this many held-out tasks; 0 = all of the suite’s. Empty: the deployment’s (CRUCIBLE_RL_HELDOUT_LIMIT).',
+      },
+      {
+        path: 'heldout.passAtK',
+        label: 'pass@k samples (k)',
+        kind: 'number',
+        step: '1',
+        optional: true,
+        help: 'k samples per held-out task at the run’s temperature; 0 = no pass@k. Empty: the deployment’s (CRUCIBLE_RL_PASS_K).',
+      },
+      {
+        path: 'heldout.passAtKEvery',
+        label: 'pass@k every (versions)',
+        kind: 'number',
+        step: '1',
+        optional: true,
+        help: 'pass@k at v0, every this many versions and the last; 0 = only v0 and the last. Empty: the deployment’s (CRUCIBLE_RL_PASS_K_EVERY).',
+      },
+    ],
+  },
+  {
     title: 'Scheduling',
     fields: [
       { path: 'queue', label: 'Queue', kind: 'select', options: SCHEDULING_TIERS },

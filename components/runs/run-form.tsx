@@ -10,6 +10,7 @@ import { Button, buttonClass } from '../ui/button';
 import { inputClass } from '../ui/layout-parts';
 import { keepValueOnWheel } from '@/components/ui/number-wheel';
 import { allFields, configFromValues, fieldGroups, valuesFromConfig, type FieldSpec, type FormValues } from './run-form-fields';
+import { LaunchCostSummary } from './launch-cost-summary';
 import { readableIssue, type FormIssue } from './form-issues';
 import { isPolicyKey, POLICY_KEYS } from './policy-fields';
 import { PolicySection, type ModelsState } from './policy-section';
@@ -325,6 +326,7 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
           </p>
         )}
       </div>
+      <LaunchCostSummary values={values} controlArm={controlArm} total={launchOptions.data?.total} />
       {create.isError && (
         <div role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-red-800">
           <p className="font-medium">

@@ -95,6 +95,7 @@ export const runsRouter = router({
       runtimes: deployment.available,
       source: deployment.source,
       largest: deployment.largest,
+      total: deployment.total,
       isolationDefaults: defaults.isolation,
       notes: defaults.notes,
     };

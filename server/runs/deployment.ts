@@ -20,6 +20,8 @@ export type Deployment = {
   probe?: RuntimeProbe[];
   /** the most vCPUs and the most memory any one host offers a task, and which host has each */
   largest: { cpus: number; cpusHost: string; memoryMb: number; memoryHost: string };
+  /** every sandbox host together (each host counted once, however many workers it runs) */
+  total: { cpus: number; memoryMb: number; hosts: number };
 };
 
 let local: { at: number; probe: RuntimeProbe[]; capacity: NodeCapacity } | null = null;
@@ -67,10 +69,12 @@ export async function deploymentHosts(db: Db): Promise<Deployment> {
     const most = (figure: 'cpus' | 'memoryMb') => rows.reduce((a, b) => (b.capacity[figure] > a.capacity[figure] ? b : a));
     const cpus = most('cpus');
     const memory = most('memoryMb');
+    const hosts = [...new Map(rows.map((r) => [r.host, r.capacity])).values()];
     return {
       available: [...new Set(rows.flatMap((r) => r.capacity.runtimes ?? []))].sort(),
       source: 'workers',
       largest: { cpus: cpus.capacity.cpus, cpusHost: cpus.host, memoryMb: memory.capacity.memoryMb, memoryHost: memory.host },
+      total: { cpus: hosts.reduce((a, c) => a + c.cpus, 0), memoryMb: hosts.reduce((a, c) => a + c.memoryMb, 0), hosts: hosts.length },
     };
   }
   if (!local || Date.now() - local.at > 60_000) local = { at: Date.now(), probe: await probeInChild(), capacity: detectCapacity(dataDir()) };
@@ -79,5 +83,6 @@ export async function deploymentHosts(db: Db): Promise<Deployment> {
     source: 'this host',
     probe: local.probe,
     largest: { cpus: local.capacity.cpus, cpusHost: 'this host', memoryMb: local.capacity.memoryMb, memoryHost: 'this host' },
+    total: { cpus: local.capacity.cpus, memoryMb: local.capacity.memoryMb, hosts: 1 },
   };
 }

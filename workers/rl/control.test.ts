@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { episodes, jobs, rewards, turns } from '@/db/schema';
+import { episodes, jobs, metricSamples, rewards, turns } from '@/db/schema';
 import { createRun, transitionRun } from '@/server/runs/service';
 import { inProcessRl, TINY_RL_ENV, untilRun } from './rl.testkit';
 
@@ -66,6 +66,31 @@ describe('RL run control mid-iteration (real Postgres, sandboxes, ONNX policy)',
     expect(scored.length).toBeGreaterThanOrEqual(1);
     const kept = await db.select({ id: rewards.id }).from(rewards).innerJoin(episodes, eq(episodes.id, rewards.episodeId)).where(eq(episodes.runId, run.id));
     expect(kept).toHaveLength(scored.length);
+  }, 200_000);
+
+  it("a run's own held-out settings override the deployment's: tasks evaluated, pass@k and how often", async () => {
+    // the deployment's (TINY_RL_ENV): 2 held-out tasks, pass@k off
+    const run = await createRun(
+      db,
+      { name: 'heldout', config: { ...tiny, iterations: 1, seed: 24, heldout: { tasks: 1, passAtK: 2, passAtKEvery: 1 } } },
+      'test',
+    );
+    const done = await untilRun(db, run.id, 'completion', (r) => r.status === 'completed' || r.status === 'failed', 150_000);
+    expect(done.status).toBe('completed');
+    const m = await db
+      .select({ name: metricSamples.name, step: metricSamples.step, labels: metricSamples.labels })
+      .from(metricSamples)
+      .where(and(eq(metricSamples.runId, run.id), sql`${metricSamples.name} in ('heldout_pass_at_1', 'heldout_pass_at_k')`))
+      .orderBy(asc(metricSamples.step), asc(metricSamples.name));
+    // v0's sample says how many tasks it covered; each version after it is evaluated too
+    expect(m.filter((x) => x.name === 'heldout_pass_at_1').map((x) => [x.step, x.labels.tasks])).toEqual([
+      [0, '1'],
+      [1, undefined],
+    ]);
+    expect(m.filter((x) => x.name === 'heldout_pass_at_k').map((x) => [x.step, x.labels.k])).toEqual([
+      [0, '2'],
+      [1, '2'],
+    ]);
   }, 200_000);
 
   it('a fixed seed replays to the same tokens and rewards on the CPU', async () => {

@@ -12,6 +12,7 @@ import { agentRunStart } from '../agent-run-start';
 import { heldoutEval } from '../evaluate';
 import { jobPhases, samplingStarted } from '../phase-events';
 import { bytePolicy, latestVersion, publishCheckpoint } from '../policy-store';
+import { runRlSettings } from '@/core/settings';
 import { loadRun, type RlContext, type RunRow } from '../rl-context';
 import { createRunPolicy } from '../run-policy';
 import { runEvent, topUp } from '../schedule';
@@ -38,7 +39,7 @@ type VersionZero = {
  * the random initialisation is evaluated first, so the curve shows what the warm start adds.
  */
 async function makeVersionZero(c: RlContext, db: Db, run: RunRow, job: ClaimedJob, start: RunStart): Promise<VersionZero> {
-  const s = c.rl;
+  const s = runRlSettings(c.rl, run.config);
   const made = await createRunPolicy(db, run, start, s, c.checkpoints(db));
   start.notes.push(...made.notes);
   let policy = made.policy;
@@ -135,7 +136,7 @@ export function advanceJob(c: RlContext) {
         throw new PermanentJobError((err as Error).message);
       }
       // a repository suite: no I/O warm start, a context that holds an agent episode (../agent-run-start.ts)
-      const start = await agentRunStart(ctx.db, run, c.rl);
+      const start = await agentRunStart(ctx.db, run, runRlSettings(c.rl, run.config));
       const created = (await latestVersion(ctx.db, run.id)) ? undefined : await makeVersionZero(c, ctx.db, run, job, start);
       return (tx) => commitStart(tx, run, start, created);
     },

@@ -20,6 +20,7 @@ import { buildLearnerBatch, needsReference, withLearnerDefaults, type TurnSeq } 
 import { skippedStepsEvent } from '../learner-steps';
 import { jobPhases, samplingStarted } from '../phase-events';
 import { latestVersion, loadRunPolicyForTraining, publishCheckpoint, referenceParams, versionRow } from '../policy-store';
+import { runRlSettings } from '@/core/settings';
 import { loadRun, type RlContext, type RunRow } from '../rl-context';
 import { runEvent, topUp } from '../schedule';
 import { taskKind } from '../task-kinds/registry';
@@ -188,12 +189,12 @@ async function commitIteration(
  * the version, the metrics and the run's next step.
  */
 export function learnJob(c: RlContext) {
-  const s = c.rl;
   return jobHandler(RL_QUEUES.learn, {
-    leaseMs: s.leaseMs(300_000),
+    leaseMs: c.rl.leaseMs(300_000),
     run: async (job, ctx) => {
       const { runId, iteration } = job.payload;
       const run = await loadRun(ctx.db, runId);
+      const s = runRlSettings(c.rl, run.config);
       if (run.currentIteration !== iteration || run.status === 'cancelled' || run.status === 'failed') return;
       const phases = jobPhases(ctx.db, run, job, s);
       await phases.started('learning', iteration);
