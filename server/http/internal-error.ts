@@ -8,6 +8,13 @@ import { randomBytes } from 'node:crypto';
  */
 const ids = new WeakMap<object, string>();
 
+/** Where reported errors go: stderr, until the web process installs its structured logger (server/db.ts). */
+type ErrorSink = (id: string, where: string, cause: unknown) => void;
+let sink: ErrorSink = (id, where, cause) => console.error(`[error ${id}] ${where}:`, cause);
+export function setInternalErrorSink(next: ErrorSink): void {
+  sink = next;
+}
+
 /** Log `error` once (with its cause) under a fresh id; returns that id. */
 export function reportInternalError(error: unknown, where: string): string {
   const key = typeof error === 'object' && error !== null ? error : null;
@@ -16,7 +23,7 @@ export function reportInternalError(error: unknown, where: string): string {
   const id = randomBytes(6).toString('hex');
   if (key) ids.set(key, id);
   const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
-  console.error(`[error ${id}] ${where}:`, cause);
+  sink(id, where, cause);
   return id;
 }
 
