@@ -11,12 +11,7 @@ import { sandboxClass } from '@/core/resources';
 type Point = { name: string; value: number; labels: Record<string, string> };
 
 /** Node figures from /proc and nvidia-smi; `prev` carries the CPU reading between calls. */
-export function sampleNode(
-  state: { prev?: CpuTimes },
-  gpus: () => GpuReading[] | null = readGpus,
-  node = os.hostname(),
-  diskPath = process.cwd(),
-): Point[] {
+export function sampleNode(state: { prev?: CpuTimes }, gpus: () => GpuReading[] | null = readGpus, node = os.hostname(), diskPath = process.cwd()): Point[] {
   const now = readCpuTimes();
   const points: Point[] = [];
   const cpu = state.prev ? cpuUtilisation(state.prev, now) : null;
@@ -27,7 +22,8 @@ export function sampleNode(
   points.push({ name: 'node_memory_used_mb', value: mem.usedMb, labels: { node } }, { name: 'node_memory_total_mb', value: mem.totalMb, labels: { node } });
   // the filesystem holding the data directory: sandboxes, caches, the embedded database
   const disk = readDisk(diskPath);
-  if (disk) points.push({ name: 'node_disk_used_mb', value: disk.usedMb, labels: { node } }, { name: 'node_disk_total_mb', value: disk.totalMb, labels: { node } });
+  if (disk)
+    points.push({ name: 'node_disk_used_mb', value: disk.usedMb, labels: { node } }, { name: 'node_disk_total_mb', value: disk.totalMb, labels: { node } });
   const g = gpus();
   points.push({ name: 'node_gpu_present', value: g ? 1 : 0, labels: { node } });
   for (const x of g ?? []) {
