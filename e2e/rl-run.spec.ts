@@ -46,7 +46,7 @@ test('operator launches a tiny run in the browser and watches it train to comple
   runId = await launchTinyRun(page, runName, { iterations: '2' });
   await expect(page.getByTestId('config-iterations')).toHaveText('2');
 
-  // queued (SFT warm start + baseline held-out eval) → running → completed, live on the page.
+  // running from its first job (SFT warm start + baseline held-out eval, then training) → completed, live on the page.
   // The running phase of so small a run can fall between two polls, so the timeline proves it.
   const status = page.getByTestId('run-status');
   await expect(status).toHaveText(/running|completed/, { timeout: 150_000 });
@@ -71,7 +71,8 @@ test('operator launches a tiny run in the browser and watches it train to comple
   await expect(chart('reward_mean').locator('path.recharts-curve').first()).toBeAttached();
 
   const events = page.getByTestId('run-event');
-  await expect(events.filter({ hasText: 'training started from policy version 0' })).toHaveCount(1);
+  await expect(events.filter({ hasText: 'started: preparing policy version 0' })).toHaveCount(1);
+  await expect(events.filter({ hasText: 'policy version 0 ready' })).toHaveCount(1);
   await expect(events.filter({ hasText: 'iteration 1 of 2 trained' })).toHaveCount(1);
   await expect(events.filter({ hasText: 'completed' }).first()).toBeVisible();
 

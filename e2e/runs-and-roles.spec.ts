@@ -68,7 +68,7 @@ test('operator launches a run from the form, finds it listed, and pauses, resume
   await page.getByLabel('Search runs').fill(runName);
   const row = page.getByTestId('run-row').filter({ hasText: runName });
   await expect(row).toHaveCount(1);
-  await expect(row.getByTestId('status')).toHaveText('queued');
+  await expect(row.getByTestId('status')).toHaveText(/queued|running/); // running from the moment a worker takes it
   await row.getByRole('link', { name: runName }).click();
   await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/, { timeout: 60_000 }); // a launch before any sandbox worker registered waits for the runtime probe
 

@@ -13,6 +13,11 @@ export type TransitionDetails = {
   data?: Record<string, unknown>;
   /** Why the run failed, shown on the run (fail only). */
   error?: string;
+  /**
+   * false: do not enqueue the RL loop's advance job for the new status, because the caller is
+   * that job and does the work itself (rl.advance starting a run it then prepares).
+   */
+  wake?: boolean;
 };
 
 /**
@@ -89,7 +94,7 @@ async function transitionOrRefusal(tx: Tx, runId: string, transition: RunTransit
     targetId: runId,
     details: { from, to, ...(details.error ? { error: details.error.slice(0, 2000) } : {}) },
   });
-  if (wakesLoop(to)) await wakeRunLoop(tx, runId);
+  if (wakesLoop(to) && details.wake !== false) await wakeRunLoop(tx, runId);
   if (!run) throw new Error(`run ${runId} was locked but not updated`);
   return { kind: 'applied', run };
 }

@@ -72,11 +72,23 @@ describe('a run says what it is doing, phase by phase', () => {
       message: 'iteration 1 of 2: learning (policy update) started',
       actor: 'system:rl.learn',
     });
-    // the run's "started" transition commits after the start-up phases, with the first sampling phase
+    // the run is running from its first job: "started" commits before the start-up phases; version 0
+    // is committed after them ("version_zero"), with the first sampling phase
     const all = await db.select().from(runEvents).where(eq(runEvents.runId, run.id)).orderBy(asc(runEvents.id));
     const started = all.findIndex((e) => e.type === 'started');
-    expect(all.findIndex((e) => e.type === PHASE_EVENT_TYPE && (e.data as { phase?: string }).phase === 'sft')).toBeLessThan(started);
-    expect(all.findIndex((e) => e.type === PHASE_EVENT_TYPE && (e.data as { phase?: string }).phase === 'sampling')).toBeGreaterThan(started);
+    const ready = all.findIndex((e) => e.type === 'version_zero');
+    const phaseAt = (phase: string) => all.findIndex((e) => e.type === PHASE_EVENT_TYPE && (e.data as { phase?: string }).phase === phase);
+    expect(all[started]).toMatchObject({
+      fromStatus: 'queued',
+      toStatus: 'running',
+      message: 'started: preparing policy version 0 (warm start and held-out evaluation)',
+    });
+    expect(started).toBeLessThan(phaseAt('sft'));
+    expect(phaseAt('sft')).toBeLessThan(ready);
+    expect(all[ready]!.message).toMatch(/^policy version 0 ready: held-out pass@1 \d\.\d{3}; training starts$/);
+    expect(phaseAt('sampling')).toBeGreaterThan(ready);
+    // one advance job started and prepared it: the start woke no second one
+    expect(all.filter((e) => e.type === 'started')).toHaveLength(1);
 
     // the progress read the run page makes
     const progress = await runProgress(db, run.id);

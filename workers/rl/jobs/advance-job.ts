@@ -4,7 +4,8 @@ import { metricSamples, policyVersions, runs } from '@/db/schema';
 import { rlSample } from '@/core/metrics';
 import { RL_QUEUES } from '@/core/queues';
 import type { ClaimedJob, Tx } from '@/server/queue';
-import { applyRunTransition, tryRunTransition } from '@/server/runs/lifecycle';
+import { tryRunTransition } from '@/server/runs/lifecycle';
+import { isTerminal } from '@/core/run-status';
 import { checkIsolationPolicy } from '@/lib/sandbox/runtimes/isolation';
 import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
 import { jobHandler, PermanentJobError } from '@/workers/jobs/job-handler';
@@ -77,13 +78,18 @@ async function makeVersionZero(c: RlContext, db: Db, run: RunRow, job: ClaimedJo
   };
 }
 
-/** Commit version 0 (when this job made it), its metrics and notes, and start the run. */
-async function commitStart(tx: Tx, run: RunRow, start: RunStart, created: VersionZero | undefined) {
+/**
+ * Commit version 0 (when this job made it), its metrics and notes, then put the run to work.
+ * The run has been `running` since this job started it; v0 is committed even if an operator
+ * paused it meanwhile (resuming then samples from it), and only once: a second job that made it
+ * too (a resume during the preparation) adds nothing.
+ */
+async function commitVersionZero(tx: Tx, run: RunRow, start: RunStart, created: VersionZero | undefined) {
   const runId = run.id;
   const [locked] = await tx.select({ status: runs.status }).from(runs).where(eq(runs.id, runId)).for('update');
-  if (locked?.status !== 'queued') return;
+  if (!locked || isTerminal(locked.status)) return;
   if (created) {
-    await tx
+    const inserted = await tx
       .insert(policyVersions)
       .values({
         runId,
@@ -94,29 +100,32 @@ async function commitStart(tx: Tx, run: RunRow, start: RunStart, created: Versio
         isReference: true,
         metrics: { heldout_pass_at_1: created.passAt1 },
       })
-      .onConflictDoNothing();
-    await tx.insert(metricSamples).values(rlSample(runId, 'heldout_pass_at_1', 0, created.passAt1, { tasks: String(created.heldout) }));
-    if (created.initPassAt1 != null) await tx.insert(metricSamples).values(rlSample(runId, 'heldout_pass_at_1_before_sft', 0, created.initPassAt1));
-    if (created.passAtK != null) await tx.insert(metricSamples).values(rlSample(runId, 'heldout_pass_at_k', 0, created.passAtK, { k: String(created.k) }));
-    for (const n of start.notes) await runEvent(tx, runId, n.type, n.message, n.data);
+      .onConflictDoNothing()
+      .returning({ id: policyVersions.id });
+    if (inserted.length > 0) {
+      await tx.insert(metricSamples).values(rlSample(runId, 'heldout_pass_at_1', 0, created.passAt1, { tasks: String(created.heldout) }));
+      if (created.initPassAt1 != null) await tx.insert(metricSamples).values(rlSample(runId, 'heldout_pass_at_1_before_sft', 0, created.initPassAt1));
+      if (created.passAtK != null) await tx.insert(metricSamples).values(rlSample(runId, 'heldout_pass_at_k', 0, created.passAtK, { k: String(created.k) }));
+      for (const n of start.notes) await runEvent(tx, runId, n.type, n.message, n.data);
+      await runEvent(tx, runId, 'version_zero', `policy version 0 ready: held-out pass@1 ${created.passAt1.toFixed(3)}; training starts`, {
+        sft: created.sft ?? null,
+        heldoutPassAt1: created.passAt1,
+      });
+    }
   }
-  const v0 = await latestVersion(tx, runId);
-  await applyRunTransition(tx, runId, 'start', `system:${RL_QUEUES.advance}`, {
-    message: `training started from policy version ${v0?.version ?? 0}`,
-    data: { sft: created?.sft ?? null, heldoutPassAt1: created?.passAt1 },
-  });
-  // entering running also enqueued an advance job (server/runs/lifecycle.ts); topUp is idempotent
+  if (locked.status !== 'running') return; // paused meanwhile: resuming puts it to work
   await topUp(tx, runId);
   await samplingStarted(tx, run, 0, `system:${RL_QUEUES.advance}`);
 }
 
-/** rl.advance: start a queued run (policy version 0, optional SFT warm start, baseline held-out eval), or top up a running one. */
+/** rl.advance: start a queued run and prepare it (policy version 0, optional SFT warm start, baseline held-out eval), or top up a running one. */
 export function advanceJob(c: RlContext) {
   return jobHandler(RL_QUEUES.advance, {
     leaseMs: c.rl.leaseMs(120_000),
     run: async (job, ctx) => {
-      const run = await loadRun(ctx.db, job.payload.runId);
-      if (run.status === 'running') {
+      let run = await loadRun(ctx.db, job.payload.runId);
+      const v0 = run.status === 'running' ? await latestVersion(ctx.db, run.id) : undefined;
+      if (run.status === 'running' && v0) {
         return async (tx) => {
           // every iteration was trained while the run was paused (the learner cannot complete
           // a paused run): completing it is what resuming it leaves to do
@@ -128,17 +137,31 @@ export function advanceJob(c: RlContext) {
           } else await topUp(tx, run.id);
         };
       }
-      if (run.status !== 'queued') return;
+      if (run.status !== 'queued' && run.status !== 'running') return;
       // a runtime the policy names but this host lacks fails the run now, never downgraded
       try {
         checkIsolationPolicy(run.config, runtimeOptions(c.settings));
       } catch (err) {
         throw new PermanentJobError((err as Error).message);
       }
+      // The run is running from its first job: preparing version 0 (warm start, held-out
+      // evaluation) is part of it. Committed now, before the minutes that takes; this job does
+      // the work, so no other advance job is woken (a retry of this one, finding the run
+      // running without v0, prepares it again).
+      if (run.status === 'queued') {
+        const started = await ctx.db.transaction((tx) =>
+          tryRunTransition(tx, run.id, 'start', `system:${RL_QUEUES.advance}`, {
+            message: 'started: preparing policy version 0 (warm start and held-out evaluation)',
+            wake: false,
+          }),
+        );
+        if (!started) return; // paused or cancelled before it began
+        run = started as RunRow;
+      }
       // a repository suite: no I/O warm start, a context that holds an agent episode (../agent-run-start.ts)
       const start = await agentRunStart(ctx.db, run, runRlSettings(c.rl, run.config));
       const created = (await latestVersion(ctx.db, run.id)) ? undefined : await makeVersionZero(c, ctx.db, run, job, start);
-      return (tx) => commitStart(tx, run, start, created);
+      return (tx) => commitVersionZero(tx, run, start, created);
     },
   });
 }
