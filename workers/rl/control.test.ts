@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { episodes, jobs, metricSamples, rewards, turns } from '@/db/schema';
+import { episodes, jobs, metricSamples, rewards, runEvents, turns } from '@/db/schema';
 import { createRun, transitionRun } from '@/server/runs/service';
 import { inProcessRl, TINY_RL_ENV, untilRun } from './rl.testkit';
 
@@ -67,6 +67,32 @@ describe('RL run control mid-iteration (real Postgres, sandboxes, ONNX policy)',
     const kept = await db.select({ id: rewards.id }).from(rewards).innerJoin(episodes, eq(episodes.id, rewards.episodeId)).where(eq(episodes.runId, run.id));
     expect(kept).toHaveLength(scored.length);
   }, 200_000);
+
+  it('is running from its first job; paused while version 0 is prepared, it keeps v0 and dispatches nothing until resumed', async () => {
+    const run = await createRun(db, { name: 'pause-in-prep', config: { ...tiny, iterations: 1, seed: 25 } }, 'test');
+    const eventOf = async (type: string) =>
+      (
+        await db
+          .select()
+          .from(runEvents)
+          .where(and(eq(runEvents.runId, run.id), eq(runEvents.type, type)))
+      ).length;
+    // running (with its start time) as soon as the advance job starts preparing, before v0 exists
+    const prep = await untilRun(db, run.id, 'the start', async (r) => r.status === 'running' || (await eventOf('version_zero')) > 0, 120_000);
+    expect(prep.startedAt).not.toBeNull();
+    // the warm start and held-out evaluation take seconds; the poll sees the start long before v0
+    expect(await eventOf('version_zero')).toBe(0);
+    await transitionRun(db, run.id, 'pause', 'test');
+    await untilRun(db, run.id, 'version 0 committed while paused', async () => (await eventOf('version_zero')) === 1, 120_000);
+    expect(await count(run.id, 'running')).toBe(0);
+    expect((await db.select({ id: episodes.id }).from(episodes).where(eq(episodes.runId, run.id))).length).toBe(0);
+    await transitionRun(db, run.id, 'resume', 'test');
+    const done = await untilRun(db, run.id, 'completion', (r) => r.status === 'completed' || r.status === 'failed', 150_000);
+    expect(done.status).toBe('completed');
+    expect(await eventOf('version_zero')).toBe(1);
+    expect(await eventOf('started')).toBe(1);
+    expect(await count(run.id, 'scored')).toBe(4);
+  }, 300_000);
 
   it("a run's own held-out settings override the deployment's: tasks evaluated, pass@k and how often", async () => {
     // the deployment's (TINY_RL_ENV): 2 held-out tasks, pass@k off
