@@ -79,6 +79,13 @@ export function phaseTitle(d: PhaseEventData): string {
   }
 }
 
+/**
+ * How far the phase in progress has got (runs.phase_progress), for phases that count their
+ * items: the held-out evaluation's tasks. `key` is the started event's key, so a reader
+ * matches it to the phase it belongs to (a stale one from an earlier phase is ignored).
+ */
+export type PhaseProgress = { key: string; done: number; total: number };
+
 /** The event's message: the phase, its result when finished, and the attempt when it is a retry. */
 export function phaseMessage(d: PhaseEventData): string {
   const retry = d.attempt && d.attempt > 1 ? ` (attempt ${d.attempt}: the job is retried after an earlier attempt stopped)` : '';

@@ -1,4 +1,4 @@
-import { iterationLabel, phaseTitle, type PhaseEventData } from '@/core/run-phases';
+import { iterationLabel, phaseTitle, type PhaseEventData, type PhaseProgress } from '@/core/run-phases';
 
 /**
  * The run page's progress panel as plain data: the step running now, the iteration and its
@@ -21,6 +21,8 @@ export type ProgressInput = {
   finishedAt: number | null;
   /** phase events, oldest first (core/run-phases.ts) */
   phases: { at: number; data: PhaseEventData }[];
+  /** how far the phase in progress has got (held-out tasks), when it counts */
+  phaseProgress?: PhaseProgress | null;
 };
 
 export type ProgressView = {
@@ -78,7 +80,8 @@ export function observedRates(p: ProgressInput) {
 /** The view of a run's progress at `p.now`. */
 export function progressView(p: ProgressInput): ProgressView {
   const k = p.currentIteration;
-  const inIterations = p.status !== 'queued' && k < p.iterations;
+  // before the first sampling phase the run is preparing version 0, not in an iteration yet
+  const inIterations = p.status !== 'queued' && k < p.iterations && (k > 0 || p.phases.some((m) => m.data.phase === 'sampling'));
   const overall = { done: p.episodesDone, total: Math.max(p.episodesTotal, p.episodesDone) };
   const iterDone = Math.max(0, p.iteration.total - p.iteration.pending - p.iteration.running);
   const { episodesPerSecond, learnerMs } = observedRates(p);
@@ -98,8 +101,15 @@ export function progressView(p: ProgressInput): ProgressView {
   // the step now: the latest phase event, read with what follows it
   let now: string;
   if (!latest) now = p.status === 'queued' ? 'waiting for a worker to start the run' : inIterations ? `${base.iteration}: sampling` : p.status;
-  else if (latest.data.state === 'started') now = phaseTitle(latest.data);
-  else if (latest.data.phase === 'heldout_eval' && latest.data.iteration != null)
+  else if (latest.data.state === 'started') {
+    now = phaseTitle(latest.data);
+    // k / N of a counted phase (held-out tasks), with what is left at the rate so far
+    const pp = p.phaseProgress;
+    if (pp && pp.key === latest.data.key && pp.done > 0 && pp.total > 0) {
+      const left = ((p.now - latest.at) / pp.done) * (pp.total - pp.done);
+      now += `: ${pp.done} / ${pp.total} tasks done${pp.done < pp.total ? `, about ${formatDuration(left)} left` : ''}`;
+    }
+  } else if (latest.data.phase === 'heldout_eval' && latest.data.iteration != null)
     now = `${iterationLabel(latest.data.iteration, p.iterations)}: learning (saving the new policy)`;
   else now = `${phaseTitle(latest.data)} done; starting the next step`;
   if (p.status === 'paused') return { ...base, ...still, now: `paused (was: ${now})`, sinceMs: null };

@@ -50,6 +50,28 @@ describe('run progress view', () => {
     expect(v.etaMs).toBeNull();
   });
 
+  it('a running run preparing version 0 is not in an iteration yet; held-out evaluation shows k / N tasks and the time left', () => {
+    const started = mark(10 * S, { phase: 'heldout_eval', state: 'started', subject: 'policy v0', tasks: 8, key: 'job:1:1:heldout_eval:started:-:policy v0' });
+    const v = progressView(
+      base({
+        status: 'running',
+        now: 30 * S,
+        iteration: { total: 0, pending: 0, running: 0 },
+        phases: [started],
+        phaseProgress: { key: 'job:1:1:heldout_eval:started:-:policy v0', done: 2, total: 8 },
+      }),
+    );
+    // 20 s for 2 tasks: 6 left at 10 s each
+    expect(v.now).toBe('held-out evaluation of policy v0 (8 tasks): 2 / 8 tasks done, about 1 min left');
+    expect(v.iteration).toBeNull();
+    expect(v.iterationEpisodes).toBeNull();
+    // a count left over from an earlier phase is not this one's
+    const stale = progressView(
+      base({ now: 30 * S, phases: [started], phaseProgress: { key: 'job:1:1:heldout_eval:started:-:the initialisation', done: 4, total: 4 } }),
+    );
+    expect(stale.now).toBe('held-out evaluation of policy v0 (8 tasks)');
+  });
+
   it('says a queued run with no phase yet waits for a worker', () => {
     expect(progressView(base({ status: 'queued', startedAt: null })).now).toBe('waiting for a worker to start the run');
   });

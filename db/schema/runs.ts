@@ -14,6 +14,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import type { PhaseProgress } from '@/core/run-phases';
 import type { RunConfig } from '@/core/run-config';
 import type { RepoTaskDifficulty, WorkspaceFiles } from '@/core/repo-tasks';
 import { RISK_TIERS, TASK_LANGUAGES, type TaskKind } from '@/core/tasks';
@@ -139,6 +140,8 @@ export const runs = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     startedAt: timestamp('started_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
+    /** the phase in progress, counted: held-out tasks evaluated of all (core/run-phases.ts) */
+    phaseProgress: jsonb('phase_progress').$type<PhaseProgress>(),
   },
   (t) => [index('runs_status_idx').on(t.status), index('runs_created_idx').on(t.createdAt), index('runs_control_of_idx').on(t.controlOf)],
 );

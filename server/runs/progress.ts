@@ -24,6 +24,7 @@ export async function runProgress(db: Db, runId: string) {
       createdAt: runs.createdAt,
       startedAt: runs.startedAt,
       finishedAt: runs.finishedAt,
+      phaseProgress: runs.phaseProgress,
     })
     .from(runs)
     .where(eq(runs.id, runId));
@@ -61,6 +62,7 @@ export async function runProgress(db: Db, runId: string) {
     startedAt: run.startedAt?.getTime() ?? null,
     finishedAt: run.finishedAt?.getTime() ?? null,
     phases,
+    phaseProgress: run.phaseProgress ?? null,
     /** the server's clock, so the page's "for 12 s" and ETA do not depend on the browser's */
     now: Date.now(),
   };

@@ -23,7 +23,7 @@ export async function heldoutEval(
   policy: RlPolicy,
   run: { id: string; suiteId: string | null; config: RunConfig },
   s: Pick<RlSettings, 'heldoutLimit' | 'maxNewTokens' | 'testTimeoutMs'>,
-  o: { k?: number } = {},
+  o: { k?: number; onTask?: (done: number, total: number) => Promise<void> } = {},
 ): Promise<HeldoutEval> {
   const k = o.k ?? 0;
   let list = await db
@@ -36,6 +36,7 @@ export async function heldoutEval(
   let scored = 0;
   let anyPassed = 0;
   let scoredK = 0;
+  let done = 0;
   for (const task of list) {
     const kind = taskKind(task.kind);
     const attempt = (seed: number, temperature: number) => kind.heldoutAttempt({ db, run, task, policy, manager, settings: s, seed, temperature });
@@ -58,6 +59,7 @@ export async function heldoutEval(
         if (ok) anyPassed++;
       }
     }
+    await o.onTask?.(++done, list.length);
   }
   return { passAt1: scored ? passed / scored : 0, tasks: scored, passAtK: k > 0 ? (scoredK ? anyPassed / scoredK : 0) : null, k };
 }

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { episodes, rewards, runEvents, tasks, turns } from '@/db/schema';
+import { episodes, rewards, runEvents, tasks, turns, runs } from '@/db/schema';
 import { createRun, transitionRun } from '@/server/runs/service';
 import { runProgress } from '@/server/runs/progress';
 import { asPhaseEvent, PHASE_EVENT_TYPE } from '@/core/run-phases';
@@ -89,6 +89,12 @@ describe('a run says what it is doing, phase by phase', () => {
     expect(phaseAt('sampling')).toBeGreaterThan(ready);
     // one advance job started and prepared it: the start woke no second one
     expect(all.filter((e) => e.type === 'started')).toHaveLength(1);
+
+    // the held-out evaluation counted its tasks as it went: the last one evaluated all of them
+    const lastHeldout = all.filter((e) => e.type === PHASE_EVENT_TYPE && (e.data as { phase?: string; state?: string }).phase === 'heldout_eval').at(-2)!;
+    expect((lastHeldout.data as { state: string }).state).toBe('started');
+    const [counted] = await db.select({ p: runs.phaseProgress }).from(runs).where(eq(runs.id, run.id));
+    expect(counted!.p).toEqual({ key: (lastHeldout.data as { key: string }).key, done: 2, total: 2 });
 
     // the progress read the run page makes
     const progress = await runProgress(db, run.id);

@@ -1,8 +1,8 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { runEvents, tasks } from '@/db/schema';
+import { runEvents, runs, tasks } from '@/db/schema';
 import type { Tx } from '@/server/queue';
-import { PHASE_EVENT_TYPE, phaseEventData, phaseMessage, type PhaseEventData, type RunPhase } from '@/core/run-phases';
+import { PHASE_EVENT_TYPE, phaseEventData, phaseMessage, type PhaseEventData, type PhaseProgress, type RunPhase } from '@/core/run-phases';
 
 /**
  * The RL loop's phase events (core/run-phases.ts): what a run is doing, from its first second.
@@ -70,11 +70,24 @@ export function jobPhases(db: Db, run: RunRef, job: PhaseJob, opts: { heldoutLim
     started: (phase: RunPhase, iteration?: number) => write({ phase, iteration, state: 'started' }),
     sft: <T extends { steps: number; loss: number | null }>(steps: number, work: () => Promise<T>) =>
       track({ phase: 'sft', steps }, work, (r) => ({ steps: r.steps, loss: r.loss })),
-    heldout: async <T extends { passAt1: number; tasks: number }>(subject: string, work: () => Promise<T>, iteration?: number) =>
-      track({ phase: 'heldout_eval', subject, iteration, tasks: await heldoutTaskCount(db, run.suiteId, opts.heldoutLimit) }, work, (r) => ({
-        passAt1: r.passAt1,
-        tasks: r.tasks,
-      })),
+    /** `work` gets a callback to report each task evaluated: the run page shows k / N tasks and the time left. */
+    heldout: async <T extends { passAt1: number; tasks: number }>(
+      subject: string,
+      work: (onTask: (done: number, total: number) => Promise<void>) => Promise<T>,
+      iteration?: number,
+    ) => {
+      const d = { phase: 'heldout_eval' as const, subject, iteration, tasks: await heldoutTaskCount(db, run.suiteId, opts.heldoutLimit) };
+      const key = keyOf({ ...d, state: 'started' });
+      const onTask = async (done: number, total: number) => {
+        const progress: PhaseProgress = { key, done, total };
+        await db.update(runs).set({ phaseProgress: progress }).where(eq(runs.id, run.id));
+      };
+      return track(
+        d,
+        () => work(onTask),
+        (r) => ({ passAt1: r.passAt1, tasks: r.tasks }),
+      );
+    },
   };
 }
 

@@ -46,7 +46,7 @@ async function makeVersionZero(c: RlContext, db: Db, run: RunRow, job: ClaimedJo
   let policy = made.policy;
   const phases = jobPhases(db, run, job, s);
   const warm = policy.kind === 'byte' && start.sftSteps > 0;
-  const init = warm ? await phases.heldout('the initialisation', () => heldoutEval(db, c.sandboxes(db), policy, run, s)) : null;
+  const init = warm ? await phases.heldout('the initialisation', (onTask) => heldoutEval(db, c.sandboxes(db), policy, run, s, { onTask })) : null;
   const sft = warm
     ? {
         ...(await phases.sft(s.sftSteps, () => sftWarmStart(db, bytePolicy(run, policy, 'the SFT warm start'), run.suiteId!, s.sftSteps, run.config.seed))),
@@ -63,7 +63,7 @@ async function makeVersionZero(c: RlContext, db: Db, run: RunRow, job: ClaimedJo
       minLrRatio: 1,
     });
   const saved = await publishCheckpoint(c.checkpoints(db).store, policy, run.id, 0, c.dataDir);
-  const ev = await phases.heldout('policy v0', () => heldoutEval(db, c.sandboxes(db), policy, run, s, { k: s.passAtK }));
+  const ev = await phases.heldout('policy v0', (onTask) => heldoutEval(db, c.sandboxes(db), policy, run, s, { k: s.passAtK, onTask }));
   await policy.release();
   return {
     sha256: saved.sha256,

@@ -238,7 +238,11 @@ export function learnJob(c: RlContext) {
       const ev =
         run.config.learningRate === 0
           ? await recordedHeldout(ctx.db, runId, withK ? s.passAtK : 0)
-          : await phases.heldout(`policy v${next}`, () => heldoutEval(ctx.db, c.sandboxes(ctx.db), policy, run, s, { k: withK ? s.passAtK : 0 }), iteration);
+          : await phases.heldout(
+              `policy v${next}`,
+              (onTask) => heldoutEval(ctx.db, c.sandboxes(ctx.db), policy, run, s, { k: withK ? s.passAtK : 0, onTask }),
+              iteration,
+            );
       await policy.release();
       const finished = finishedEpisodes(eps).map(({ e }) => e.id);
       const epTurns = finished.length
