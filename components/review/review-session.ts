@@ -138,6 +138,21 @@ export function verdictToSubmit(form: VerdictForm): { verdict: VerdictKey; corre
 }
 
 /**
+ * A verdict that contradicts itself, asked about before it is saved: a false positive says the
+ * automatic reward was too high, so its correction must be lower; a false negative, higher.
+ * Only where the reviewer sees the automatic reward (not in blind review). Null when coherent.
+ */
+export function contradiction(v: { verdict: VerdictKey; correctedReward: number | null }, automatic: number | null | undefined): string | null {
+  if (automatic == null || v.correctedReward === null) return null;
+  const shown = automatic.toFixed(3);
+  if (v.verdict === 'false_positive' && v.correctedReward >= automatic)
+    return `“False positive” says the automatic reward (${shown}) is too high, but the corrected reward ${v.correctedReward} is not lower.`;
+  if (v.verdict === 'false_negative' && v.correctedReward <= automatic)
+    return `“False negative” says the automatic reward (${shown}) is too low, but the corrected reward ${v.correctedReward} is not higher.`;
+  return null;
+}
+
+/**
  * "Item N of M" for the item shown: N counts the verdicts given since the page opened (this
  * one included), M adds the items still open in the queue. `open.total` may or may not count
  * the shown item while it has no verdict (a run-scoped queue leaves out the reviewer's own

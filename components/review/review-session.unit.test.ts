@@ -9,6 +9,7 @@ import {
   reviewSession,
   skippedForClaim,
   verdictToSubmit,
+  contradiction,
   type ReviewSession,
   type SessionEvent,
 } from './review-session';
@@ -115,6 +116,18 @@ describe('review session state machine (plain data)', () => {
       note: 'why',
     });
     expect(verdictToSubmit({ verdict: 'correct', reward: '0.3', note: '' })).toEqual({ verdict: 'correct', correctedReward: null, note: null });
+  });
+
+  it('questions a verdict that contradicts its own correction, only where the automatic reward is shown', () => {
+    expect(contradiction({ verdict: 'false_positive', correctedReward: 0.8 }, 0.8)).toMatch(
+      /“False positive” says the automatic reward \(0\.800\) is too high, but the corrected reward 0\.8 is not lower/,
+    );
+    expect(contradiction({ verdict: 'false_negative', correctedReward: 0.2 }, 0.5)).toMatch(/is too low, but the corrected reward 0\.2 is not higher/);
+    expect(contradiction({ verdict: 'false_positive', correctedReward: 0.1 }, 0.8)).toBeNull();
+    expect(contradiction({ verdict: 'false_negative', correctedReward: 1 }, 0)).toBeNull();
+    expect(contradiction({ verdict: 'false_positive', correctedReward: null }, 0.8)).toBeNull(); // no correction given
+    expect(contradiction({ verdict: 'false_positive', correctedReward: 0.9 }, null)).toBeNull(); // blind: not shown, not asked
+    expect(contradiction({ verdict: 'unclear', correctedReward: 0.9 }, 0.9)).toBeNull();
   });
 
   it('on the queue screen only the start keys apply', () => {

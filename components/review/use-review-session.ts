@@ -3,7 +3,17 @@ import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import type { VerdictForm } from './item-view';
-import { initialSession, keyApplies, nextStep, previousStep, reviewSession, skippedForClaim, SKIPPED_LIMIT, verdictToSubmit } from './review-session';
+import {
+  contradiction,
+  initialSession,
+  keyApplies,
+  nextStep,
+  previousStep,
+  reviewSession,
+  skippedForClaim,
+  SKIPPED_LIMIT,
+  verdictToSubmit,
+} from './review-session';
 import { shortcutFor, typingIn } from './shortcuts';
 
 /** Items skipped in this browser session: the claim's exclude list, kept across reloads of the tab. */
@@ -56,6 +66,8 @@ export function useReviewSession(o: { runId?: string; username: string; enabled:
   const [state, dispatch] = useReducer(reviewSession, undefined, () => initialSession());
   // the latest state for callbacks that must not be re-created on every keystroke
   const latest = useRef(state);
+  // the contradictory verdict already questioned (item, verdict, correction): its second submit saves it
+  const questioned = useRef<string | null>(null);
   useEffect(() => {
     latest.current = state;
   }, [state]);
@@ -146,6 +158,14 @@ export function useReviewSession(o: { runId?: string; username: string; enabled:
     if (!d) return;
     const v = verdictToSubmit(latest.current.form);
     if ('error' in v) return dispatch({ type: 'message', message: v.error });
+    // a self-contradicting verdict is questioned once; submitting the same one again saves it
+    const question = contradiction(v, d.revealed ? d.reward : null);
+    const asked = `${d.id}:${v.verdict}:${v.correctedReward}`;
+    if (question && questioned.current !== asked) {
+      questioned.current = asked;
+      return dispatch({ type: 'message', message: `${question} Fix it, or press Enter again to save it as it is.` });
+    }
+    questioned.current = null;
     dispatch({ type: 'message', message: null });
     try {
       await submit.mutateAsync({ id: d.id, ...v });
