@@ -6,6 +6,7 @@
  */
 
 import { z } from 'zod';
+import { SCHEDULING_TIERS } from '@/core/queues';
 
 export const ALERT_SEVERITIES = ['critical', 'warning', 'info'] as const;
 export type AlertSeverity = (typeof ALERT_SEVERITIES)[number];
@@ -121,6 +122,8 @@ const thresholdFields = {
   securityDenialsMax: z.number().int().min(0),
   /** critical-tier queue wait target, seconds */
   queueWaitS: z.number().min(1),
+  /** wait targets of other tiers, seconds, e.g. {"standard": 3600}: QueueWaitHigh watches those too */
+  queueWaitTiers: z.partialRecord(z.enum(SCHEDULING_TIERS), z.number().min(1)).optional(),
   diskUsedMax: z.number().min(0).max(1),
   memoryUsedMax: z.number().min(0).max(1),
 };

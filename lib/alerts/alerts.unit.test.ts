@@ -82,6 +82,16 @@ describe('rules on plain data', () => {
     );
   });
 
+  it('queue waits: the critical tier by default, other tiers where a target is set', () => {
+    const queues = [
+      { tier: 'critical', queued: 1, oldestWaitS: 200 },
+      { tier: 'standard', queued: 3, oldestWaitS: 5000 },
+    ];
+    expect(rules(inputs({ queues }))).toEqual([]);
+    const withTiers = inputs({ queues, thresholds: { ...DEFAULT_ALERT_THRESHOLDS, queueWaitTiers: { standard: 3600 } } });
+    expect(evaluateRules(withTiers).active.map((c) => [c.rule, c.labels.tier])).toEqual([['QueueWaitHigh', 'standard']]);
+  });
+
   it('a rule that throws is reported and the others still run', () => {
     const bad = {
       name: 'WorkerLost' as const,

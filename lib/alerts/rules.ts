@@ -263,15 +263,17 @@ export const ALERT_RULE_DEFINITIONS: readonly AlertRule[] = [
     severity: 'warning',
     forS: 300,
     description:
-      'Critical-tier work has waited longer than its target: the cluster is full or its quota too small. See /resources (queues) and the scheduler’s decisions; preemption should make room.',
-    evaluate: (inputs) =>
-      inputs.queues
-        .filter((q) => q.tier === 'critical' && q.queued > 0 && q.oldestWaitS > inputs.thresholds.queueWaitS)
+      'Work in a tier has waited longer than its target (critical: `queueWaitS`; others as set in `queueWaitTiers`): the cluster is full or its quota too small. See /resources (queues) and the scheduler’s decisions; for the critical tier, preemption should make room.',
+    evaluate(inputs) {
+      const targets: Record<string, number> = { critical: inputs.thresholds.queueWaitS, ...inputs.thresholds.queueWaitTiers };
+      return inputs.queues
+        .filter((q) => targets[q.tier] !== undefined && q.queued > 0 && q.oldestWaitS > targets[q.tier]!)
         .map((q) => ({
           labels: { tier: q.tier },
           value: q.oldestWaitS,
-          summary: `${q.queued} critical-tier job(s) queued; the oldest has waited ${Math.round(q.oldestWaitS)} s (target ${inputs.thresholds.queueWaitS} s)`,
-        })),
+          summary: `${q.queued} ${q.tier}-tier job(s) queued; the oldest has waited ${Math.round(q.oldestWaitS)} s (target ${targets[q.tier]} s)`,
+        }));
+    },
   },
   {
     name: 'DiskPressure',
