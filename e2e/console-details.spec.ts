@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { env, signIn } from './support';
+import { defaultRunConfig } from '@/core/run-config';
+import { database, env, signIn } from './support';
 
 // Small things users hit (issue 37, §3 and §5): a mouse wheel over a focused number field must
 // not change what was typed (a typed 120 became 119 and was launched), and the app has an icon.
@@ -74,4 +75,25 @@ test('launch form: a live cost summary, held-out settings per run, and a warning
   await expect(cost.getByTestId('cost-warning').first()).toContainText(
     /64 concurrent episode\(s\) per arm × 1 vCPUs = 128 vCPUs, but the 1 sandbox host\(s\) have \d+/,
   );
+});
+
+test('a run with a control arm shows RL − control per iteration, with n and a 95% interval', async ({ page }) => {
+  const sql = database();
+  const config = { ...defaultRunConfig, iterations: 2, tasksPerIteration: 2, groupSize: 4 };
+  const name = `arms-${Date.now().toString(36)}`;
+  const [main] = await sql`insert into runs (name, status, config) values (${name}, 'completed', ${sql.json(config)}) returning id`;
+  const [control] =
+    await sql`insert into runs (name, status, config, control_of) values (${`${name}-control`}, 'completed', ${sql.json({ ...config, learningRate: 0 })}, ${main!.id}) returning id`;
+  const put = (run: string, metric: string, step: number, value: number) =>
+    sql`insert into metric_samples (run_id, source, name, step, value) values (${run}, 'rl', ${metric}, ${step}, ${value})`;
+  await put(main!.id, 'reward_mean', 1, 0.6);
+  await put(main!.id, 'reward_std', 1, 0.4);
+  await put(control!.id, 'reward_mean', 1, 0.4);
+  await put(control!.id, 'reward_std', 1, 0.3);
+  await sql.end();
+  await signIn(page, 'admin', env.adminPassword);
+  await page.goto(`/runs/${main!.id}`);
+  const diff = page.getByTestId('arm-difference');
+  await diff.getByText(/RL − control mean reward per iteration \(n = 8 episodes per arm per iteration\)/).click();
+  await expect(diff.getByRole('table', { name: 'RL minus control' })).toContainText('+0.2 ± 0.346');
 });

@@ -9,6 +9,7 @@ import { StatusBadge } from '@/components/ui/status-badge';
 import { ErrorNotice, Loading } from '@/components/ui/states';
 import { Facts, PageHeader, Section } from '@/components/ui/layout-parts';
 import { RunAlertBanner } from '@/components/alerts/run-alert-banner';
+import { ArmDifferenceTable } from '@/components/runs/arm-difference-table';
 import { RunActions } from '@/components/runs/run-actions';
 import { EventTimeline } from '@/components/runs/event-timeline';
 import { MetricCharts, runSections, type FullCharts, type XContext } from '@/components/runs/metric-charts';
@@ -195,6 +196,13 @@ export default function RunPage() {
             ctx={ctx}
             downsampled={downsampled}
             full={full}
+          />
+        )}
+        {other && armLabels && metrics.data && (
+          <ArmDifferenceTable
+            rl={metrics.data.samples.filter((x) => x.runId === (armLabels.self === 'RL' ? r.id : other.id))}
+            control={metrics.data.samples.filter((x) => x.runId === (armLabels.self === 'RL' ? other.id : r.id))}
+            n={r.config.tasksPerIteration * r.config.groupSize}
           />
         )}
       </Section>
