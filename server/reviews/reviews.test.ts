@@ -72,6 +72,8 @@ describe('sampling', () => {
     expect(reasons.some((r) => r.startsWith('boundary:partial_pass'))).toBe(true);
     expect(reasons.some((r) => r.startsWith('anomaly:task_outlier'))).toBe(true);
     expect(reasons).toContain('anomaly:new_env_hash');
+    // only episode 200 ran under another hash: the run's first episode is not "new" (nothing to differ from)
+    expect(sampled.filter((r) => r.sampleReason.includes('anomaly:new_env_hash')).map((r) => r.episodeId)).toEqual([ids[199]]);
     expect(reasons.some((r) => r === 'uniform' || r === 'uniform:coverage')).toBe(true);
     // Sampling the same episode again changes nothing.
     const before = sampled.length;

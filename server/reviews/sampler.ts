@@ -94,7 +94,8 @@ export async function sampleForReview(tx: DbOrTx, episodeId: string): Promise<Sa
     if (chars < quantile(lengths, 0.02)) reasons.push('anomaly:short_trajectory');
     else if (chars > quantile(lengths, 0.98)) reasons.push('anomaly:long_trajectory');
   }
-  if (!others.some((o) => o.envHash === ep.envHash)) reasons.push('anomaly:new_env_hash');
+  // a hash none of the run's other scored episodes used (the run's first episode has nothing to differ from)
+  if (others.length > 0 && !others.some((o) => o.envHash === ep.envHash)) reasons.push('anomaly:new_env_hash');
 
   // Uniform share.
   if (draw(episodeId, 'uniform') < cfg.rate) reasons.push('uniform');
