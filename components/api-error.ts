@@ -39,6 +39,9 @@ export function errorHint(error: unknown): string {
     case 'UNAUTHORIZED':
       return 'Your session has ended. Sign in again.';
     case 'FORBIDDEN':
+      // blind review (server/reviews/blind.ts): the role allows it, an open blind item does not
+      if (error instanceof Error && /blind review item open/.test(error.message))
+        return 'Hidden while you have a blind review item open: submit its verdict or release it (Review page), then reload.';
       return 'Your role does not allow this. Ask an admin to change your role if you need it.';
     case 'NOT_FOUND':
       return 'It may have been deleted, or the link is wrong. Go back to the list and pick it again.';

@@ -23,6 +23,12 @@ describe('API errors for people', () => {
     const forbidden = clientError('your role (reviewer) cannot launch or change runs', { code: 'FORBIDDEN', httpStatus: 403 });
     expect(errorHint(forbidden)).toMatch(/ask an admin/i);
     expect(validationIssues(forbidden)).toEqual([]);
+    // blind review refuses a reviewer whose role allows it: say why, not "your role"
+    const blind = clientError('you have a blind review item open: episode reads (trajectories, rewards) are refused until you submit its verdict', {
+      code: 'FORBIDDEN',
+      httpStatus: 403,
+    });
+    expect(errorHint(blind)).toMatch(/^Hidden while you have a blind review item open/);
     expect(errorHint(new TypeError('Failed to fetch'))).toMatch(/npm start/);
   });
 

@@ -6,9 +6,10 @@ import type { TaskLanguage } from '@/core/tasks';
  */
 export type TokenKind = 'keyword' | 'string' | 'comment' | 'number' | 'builtin' | 'plain';
 export type Token = { kind: TokenKind; text: string };
-export type CodeLanguage = TaskLanguage;
+/** `text`: a text task's output, shown as written (no code highlighting). */
+export type CodeLanguage = TaskLanguage | 'text';
 
-const KEYWORDS: Record<CodeLanguage, Set<string>> = {
+const KEYWORDS: Record<TaskLanguage, Set<string>> = {
   python: new Set(
     'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case'.split(
       ' ',
@@ -21,18 +22,20 @@ const KEYWORDS: Record<CodeLanguage, Set<string>> = {
   ),
 };
 
-const BUILTINS: Record<CodeLanguage, Set<string>> = {
+const BUILTINS: Record<TaskLanguage, Set<string>> = {
   python: new Set('print len range int str float list dict set tuple bool isinstance sum min max abs sorted enumerate zip map filter open self'.split(' ')),
   javascript: new Set('console Math JSON Object Array String Number Boolean Promise Map Set require module exports'.split(' ')),
 };
 
 /** Anything that names the language: a task's language field, a file extension. */
-export function languageOf(name: string | null | undefined): CodeLanguage {
+export function languageOf(name: string | null | undefined, kind?: string | null): CodeLanguage {
+  if (kind === 'text') return 'text';
   const n = (name ?? '').toLowerCase();
   return n.startsWith('js') || n.startsWith('javascript') || n.startsWith('ts') || n.startsWith('node') ? 'javascript' : 'python';
 }
 
 export function tokenize(code: string, lang: CodeLanguage): Token[] {
+  if (lang === 'text') return code ? [{ kind: 'plain', text: code }] : [];
   const out: Token[] = [];
   const push = (kind: TokenKind, text: string) => {
     const last = out[out.length - 1];

@@ -32,5 +32,8 @@ describe('tokenize', () => {
     expect(languageOf('javascript')).toBe('javascript');
     expect(languageOf('python')).toBe('python');
     expect(languageOf(null)).toBe('python');
+    // a text task's output is prose, shown as written
+    expect(languageOf('python', 'text')).toBe('text');
+    expect(tokenize('def x: "y" # z', 'text')).toEqual([{ kind: 'plain', text: 'def x: "y" # z' }]);
   });
 });

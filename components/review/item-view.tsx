@@ -60,7 +60,7 @@ function ItemFacts({ item }: { item: ReviewItem }) {
       <div>
         <dt className="text-xs text-slate-500">Task</dt>
         <dd>
-          {item.task?.externalId ?? '—'} <span className="text-slate-400">({item.task?.language ?? '?'})</span>
+          {item.task?.externalId ?? '—'} <span className="text-slate-400">({item.task?.kind === 'text' ? 'text' : (item.task?.language ?? '?')})</span>
         </dd>
       </div>
       <div>
@@ -186,7 +186,7 @@ export function ItemView({
   autoAdvance: boolean;
   setAutoAdvance: (on: boolean) => void;
 }) {
-  const lang = languageOf(item.task?.language);
+  const lang = languageOf(item.task?.language, item.task?.kind);
   const formId = `verdict-${item.id}`;
   const tests = item.task?.tests;
   return (

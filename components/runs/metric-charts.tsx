@@ -333,8 +333,11 @@ export function MetricCharts({
   ctx,
   downsampled,
   full,
+  withheld,
 }: {
   samples: MetricSampleView[];
+  /** the run's reward-derived data is withheld from this reviewer (blind review) */
+  withheld?: boolean;
   arm?: ArmSamples;
   ctx?: XContext;
   /** metric names the server downsampled */
@@ -342,6 +345,13 @@ export function MetricCharts({
   full?: FullCharts;
 }) {
   const sections = useMemo(() => runSections(samples, arm, downsampled), [samples, arm, downsampled]);
+  if (samples.length === 0 && withheld) {
+    return (
+      <EmptyState title="Metrics hidden during blind review">
+        This run has blind review items without a verdict, so its reward-derived metrics are hidden from reviewers until they are decided.
+      </EmptyState>
+    );
+  }
   if (samples.length === 0) {
     return <EmptyState title="No metrics yet">Charts appear once the run reports its first iteration.</EmptyState>;
   }

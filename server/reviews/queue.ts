@@ -311,7 +311,14 @@ export async function reviewItem(db: Db, reviewId: string, viewer: { id: string 
     blind,
     revealed,
     task: row.task
-      ? { externalId: row.task.externalId, language: row.task.language, prompt: row.task.prompt, entryPoint: row.task.entryPoint, tests: row.task.tests }
+      ? {
+          externalId: row.task.externalId,
+          kind: row.task.kind,
+          language: row.task.language,
+          prompt: row.task.prompt,
+          entryPoint: row.task.entryPoint,
+          tests: row.task.tests,
+        }
       : null,
     // The observation is the check feedback the policy saw ("2/3 passed; …"): the reward's pass
     // count, withheld like the components. What the candidate printed stays: it is what is judged.

@@ -191,6 +191,7 @@ export default function RunPage() {
           <ErrorNotice title="Could not load metrics" error={metrics.error} onRetry={() => metrics.refetch()} />
         ) : (
           <MetricCharts
+            withheld={r.rewardWithheld}
             samples={metrics.data.samples.filter((s) => s.runId === r.id)}
             arm={other && armLabels ? { samples: metrics.data.samples.filter((s) => s.runId === other.id), labels: armLabels } : undefined}
             ctx={ctx}
