@@ -124,11 +124,13 @@ function letPostgresUserThrough(dir: string): void {
   if ((mode & 0o001) === 0) fs.chmodSync(dir, mode | 0o011);
 }
 
+/** What has started so far, for the shutdown path (which may run mid-startup). */
+type Started = { opened?: Promise<OpenedDatabase>; supervisor?: Supervisor; supervisorLog?: { close(): Promise<void> } };
+
 /** The detached session: everything `npm start` runs, and its ordered shutdown. */
 async function session(o: Options): Promise<void> {
   const stopping = new AbortController();
-  // What has started so far, for the shutdown path (which may run mid-startup).
-  const started: { opened?: Promise<OpenedDatabase>; supervisor?: Supervisor } = {};
+  const started: Started = {};
   let signals = 0;
 
   let shuttingDown: Promise<never> | undefined;
@@ -137,6 +139,7 @@ async function session(o: Options): Promise<void> {
       log(`${why}: stopping…`);
       stopping.abort();
       await started.supervisor?.stop();
+      await started.supervisorLog?.close().catch(() => {});
       const db = await started.opened?.catch(() => undefined);
       await db?.close().catch((e) => log(`closing the database failed: ${(e as Error).message}`));
       log('stopped');
@@ -164,7 +167,7 @@ async function session(o: Options): Promise<void> {
   }
 }
 
-async function startEverything(o: Options, started: { opened?: Promise<OpenedDatabase>; supervisor?: Supervisor }, signal: AbortSignal): Promise<void> {
+async function startEverything(o: Options, started: Started, signal: AbortSignal): Promise<void> {
   const deps = await runQuietly('bash', [path.join(root, 'scripts/system-deps.sh')], childEnv({}, { CRUCIBLE_SKIP_BROWSER: '1' }), signal);
   if (deps !== 0 && !signal.aborted) log('warning: system packages check failed (see above); sandboxes may not work until they are installed');
 
@@ -223,10 +226,20 @@ async function startEverything(o: Options, started: { opened?: Promise<OpenedDat
   const specs = [...web, ...defaultWorkerSpecs({ jobWorkers: o.jobWorkers })];
   if (signal.aborted) return;
   // Children connect as the app role; the schema is migrated already, so they never get owner credentials.
+  // The supervisor's own lines (restarts, a worker that could not start) also go to log_records,
+  // so /logs shows why a worker restarted; the terminal keeps them as text (stdout discarded here).
+  const { createProcessLogger } = await import('@/server/logs/logger');
+  const supervisorLog = createProcessLogger({ process: 'supervisor', settings: settings(), stdout: { write: () => true } });
+  supervisorLog.attach(database.db);
+  started.supervisorLog = supervisorLog;
   const supervisor = startSupervisor({
     specs,
     env: { DATABASE_URL: database.url, DATABASE_OWNER_URL: undefined, PORT: String(o.port) },
-    log: (l) => console.log(l),
+    log: (l) => {
+      console.log(l);
+      if (l.startsWith('supervisor: ')) supervisorLog.logger.warn(l.slice('supervisor: '.length));
+      else if (/^\[[^\]]+\] could not start: /.test(l)) supervisorLog.logger.error(l);
+    },
   });
   started.supervisor = supervisor;
   log(
