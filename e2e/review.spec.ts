@@ -40,7 +40,7 @@ async function seedReviewRun() {
         values (${ep.id}, 0, ${'    return a - b  # wrong'}, 'FAILED: expected 5, got -1', 'AssertionError', 1, 'ok'),
                (${ep.id}, 1, ${'    return a + b'}, 'ran 2 tests: 2 passed', '', 0, 'ok')`;
       await sql`insert into rewards (episode_id, value, components, env_hash, harness_version)
-        values (${ep.id}, ${[0.5, 0.1, 1][i]!}, ${sql.json({ passRate: [0.5, 0.1, 1][i]!, testsPassed: [1, 0, 2][i]!, testsTotal: 2 })}, ${envHash}, 'harness-e2e')`;
+        values (${ep.id}, ${[0.5, 0.1, 1][i]!}, ${sql.json({ passRate: [0.5, 0.1, 1][i]!, testsPassed: [1, 0, 2][i]!, testsTotal: 2, ...(i === 2 ? { style: 1, efficiency: 1 } : {}) })}, ${envHash}, 'harness-e2e')`;
       const [rev] = await sql`insert into reviews (episode_id, run_id, slot, sample_reason, created_at)
         values (${ep.id}, ${run.id}, 0, ${reasons[i]!}, now() - interval '20 years' + ${i} * interval '1 second') returning id`;
       assert(rev !== undefined, 'no row found');
@@ -144,6 +144,9 @@ test('a reviewer reviews three items with the keyboard alone; verdicts persist; 
   await page.keyboard.press('4');
   await page.keyboard.press('Enter');
   await expect(page.getByTestId('saved-verdict')).toHaveText('saved: unclear');
+  // revealed, the reward is shown in parts: each component's weight (the run's defaults) and share, summing to the reward
+  await expect(page.getByTestId('reward-components')).toContainText('weight');
+  await expect(page.getByTestId('reward-sum')).toHaveText(/sum \(weight × value ÷ total weight\)\s*1$/);
 
   // Back to the false negative: still there after a reload, with its history and diagnosis.
   await page.reload();

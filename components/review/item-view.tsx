@@ -9,6 +9,7 @@ import { describeTextCheck, textChecks } from '@/core/tasks';
 import { CodeBlock } from './code-block';
 import { DiffView } from '@/components/episodes/diff-view';
 import { languageOf, type CodeLanguage } from './highlight';
+import { rewardBreakdown, type Weights } from './reward-breakdown';
 import { VERDICT_KEYS, type VerdictKey } from './shortcuts';
 
 export type ReviewItem = RouterOutputs['reviews']['item'];
@@ -110,17 +111,43 @@ function ItemFacts({ item }: { item: ReviewItem }) {
   );
 }
 
-function Components({ components }: { components: unknown }) {
+function Components({ components, weights, repoReward }: { components: unknown; weights: Weights | null; repoReward: 'fraction' | 'resolved' | null }) {
   if (!components || typeof components !== 'object') return <p className="text-slate-400">no reward components</p>;
+  const all = components as Record<string, unknown>;
+  const breakdown = rewardBreakdown(all, weights, repoReward);
+  const weighted = new Map(breakdown?.rows.map((r) => [r.name, r]) ?? []);
   return (
     <table className={tableClass} aria-label="Reward components" data-testid="reward-components">
-      <tbody>
-        {Object.entries(components as Record<string, unknown>).map(([k, v]) => (
-          <tr key={k}>
-            <td className={`${tdClass} text-slate-500`}>{k}</td>
-            <td className={`${tdClass} tabular-nums`}>{typeof v === 'number' ? formatNumber(v) : JSON.stringify(v)}</td>
+      {breakdown && (
+        <thead>
+          <tr>
+            <th className={`${tdClass} text-left text-xs font-medium text-slate-500`}>component</th>
+            <th className={`${tdClass} text-left text-xs font-medium text-slate-500`}>value</th>
+            <th className={`${tdClass} text-left text-xs font-medium text-slate-500`}>weight</th>
+            <th className={`${tdClass} text-left text-xs font-medium text-slate-500`}>share of the reward</th>
           </tr>
-        ))}
+        </thead>
+      )}
+      <tbody>
+        {Object.entries(all).map(([k, v]) => {
+          const w = weighted.get(k);
+          return (
+            <tr key={k}>
+              <td className={`${tdClass} text-slate-500`}>{k}</td>
+              <td className={`${tdClass} tabular-nums`}>{typeof v === 'number' ? formatNumber(v) : JSON.stringify(v)}</td>
+              {breakdown && <td className={`${tdClass} tabular-nums`}>{w ? formatNumber(w.weight) : ''}</td>}
+              {breakdown && <td className={`${tdClass} tabular-nums`}>{w ? formatNumber(w.contribution) : ''}</td>}
+            </tr>
+          );
+        })}
+        {breakdown && (
+          <tr data-testid="reward-sum">
+            <td className={`${tdClass} font-medium text-slate-700`} colSpan={3}>
+              sum {repoReward === 'resolved' ? '(the run rewards resolved only)' : '(weight × value ÷ total weight)'}
+            </td>
+            <td className={`${tdClass} font-medium tabular-nums`}>{formatNumber(breakdown.sum)}</td>
+          </tr>
+        )}
       </tbody>
     </table>
   );
@@ -253,7 +280,7 @@ export function ItemView({
       {item.revealed && (
         // Blind review: the components are the reward in parts, so a blind item has no such section at all until its verdict.
         <Section title="Reward components">
-          <Components components={item.components} />
+          <Components components={item.components} weights={item.rewardWeights} repoReward={item.repoReward} />
         </Section>
       )}
       {item.history.length > 0 && (

@@ -333,6 +333,9 @@ export async function reviewItem(db: Db, reviewId: string, viewer: { id: string 
       : null,
     // Withheld under blind review until a verdict is given.
     runName: revealed ? row.runName : null,
+    // how the reward combines its components (the card's breakdown): the run's weights, withheld like the reward
+    rewardWeights: revealed ? (row.config.rewardWeights ?? null) : null,
+    repoReward: revealed ? (row.config.repoReward ?? null) : null,
     runId: revealed ? row.review.runId : null,
     policyVersion: revealed ? row.policyVersion : null,
     reward: revealed ? (reward?.value ?? null) : null,
