@@ -36,6 +36,7 @@ export const logsListSchema = z
     after: z.number().int().min(0).optional(),
     limit: z.number().int().min(1).max(1000).default(100),
   })
+  .strict()
   .refine((q) => q.before === undefined || q.after === undefined, { message: 'give before (older pages) or after (follow), not both', path: ['after'] })
   .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), { message: 'from must not be after to; swap the two times', path: ['from'] });
 

@@ -71,6 +71,8 @@ describe('launch against the deployment (real Postgres)', () => {
       available: ['bwrap', 'gvisor'],
       source: 'workers',
       largest: { cpus: 2, cpusHost: 'node-a', memoryMb: 4096, memoryHost: 'node-a' },
+      // one live host: the stopped one's capacity is not counted
+      total: { cpus: 2, memoryMb: 4096, hosts: 1 },
     });
   });
 
