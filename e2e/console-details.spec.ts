@@ -57,6 +57,9 @@ test('on a phone the navigation folds into a menu: the page does not scroll side
 test('launch form: a live cost summary, held-out settings per run, and a warning when concurrency outgrows the cluster', async ({ page }) => {
   await signIn(page, 'admin', env.adminPassword);
   await page.goto('/runs/new');
+  // settings only repository tasks read are not offered for the built-in (function) suite
+  await expect(page.getByLabel('Repository reward')).toHaveCount(0);
+  await expect(page.getByLabel('FAIL_TO_PASS weight (repository tasks)')).toHaveCount(0);
   const cost = page.getByTestId('launch-cost');
   await page.getByLabel('Tasks per iteration').fill('8');
   await page.getByLabel('Group size').fill('4');

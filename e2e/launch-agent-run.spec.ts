@@ -28,6 +28,8 @@ test('launch form: a repository suite shows the tool-set choice, and the run get
 
   await page.getByLabel('Task suite').selectOption(suite);
   await expect(page.getByTestId('repo-suite-note')).toBeVisible();
+  // the repository reward settings appear with a repository suite
+  await expect(page.getByLabel('Repository reward')).toBeVisible();
   for (const tool of ['bash', 'read_file', 'write_file', 'str_replace', 'submit']) await expect(page.locator(`input[name="tools.${tool}"]`)).toBeChecked();
   await expect(page.locator('input[name="tools.submit"]')).toBeDisabled();
   await page.locator('input[name="tools.read_file"]').uncheck();

@@ -28,6 +28,8 @@ export type FieldSpec = {
   optional?: boolean;
   /** checkboxes that are always checked (the agent's `submit`) */
   fixed?: readonly string[];
+  /** only repository tasks read it: hidden for other suites (the value still goes into the config) */
+  repoOnly?: boolean;
 };
 
 /** `repoOnly`: shown only when the chosen suite holds repository tasks (the values still go into the config). */
@@ -219,6 +221,7 @@ export const fieldGroups: FieldGroup[] = [
       { path: 'rewardWeights.efficiency', label: 'Efficiency', kind: 'number', step: 'any' },
       {
         path: 'repoReward',
+        repoOnly: true,
         label: 'Repository reward',
         kind: 'select',
         options: ['fraction', 'resolved'],
@@ -226,14 +229,16 @@ export const fieldGroups: FieldGroup[] = [
       },
       {
         path: 'repoRewardWeights.f2p',
+        repoOnly: true,
         label: 'FAIL_TO_PASS weight (repository tasks)',
         kind: 'number',
         step: 'any',
         help: 'A repository task’s test score: the weighted pass fractions of FAIL_TO_PASS and PASS_TO_PASS; it is the “pass rate” above.',
       },
-      { path: 'repoRewardWeights.p2p', label: 'PASS_TO_PASS weight (repository tasks)', kind: 'number', step: 'any' },
+      { path: 'repoRewardWeights.p2p', label: 'PASS_TO_PASS weight (repository tasks)', kind: 'number', step: 'any', repoOnly: true },
       {
         path: 'repoRewardWeights.p2pGate',
+        repoOnly: true,
         label: 'Zero when a PASS_TO_PASS test breaks',
         kind: 'select',
         options: ['true', 'false'],
@@ -340,6 +345,15 @@ export const fieldGroups: FieldGroup[] = [
 ];
 
 export const allFields = fieldGroups.flatMap((g) => g.fields);
+
+/** Config settings only repository tasks read (the form hides them for other suites, compare's diff leaves them out). */
+const REPO_ONLY_PATHS = new Set([
+  ...fieldGroups.flatMap((g) => g.fields.filter((f) => g.repoOnly || f.repoOnly).map((f) => f.path)),
+  // set by API/CLI rather than the form
+  'toolCallFormat',
+  'chatTemplateArgs',
+]);
+export const isRepoOnlyPath = (path: string) => REPO_ONLY_PATHS.has(path) || [...REPO_ONLY_PATHS].some((p) => path.startsWith(`${p}.`));
 
 export type FormValues = Record<string, string>;
 

@@ -295,7 +295,7 @@ export function RunForm({ initial, copiedFrom }: { initial?: Partial<RunConfig>;
           return (
             <fieldset key={g.title} className="rounded border border-slate-200 bg-white p-3">
               <legend className="px-1 text-xs font-semibold uppercase tracking-wide text-slate-600">{g.title}</legend>
-              <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3">{g.fields.map(renderField)}</div>
+              <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3">{g.fields.filter((f) => !f.repoOnly || repoSuite).map(renderField)}</div>
               {gErrs.map((m) => (
                 <p key={m} role="alert" className="mt-2 text-xs text-red-700">
                   {m}

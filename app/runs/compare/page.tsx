@@ -10,6 +10,7 @@ import { ChartSections, type FullCharts, type XContext } from '@/components/runs
 import { tokensLookup } from '@/components/runs/charts/chart-view';
 import { compareCharts, palette } from '@/components/runs/metric-groups';
 import { configDiff, type ConfigDiffRow } from '@/components/runs/compare/config-diff';
+import { isRepoOnlyPath } from '@/components/runs/run-form-fields';
 import { groupableFields, groupedSections, groupRuns } from '@/components/runs/compare/group-runs';
 import { RunsTableView } from '@/components/runs/compare/runs-table-view';
 import { DataTable } from '@/components/ui/data-table';
@@ -38,7 +39,14 @@ function Compare() {
   // Group by a config field (mean of each group's runs, min – max band); '' draws one line per run.
   const [groupBy, setGroupBy] = useState('');
   const compared = data.data?.runs;
-  const fields = useMemo(() => (compared ? groupableFields(compared) : []), [compared]);
+  // repository-only settings are left out of the diff and group-by unless a compared run is on a repository suite
+  const suites = useQuery(trpc.runs.suites.queryOptions());
+  const skip = useMemo(() => {
+    const repoSuites = new Set((suites.data ?? []).filter((x) => x.repoTasks > 0).map((x) => x.name));
+    const anyRepo = (compared ?? []).some((r) => repoSuites.has((r.config as { suite?: string }).suite ?? ''));
+    return anyRepo || !suites.data ? undefined : isRepoOnlyPath;
+  }, [suites.data, compared]);
+  const fields = useMemo(() => (compared ? groupableFields(compared, skip) : []), [compared, skip]);
   const field = fields.includes(groupBy) ? groupBy : '';
   const groups = useMemo(() => (compared && field ? groupRuns(compared, field) : null), [compared, field]);
   // The charts' time and episodes x-axes: each run on its own clock, step × its episodes per
@@ -112,7 +120,7 @@ function Compare() {
         <RunsTableView runs={runs} samples={samples} differing={fields} colorOf={colorOf} />
       </Section>
       <Section title="Config differences">
-        <ConfigDiffTable runs={runs} />
+        <ConfigDiffTable runs={runs} skip={skip} />
       </Section>
       <Section
         title="Metrics"
@@ -153,8 +161,11 @@ function Compare() {
 }
 
 /** Only the settings that differ between the compared runs, one column per run. */
-function ConfigDiffTable({ runs }: { runs: { id: string; name: string; config: unknown }[] }) {
-  const rows = configDiff(runs.map((r) => r.config));
+function ConfigDiffTable({ runs, skip }: { runs: { id: string; name: string; config: unknown }[]; skip?: (path: string) => boolean }) {
+  const rows = configDiff(
+    runs.map((r) => r.config),
+    skip,
+  );
   return (
     <DataTable
       label="Config differences"

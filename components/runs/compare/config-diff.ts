@@ -19,9 +19,12 @@ export function flattenConfig(config: unknown, prefix = ''): Record<string, stri
   return out;
 }
 
-/** The paths whose values are not the same in every config (absent counts as "—"), sorted. */
-export function configDiff(configs: unknown[]): ConfigDiffRow[] {
+/**
+ * The paths whose values are not the same in every config (absent counts as "—"), sorted;
+ * `skip` leaves out paths that apply to none of the runs (repository settings of I/O runs).
+ */
+export function configDiff(configs: unknown[], skip?: (path: string) => boolean): ConfigDiffRow[] {
   const flat = configs.map((c) => flattenConfig(c));
-  const paths = [...new Set(flat.flatMap((f) => Object.keys(f)))].sort((a, b) => a.localeCompare(b));
+  const paths = [...new Set(flat.flatMap((f) => Object.keys(f)))].filter((p) => !skip?.(p)).sort((a, b) => a.localeCompare(b));
   return paths.map((path) => ({ path, values: flat.map((f) => f[path] ?? '—') })).filter((r) => new Set(r.values).size > 1);
 }

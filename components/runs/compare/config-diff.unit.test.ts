@@ -23,3 +23,24 @@ describe('config diff (compare page)', () => {
     expect(configDiff([a, a])).toEqual([]);
   });
 });
+
+describe('settings that apply to none of the compared runs', () => {
+  it('repository-only settings are left out when skipped; the rest stay', async () => {
+    const { isRepoOnlyPath } = await import('../run-form-fields');
+    for (const p of [
+      'tools',
+      'agentTokenBudget',
+      'agentSystemPrompt',
+      'repoReward',
+      'repoRewardWeights.f2p',
+      'chatTemplateArgs.enable_thinking',
+      'toolCallFormat',
+    ])
+      expect(isRepoOnlyPath(p), p).toBe(true);
+    for (const p of ['rewardWeights.style', 'maxTurns', 'learningRate', 'heldout.tasks']) expect(isRepoOnlyPath(p), p).toBe(false);
+    const a = { learningRate: 1e-3, repoReward: 'fraction', agentTokenBudget: 4096 };
+    const b = { learningRate: 3e-4, repoReward: 'resolved', agentTokenBudget: 8192 };
+    expect(configDiff([a, b]).map((r) => r.path)).toEqual(['agentTokenBudget', 'learningRate', 'repoReward']);
+    expect(configDiff([a, b], isRepoOnlyPath).map((r) => r.path)).toEqual(['learningRate']);
+  });
+});

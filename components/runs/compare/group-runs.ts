@@ -11,7 +11,11 @@ export type GroupableRun = { id: string; name: string; config: unknown };
 export type RunGroup = { key: string; value: string; runIds: string[]; color: string; label: string };
 
 /** Fields worth grouping by: the config paths whose value is not the same for every run. */
-export const groupableFields = (runs: GroupableRun[]): string[] => configDiff(runs.map((r) => r.config)).map((r) => r.path);
+export const groupableFields = (runs: GroupableRun[], skip?: (path: string) => boolean): string[] =>
+  configDiff(
+    runs.map((r) => r.config),
+    skip,
+  ).map((r) => r.path);
 
 const asNumber = (v: string) => (v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
 
