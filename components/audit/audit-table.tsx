@@ -1,4 +1,5 @@
 'use client';
+import { KeysetPager } from '@/components/ui/pagination';
 import { useMemo, useState } from 'react';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
@@ -171,23 +172,16 @@ export function AuditTable() {
             )
           }
           footer={
-            <nav aria-label="Audit pages" className="flex items-center justify-between px-3 py-2 text-slate-600">
-              <span className="tabular-nums" data-testid="audit-count">
-                Page {pageNo} · {audit.data.total} matching {audit.data.total === 1 ? 'entry' : 'entries'}
-              </span>
-              <div className="flex items-center gap-2">
-                <Button disabled={pageNo <= 1} onClick={() => setCursors(cursors.slice(0, -1))} aria-label="Newer entries">
-                  ‹ Newer
-                </Button>
-                <Button
-                  disabled={audit.data.nextBefore === null}
-                  onClick={() => setCursors([...cursors, audit.data.nextBefore ?? undefined])}
-                  aria-label="Older entries"
-                >
-                  Older ›
-                </Button>
-              </div>
-            </nav>
+            <KeysetPager
+              label="Audit pages"
+              noun="entries"
+              testId="audit-count"
+              summary={`Page ${pageNo} · ${audit.data.total} matching ${audit.data.total === 1 ? 'entry' : 'entries'}`}
+              hasNewer={pageNo > 1}
+              hasOlder={audit.data.nextBefore !== null}
+              onNewer={() => setCursors(cursors.slice(0, -1))}
+              onOlder={() => setCursors([...cursors, audit.data.nextBefore ?? undefined])}
+            />
           }
           columns={[
             {

@@ -1,4 +1,5 @@
 'use client';
+import { KeysetPager } from '@/components/ui/pagination';
 import { useMemo, useState } from 'react';
 import Link from 'next/link';
 import { useRouter, useSearchParams } from 'next/navigation';
@@ -184,23 +185,16 @@ export function LogsTable() {
             )
           }
           footer={
-            <nav aria-label="Log pages" className="flex items-center justify-between px-3 py-2 text-slate-600">
-              <span className="tabular-nums" data-testid="logs-count">
-                Page {pageNo} · {logs.data.items.length} record{logs.data.items.length === 1 ? '' : 's'}
-              </span>
-              <div className="flex items-center gap-2">
-                <Button disabled={pageNo <= 1} onClick={() => setCursors(cursors.slice(0, -1))} aria-label="Newer records">
-                  ‹ Newer
-                </Button>
-                <Button
-                  disabled={logs.data.nextBefore === null}
-                  onClick={() => setCursors([...cursors, logs.data.nextBefore ?? undefined])}
-                  aria-label="Older records"
-                >
-                  Older ›
-                </Button>
-              </div>
-            </nav>
+            <KeysetPager
+              label="Log pages"
+              noun="records"
+              testId="logs-count"
+              summary={`Page ${pageNo} · ${logs.data.items.length} record${logs.data.items.length === 1 ? '' : 's'}`}
+              hasNewer={pageNo > 1}
+              hasOlder={logs.data.nextBefore !== null}
+              onNewer={() => setCursors(cursors.slice(0, -1))}
+              onOlder={() => setCursors([...cursors, logs.data.nextBefore ?? undefined])}
+            />
           }
           columns={[
             {
