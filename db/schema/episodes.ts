@@ -1,4 +1,4 @@
-import { bigserial, doublePrecision, index, integer, jsonb, pgEnum, pgTable, real, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, bigserial, doublePrecision, index, integer, jsonb, pgEnum, pgTable, real, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { EpisodeGrading, StoredToolCall } from '@/core/repo-tasks';
 import type { TurnTestResult } from '@/core/tasks';
 import { users } from './auth';
@@ -132,8 +132,20 @@ export const reviews = pgTable(
     note: text('note'),
     submittedAt: timestamp('submitted_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** sha256 of the episode's task and its actions: byte-identical episodes (an RL arm and its control early on) share it */
+    outputHash: text('output_hash'),
+    /**
+     * Set on an identical episode's item: not reviewed again, it carries the verdict of the item
+     * it is a twin of (server/reviews/verdicts.ts), and is never claimable.
+     */
+    twinOf: uuid('twin_of').references((): AnyPgColumn => reviews.id, { onDelete: 'set null' }),
   },
-  (t) => [index('reviews_queue_idx').on(t.verdict, t.claimExpiresAt), uniqueIndex('reviews_episode_slot_idx').on(t.episodeId, t.slot)],
+  (t) => [
+    index('reviews_queue_idx').on(t.verdict, t.claimExpiresAt),
+    uniqueIndex('reviews_episode_slot_idx').on(t.episodeId, t.slot),
+    index('reviews_output_hash_idx').on(t.outputHash),
+    index('reviews_twin_of_idx').on(t.twinOf),
+  ],
 );
 
 /** Every verdict and edit of a review, oldest first: a verdict's visible history. */

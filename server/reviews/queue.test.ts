@@ -209,7 +209,11 @@ describe('double review and agreement', () => {
     const { run, tasks } = await seedRun(database.db, { config: review({ doubleReviewShare: 0.1 }) });
     let doubled = 0;
     for (let i = 0; i < 120; i++) {
-      const d = await sampleForReview(database.db, (await seedEpisode(database.db, run.id, tasks[i % tasks.length]!.id, i % 2)).id);
+      // distinct actions: identical episodes would be one item and its twins (reviews.test.ts)
+      const d = await sampleForReview(
+        database.db,
+        (await seedEpisode(database.db, run.id, tasks[i % tasks.length]!.id, i % 2, { actions: [`return x + ${i}`] })).id,
+      );
       expect(d.sampled).toBe(true); // rate 1
       if (d.slots === 2) doubled++;
     }

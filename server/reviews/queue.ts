@@ -35,6 +35,7 @@ export type ClaimResult = {
  */
 const claimable = (reviewerId: string, filter: QueueFilter) => sql`
   r.verdict is null
+  and r.twin_of is null
   and (r.claim_expires_at is null or r.claim_expires_at < now())
   ${filter.runId ? sql`and r.run_id = ${filter.runId}` : sql``}
   and not exists (select 1 from reviews o where o.episode_id = r.episode_id and o.id <> r.id and o.reviewer_id = ${reviewerId})`;
@@ -174,7 +175,7 @@ export async function listQueue(
           await db.execute<{ id: string }>(sql`
         with ${runCoverage(opts)}
         select r.id from reviews r join cov c on c.run_id = r.run_id
-        where r.verdict is null ${opts.runId ? sql`and r.run_id = ${opts.runId}` : sql``}
+        where r.verdict is null and r.twin_of is null ${opts.runId ? sql`and r.run_id = ${opts.runId}` : sql``}
           ${
             hideOwn
               ? sql`and r.id not in (select h.id from reviews h join runs hr on hr.id = h.run_id

@@ -101,12 +101,50 @@ describe('held for review', () => {
 });
 
 describe('review queue', () => {
+  it('identical episodes are one item: a twin is never claimable and carries the verdict to its reward', async () => {
+    const { run, tasks } = await seedRun(database.db, {
+      config: { review: { rate: 1, doubleReviewShare: 0, blind: false, disputed: 'exclude', thresholds: [0.5] } },
+    });
+    const same = ['def f(x):', '    return x - 1'];
+    const first = await seedEpisode(database.db, run.id, tasks[0]!.id, 1, { actions: same });
+    const twin = await seedEpisode(database.db, run.id, tasks[0]!.id, 1, { actions: same });
+    const other = await seedEpisode(database.db, run.id, tasks[0]!.id, 1, { actions: ['def f(x):', '    return x + 1'] });
+    const otherTask = await seedEpisode(database.db, run.id, tasks[1]!.id, 1, { actions: same });
+    for (const e of [first, twin, other, otherTask]) await sampleForReview(database.db, e.id);
+    const rows = await database.db.select().from(reviews).where(eq(reviews.runId, run.id));
+    const of = (id: string) => rows.find((r) => r.episodeId === id)!;
+    expect(of(twin.id).twinOf).toBe(of(first.id).id);
+    expect(of(twin.id).sampleReason).toMatch(/(^|,)twin$/);
+    expect([of(other.id).twinOf, of(otherTask.id).twinOf]).toEqual([null, null]); // another output; another task
+    const reviewer = await callerAs(database.db, 'reviewer');
+    const claimed: string[] = [];
+    for (;;) {
+      const { id } = await reviewer.reviews.claim({ runId: run.id });
+      if (!id) break;
+      claimed.push(id);
+      const episode = rows.find((r) => r.id === id)!.episodeId;
+      await reviewer.reviews.submit(episode === first.id ? { id, verdict: 'false_positive', correctedReward: 0 } : { id, verdict: 'correct' });
+    }
+    expect(claimed).not.toContain(of(twin.id).id);
+    expect(claimed).toHaveLength(3);
+    // the twin carries the verdict, and its reward is marked disputed like the original's
+    const [carried] = await database.db.select().from(reviews).where(eq(reviews.episodeId, twin.id));
+    expect(carried).toMatchObject({ verdict: 'false_positive', correctedReward: 0 });
+    const [reward] = await database.db.select().from(rewards).where(eq(rewards.episodeId, twin.id));
+    expect(reward).toMatchObject({ disputed: 'false_positive', correctedValue: 0 });
+    // an identical episode sampled after the verdict is born with it
+    const late = await seedEpisode(database.db, run.id, tasks[0]!.id, 1, { actions: same });
+    await sampleForReview(database.db, late.id);
+    const [born] = await database.db.select().from(reviews).where(eq(reviews.episodeId, late.id));
+    expect(born).toMatchObject({ twinOf: of(first.id).id, verdict: 'false_positive' });
+  });
+
   it('two concurrent reviewers never claim the same single-review item', async () => {
     const { run, tasks } = await seedRun(database.db, {
       config: { review: { rate: 1, doubleReviewShare: 0, blind: true, disputed: 'exclude', thresholds: [0.5] } },
     });
     for (let i = 0; i < 30; i++) {
-      const ep = await seedEpisode(database.db, run.id, tasks[i % tasks.length]!.id, i % 2);
+      const ep = await seedEpisode(database.db, run.id, tasks[i % tasks.length]!.id, i % 2, { actions: [`return x + ${i}`] });
       await sampleForReview(database.db, ep.id);
     }
     const [a, b] = [await callerAs(database.db, 'reviewer'), await callerAs(database.db, 'reviewer')];

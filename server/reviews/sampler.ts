@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { episodes, reviews, rewards, runs, turns } from '@/db/schema';
 import type { DbOrTx } from '@/server/audit/service';
 import { reviewConfig } from '@/core/run-config';
+import { markReward } from './verdicts';
 
 /** A stable draw in [0, 1) per (episode, purpose): the same episode always gets the same answer. */
 function draw(episodeId: string, purpose: string): number {
@@ -110,10 +111,43 @@ export async function sampleForReview(tx: DbOrTx, episodeId: string): Promise<Sa
     if (sampled < Math.ceil(cfg.rate * scored)) reasons.push('uniform:coverage');
   }
   if (reasons.length === 0) return { sampled: false, reasons, slots: 0 };
+  // Identical items are not reviewed twice: an episode whose task and actions equal an already
+  // sampled one's (an RL arm and its control share seed and v0 weights, so their early episodes
+  // are byte-identical) becomes its twin, carrying its verdict (./verdicts.ts).
+  const [hashed] = await tx.execute<{ h: string }>(sql`
+    select encode(sha256(convert_to(${ep.e.taskId ?? ''} || E'\x1d' || coalesce(string_agg(${turns.action}, E'\x1e' order by ${turns.index}), ''), 'UTF8')), 'hex') as h
+    from ${turns} where ${turns.episodeId} = ${episodeId}`);
+  const outputHash = hashed?.h ?? null;
+  const [original] = outputHash
+    ? await tx
+        .select()
+        .from(reviews)
+        .where(and(eq(reviews.outputHash, outputHash), eq(reviews.slot, 0), isNull(reviews.twinOf), sql`${reviews.episodeId} <> ${episodeId}`))
+        .orderBy(reviews.createdAt)
+        .limit(1)
+    : [];
+  if (original) {
+    await tx
+      .insert(reviews)
+      .values({
+        episodeId,
+        runId: ep.e.runId,
+        slot: 0,
+        sampleReason: [...reasons, 'twin'].join(','),
+        outputHash,
+        twinOf: original.id,
+        verdict: original.verdict,
+        correctedReward: original.correctedReward,
+        submittedAt: original.submittedAt,
+      })
+      .onConflictDoNothing();
+    if (original.verdict) await markReward(tx, episodeId);
+    return { sampled: true, reasons: [...reasons, 'twin'], slots: 1 };
+  }
   const slots = draw(episodeId, 'double') < cfg.doubleReviewShare ? 2 : 1;
   await tx
     .insert(reviews)
-    .values(Array.from({ length: slots }, (_, slot) => ({ episodeId, runId: ep.e.runId, slot, sampleReason: reasons.join(',') })))
+    .values(Array.from({ length: slots }, (_, slot) => ({ episodeId, runId: ep.e.runId, slot, sampleReason: reasons.join(','), outputHash })))
     .onConflictDoNothing();
   return { sampled: true, reasons, slots };
 }

@@ -56,6 +56,13 @@ export async function submitVerdict(db: Db, input: VerdictInput, reviewer: { id:
       details: { episodeId: rev.episodeId, verdict: input.verdict, correctedReward: input.correctedReward ?? null, previous: rev.verdict },
     });
     await markReward(tx, rev.episodeId);
+    // its twins (identical episodes, not reviewed again: ./sampler.ts) carry the verdict
+    const twins = await tx
+      .update(reviews)
+      .set({ verdict: input.verdict, correctedReward: input.correctedReward ?? null, submittedAt: new Date() })
+      .where(eq(reviews.twinOf, rev.id))
+      .returning({ episodeId: reviews.episodeId });
+    for (const t of twins) await markReward(tx, t.episodeId);
     let diagnosisId: string | null = null;
     if (disputed(input.verdict)) {
       const [existing] = await tx.select({ id: diagnoses.id }).from(diagnoses).where(eq(diagnoses.reviewId, rev.id));
@@ -71,7 +78,7 @@ export async function submitVerdict(db: Db, input: VerdictInput, reviewer: { id:
 }
 
 /** The reward's dispute mark follows its reviews' latest verdicts (a later "correct" clears it). */
-async function markReward(tx: DbOrTx, episodeId: string) {
+export async function markReward(tx: DbOrTx, episodeId: string) {
   const verdicts = await tx
     .select({ verdict: reviews.verdict, corrected: reviews.correctedReward })
     .from(reviews)
