@@ -1,4 +1,18 @@
-import { type AnyPgColumn, bigserial, doublePrecision, index, integer, jsonb, pgEnum, pgTable, real, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  type AnyPgColumn,
+  bigserial,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  real,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import type { EpisodeGrading, StoredToolCall } from '@/core/repo-tasks';
 import type { TurnTestResult } from '@/core/tasks';
 import { users } from './auth';
