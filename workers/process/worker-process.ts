@@ -33,13 +33,18 @@ export async function runWorkerProcess(kind: WorkerKind, main: (ctx: WorkerConte
   // Every worker's entry point comes through here: the one place its process settings are read.
   const s = settings();
   // The worker's own log: JSON lines on stdout for the supervisor (and any log collector), the
-  // records at CRUCIBLE_LOG_SHIP_LEVEL and above shipped to log_records, and the info lines in a
-  // bounded ring the heartbeat stores for the console's worker page.
+  // records at CRUCIBLE_LOG_SHIP_LEVEL and above shipped to log_records, and the process's own info
+  // lines (start-up, job lifecycle, its warnings) in a bounded ring the heartbeat stores for the
+  // console's worker page. An episode's detail lines (`stage`: sampling, tool calls, grading…) stay
+  // out of the ring: a busy worker would push everything else out; they are in /logs and the
+  // episode's timeline.
   const ring = new LogRing();
   const ringStream = {
     write(line: string) {
       try {
-        const r = JSON.parse(line) as { msg?: unknown; time?: string; level?: string };
+        const r = JSON.parse(line) as { msg?: unknown; time?: string; level?: string; stage?: unknown };
+        const detail = r.stage !== undefined && r.level !== 'warn' && r.level !== 'error' && r.level !== 'fatal';
+        if (detail) return;
         const text = typeof r.msg === 'string' ? r.msg : '';
         ring.push(r.level === 'warn' || r.level === 'error' || r.level === 'fatal' ? `${r.level}: ${text}` : text, r.time ? new Date(r.time) : new Date());
       } catch {
