@@ -40,7 +40,7 @@ describe('the process logger', () => {
     jl.error({ err: new Error('boom') }, 'episode failed');
     // ids that are not what their columns hold stay among the fields
     pl.logger.child({ run: 'not-a-uuid', job: 'x' }).warn('odd ids');
-    pl.logger.info('a NUL \u0000 here');
+    pl.logger.info({ stage: 'tool', error: 'bad\u0000output' }, 'a NUL \u0000 here');
     await pl.close();
 
     // stdout: one JSON object a line, level by name, the base fields on each
@@ -70,6 +70,8 @@ describe('the process logger', () => {
     expect(rows[2]!.level).toBe('error');
     expect(rows[2]!.fields.err).toMatchObject({ type: 'Error', message: 'boom' });
     expect(rows[3]).toMatchObject({ level: 'warn', runId: null, jobId: null, fields: { run: 'not-a-uuid', job: 'x' } });
+    // NUL in a field (an agent's output) is replaced too: PostgreSQL would refuse the batch
+    expect(rows[4]!.fields).toMatchObject({ stage: 'tool', error: 'bad\uFFFDoutput' });
   });
 
   it('ships nothing with CRUCIBLE_LOG_SHIP_LEVEL=off, and only warn and above with warn', async () => {

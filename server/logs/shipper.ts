@@ -51,7 +51,8 @@ export function recordOfLine(line: string): LogRecordInsert | null {
   let jobId: number | null = null;
   if (typeof o.job === 'number' && Number.isSafeInteger(o.job)) jobId = o.job;
   else if (o.job !== undefined) fields.job = o.job;
-  let fieldsJson = noNul(JSON.stringify(fields));
+  // NUL inside a field's string (an agent's tool output) would make PostgreSQL refuse the whole batch
+  let fieldsJson = JSON.stringify(fields, (_k, v: unknown) => (typeof v === 'string' ? noNul(v) : v));
   if (fieldsJson.length > MAX_FIELDS) fieldsJson = JSON.stringify({ truncated: fieldsJson.slice(0, MAX_FIELDS) });
   const msg = typeof o.msg === 'string' ? o.msg : o.msg === undefined ? '' : JSON.stringify(o.msg);
   return {
