@@ -124,8 +124,9 @@ export function advanceJob(c: RlContext) {
     leaseMs: c.rl.leaseMs(120_000),
     run: async (job, ctx) => {
       let run = await loadRun(ctx.db, job.payload.runId);
-      const v0 = run.status === 'running' ? await latestVersion(ctx.db, run.id) : undefined;
-      if (run.status === 'running' && v0) {
+      // prepared: version 0 is committed (an iteration trained implies it)
+      const prepared = run.status === 'running' && (run.currentIteration > 0 || !!(await latestVersion(ctx.db, run.id)));
+      if (prepared) {
         return async (tx) => {
           // every iteration was trained while the run was paused (the learner cannot complete
           // a paused run): completing it is what resuming it leaves to do
