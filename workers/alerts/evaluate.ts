@@ -62,13 +62,19 @@ export async function evaluateAlerts(db: Db, now: Date, o: AlertEvaluation): Pro
       acknowledgedBy: r.acknowledgedBy,
     }));
     const stepped = advanceAlerts(prev, active, now);
+    const prevByFp = new Map(prevRows.map((r) => [r.fingerprint, r]));
     const silences = await tx
       .select({ id: alertSilences.id, matchers: alertSilences.matchers, expiresAt: alertSilences.expiresAt, endedAt: alertSilences.endedAt })
       .from(alertSilences)
       .where(and(isNull(alertSilences.endedAt), gt(alertSilences.expiresAt, now)));
     const next = applyFilters(stepped.next, silences, now);
 
-    const groupRows = await tx.select().from(alertGroups);
+    // only the groups that matter now: those of the alerts at hand, and those still owed a resolve
+    const keys = [...new Set(next.map((a) => groupOf(a.labels).key))];
+    const groupRows = await tx
+      .select()
+      .from(alertGroups)
+      .where(or(sql`${alertGroups.notified} <> '[]'::jsonb`, keys.length ? inArray(alertGroups.groupKey, keys) : undefined));
     const groups = new Map<string, GroupState>(
       groupRows.map((g) => [g.groupKey, { key: g.groupKey, notified: g.notified, notifiedAt: g.notifiedAt, seq: g.seq }]),
     );
@@ -77,7 +83,7 @@ export async function evaluateAlerts(db: Db, now: Date, o: AlertEvaluation): Pro
     if (stepped.dropped.length > 0) await tx.delete(alerts).where(inArray(alerts.fingerprint, stepped.dropped));
     await tx.delete(alerts).where(and(eq(alerts.state, 'resolved'), lt(alerts.resolvedAt, new Date(now.getTime() - RESOLVED_KEEP_MS))));
     for (const a of next) {
-      const changed = prevRows.find((r) => r.fingerprint === a.fingerprint);
+      const changed = prevByFp.get(a.fingerprint);
       if (
         changed &&
         changed.state === a.state &&
