@@ -1,4 +1,5 @@
 'use client';
+import { FilterForm, filterLabelClass } from '@/components/ui/filter-form';
 import { KeysetPager } from '@/components/ui/pagination';
 import { useMemo, useState } from 'react';
 import { useRouter, useSearchParams } from 'next/navigation';
@@ -24,17 +25,9 @@ const detailsSummary = (d: Record<string, unknown> | null | undefined) => {
 function AuditFilters({ applied, onApply, actions }: { applied: AuditFilterState; onApply: (f: AuditFilterState) => void; actions: string[] }) {
   const [draft, setDraft] = useState(applied);
   const set = (k: keyof AuditFilterState) => (e: { target: { value: string } }) => setDraft({ ...draft, [k]: e.target.value });
-  const label = 'flex flex-col gap-1 text-xs font-medium text-slate-600';
+  const label = filterLabelClass;
   return (
-    <form
-      role="search"
-      aria-label="Filter the audit log"
-      className="mb-3 grid grid-cols-2 gap-x-3 gap-y-2 md:grid-cols-3 xl:grid-cols-6"
-      onSubmit={(e) => {
-        e.preventDefault();
-        onApply(draft);
-      }}
-    >
+    <FilterForm label="Filter the audit log" onSubmit={() => onApply(draft)}>
       <label className={label}>
         Actor
         <input className={controlClass} value={draft.actor} onChange={set('actor')} placeholder="e.g. alice or system:" aria-label="Actor" />
@@ -99,7 +92,7 @@ function AuditFilters({ applied, onApply, actions }: { applied: AuditFilterState
           Hide routine <code className="font-mono text-xs">{ROUTINE_ACTION}</code> rows
         </label>
       </div>
-    </form>
+    </FilterForm>
   );
 }
 

@@ -1,4 +1,5 @@
 'use client';
+import { FilterForm, filterLabelClass } from '@/components/ui/filter-form';
 import { KeysetPager } from '@/components/ui/pagination';
 import { useMemo, useState } from 'react';
 import Link from 'next/link';
@@ -29,17 +30,9 @@ const pageSize = 100;
 function LogFilters({ applied, onApply }: { applied: LogFilterState; onApply: (f: LogFilterState) => void }) {
   const [draft, setDraft] = useState(applied);
   const set = (k: keyof LogFilterState) => (e: { target: { value: string } }) => setDraft({ ...draft, [k]: e.target.value });
-  const label = 'flex flex-col gap-1 text-xs font-medium text-slate-600';
+  const label = filterLabelClass;
   return (
-    <form
-      role="search"
-      aria-label="Filter the logs"
-      className="mb-3 grid grid-cols-2 gap-x-3 gap-y-2 md:grid-cols-3 xl:grid-cols-6"
-      onSubmit={(e) => {
-        e.preventDefault();
-        onApply(draft);
-      }}
-    >
+    <FilterForm label="Filter the logs" onSubmit={() => onApply(draft)}>
       <label className={label}>
         Run
         <input className={`${controlClass} font-mono`} value={draft.run} onChange={set('run')} placeholder="run id" aria-label="Run" />
@@ -94,7 +87,7 @@ function LogFilters({ applied, onApply }: { applied: LogFilterState; onApply: (f
           Clear
         </Button>
       </div>
-    </form>
+    </FilterForm>
   );
 }
 
