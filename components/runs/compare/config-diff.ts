@@ -28,3 +28,21 @@ export function configDiff(configs: unknown[], skip?: (path: string) => boolean)
   const paths = [...new Set(flat.flatMap((f) => Object.keys(f)))].filter((p) => !skip?.(p)).sort((a, b) => a.localeCompare(b));
   return paths.map((path) => ({ path, values: flat.map((f) => f[path] ?? '—') })).filter((r) => new Set(r.values).size > 1);
 }
+
+/**
+ * The settings a reader compares runs by first, in this order: learning rate, algorithm, the
+ * model (a registered model's name, then byte vs Hugging Face), the task suite.
+ */
+export const RANKED_CONFIG_FIELDS: readonly string[] = ['learningRate', 'algorithm', 'policy.model', 'policy.kind', 'suite'];
+
+/** `fields` with the ranked ones first (in their rank), the rest after them in the order given. */
+export function rankConfigFields(fields: readonly string[]): string[] {
+  const rank = (f: string) => {
+    const i = RANKED_CONFIG_FIELDS.indexOf(f);
+    return i < 0 ? RANKED_CONFIG_FIELDS.length : i;
+  };
+  return fields
+    .map((f, i) => ({ f, i, r: rank(f) }))
+    .sort((a, b) => a.r - b.r || a.i - b.i)
+    .map((x) => x.f);
+}

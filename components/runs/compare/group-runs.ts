@@ -1,5 +1,5 @@
 import { palette, type ChartPoint, type ChartSpec, type SectionView } from '../metric-groups';
-import { configDiff, flattenConfig } from './config-diff';
+import { configDiff, flattenConfig, rankConfigFields } from './config-diff';
 
 /**
  * The compare page's "group by": runs grouped by the value of one config field (e.g.
@@ -10,12 +10,14 @@ import { configDiff, flattenConfig } from './config-diff';
 export type GroupableRun = { id: string; name: string; config: unknown };
 export type RunGroup = { key: string; value: string; runIds: string[]; color: string; label: string };
 
-/** Fields worth grouping by: the config paths whose value is not the same for every run. */
+/** Fields worth grouping by: the config paths whose value is not the same for every run, learning rate, algorithm, model and suite first. */
 export const groupableFields = (runs: GroupableRun[], skip?: (path: string) => boolean): string[] =>
-  configDiff(
-    runs.map((r) => r.config),
-    skip,
-  ).map((r) => r.path);
+  rankConfigFields(
+    configDiff(
+      runs.map((r) => r.config),
+      skip,
+    ).map((r) => r.path),
+  );
 
 const asNumber = (v: string) => (v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
 

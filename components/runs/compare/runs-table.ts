@@ -1,4 +1,4 @@
-import { flattenConfig } from './config-diff';
+import { flattenConfig, rankConfigFields } from './config-diff';
 
 /**
  * The compare page's runs table: one row per run with its progress, latest reward and
@@ -85,5 +85,8 @@ export function nextSort(current: { key: SortKey; dir: SortDir }, key: SortKey):
   return { key, dir: key === 'reward' || key === 'heldout' || key === 'progress' ? 'desc' : 'asc' };
 }
 
-/** Config columns shown before the reader picks: the fields that differ, at most `max`. */
-export const defaultConfigColumns = (differing: string[], max = 4) => differing.slice(0, max);
+/**
+ * Config columns shown before the reader picks: the fields that differ, learning rate,
+ * algorithm, model and suite first (config-diff.ts's ranking), at most `max`.
+ */
+export const defaultConfigColumns = (differing: string[], max = 4) => rankConfigFields(differing).slice(0, max);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { nextSort, runsTableRows, sortRows } from './runs-table';
+import { defaultConfigColumns, nextSort, runsTableRows, sortRows } from './runs-table';
+import { rankConfigFields } from './config-diff';
+import { groupableFields } from './group-runs';
 
 const runs = [
   { id: 'a', name: 'run-10', status: 'completed', currentIteration: 4, iterations: 4, config: { learningRate: 0.001, algorithm: 'grpo' } },
@@ -43,5 +45,28 @@ describe('the compare page runs table', () => {
     expect(nextSort({ key: 'name', dir: 'asc' }, 'name')).toEqual({ key: 'name', dir: 'desc' });
     expect(nextSort({ key: 'name', dir: 'asc' }, 'reward')).toEqual({ key: 'reward', dir: 'desc' });
     expect(nextSort({ key: 'reward', dir: 'desc' }, 'config:seed')).toEqual({ key: 'config:seed', dir: 'asc' });
+  });
+});
+
+describe('the default config columns', () => {
+  it('rank learning rate, algorithm, model and suite first, then the other differing fields', () => {
+    // configDiff's alphabetical order, as the page gets it
+    const differing = ['concurrency', 'groupSize', 'algorithm', 'policy.kind', 'policy.model', 'seed', 'suite', 'learningRate'].sort();
+    expect(rankConfigFields(differing)).toEqual(['learningRate', 'algorithm', 'policy.model', 'policy.kind', 'suite', 'concurrency', 'groupSize', 'seed']);
+    expect(defaultConfigColumns(differing)).toEqual(['learningRate', 'algorithm', 'policy.model', 'policy.kind']);
+    // only the fields that differ; the rest keep their order behind the ranked ones
+    expect(defaultConfigColumns(['concurrency', 'seed', 'suite', 'temperature', 'topP'])).toEqual(['suite', 'concurrency', 'seed', 'temperature']);
+    expect(defaultConfigColumns(['seed'])).toEqual(['seed']);
+  });
+
+  it('the group-by menu offers the fields in the same order', () => {
+    const a = { seed: 1, suite: 'x', learningRate: 0.1, algorithm: 'grpo' };
+    const b = { seed: 2, suite: 'y', learningRate: 0.2, algorithm: 'ppo' };
+    expect(
+      groupableFields([
+        { id: 'a', name: 'a', config: a },
+        { id: 'b', name: 'b', config: b },
+      ]),
+    ).toEqual(['learningRate', 'algorithm', 'suite', 'seed']);
   });
 });
