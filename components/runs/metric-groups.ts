@@ -1,4 +1,8 @@
 import { RL_METRIC_SECTIONS as sections, RL_REWARD_SPREAD as rewardSpread, type RlMetric } from '@/core/metrics';
+import { palette, runColors } from './run-colors';
+
+/** Distinguishable line colours, cycled (components/runs/run-colors.ts). */
+export { palette };
 
 /**
  * How the RL metric samples are laid out on the run and compare pages: which charts exist,
@@ -181,9 +185,15 @@ export type CompareRun = { id: string; name: string };
 /**
  * Several runs' charts: one chart per metric, one series per run (keyed by run id, labelled
  * by run name). Labelled metrics are summed over their labels per step, so each run stays
- * one line (sandbox_failures becomes total failures).
+ * one line (sandbox_failures becomes total failures). `colors`: each run's colour by id
+ * (default: run-colors.ts's stable colours of the runs in this order).
  */
-export function compareCharts(runsToCompare: CompareRun[], samples: MetricSampleView[], downsampled: ReadonlySet<string> = new Set()): SectionView[] {
+export function compareCharts(
+  runsToCompare: CompareRun[],
+  samples: MetricSampleView[],
+  downsampled: ReadonlySet<string> = new Set(),
+  colors: ReadonlyMap<string, string> = runColors(runsToCompare.map((r) => r.id)),
+): SectionView[] {
   const names = new Set(samples.map((s) => s.name));
   // indexed once: filtering every sample per metric and run is slow for long runs
   const byRunName = new Map<string, MetricSampleView[]>();
@@ -209,8 +219,8 @@ export function compareCharts(runsToCompare: CompareRun[], samples: MetricSample
         present.add(run.id);
       }
     }
-    // Colour by the run's position in the comparison, so a run keeps its colour on every chart.
-    const series = runsToCompare.flatMap((r, i) => (present.has(r.id) ? [{ key: r.id, label: r.name, color: palette[i % palette.length] }] : []));
+    // The run's own colour (from its id, not its place), so it keeps it on every chart and grouping.
+    const series = runsToCompare.flatMap((r) => (present.has(r.id) ? [{ key: r.id, label: r.name, color: colors.get(r.id) }] : []));
     return { name, series, legend: true, points: sortedPoints(points), times, ...(downsampled.has(name) ? { downsampled: true } : {}) };
   };
   const placed = new Set<string>(sections.flatMap((s) => s.metrics));
@@ -221,6 +231,3 @@ export function compareCharts(runsToCompare: CompareRun[], samples: MetricSample
   if (rest.length) out.push({ title: 'Other', charts: rest.map(chartOf).filter((c): c is ChartSpec => c !== null) });
   return out;
 }
-
-/** Distinguishable line colours, cycled. */
-export const palette = ['#4f46e5', '#dc2626', '#059669', '#d97706', '#0891b2', '#9333ea', '#db2777', '#65a30d'];

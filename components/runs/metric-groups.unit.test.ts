@@ -73,7 +73,7 @@ describe('compareCharts', () => {
     { id: 'a', name: 'grpo' },
     { id: 'b', name: 'ppo' },
   ];
-  it('one chart per metric with one series per run, coloured by the run position', () => {
+  it('one chart per metric with one series per run, each run in its own colour on every chart', () => {
     const samples = [
       m('reward_mean', 1, 0.2, { runId: 'a' }),
       m('reward_mean', 2, 0.4, { runId: 'a' }),

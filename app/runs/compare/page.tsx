@@ -8,7 +8,8 @@ import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
 import { PageHeader, Section, controlClass } from '@/components/ui/layout-parts';
 import { ChartSections, type FullCharts, type XContext } from '@/components/runs/metric-charts';
 import { tokensLookup } from '@/components/runs/charts/chart-view';
-import { compareCharts, palette } from '@/components/runs/metric-groups';
+import { compareCharts } from '@/components/runs/metric-groups';
+import { runColors } from '@/components/runs/run-colors';
 import { configDiff, type ConfigDiffRow } from '@/components/runs/compare/config-diff';
 import { isRepoOnlyPath } from '@/components/runs/run-form-fields';
 import { groupableFields, groupedSections, groupRuns } from '@/components/runs/compare/group-runs';
@@ -109,18 +110,21 @@ function Compare() {
       </>
     );
   const { runs, samples, downsampled } = data.data;
-  const perRun = compareCharts(runs, samples, new Set(downsampled.map((k) => k.slice(k.indexOf(':') + 1))));
+  // each run's colour from its id, placed in the URL's order: the same grouped or not, and when runs join or leave
+  const colors = runColors(ids);
+  const perRun = compareCharts(runs, samples, new Set(downsampled.map((k) => k.slice(k.indexOf(':') + 1))), colors);
   const sections = groups ? groupedSections(perRun, groups) : perRun;
-  const colorOf = (id: string) => palette[runs.findIndex((r) => r.id === id) % palette.length]!;
+  const colorOf = (id: string) => colors.get(id) ?? '#94a3b8';
+  const groupOf = groups ? (id: string) => groups.find((g) => g.runIds.includes(id)) : undefined;
   return (
     <>
       <title>Compare runs · Crucible</title>
       {header}
       <Section title="Runs">
-        <RunsTableView runs={runs} samples={samples} differing={fields} colorOf={colorOf} />
+        <RunsTableView runs={runs} samples={samples} differing={fields} colorOf={colorOf} groupOf={groupOf} />
       </Section>
       <Section title="Config differences">
-        <ConfigDiffTable runs={runs} skip={skip} />
+        <ConfigDiffTable runs={runs} skip={skip} colorOf={colorOf} />
       </Section>
       <Section
         title="Metrics"
@@ -161,7 +165,15 @@ function Compare() {
 }
 
 /** Only the settings that differ between the compared runs, one column per run. */
-function ConfigDiffTable({ runs, skip }: { runs: { id: string; name: string; config: unknown }[]; skip?: (path: string) => boolean }) {
+function ConfigDiffTable({
+  runs,
+  skip,
+  colorOf,
+}: {
+  runs: { id: string; name: string; config: unknown }[];
+  skip?: (path: string) => boolean;
+  colorOf: (runId: string) => string;
+}) {
   const rows = configDiff(
     runs.map((r) => r.config),
     skip,
@@ -180,7 +192,7 @@ function ConfigDiffTable({ runs, skip }: { runs: { id: string; name: string; con
           key: r.id,
           header: (
             <>
-              <span aria-hidden className="mr-1.5 inline-block h-0.5 w-3 align-middle" style={{ background: palette[i % palette.length] }} />
+              <span aria-hidden className="mr-1.5 inline-block h-0.5 w-3 align-middle" style={{ background: colorOf(r.id) }} />
               {r.name}
             </>
           ),

@@ -1,4 +1,5 @@
-import { palette, type ChartPoint, type ChartSpec, type SectionView } from '../metric-groups';
+import { type ChartPoint, type ChartSpec, type SectionView } from '../metric-groups';
+import { groupColors } from '../run-colors';
 import { configDiff, flattenConfig, rankConfigFields } from './config-diff';
 
 /**
@@ -33,13 +34,15 @@ export function groupRuns(runs: GroupableRun[], field: string): RunGroup[] {
     const y = asNumber(b);
     return x != null && y != null ? x - y : a.localeCompare(b);
   });
-  return values.map((value, i) => {
+  // a group's colour hangs on its field and value, not on which other groups there are
+  const colors = groupColors(field, values);
+  return values.map((value) => {
     const runIds = byValue.get(value)!;
     return {
       key: `group:${value}`,
       value,
       runIds,
-      color: palette[i % palette.length]!,
+      color: colors.get(value)!,
       label: `${field} = ${value} (${runIds.length} run${runIds.length === 1 ? '' : 's'})`,
     };
   });

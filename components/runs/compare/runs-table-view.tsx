@@ -21,18 +21,21 @@ import {
 /**
  * The compared runs as a table: progress, latest reward and held-out pass@1, and config
  * columns the reader picks (the differing fields at first); a header click sorts by it.
- * `colorOf` is the run's line colour on the charts.
+ * `colorOf` is the run's line colour on the charts; `groupOf`, when the charts are grouped, the
+ * run's group (its value of the group-by field) and that group's line colour.
  */
 export function RunsTableView({
   runs,
   samples,
   differing,
   colorOf,
+  groupOf,
 }: {
   runs: (TableRun & { metricsWithheld?: boolean })[];
   samples: TableSample[];
   differing: string[];
   colorOf: (runId: string) => string;
+  groupOf?: (runId: string) => { value: string; color: string } | undefined;
 }) {
   const [columns, setColumns] = useState<string[]>(() => defaultConfigColumns(differing));
   const [sort, setSort] = useState<{ key: SortKey; dir: SortDir } | null>(null);
@@ -72,7 +75,13 @@ export function RunsTableView({
     name: {
       cell: (r) => (
         <span className="flex items-center gap-2 whitespace-nowrap">
-          <span aria-hidden className="inline-block h-0.5 w-4 shrink-0" style={{ background: colorOf(r.id) }} />
+          <span
+            aria-hidden
+            className="inline-block h-0.5 w-4 shrink-0"
+            style={{ background: colorOf(r.id) }}
+            data-testid="run-color"
+            data-color={colorOf(r.id)}
+          />
           <Link href={`/runs/${r.id}`} className="font-medium text-accent hover:underline">
             {r.name}
           </Link>
@@ -120,6 +129,7 @@ export function RunsTableView({
         rowTestId="compared-run"
         columns={[
           ...FIXED_COLUMNS.map((c): DataColumn<RunsTableRow> => ({ ...sortable(c.key, c.label), ...fixedCells[c.key] })),
+          ...(groupOf ? [groupColumn(groupOf)] : []),
           ...columns.map((f): DataColumn<RunsTableRow> => ({
             ...sortable(`config:${f}`, f, true),
             className: 'break-all font-mono text-xs',
@@ -130,4 +140,23 @@ export function RunsTableView({
       />
     </div>
   );
+}
+
+/** While the charts are grouped: the run's group, in the group's line colour. */
+function groupColumn(groupOf: (runId: string) => { value: string; color: string } | undefined): DataColumn<RunsTableRow> {
+  return {
+    key: 'group',
+    header: <span className="uppercase">group</span>,
+    cellProps: () => ({ 'data-testid': 'cell-group' }),
+    cell: (r) => {
+      const g = groupOf(r.id);
+      if (!g) return '—';
+      return (
+        <span className="flex items-center gap-2 whitespace-nowrap font-mono text-xs">
+          <span aria-hidden className="inline-block h-0.5 w-4 shrink-0" style={{ background: g.color }} data-testid="group-color" data-color={g.color} />
+          {g.value}
+        </span>
+      );
+    },
+  };
 }
