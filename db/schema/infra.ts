@@ -1,6 +1,7 @@
 import { bigint, bigserial, boolean, doublePrecision, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { JOB_STATES } from '@/core/queues';
 import type { NodeCapacity, Resources } from '@/core/resources';
+import type { PhaseSeconds } from '@/core/compute';
 import { environments, runs } from './runs';
 import { episodes } from './episodes';
 
@@ -34,6 +35,12 @@ export const workers = pgTable(
     rssMb: doublePrecision('rss_mb'),
     /** The newest lines of the worker's own log, oldest first, bounded and cleaned (workers/process/log-ring.ts). */
     recentLogs: jsonb('recent_logs').$type<WorkerLogLine[]>().notNull().default([]),
+    /**
+     * This process's own CPU-seconds since it started, per compute phase its jobs were in
+     * (lib/compute/meter.ts), with each heartbeat: the metrics worker tells the learner's share
+     * of the node's CPU from it. Empty for processes that run no jobs.
+     */
+    cpuPhaseSeconds: jsonb('cpu_phase_seconds').$type<PhaseSeconds>().notNull().default({}),
   },
   (t) => [index('workers_heartbeat_idx').on(t.heartbeatAt), index('workers_node_idx').on(t.node)],
 );

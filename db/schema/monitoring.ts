@@ -1,4 +1,19 @@
-import { bigint, bigserial, boolean, doublePrecision, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import type { ComputePhase } from '@/core/compute';
 import type { AlertLabels, AlertSeverity, AlertState, DeliveryState, NotificationKind, SilenceMatchers } from '@/core/alerts';
 import type { LogLevel } from '@/core/log-records';
 import { runs } from './runs';
@@ -130,4 +145,26 @@ export const logRecords = pgTable(
     index('log_records_episode_idx').on(t.episodeId, t.at),
     index('log_records_worker_idx').on(t.workerId, t.at),
   ],
+);
+
+/**
+ * CPU- and GPU-seconds each run used, per phase (core/compute.ts COMPUTE_PHASES): counters the
+ * job loop adds to in the transaction that commits a job's effect, so a job re-run after a
+ * killed worker counts once (the attempt that committed). Read by the run page, /resources
+ * and /api/metrics (crucible_run_cpu_seconds_total).
+ */
+export const runCompute = pgTable(
+  'run_compute',
+  {
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    phase: text('phase').$type<ComputePhase>().notNull(),
+    cpuSeconds: doublePrecision('cpu_seconds').notNull().default(0),
+    gpuSeconds: doublePrecision('gpu_seconds').notNull().default(0),
+    /** jobs whose use was added */
+    jobs: integer('jobs').notNull().default(0),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.phase] })],
 );
