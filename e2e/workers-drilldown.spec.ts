@@ -95,7 +95,7 @@ test('node → workers → jobs, and /resources and /workers show the same figur
       await expect(page.getByRole('table', { name: 'Busy sandboxes' })).toContainText(sandboxId);
       // its recent log lines, from its own logger, stored with the heartbeat: its start-up lines, or on
       // a busy worker (the whole e2e suite) the job lifecycle lines that pushed them out of the ring
-      await expect(page.getByTestId('worker-log')).toContainText(new RegExp(`registered as ${workerId}|job \\d+ (started|done)`));
+      await expect(page.getByTestId('worker-log')).toContainText(new RegExp(`registered as ${workerId}|job \\d+ (claimed|finished)`));
       await screenshot(page, 'worker-detail');
       await job.getByRole('link', { name: seeded.runName }).click();
       await expect(page).toHaveURL(new RegExp(`/runs/${seeded.runId}$`));

@@ -3,6 +3,9 @@ import { PREEMPT_CHANNEL } from '@/core/queues';
 import { at } from '@/core/must';
 import { claim, complete, fail, heartbeatLease, JobWakeup, releaseLease, yieldPreempted, type ClaimedJob } from '@/server/queue';
 import { lineLogger, withContext, type Logger } from '@/server/logs/logger';
+import { addRunCompute } from '@/server/compute/service';
+import { jobComputePhase, type ComputeUsage } from '@/core/compute';
+import { processMeter, type CpuMeter } from '@/lib/compute/meter';
 import { DEFAULT_LEASE_MS, PermanentJobError, validatedPayload, type JobHandler } from './job-handler';
 
 export type JobLoopOptions = {
@@ -29,6 +32,8 @@ export type JobLoopOptions = {
    * to that node, and stops any of them the scheduler preempts (docs/scheduler.md).
    */
   node?: string;
+  /** Measures each job's CPU per phase (lib/compute/meter.ts); the process's own by default. */
+  meter?: CpuMeter;
 };
 
 /** Admitted jobs claimed per queue at once (more come on the next round). */
@@ -140,7 +145,15 @@ function execute(o: JobLoopOptions, handler: JobHandler, job: ClaimedJob): InFli
     queue: handler.queue,
   });
   const t0 = performance.now();
-  logger.info({ attempt: job.attempts, maxAttempts: job.maxAttempts }, `job ${job.id} started: ${handler.queue} (attempt ${job.attempts}/${job.maxAttempts})`);
+  const runId = idOf(job.payload.runId) ?? job.runId ?? undefined;
+  const runNote = runId ? `, run ${runId}` : '';
+  logger.info(
+    { attempt: job.attempts, maxAttempts: job.maxAttempts },
+    `job ${job.id} claimed: ${handler.queue} (attempt ${job.attempts}/${job.maxAttempts}${runNote})`,
+  );
+  // the job's CPU (its process share, its sandboxes) per phase, committed with its effect
+  const ledger = (o.meter ?? processMeter).start(jobComputePhase(handler.queue));
+  const cpuTotal = (u: ComputeUsage) => Object.values(u.cpu).reduce((a, v) => a + v, 0);
   const ac = new AbortController();
   let lost = false;
   let released = false;
@@ -181,15 +194,36 @@ function execute(o: JobLoopOptions, handler: JobHandler, job: ClaimedJob): InFli
     try {
       // a payload that does not fit its kind's schema never reaches the handler
       const payload = validatedPayload(handler, job);
-      const effect = await handler.run({ ...job, payload }, { db: o.db, workerId: o.workerId, signal: ac.signal, log: o.log, logger });
+      const effect = await (o.meter ?? processMeter).run(ledger, () =>
+        handler.run({ ...job, payload }, { db: o.db, workerId: o.workerId, signal: ac.signal, log: o.log, logger }),
+      );
+      const usage = ledger.finish();
       if (lost || released) return;
       if (preempted) return await yieldBack();
       settling = true;
-      const r = await complete(o.db, job.id, job.leaseToken, effect ?? undefined);
+      const counted = runId !== undefined && cpuTotal(usage) + Object.values(usage.gpu).reduce((a, v) => a + v, 0) > 0;
+      const r = await complete(
+        o.db,
+        job.id,
+        job.leaseToken,
+        effect || counted
+          ? async (tx, row) => {
+              const result = await effect?.(tx, row);
+              if (counted) await addRunCompute(tx, runId, usage);
+              return result;
+            }
+          : undefined,
+      );
       const durationMs = Math.round(performance.now() - t0);
-      if (!r.completed) logger.warn({ durationMs, reason: r.reason }, `job ${job.id}: not completed (${r.reason})`);
-      else logger.info({ durationMs }, `job ${job.id} done in ${durationMs} ms`);
+      const cpuSeconds = Math.round(cpuTotal(usage) * 1000) / 1000;
+      if (!r.completed) logger.warn({ durationMs, cpuSeconds, reason: r.reason }, `job ${job.id}: not completed (${r.reason})`);
+      else
+        logger.info(
+          { durationMs, cpuSeconds },
+          `job ${job.id} finished: ${handler.queue} in ${formatMs(durationMs)}${runNote}, ${cpuSeconds.toFixed(2)} CPU-s`,
+        );
     } catch (e) {
+      ledger.finish();
       if (lost || released) return;
       if (preempted) return await yieldBack();
       settling = true;
@@ -210,10 +244,11 @@ function execute(o: JobLoopOptions, handler: JobHandler, job: ClaimedJob): InFli
         // retried: a warning; dead-lettered: an error someone has to look at
         logger[r.outcome === 'dead' ? 'error' : 'warn'](
           fields,
-          `job ${job.id} on ${handler.queue} failed (attempt ${job.attempts}/${job.maxAttempts}) → ${r.outcome}${r.outcome === 'retry' ? ` in ${r.retryInMs} ms` : ''}: ${fields.error}`,
+          `job ${job.id} failed: ${handler.queue} after ${formatMs(fields.durationMs)}${runNote} (attempt ${job.attempts}/${job.maxAttempts}) → ${r.outcome}${r.outcome === 'retry' ? ` in ${r.retryInMs} ms` : ''}: ${fields.error}`,
         );
       }
     } finally {
+      ledger.finish();
       clearInterval(beat);
     }
   })();
@@ -226,4 +261,12 @@ function execute(o: JobLoopOptions, handler: JobHandler, job: ClaimedJob): InFli
     await releaseLease(o.db, job.id, job.leaseToken).catch((e) => logger.warn(`job ${job.id}: release failed: ${(e as Error).message}`));
   };
   return { done, release, preempt };
+}
+
+/** "850 ms", "12.3 s", "4 min 5 s": a job's duration as its log line says it. */
+export function formatMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)} min ${s % 60} s`;
 }

@@ -35,8 +35,8 @@ describe("a real worker process's logs", () => {
     const { id: jobId } = await enqueue(db, { queue: 'test.logs', payload: { runId, episodeId } });
     const jobRecords = () => db.select().from(logRecords).where(eq(logRecords.jobId, jobId)).orderBy(logRecords.id);
     await waitFor(
-      `job ${jobId}'s done record`,
-      async () => (await jobRecords()).some((r) => r.msg === `job ${jobId} done` || r.msg.startsWith(`job ${jobId} done in`)),
+      `job ${jobId}'s finished record`,
+      async () => (await jobRecords()).some((r) => r.msg.startsWith(`job ${jobId} finished: test.logs in `)),
       30_000,
     );
 
@@ -44,11 +44,11 @@ describe("a real worker process's logs", () => {
     // every record of the job names this host, process, worker, the job, and the payload's run and episode
     for (const r of records) expect(r).toMatchObject({ host: 'node-logs', process: 'jobs', pid: w.pid, workerId, jobId, runId, episodeId });
     const msgs = records.map((r) => r.msg);
-    expect(msgs[0]).toBe(`job ${jobId} started: test.logs (attempt 1/5)`);
+    expect(msgs[0]).toBe(`job ${jobId} claimed: test.logs (attempt 1/5, run ${runId})`);
     expect(msgs).toContain('handler says hello on attempt 1');
     expect(msgs).toContain('handler says hello on attempt 2');
     expect(msgs).not.toContain('below the ship level');
-    const failed = records.find((r) => r.msg.includes('failed (attempt 1/5) → retry'))!;
+    const failed = records.find((r) => r.msg.startsWith(`job ${jobId} failed: test.logs after `) && r.msg.includes(`run ${runId} (attempt 1/5) → retry`))!;
     expect(failed).toMatchObject({ level: 'warn', fields: { outcome: 'retry', error: 'first attempt fails', queue: 'test.logs' } });
     expect(records.find((r) => r.msg === 'handler says hello on attempt 2')!.fields).toMatchObject({ tool: 'bash', durationMs: 7, exitCode: 0 });
     // the process's own lines: registration (with its worker id)

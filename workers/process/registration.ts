@@ -10,6 +10,7 @@ import { dataDir } from '@/db/open-database';
 import type { ProcessStats } from './process-stats';
 import { settings } from '@/core/settings';
 import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
+import type { PhaseSeconds } from '@/core/compute';
 
 export type WorkerStatus = 'running' | 'stopped' | 'failed' | 'lost';
 
@@ -32,7 +33,11 @@ export async function registerWorker(db: Db, kind: string, capacity: NodeCapacit
 }
 
 /** What a heartbeat reports besides being alive: the process's own use and, when they changed, its newest log lines. */
-export type HeartbeatReport = ProcessStats & { logs?: WorkerLogLine[] };
+export type HeartbeatReport = ProcessStats & {
+  logs?: WorkerLogLine[];
+  /** this process's CPU-seconds so far per compute phase of its jobs (lib/compute/meter.ts) */
+  cpuPhaseSeconds?: PhaseSeconds;
+};
 
 /**
  * Record that the worker is alive, with what it reports. A worker that maintenance wrongly
@@ -47,6 +52,7 @@ export async function heartbeatWorker(db: Db, id: string, report?: HeartbeatRepo
       stoppedAt: null,
       ...(report && { cpuPercent: report.cpuPercent, rssMb: report.rssMb }),
       ...(report?.logs && { recentLogs: report.logs }),
+      ...(report?.cpuPhaseSeconds && { cpuPhaseSeconds: report.cpuPhaseSeconds }),
     })
     .where(and(eq(workers.id, id), inArray(workers.status, ['running', 'lost'])))
     .returning({ id: workers.id });

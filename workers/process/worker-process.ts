@@ -7,6 +7,7 @@ import { markWorkerStopped, registerWorker } from './registration';
 import { workerHeartbeat } from './heartbeat';
 import { LogRing } from './log-ring';
 import { processStatsSampler } from './process-stats';
+import { processMeter } from '@/lib/compute/meter';
 
 export type WorkerContext = {
   database: Database;
@@ -87,7 +88,12 @@ export async function runWorkerProcess(kind: WorkerKind, main: (ctx: WorkerConte
   logger.setBindings({ workerId });
   processLogger.attach(database.db);
   log(`registered as ${workerId}`);
-  const heartbeat = workerHeartbeat({ db: database.db, workerId, ring, sample: processStatsSampler() });
+  // the CPU its jobs used per phase (settled now, so a long job's share shows before it ends): the learner's share of the node
+  const phases = () => {
+    processMeter.settle();
+    return { ...processMeter.totals };
+  };
+  const heartbeat = workerHeartbeat({ db: database.db, workerId, ring, sample: processStatsSampler(), phases });
   const beat = setInterval(() => {
     heartbeat().catch((e) => logger.warn(`heartbeat failed: ${(e as Error).message}`));
   }, heartbeatMs);

@@ -17,6 +17,7 @@ import { agentRenderer, runRenderOptions } from './agent-renderer';
 import { agentTurnRows, withoutNul, type AgentTurnRow } from './agent-turn-rows';
 import { scoringOptions } from './reward/scoring-options';
 import { logGrade, logSampled, logToolCall } from './episode-log';
+import { withComputePhase } from '@/lib/compute/meter';
 
 // Repository-task episodes in the RL loop (docs/agents.md, "RL on repository suites"): the run's
 // policy (the byte model, or a registered model with its chat template) acts through tools in one
@@ -135,7 +136,9 @@ export async function playRepoEpisode(o: {
     // graded in a new, clean sandbox on the same runtime, environment and limits
     grade: async (t, patch) => {
       const t0 = performance.now();
-      const g = await gradeRepoTask(o.manager, t, patch, { runtime: sandbox.runtime, limits: sandbox.limits, weights: c.repoRewardWeights, context });
+      const g = await withComputePhase('grading', () =>
+        gradeRepoTask(o.manager, t, patch, { runtime: sandbox.runtime, limits: sandbox.limits, weights: c.repoRewardWeights, context }),
+      );
       logGrade(o.log, {
         status: g.status,
         reward: g.reward,

@@ -3,6 +3,7 @@ import type { Db } from '@/db/client';
 import { runEvents, runs, tasks } from '@/db/schema';
 import type { Tx } from '@/server/queue';
 import { PHASE_EVENT_TYPE, phaseEventData, phaseMessage, type PhaseEventData, type PhaseProgress, type RunPhase } from '@/core/run-phases';
+import { withComputePhase } from '@/lib/compute/meter';
 
 /**
  * The RL loop's phase events (core/run-phases.ts): what a run is doing, from its first second.
@@ -69,7 +70,11 @@ export function jobPhases(db: Db, run: RunRef, job: PhaseJob, opts: { heldoutLim
     /** A phase that ends with the job's commit (learning ends with "iteration k of n trained"). */
     started: (phase: RunPhase, iteration?: number) => write({ phase, iteration, state: 'started' }),
     sft: <T extends { steps: number; loss: number | null }>(steps: number, work: () => Promise<T>) =>
-      track({ phase: 'sft', steps }, work, (r) => ({ steps: r.steps, loss: r.loss })),
+      track(
+        { phase: 'sft', steps },
+        () => withComputePhase('learning', work),
+        (r) => ({ steps: r.steps, loss: r.loss }),
+      ),
     /** `work` gets a callback to report each task evaluated: the run page shows k / N tasks and the time left. */
     heldout: async <T extends { passAt1: number; tasks: number }>(
       subject: string,
@@ -84,7 +89,8 @@ export function jobPhases(db: Db, run: RunRef, job: PhaseJob, opts: { heldoutLim
       };
       return track(
         d,
-        () => work(onTask),
+        // its CPU and its sandboxes' count as held-out evaluation (core/compute.ts)
+        () => withComputePhase('heldout_eval', () => work(onTask)),
         (r) => ({ passAt1: r.passAt1, tasks: r.tasks }),
       );
     },

@@ -8,6 +8,7 @@ import type { Logger } from '@/server/logs/logger';
 import { withoutNul as clean } from './agent-turn-rows';
 import { logSampled, logSandboxExec } from './episode-log';
 import { checkResults, sampledSpan, type EpisodeOutcome } from './episode';
+import { withComputePhase } from '@/lib/compute/meter';
 
 export type TextTask = { prompt: string; checks: TextCheck[] };
 
@@ -64,7 +65,7 @@ export async function runTextEpisode(o: {
   logSampled(o.log, { turn: 0, tokens: c!.tokens.length, durationMs: policyMs, truncated: c!.finishReason === 'length' });
   const text = o.policy.decode(c!.tokens).split('\n')[0]!.trimEnd();
   const t1 = performance.now();
-  const score = await scoreText(o.manager, o.scoring.sandbox, o.task.checks, text, { context: o.context });
+  const score = await withComputePhase('grading', () => scoreText(o.manager, o.scoring.sandbox, o.task.checks, text, { context: o.context }));
   const sandboxMs = performance.now() - t1;
   const exec = score.harness.exec;
   logSandboxExec(o.log, {

@@ -14,6 +14,7 @@ import type { RuntimeOptions } from './options';
 import { ownerTag, selfOwner } from '../pool/owner';
 import { createScratch, rootViewStale, unmountScratch, wipeScratch, type Scratch } from './scratch';
 import { SandboxError, type Enforcement, type ExecOptions, type ExecResult, type Limits } from '../types';
+import { recordSandboxCpu } from '@/lib/compute/meter';
 
 /** Everything needed to create one sandbox. */
 export type SandboxSpec = {
@@ -170,7 +171,10 @@ export abstract class Sandbox {
     this.busy = true;
     try {
       await this.prepared;
-      return await this.execOnce(cmd, opts);
+      const result = await this.execOnce(cmd, opts);
+      // counted to the job and phase that ran it (lib/compute/meter.ts; nothing outside a job)
+      recordSandboxCpu(result.usage.cpuMs);
+      return result;
     } finally {
       this.busy = false;
       this.execCount++;

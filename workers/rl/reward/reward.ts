@@ -2,6 +2,7 @@ import type { SandboxManager, AcquireSpec } from '@/lib/sandbox/pool/manager';
 import { HARNESS_VERSION, runTests, type HarnessResult, type HarnessTask } from './harness';
 import { combine, components, type RewardComponents, type RewardWeights } from './score';
 import { cpuBudgetMs } from './scoring-options';
+import { withComputePhase } from '@/lib/compute/meter';
 
 export type ScoreResult = {
   /** null when not scored: an infrastructure failure is never the policy's fault */
@@ -25,7 +26,8 @@ export async function scoreSolution(
   opts: { weights?: RewardWeights; testTimeoutMs?: number; cpuBudgetMs?: number; context?: { runId?: string; episodeId?: string } } = {},
 ): Promise<ScoreResult> {
   const testTimeoutMs = opts.testTimeoutMs ?? 2000;
-  const h = await runTests(manager, sandbox, task, source, { testTimeoutMs, context: opts.context });
+  // the tests' sandbox run and the scoring count as grading (lib/compute/meter.ts)
+  const h = await withComputePhase('grading', () => runTests(manager, sandbox, task, source, { testTimeoutMs, context: opts.context }));
   const c = components(h, { cpuBudgetMs: opts.cpuBudgetMs ?? cpuBudgetMs(task.tests) });
   const scored = h.status === 'ran';
   return {
