@@ -6,7 +6,7 @@ import { settings } from '@/core/settings';
 import { runWorkerProcess } from '@/workers/process/worker-process';
 import { WORKER_KINDS } from '@/core/queues';
 import { rollup } from './rollup';
-import { sampleCluster, sampleNode, storeSamples } from './sampler';
+import { sampleCluster, sampleNode, sampleNodeCpuParts, storeSamples } from './sampler';
 
 const { CRUCIBLE_METRICS_INTERVAL_MS: intervalMs, CRUCIBLE_RESERVE_FRACTION, CRUCIBLE_DATA_DIR: dataDir } = settings();
 // the scheduler's default reserve when none is set (lib/scheduler/config.ts defaultConfig)
@@ -16,13 +16,19 @@ const rollupMs = 60_000;
 await runWorkerProcess(WORKER_KINDS.metrics, async (ctx) => {
   const state = {};
   sampleNode(state, undefined, undefined, dataDir); // first CPU reading; utilisation needs a delta
+  const partsState = {};
+  await sampleNodeCpuParts(ctx.db, partsState).catch((e) => ctx.log(`cpu parts: ${(e as Error).message}`));
   let lastRollup = 0;
   while (!ctx.signal.aborted) {
     // timers/promises removes its abort listener when the timer fires (a listener per tick leaked before)
     await sleep(intervalMs, null, { signal: ctx.signal }).catch(() => null);
     if (ctx.signal.aborted) break;
     try {
-      await storeSamples(ctx.db, [...sampleNode(state, undefined, undefined, dataDir), ...(await sampleCluster(ctx.db, reserveFraction))]);
+      await storeSamples(ctx.db, [
+        ...sampleNode(state, undefined, undefined, dataDir),
+        ...(await sampleNodeCpuParts(ctx.db, partsState)),
+        ...(await sampleCluster(ctx.db, reserveFraction)),
+      ]);
       if (Date.now() - lastRollup >= rollupMs) {
         lastRollup = Date.now();
         const r = await rollup(ctx.db);

@@ -7,6 +7,8 @@ import type { Db } from '@/db/client';
 import { metricSamples } from '@/db/schema';
 import { cpuUtilisation, readCpuTimes, readDisk, readGpus, readMemory, type CpuTimes, type GpuReading } from './node-stats';
 import { sandboxClass } from '@/core/resources';
+import { nodeCpuBreakdown } from '@/core/compute';
+import { cpuPartsSince, newCpuPartsState, readProcesses, type CpuPartsState, type NodeWorker, type ProcTimes } from './cpu-parts';
 
 type Point = { name: string; value: number; labels: Record<string, string> };
 
@@ -35,6 +37,36 @@ export function sampleNode(state: { prev?: CpuTimes }, gpus: () => GpuReading[] 
     );
   }
   return points;
+}
+
+/**
+ * This node's CPU stacked into its parts (core/compute.ts NODE_CPU_PARTS) since the previous call:
+ * `node_cpu_part{node, part}`, each a fraction of the node's CPUs, adding up to its utilisation.
+ * The first call only takes the readings the next one needs.
+ */
+export async function sampleNodeCpuParts(
+  db: Db,
+  state: { cpu?: CpuTimes; parts?: CpuPartsState },
+  node = os.hostname(),
+  read: { cpu?: () => CpuTimes; procs?: () => ProcTimes[] } = {},
+): Promise<Point[]> {
+  const nodeWorkers = await db.execute<{ id: string; pid: number; cpu_phase_seconds: NodeWorker['cpuPhaseSeconds'] }>(
+    sql`select id, pid, cpu_phase_seconds from workers where hostname = ${node} and status = 'running'`,
+  );
+  const cpu = (read.cpu ?? readCpuTimes)();
+  const procs = (read.procs ?? readProcesses)();
+  const parts = cpuPartsSince(
+    (state.parts ??= newCpuPartsState()),
+    procs,
+    nodeWorkers.map((w) => ({ id: w.id, pid: w.pid, cpuPhaseSeconds: w.cpu_phase_seconds ?? {} })),
+  );
+  const prev = state.cpu;
+  state.cpu = cpu;
+  if (!prev) return [];
+  // /proc/stat counts in clock ticks (USER_HZ, 100 a second) over all CPUs
+  const breakdown = nodeCpuBreakdown({ busy: (cpu.busy - prev.busy) / 100, total: (cpu.total - prev.total) / 100, parts });
+  if (!breakdown) return [];
+  return Object.entries(breakdown).map(([part, value]) => ({ name: 'node_cpu_part', value, labels: { node, part } }));
 }
 
 /** Cluster figures from the database: sandboxes, queues per tier, per-run usage, capacity, and the reserve (`reserveFraction` of capacity: CRUCIBLE_RESERVE_FRACTION). */
