@@ -1,4 +1,4 @@
-import { Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { Db } from '@/db/client';
 import { RL_ITERATION_METRICS } from '@/core/metrics';
 import { alertFigures, REWARD_BASELINE_ITERATIONS, type AlertFigures } from './alert-figures';
@@ -40,6 +40,25 @@ export async function prometheusText(o: Overview, a?: AlertFigures): Promise<{ t
     for (const x of n.gpus) {
       gpuUtil.set({ node: n.node, gpu: x.gpu }, x.utilisation);
       if (x.memoryUsedMb !== null) gpuMem.set({ node: n.node, gpu: x.gpu }, x.memoryUsedMb * 1048576);
+    }
+  }
+  const part = g(
+    'node_cpu_part',
+    "The node's CPU by what uses it (workers, learner, sandboxes, platform, other), fractions 0..1 adding up to node_cpu_utilisation",
+    ['node', 'part'],
+  );
+  for (const n of o.nodes) for (const [p, v] of Object.entries(n.cpuParts ?? {})) part.set({ node: n.node, part: p }, v);
+  // per run and phase, counted when each job commits (run_compute): counters, so rate() gives CPUs in use
+  const c = (name: string, help: string, labelNames: string[]) => new Counter({ name: `crucible_${name}`, help, labelNames, registers: [reg] });
+  const runCpu = c('run_cpu_seconds_total', "CPU-seconds a run's jobs used, by phase (sampling, sandbox, grading, learning, heldout_eval, other)", [
+    'run',
+    'phase',
+  ]);
+  const runGpu = c('run_gpu_seconds_total', "GPU-seconds a run's jobs used, by phase (only where a GPU ran)", ['run', 'phase']);
+  for (const r of o.compute) {
+    for (const p of r.phases) {
+      if (p.cpuSeconds > 0) runCpu.inc({ run: r.runId, phase: p.phase }, p.cpuSeconds);
+      if (p.gpuSeconds > 0) runGpu.inc({ run: r.runId, phase: p.phase }, p.gpuSeconds);
     }
   }
   const sb = g('sandboxes', 'Live sandboxes by state', ['state']);

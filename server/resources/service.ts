@@ -1,7 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
-import { clusterActivity } from '@/server/workers/activity';
+import { clusterActivity, type ClusterActivity } from '@/server/workers/activity';
+import { computeByRun } from '@/server/compute/service';
+import { NODE_CPU_PARTS, type NodeCpuPart } from '@/core/compute';
 import { METRIC_SOURCES, RESOURCE_ROLLUPS, RESOURCE_WINDOW_MS as WINDOW_MS, RESOURCE_WINDOWS, type ResourceWindow } from '@/core/metrics';
 
 export const windowSchema = z.enum(RESOURCE_WINDOWS);
@@ -23,6 +25,40 @@ export async function currentFigures(db: Db, freshMs = 60_000): Promise<Figure[]
     where source = ${METRIC_SOURCES.resources} and at >= ${since}::timestamptz
     order by name, labels, at desc`);
   return rows.map((r) => ({ name: r.name, value: r.value, labels: r.labels, at: new Date(r.at) }));
+}
+
+/**
+ * What the cluster is doing now, read once: the live activity (busy sandboxes, running jobs,
+ * active runs) and the newest samples (node CPU and its parts, memory, quota). `/resources`,
+ * `/workers` and `/api/metrics` build their figures from one of these, so side by side they agree.
+ */
+export type ClusterSnapshot = { activity: ClusterActivity; figures: Figure[] };
+
+export async function readClusterSnapshot(db: Db): Promise<ClusterSnapshot> {
+  const [activity, figures] = await Promise.all([clusterActivity(db), currentFigures(db)]);
+  return { activity, figures };
+}
+
+/** How long the console's pages share one snapshot (they poll every 5 s). */
+export const SHARED_SNAPSHOT_MAX_AGE_MS = 2_000;
+
+const shared = new WeakMap<Db, { readAt: number; snapshot: Promise<ClusterSnapshot> }>();
+
+/**
+ * The snapshot the console's pages share: one read per `maxAgeMs` (and one at a time) per
+ * process, so /resources and /workers polled within it show the same snapshot (the same
+ * "as of"), not two reads a moment apart that disagree.
+ */
+export function sharedClusterSnapshot(db: Db, maxAgeMs = SHARED_SNAPSHOT_MAX_AGE_MS): Promise<ClusterSnapshot> {
+  const hit = shared.get(db);
+  if (hit && Date.now() - hit.readAt < maxAgeMs) return hit.snapshot;
+  const snapshot = readClusterSnapshot(db);
+  shared.set(db, { readAt: Date.now(), snapshot });
+  // a failed read is not kept
+  snapshot.catch(() => {
+    if (shared.get(db)?.snapshot === snapshot) shared.delete(db);
+  });
+  return snapshot;
 }
 
 export type Overview = Awaited<ReturnType<typeof resourceOverview>>;
@@ -80,8 +116,8 @@ function schedulerQuota(figs: Figure[]): SchedulerQuota {
  * What the /resources page and /api/metrics show: node figures, capacity and quota from the
  * latest samples; sandboxes, queues and runs live from the tables (`clusterActivity`).
  */
-export async function resourceOverview(db: Db) {
-  const [figs, activity] = await Promise.all([currentFigures(db), clusterActivity(db)]);
+export async function resourceOverview(db: Db, snapshot?: ClusterSnapshot) {
+  const [{ figures: figs, activity }, compute] = await Promise.all([snapshot ?? readClusterSnapshot(db), computeByRun(db)]);
   const sampledAt = figs.reduce<Date | null>((a, f) => (!a || f.at > a ? f.at : a), null);
   const pick = (name: string, where: (l: Record<string, string>) => boolean = () => true) =>
     figs.find((f) => f.name === name && where(f.labels))?.value ?? null;
@@ -106,6 +142,8 @@ export async function resourceOverview(db: Db) {
       diskTotalMb: pick('node_disk_total_mb', on),
       gpuPresent: pick('node_gpu_present', on) === 1,
       gpus,
+      /** The node's CPU stacked into what uses it (core/compute.ts), fractions of its CPUs; null before the sampler's second reading. */
+      cpuParts: cpuParts(figs, node),
     };
   });
   // Queues, sandboxes and runs now: the live snapshot /workers shows too (samples are the charts' history).
@@ -132,7 +170,20 @@ export async function resourceOverview(db: Db) {
     reserve: byResource('reserve'),
     quota: schedulerQuota(figs),
     runs,
+    /** CPU- and GPU-seconds per run and phase so far (run_compute), the most recently active runs first. */
+    compute,
   };
+}
+
+function cpuParts(figs: Figure[], node: string): Record<NodeCpuPart, number> | null {
+  const of = figs.filter((f) => f.name === 'node_cpu_part' && f.labels.node === node);
+  if (of.length === 0) return null;
+  // the parts of the newest reading only (a part written once and no more is stale)
+  const newest = Math.max(...of.map((f) => f.at.getTime()));
+  const parts = Object.fromEntries(NODE_CPU_PARTS.map((p) => [p, 0])) as Record<NodeCpuPart, number>;
+  for (const f of of)
+    if (f.at.getTime() === newest && (NODE_CPU_PARTS as readonly string[]).includes(f.labels.part!)) parts[f.labels.part as NodeCpuPart] = f.value;
+  return parts;
 }
 
 export const seriesInput = z.object({

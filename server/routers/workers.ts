@@ -1,4 +1,5 @@
 import { workerDetail, workerIdInput, workersListInput, workersOverview } from '@/server/workers/overview';
+import { sharedClusterSnapshot } from '@/server/resources/service';
 import { router, viewerProcedure } from '@/server/trpc';
 
 export const workersRouter = router({
@@ -7,7 +8,7 @@ export const workersRouter = router({
    * the lease of now (the jobs table, the source the queue itself trusts: a job runs where its
    * lease is); `activity` is the same live snapshot `resources.overview` reports.
    */
-  list: viewerProcedure.input(workersListInput).query(({ ctx, input }) => workersOverview(ctx.db, input)),
+  list: viewerProcedure.input(workersListInput).query(async ({ ctx, input }) => workersOverview(ctx.db, input, await sharedClusterSnapshot(ctx.db))),
   /** One worker: its figures, current jobs, busy sandboxes and recent log lines. */
   get: viewerProcedure.input(workerIdInput).query(({ ctx, input }) => workerDetail(ctx.db, input.id)),
 });

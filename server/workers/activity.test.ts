@@ -5,6 +5,7 @@ import { jobs, runs, sandboxes, workers } from '@/db/schema';
 import { freshDatabase } from '@/test/database';
 import { callerAs } from '@/test/callers';
 import { seedEpisode, seedRun } from '@/test/seed';
+import { SHARED_SNAPSHOT_MAX_AGE_MS } from '@/server/resources/service';
 
 let database: Database;
 beforeAll(async () => {
@@ -90,7 +91,8 @@ describe('resources and workers agree', () => {
     expect(all.hosts.find((h) => h.hostname === 'host-b')).toMatchObject({ workersRunning: 1, workersEnded: 1, runningJobs: 2 });
     expect(all.elsewhere).toEqual({ runningJobs: 0, busySandboxes: 0 });
 
-    // A job finishes and a sandbox is released: both pages move together.
+    // A job finishes and a sandbox is released: both pages move together (at their next shared snapshot).
+    await new Promise((r) => setTimeout(r, SHARED_SNAPSHOT_MAX_AGE_MS));
     await db.update(jobs).set({ state: 'done', leaseOwner: null, finishedAt: new Date() }).where(eq(jobs.id, episodeJob!.id));
     await db.update(sandboxes).set({ state: 'warm' }).where(eq(sandboxes.id, 'sb-busy'));
     await db.update(runs).set({ status: 'completed' }).where(eq(runs.id, paused.id));

@@ -4,8 +4,8 @@ import type { Db } from '@/db/client';
 import type { NodeCapacity } from '@/core/resources';
 import { workers } from '@/db/schema';
 import { DomainError } from '@/server/errors';
-import { currentFigures } from '@/server/resources/service';
-import { clusterActivity, listBusySandboxes, listRunningJobs, type RunningJob } from './activity';
+import { readClusterSnapshot, type ClusterSnapshot } from '@/server/resources/service';
+import { listBusySandboxes, listRunningJobs, type RunningJob } from './activity';
 
 /** Registrations listed at most (newest heartbeat first). */
 const WORKERS_LIMIT = 500;
@@ -41,16 +41,15 @@ const jobView = ({ owner: _owner, ...j }: RunningJob): JobView => j;
  * sandboxes it keeps busy; each host with its totals and, when the metrics worker sampled it,
  * the node's own CPU and memory. `activity` is the same snapshot `/resources` shows.
  */
-export async function workersOverview(db: Db, input: z.infer<typeof workersListInput>) {
-  const [activity, rows, figures] = await Promise.all([
-    clusterActivity(db),
+export async function workersOverview(db: Db, input: z.infer<typeof workersListInput>, snapshot?: ClusterSnapshot) {
+  const [{ activity, figures }, rows] = await Promise.all([
+    snapshot ?? readClusterSnapshot(db),
     db
       .select(listColumns)
       .from(workers)
       .where(input.includeEnded ? undefined : eq(workers.status, 'running'))
       .orderBy(desc(workers.heartbeatAt))
       .limit(WORKERS_LIMIT),
-    currentFigures(db),
   ]);
   const jobsOf = groupBy(activity.jobs, (j) => j.owner);
   const sandboxesOf = groupBy(activity.busySandboxes, (s) => s.workerId);
@@ -91,6 +90,8 @@ export async function workersOverview(db: Db, input: z.infer<typeof workersListI
     .sort((a, b) => a.hostname.localeCompare(b.hostname));
   return {
     activity: { at: activity.at, totals: activity.totals },
+    /** the node figures' newest sample time (the same snapshot /resources reads) */
+    sampledAt: figures.reduce<Date | null>((a, f) => (!a || f.at > a ? f.at : a), null),
     hosts,
     /** Running jobs and busy sandboxes held by workers not listed (stopped or lost, whose lease has not expired yet). */
     elsewhere: {
