@@ -18,9 +18,12 @@ import { RUN_EVENTS_MAX_PAGE } from '@/server/runs/run-events';
 import { createUser } from '@/server/users/service';
 import { chartView } from '@/components/runs/charts/chart-view';
 import { compareCharts, palette, runCharts, type SectionView } from '@/components/runs/metric-groups';
+import { buildNeeded, buildNext } from '@/scripts/next-build';
+import { benchPages, pageTable, seedLiveRun } from './console-page';
 
 /**
- * `npm run bench -- console [--iterations 500] [--episodes 50000] [--reps 7] [--no-stats] [--json]`
+ * `npm run bench -- console [--iterations 500] [--episodes 50000] [--reps 7] [--no-stats] [--json]
+ *   [--no-browser] [--seconds 60] [--page-reps 2] [--load 2] [--tick-ms 5000] [--baseline DIR]`
  *
  * What `/runs/[id]` and `/runs/compare` cost on a long run. A throwaway embedded PostgreSQL
  * gets one run of `iterations` iterations (every RL iteration metric, a labelled metric and
@@ -32,7 +35,9 @@ import { compareCharts, palette, runCharts, type SectionView } from '@/component
  * browser's layout work for the charts (runCharts/compareCharts + chartView per panel, pure
  * TS run here in Node) — downsampled (ours) against every sample (the previous read).
  * The pages themselves are client components: their server render is a loading shell, so it
- * is not measured.
+ * is not measured; their work in the browser is, by the second half (bench/console-page.ts,
+ * left out with --no-browser): a live run page and the 8-run compare page in Chromium, this
+ * build against `--baseline DIR`'s (another checkout with its own `next build`), same load.
  */
 
 const optionsSchema = z.object({
@@ -41,6 +46,12 @@ const optionsSchema = z.object({
   reps: z.number().int().min(1).max(100),
   json: z.boolean(),
   stats: z.boolean(),
+  browser: z.boolean(),
+  seconds: z.number().int().min(5).max(3600),
+  pageReps: z.number().int().min(1).max(20),
+  load: z.number().int().min(0).max(64),
+  tickMs: z.number().int().min(500).max(600_000),
+  baseline: z.string().min(1).optional(),
 });
 
 const median = (xs: number[]) => {
@@ -149,6 +160,12 @@ export async function main(argv: string[]): Promise<number> {
       reps: { type: 'string', default: '7' },
       json: { type: 'boolean', default: false },
       'no-stats': { type: 'boolean', default: false },
+      'no-browser': { type: 'boolean', default: false },
+      seconds: { type: 'string', default: '60' },
+      'page-reps': { type: 'string', default: '2' },
+      load: { type: 'string', default: '2' },
+      'tick-ms': { type: 'string', default: '5000' },
+      baseline: { type: 'string' },
     },
   });
   const opts = optionsSchema.parse({
@@ -157,6 +174,12 @@ export async function main(argv: string[]): Promise<number> {
     reps: Number(values.reps),
     json: values.json,
     stats: !values['no-stats'],
+    browser: !values['no-browser'],
+    seconds: Number(values.seconds),
+    pageReps: Number(values['page-reps']),
+    load: Number(values.load),
+    tickMs: Number(values['tick-ms']),
+    baseline: values.baseline,
   });
   const log = (s: string) => !opts.json && console.log(s);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'crucible-bench-console-'));
@@ -257,7 +280,30 @@ export async function main(argv: string[]): Promise<number> {
       compare: { ours: (cmp.ours as Cmp).samples.length, old: (cmp.old as Cmp).samples.length },
     };
 
-    if (opts.json) console.log(JSON.stringify({ opts, samples: n, counts, rows }, null, 2));
+    let pages: Awaited<ReturnType<typeof benchPages>> = [];
+    if (opts.browser) {
+      const root = path.resolve(import.meta.dirname, '..');
+      const stale = buildNeeded(root);
+      if (stale) {
+        log(`${stale}: next build`);
+        await buildNext(root);
+      }
+      const [{ suiteId } = { suiteId: '' }] = await db.execute<{ suiteId: string }>(sql`select suite_id as "suiteId" from runs where id = ${long}::uuid`);
+      // a run 200 iterations in, with its control arm, gaining an iteration every --tick-ms
+      const live = await seedLiveRun(db, suiteId, 200);
+      log(
+        `browser: live run page and ${COMPARE_MAX_RUNS}-run compare, ${opts.seconds} s each, ${opts.load} busy loops${opts.baseline ? `, against ${opts.baseline}` : ''}`,
+      );
+      pages = await benchPages(
+        db,
+        dir,
+        { ...live, compare: [live.live, ...ids.slice(0, COMPARE_MAX_RUNS - 1)] },
+        { username: 'bench-operator', password: 'correct horse battery' },
+        { seconds: opts.seconds, reps: opts.pageReps, load: opts.load, tickMs: opts.tickMs, baseline: opts.baseline, log },
+      );
+    }
+
+    if (opts.json) console.log(JSON.stringify({ opts, samples: n, counts, rows, pages }, null, 2));
     else {
       log(
         `samples returned: run page ${counts.runPage.ours} (every sample: ${counts.runPage.old}); compare ${counts.compare.ours} (every sample: ${counts.compare.old}; the previous read stopped at 100000)`,
@@ -276,6 +322,7 @@ export async function main(argv: string[]): Promise<number> {
       log(
         `\nrun page, sum of its reads (sequential): ours ${sumOf((r) => r.ours_ms, runPage).toFixed(0)} ms, every sample ${sumOf((r) => r.old_ms, runPage).toFixed(0)} ms`,
       );
+      if (pages.length) log(`\nin the browser, medians of ${opts.pageReps}, ${opts.seconds} s windows, ${opts.load} busy loops:\n\n${pageTable(pages)}`);
     }
     return 0;
   } finally {

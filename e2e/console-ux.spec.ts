@@ -214,8 +214,15 @@ async function seedMetricsRun(name: string, offset = 0) {
 }
 
 const chart = (page: Page, name: string) => page.locator(`[data-testid="metric-chart"][data-metric="${name}"]`);
-const yTicks = (c: Locator) => c.locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value').allTextContents();
-const xTicks = (c: Locator) => c.locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value').allTextContents();
+// Panels draw their plot when scrolled near (components/runs/metric-charts.tsx): bring each into view first.
+const yTicks = async (c: Locator) => {
+  await c.scrollIntoViewIfNeeded();
+  return c.locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value').allTextContents();
+};
+const xTicks = async (c: Locator) => {
+  await c.scrollIntoViewIfNeeded();
+  return c.locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value').allTextContents();
+};
 
 test('charts: readable axes, smoothing over a faint raw line, log y, x-axis choice, legend toggle, expand, CSV', async ({ page }) => {
   test.setTimeout(90_000);
@@ -236,6 +243,7 @@ test('charts: readable axes, smoothing over a faint raw line, log y, x-axis choi
 
   // Smoothing: the EMA over the raw series, which stays behind it, faint.
   const lines = reward.locator('.recharts-line-curve');
+  await reward.scrollIntoViewIfNeeded();
   await expect(lines).toHaveCount(3); // mean, min, max
   await page.getByLabel('Smoothing').fill('0.8');
   await expect(page.getByTestId('smoothing-value')).toHaveText('0.80');
@@ -265,6 +273,7 @@ test('charts: readable axes, smoothing over a faint raw line, log y, x-axis choi
 
   // Legend toggle on a chart with several series.
   const failures = chart(page, 'sandbox_failures');
+  await failures.scrollIntoViewIfNeeded();
   await expect(failures.locator('.recharts-line-curve')).toHaveCount(2);
   await failures.getByTestId('legend-item').filter({ hasText: 'status=preempted' }).click();
   await expect(failures.getByTestId('legend-item').filter({ hasText: 'status=preempted' })).toHaveAttribute('aria-pressed', 'false');

@@ -1,5 +1,5 @@
 'use client';
-import { useEffect, useMemo, useState } from 'react';
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { EmptyState } from '../ui/states';
 import { controlClass } from '../ui/layout-parts';
@@ -8,6 +8,8 @@ import { overlayArm } from './arm-overlay';
 import { availableXModes, chartView, rawColumns, X_LABELS, type ChartControls, type XContext, type XMode } from './charts/chart-view';
 import { chartCsv, csvFileName } from './charts/csv';
 import { formatSi } from './charts/ticks';
+import { reuseUnchanged, type ChartCache } from './charts/stable-charts';
+import { useInView } from '../ui/use-in-view';
 
 export type { MetricSampleView } from './metric-groups';
 export type { XContext } from './charts/chart-view';
@@ -26,8 +28,10 @@ function downloadCsv(name: string, csv: string) {
 
 const iconButton = 'rounded px-1.5 py-0.5 text-[11px] text-slate-500 hover:bg-slate-100 hover:text-slate-800';
 
+type PlotProps = { chart: ChartSpec; controls: ChartControls; hidden: ReadonlySet<string>; ctx: XContext };
+
 /** The plot itself: lines (linear, never splines), the optional band, and axes from chart-view.ts. */
-function Plot({ chart, controls, hidden, ctx }: { chart: ChartSpec; controls: ChartControls; hidden: ReadonlySet<string>; ctx: XContext }) {
+const Plot = memo(function Plot({ chart, controls, hidden, ctx }: { chart: ChartSpec; controls: ChartControls; hidden: ReadonlySet<string>; ctx: XContext }) {
   const view = useMemo(() => chartView(chart, controls, hidden, ctx, palette), [chart, controls, hidden, ctx]);
   if (view.rows.length === 0) return <p className="py-6 text-center text-xs text-slate-400">No points on this x-axis.</p>;
   const many = view.lines.filter((l) => !l.dashed && !l.faint).length;
@@ -87,6 +91,26 @@ function Plot({ chart, controls, hidden, ctx }: { chart: ChartSpec; controls: Ch
       </ComposedChart>
     </ResponsiveContainer>
   );
+});
+
+/**
+ * The plot, drawn only once its panel comes near the viewport (as W&B does): until then a
+ * placeholder of the same size. A panel scrolled away keeps what it drew and is not redrawn
+ * while out of view; it catches up when it comes back.
+ */
+function LazyPlot(props: PlotProps) {
+  const [ref, inView] = useInView<HTMLDivElement>();
+  // The props of the last render in view: out of view, the memoised Plot gets the same objects and skips.
+  const shown = useRef<PlotProps | null>(null);
+  // eslint-disable-next-line react-hooks/refs -- render-time cache by design: out of view, the drawn props are kept
+  if (inView) shown.current = props;
+  // eslint-disable-next-line react-hooks/refs
+  const drawn = shown.current;
+  return (
+    <div ref={ref} className="h-full" data-testid={drawn ? undefined : 'chart-placeholder'}>
+      {drawn && <Plot {...drawn} />}
+    </div>
+  );
 }
 
 /**
@@ -95,8 +119,21 @@ function Plot({ chart, controls, hidden, ctx }: { chart: ChartSpec; controls: Ch
  */
 export type FullCharts = () => Promise<SectionView[]>;
 
-/** One metric's panel: title, legend (click to hide a series), expand, CSV, and the plot. */
-export function MetricChart({ chart, controls, ctx, full }: { chart: ChartSpec; controls: ChartControls; ctx: XContext; full?: FullCharts }) {
+/**
+ * One metric's panel: title, legend (click to hide a series), expand, CSV, and the plot.
+ * Memoised: a live page's poll that left this chart's data alone does not redraw it.
+ */
+export const MetricChart = memo(function MetricChart({
+  chart,
+  controls,
+  ctx,
+  full,
+}: {
+  chart: ChartSpec;
+  controls: ChartControls;
+  ctx: XContext;
+  full?: FullCharts;
+}) {
   const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
   const [expanded, setExpanded] = useState(false);
   const { points, series } = chart;
@@ -224,7 +261,7 @@ export function MetricChart({ chart, controls, ctx, full }: { chart: ChartSpec; 
       <figure className="min-w-0 rounded border border-slate-200 p-2" data-testid="metric-chart" data-metric={chart.name}>
         {header}
         <div className={many ? 'h-48' : 'h-44'}>
-          <Plot chart={chart} controls={controls} hidden={hidden} ctx={ctx} />
+          <LazyPlot chart={chart} controls={controls} hidden={hidden} ctx={ctx} />
         </div>
       </figure>
       {expanded && (
@@ -246,7 +283,7 @@ export function MetricChart({ chart, controls, ctx, full }: { chart: ChartSpec; 
       )}
     </>
   );
-}
+});
 
 /** Smoothing, log y and the x-axis for every panel below, as in W&B's workspace settings. */
 function ChartControlsBar({ controls, setControls, modes }: { controls: ChartControls; setControls: (c: ChartControls) => void; modes: XMode[] }) {
@@ -294,8 +331,19 @@ function ChartControlsBar({ controls, setControls, modes }: { controls: ChartCon
 const initialControls: ChartControls = { smoothing: 0, logY: false, x: 'iteration' };
 
 /** Sections of charts, each a titled grid, under one controls bar. */
-export function ChartSections({ sections, ctx = {}, full }: { sections: SectionView[]; ctx?: XContext; full?: FullCharts }) {
+const noContext: XContext = {};
+
+export function ChartSections({ sections: laidOut, ctx = noContext, full }: { sections: SectionView[]; ctx?: XContext; full?: FullCharts }) {
   const [controls, setControls] = useState(initialControls);
+  // Charts whose content did not change keep their objects, so their memoised panels skip.
+  const cache = useRef<ChartCache>(new Map());
+  const sections = useMemo(() => {
+    // eslint-disable-next-line react-hooks/refs -- a cache across renders, read and replaced only when the layout changes
+    const r = reuseUnchanged(laidOut, cache.current);
+    // eslint-disable-next-line react-hooks/refs
+    cache.current = r.cache;
+    return r.sections;
+  }, [laidOut]);
   const modes = useMemo(
     () =>
       availableXModes(
@@ -304,7 +352,7 @@ export function ChartSections({ sections, ctx = {}, full }: { sections: SectionV
       ),
     [sections, ctx],
   );
-  const effective = modes.includes(controls.x) ? controls : { ...controls, x: 'iteration' as const };
+  const effective = useMemo(() => (modes.includes(controls.x) ? controls : { ...controls, x: 'iteration' as const }), [modes, controls]);
   return (
     <div className="space-y-4">
       <ChartControlsBar controls={effective} setControls={setControls} modes={modes} />

@@ -23,8 +23,12 @@ import { RunReviewPanel } from '@/components/review/run-review-panel';
 import { isActive } from '@/core/run-status';
 import { formatDateTime, formatNumber, timeAgo } from '@/components/display-format';
 
-// While a run is active everything on the page refreshes on this period, without reloading.
+// While a run is active its status, events and tables refresh on this period, without reloading.
 const LIVE_MS = 3_000;
+// Metrics change once an iteration: they are fetched again whenever the iteration moves (the
+// status poll sees it) and otherwise polled slowly, so a live page does not redraw its charts
+// every few seconds.
+const METRICS_MS = 15_000;
 
 export default function RunPage() {
   const { id } = useParams<{ id: string }>();
@@ -47,12 +51,18 @@ export default function RunPage() {
     refetchInterval: live ? LIVE_MS : false,
   });
   const eventItems = useMemo(() => events.data?.pages.flatMap((p) => p.items) ?? [], [events.data]);
-  const chartIds = useMemo(() => (other ? [id, other.id] : [id]), [id, other]);
+  const otherId = other?.id;
+  const chartIds = useMemo(() => (otherId ? [id, otherId] : [id]), [id, otherId]);
   const metrics = useQuery({
     ...trpc.runs.compare.queryOptions({ ids: chartIds }),
     enabled: run.isSuccess,
-    refetchInterval: live ? LIVE_MS * 2 : false,
+    refetchInterval: live ? METRICS_MS : false,
   });
+  // Each arm's samples, the same arrays until the metrics change (the query keeps its data
+  // object while a poll returns the same), so the charts are laid out again only then.
+  const samples = metrics.data?.samples;
+  const ownSamples = useMemo(() => (samples ?? []).filter((s) => s.runId === id), [samples, id]);
+  const otherSamples = useMemo(() => (otherId ? (samples ?? []).filter((s) => s.runId === otherId) : []), [samples, otherId]);
   // The last iteration's metrics and events (e.g. "completed") commit with the run's
   // completion, after which polling stops: fetch both once more whenever the iteration or
   // status moves.
@@ -69,7 +79,7 @@ export default function RunPage() {
   // iteration, its own generated tokens so far.
   const chartRuns = metrics.data?.runs;
   const ctx = useMemo<XContext>(() => {
-    const byKey = (key: string) => chartRuns?.find((c) => c.id === (key === 'arm' ? other?.id : id));
+    const byKey = (key: string) => chartRuns?.find((c) => c.id === (key === 'arm' ? otherId : id));
     const startOf = (c: { startedAt: Date | string | null; createdAt: Date | string } | undefined) =>
       c ? new Date(c.startedAt ?? c.createdAt).getTime() : undefined;
     const tokens = new Map((chartRuns ?? []).map((c) => [c.id, tokensLookup(c.tokens ?? undefined)]));
@@ -81,7 +91,7 @@ export default function RunPage() {
         return c ? tokens.get(c.id)?.(step) : undefined;
       },
     };
-  }, [chartRuns, id, other?.id]);
+  }, [chartRuns, id, otherId]);
 
   // The series the server downsampled (long runs), and every sample for a chart's CSV.
   const downsampledKeys = metrics.data?.downsampled;
@@ -89,17 +99,18 @@ export default function RunPage() {
   const queryClient = useQueryClient();
   const controlId = arms?.control.id;
   const armLabels = useMemo(
-    () => (other ? (other.id === controlId ? { self: 'RL', other: 'control (lr 0)' } : { self: 'control (lr 0)', other: 'RL' }) : null),
-    [other, controlId],
+    () => (otherId ? (otherId === controlId ? { self: 'RL', other: 'control (lr 0)' } : { self: 'control (lr 0)', other: 'RL' }) : null),
+    [otherId, controlId],
   );
+  const armSamples = useMemo(() => (armLabels ? { samples: otherSamples, labels: armLabels } : undefined), [armLabels, otherSamples]);
   const full = useCallback<FullCharts>(async () => {
     const all = await queryClient.fetchQuery(trpc.runs.compare.queryOptions({ ids: chartIds, full: true }));
-    const armPart = other && armLabels ? { samples: all.samples.filter((s) => s.runId === other.id), labels: armLabels } : undefined;
+    const armPart = otherId && armLabels ? { samples: all.samples.filter((s) => s.runId === otherId), labels: armLabels } : undefined;
     return runSections(
       all.samples.filter((s) => s.runId === id),
       armPart,
     );
-  }, [queryClient, trpc, chartIds, other, armLabels, id]);
+  }, [queryClient, trpc, chartIds, otherId, armLabels, id]);
 
   if (run.isPending) return <Loading label="Loading run…" />;
   if (run.isError) {
@@ -190,19 +201,12 @@ export default function RunPage() {
         ) : metrics.isError ? (
           <ErrorNotice title="Could not load metrics" error={metrics.error} onRetry={() => metrics.refetch()} />
         ) : (
-          <MetricCharts
-            withheld={r.rewardWithheld}
-            samples={metrics.data.samples.filter((s) => s.runId === r.id)}
-            arm={other && armLabels ? { samples: metrics.data.samples.filter((s) => s.runId === other.id), labels: armLabels } : undefined}
-            ctx={ctx}
-            downsampled={downsampled}
-            full={full}
-          />
+          <MetricCharts withheld={r.rewardWithheld} samples={ownSamples} arm={armSamples} ctx={ctx} downsampled={downsampled} full={full} />
         )}
         {other && armLabels && metrics.data && (
           <ArmDifferenceTable
-            rl={metrics.data.samples.filter((x) => x.runId === (armLabels.self === 'RL' ? r.id : other.id))}
-            control={metrics.data.samples.filter((x) => x.runId === (armLabels.self === 'RL' ? other.id : r.id))}
+            rl={armLabels.self === 'RL' ? ownSamples : otherSamples}
+            control={armLabels.self === 'RL' ? otherSamples : ownSamples}
             n={r.config.tasksPerIteration * r.config.groupSize}
           />
         )}
