@@ -322,7 +322,10 @@ export function rlSettings(s: Settings) {
 export type RlSettings = ReturnType<typeof rlSettings>;
 
 /** The RL knobs for one run: its config's held-out settings over the deployment's. */
-export function runRlSettings(s: RlSettings, config: { heldout?: { tasks?: number; passAtK?: number; passAtKEvery?: number } }): RlSettings {
+export function runRlSettings<S extends Pick<RlSettings, 'heldoutLimit' | 'passAtK' | 'passAtKEvery'>>(
+  s: S,
+  config: { heldout?: { tasks?: number; passAtK?: number; passAtKEvery?: number } },
+): S {
   const h = config.heldout ?? {};
   return { ...s, heldoutLimit: h.tasks ?? s.heldoutLimit, passAtK: h.passAtK ?? s.passAtK, passAtKEvery: h.passAtKEvery ?? s.passAtKEvery };
 }

@@ -2,13 +2,15 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
-import { ProgressBar } from './progress-bar';
+import { SegmentedProgressBar, SegmentLegend } from './progress-bar';
 import { formatDuration, progressView } from './progress-estimate';
+import { progressSegments } from './progress-segments';
 
 /**
  * What a run is doing now (its latest phase event and for how long), iteration k of n with
- * its episodes, a bar that counts episodes, and an ETA from the observed rates. Polls with
- * the page while the run is live; the "for 12 s" clock ticks between polls.
+ * its episodes, a bar in segments (each iteration's training by its episodes, each held-out
+ * evaluation by its tasks, k / N), and an ETA from the observed rates. Polls with the page
+ * while the run is live; the "for 12 s" clock ticks between polls.
  */
 export function RunProgress({ runId, live, refreshKey }: { runId: string; live: boolean; refreshKey: string }) {
   const trpc = useTRPC();
@@ -28,7 +30,8 @@ export function RunProgress({ runId, live, refreshKey }: { runId: string; live: 
   const data = q.data;
   const fetchedAt = q.dataUpdatedAt;
   const view = useMemo(() => (data ? progressView({ ...data, now: data.now + Math.max(0, tick - fetchedAt) }) : null), [data, tick, fetchedAt]);
-  if (!view) return q.isError ? <p className="text-xs text-red-700">Could not read the run&apos;s progress: {q.error.message}</p> : null;
+  const bar = useMemo(() => (data ? progressSegments(data) : null), [data]);
+  if (!view || !bar) return q.isError ? <p className="text-xs text-red-700">Could not read the run&apos;s progress: {q.error.message}</p> : null;
   const { overall, iterationEpisodes: it } = view;
   return (
     <div className="space-y-2" data-testid="run-progress">
@@ -53,12 +56,16 @@ export function RunProgress({ runId, live, refreshKey }: { runId: string; live: 
           {etaText(view, live)}
         </span>
       </div>
-      <ProgressBar
-        done={overall.done}
-        total={overall.total}
-        label={`${overall.total ? Math.floor((overall.done / overall.total) * 100) : 0}% of episodes`}
-        wideLabel
-      />
+      <SegmentedProgressBar segments={bar.segments} percent={bar.percent} label={`${bar.percent}% of the work`} />
+      <div className="flex flex-wrap items-center gap-x-6 gap-y-1 text-xs text-slate-600">
+        {bar.heldout.total > 0 && (
+          <span data-testid="heldout-progress">
+            held-out: {bar.heldout.done} / {bar.heldout.total} evaluations done
+            {bar.current?.kind === 'heldout' && ` · now ${bar.current.label}: ${bar.current.done} / ${bar.current.total} tasks`}
+          </span>
+        )}
+        <SegmentLegend />
+      </div>
     </div>
   );
 }
