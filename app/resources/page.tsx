@@ -6,6 +6,8 @@ import { useTRPC } from '@/components/trpc';
 import { RESOURCE_WINDOWS, type ResourceWindow } from '@/core/metrics';
 import { SeriesChart } from '@/components/resources/series-chart';
 import { QuotaTables } from '@/components/resources/quota-table';
+import { CpuPartsBar } from '@/components/resources/cpu-parts-bar';
+import { RunComputeTable } from '@/components/resources/run-compute-table';
 import { ActivitySummary } from '@/components/workers/activity-summary';
 import { hostAnchor } from '@/components/workers/host-section';
 import { formatMemoryMb } from '@/components/workers/units';
@@ -85,6 +87,13 @@ export default function ResourcesPage() {
                         <UsageBar value={n.cpuUtilisation} max={1} label={`${n.node} CPU`} /> {pct(n.cpuUtilisation)} of {n.cpus ?? '—'} vCPU
                       </>
                     ),
+                  },
+                  {
+                    key: 'cpu-parts',
+                    header: 'CPU by what uses it',
+                    headerProps: { title: "each part's share of all the node's CPUs, from /proc (docs/resources.md)" },
+                    className: 'min-w-72',
+                    cell: (n) => (n.cpuParts ? <CpuPartsBar node={n.node} parts={n.cpuParts} /> : <span className="text-slate-500">not measured yet</span>),
                   },
                   {
                     key: 'memory',
@@ -196,6 +205,9 @@ export default function ResourcesPage() {
           </Section>
           <Section title="Quota">
             <QuotaTables quota={o.quota} />
+          </Section>
+          <Section title="Compute per run (CPU-seconds by phase, so far)">
+            <RunComputeTable rows={o.compute} />
           </Section>
           <Section title="Per-run usage (now)">
             <DataTable

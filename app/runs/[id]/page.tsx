@@ -19,6 +19,7 @@ import { EpisodeTable } from '@/components/runs/episode-table';
 import { ConfigView } from '@/components/runs/config-view';
 import { PolicySummary } from '@/components/runs/policy-summary';
 import { RunProgress } from '@/components/runs/run-progress';
+import { ComputeUsage } from '@/components/runs/compute-usage';
 import { RunReviewPanel } from '@/components/review/run-review-panel';
 import { isActive } from '@/core/run-status';
 import { formatDateTime, formatNumber, timeAgo } from '@/components/display-format';
@@ -195,6 +196,7 @@ export default function RunPage() {
           </p>
         )}
       </Section>
+      <ComputeUsage runId={r.id} live={isActive(r.status)} />
       <Section title="Metrics" actions={<ComparePicker runId={r.id} />}>
         {metrics.isPending ? (
           <Loading label="Loading metrics…" />
