@@ -17,7 +17,8 @@ import { RunsTableView } from '@/components/runs/compare/runs-table-view';
 import { DataTable } from '@/components/ui/data-table';
 import { isActive } from '@/core/run-status';
 
-const LIVE_MS = 6_000;
+// Everything on this page is metrics, which change once an iteration: a live comparison polls slowly.
+const LIVE_MS = 15_000;
 
 /** /runs/compare?ids=a,b — one chart per metric, one line per run. */
 function Compare() {
@@ -31,6 +32,7 @@ function Compare() {
     ),
   ];
   const trpc = useTRPC();
+  const idsKey = ids.join(',');
   const data = useQuery({
     ...trpc.runs.compare.queryOptions({ ids }),
     enabled: ids.length >= 2,
@@ -69,12 +71,21 @@ function Compare() {
   }, [compared, groups, tokens]);
   // Every sample, for the CSV of a downsampled chart.
   const queryClient = useQueryClient();
-  const idsKey = ids.join(',');
   const full = useCallback<FullCharts>(async () => {
     const all = await queryClient.fetchQuery(trpc.runs.compare.queryOptions({ ids: idsKey.split(','), full: true }));
     const sections = compareCharts(all.runs, all.samples);
     return groups ? groupedSections(sections, groups) : sections;
   }, [queryClient, trpc, idsKey, groups]);
+  // Laid out once per answer that changed (the query keeps its data object while a poll returns
+  // the same), not on every render; panels whose data did not change then skip (ChartSections).
+  const answer = data.data;
+  // each run's colour from its id, placed in the URL's order: the same grouped or not, and when runs join or leave
+  const colors = useMemo(() => runColors(idsKey.split(',')), [idsKey]);
+  const sections = useMemo(() => {
+    if (!answer) return [];
+    const perRun = compareCharts(answer.runs, answer.samples, new Set(answer.downsampled.map((k) => k.slice(k.indexOf(':') + 1))), colors);
+    return groups ? groupedSections(perRun, groups) : perRun;
+  }, [answer, colors, groups]);
   const header = (
     <PageHeader
       title="Compare runs"
@@ -109,11 +120,7 @@ function Compare() {
         <ErrorNotice title="Could not compare these runs" error={data.error} onRetry={() => data.refetch()} />
       </>
     );
-  const { runs, samples, downsampled } = data.data;
-  // each run's colour from its id, placed in the URL's order: the same grouped or not, and when runs join or leave
-  const colors = runColors(ids);
-  const perRun = compareCharts(runs, samples, new Set(downsampled.map((k) => k.slice(k.indexOf(':') + 1))), colors);
-  const sections = groups ? groupedSections(perRun, groups) : perRun;
+  const { runs, samples } = data.data;
   const colorOf = (id: string) => colors.get(id) ?? '#94a3b8';
   const groupOf = groups ? (id: string) => groups.find((g) => g.runIds.includes(id)) : undefined;
   return (
