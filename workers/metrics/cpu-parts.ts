@@ -1,14 +1,16 @@
 import fs from 'node:fs';
 import type { NodeCpuSeconds, PhaseSeconds } from '@/core/compute';
+import { WORKER_KINDS } from '@/core/queues';
 
 /**
  * One node's CPU attributed to what runs on it (core/compute.ts NODE_CPU_PARTS), from /proc:
  *
  * - a worker process's own time (utime + stime) is "workers", less what its jobs spent learning
  *   (its heartbeat's `cpu_phase_seconds.learning`), which is "learner";
- * - everything below a worker (sandboxes, their commands, tools it ran) is "sandboxes": the live
+ * - everything below a job or sandbox worker (sandboxes, their commands, tools) is "sandboxes": the live
  *   descendants' times plus what exited (cutime + cstime, which a parent gains when it reaps a
- *   child; the part of an exited process already counted while it lived is taken off again);
+ *   child; the part of an exited process already counted while it lived is taken off again); below
+ *   the other workers (the metrics worker's nvidia-smi) it is theirs, "workers";
  * - the rest of the tree that started the workers (the `npm start` session: web console,
  *   embedded PostgreSQL) is "platform";
  * - "other" is what the node was busy with beyond these (core/compute.ts nodeCpuBreakdown).
@@ -52,11 +54,14 @@ export function readProcesses(root = '/proc'): ProcTimes[] {
 }
 
 /** A running worker of this node as the workers table has it. */
-export type NodeWorker = { id: string; pid: number; cpuPhaseSeconds: PhaseSeconds };
+export type NodeWorker = { id: string; kind: string; pid: number; cpuPhaseSeconds: PhaseSeconds };
+
+/** Workers whose children are sandboxes (and the commands they run). */
+const SANDBOX_PARENTS = new Set<string>([WORKER_KINDS.jobs, WORKER_KINDS.sandbox]);
 
 type Part = 'workers' | 'sandboxes' | 'platform';
 /** What the previous reading saw: each process's counted ticks and part, each worker's learning seconds. */
-export type CpuPartsState = { seen: Map<number, { part: Part; ticks: number; workerReaped?: number }>; learning: Map<string, number> };
+export type CpuPartsState = { seen: Map<number, { part: Part; ticks: number; worker: boolean; workerReaped?: number }>; learning: Map<string, number> };
 
 export const newCpuPartsState = (): CpuPartsState => ({ seen: new Map(), learning: new Map() });
 
@@ -84,9 +89,10 @@ export function cpuPartsSince(state: CpuPartsState, procs: ProcTimes[], workers:
       stack.push(...(children.get(pid) ?? []));
     }
   };
+  const kindOf = new Map(workers.map((w) => [w.pid, w.kind]));
   for (const pid of workerPids) {
     partOf.set(pid, 'workers');
-    mark(pid, 'sandboxes');
+    mark(pid, SANDBOX_PARENTS.has(kindOf.get(pid) ?? '') ? 'sandboxes' : 'workers');
   }
   // the session that started the workers (their parent, unless that is init) and its other children
   const roots = new Set([...workerPids].map((pid) => byPid.get(pid)!.ppid).filter((ppid) => ppid > 1 && byPid.has(ppid) && !workerPids.has(ppid)));
@@ -99,18 +105,20 @@ export function cpuPartsSince(state: CpuPartsState, procs: ProcTimes[], workers:
   const seen: CpuPartsState['seen'] = new Map();
   for (const [pid, part] of partOf) {
     const p = byPid.get(pid)!;
-    // a worker's own time is "workers" and what it reaped "sandboxes"; elsewhere own + reaped
-    const counted = part === 'workers' ? p.own : p.own + p.reaped;
+    // a job or sandbox worker's own time is "workers" and what it reaped "sandboxes"; elsewhere own + reaped
+    const isWorker = workerPids.has(pid);
+    const reapedTo: Part = isWorker && SANDBOX_PARENTS.has(kindOf.get(pid) ?? '') ? 'sandboxes' : part;
+    const counted = isWorker ? p.own : p.own + p.reaped;
     const prev = state.seen.get(pid);
-    const samePart = prev && prev.part === part;
+    const samePart = prev && prev.part === part && prev.worker === isWorker;
     ticks[part] += counted - (samePart ? prev.ticks : 0);
-    if (part === 'workers') ticks.sandboxes += p.reaped - (samePart ? (prev.workerReaped ?? 0) : 0);
-    seen.set(pid, { part, ticks: counted, ...(part === 'workers' ? { workerReaped: p.reaped } : {}) });
+    if (isWorker) ticks[reapedTo] += p.reaped - (samePart ? (prev.workerReaped ?? 0) : 0);
+    seen.set(pid, { part, ticks: counted, worker: isWorker, ...(isWorker ? { workerReaped: p.reaped } : {}) });
   }
   // exited: what they had when last seen is counted again in their reaper's `reaped`; take it off
   for (const [pid, prev] of state.seen) {
     if (seen.has(pid)) continue;
-    if (prev.part === 'workers') {
+    if (prev.worker) {
       // a worker's end shows in the session's reaped time (platform): all of it was counted already
       ticks.platform -= prev.ticks + (prev.workerReaped ?? 0);
     } else ticks[prev.part] -= prev.ticks;

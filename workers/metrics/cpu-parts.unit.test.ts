@@ -15,8 +15,8 @@ const tree = (t: Partial<Record<number, [own: number, reaped?: number]>>): ProcT
   return Object.entries(t).map(([pid, v]) => ({ pid: Number(pid), ppid: parents[Number(pid)]!, own: v![0], reaped: v![1] ?? 0 }));
 };
 const workers = (learning20 = 0) => [
-  { id: 'w20', pid: 20, cpuPhaseSeconds: { learning: learning20 } },
-  { id: 'w30', pid: 30, cpuPhaseSeconds: {} },
+  { id: 'w20', kind: 'jobs', pid: 20, cpuPhaseSeconds: { learning: learning20 } },
+  { id: 'w30', kind: 'metrics', pid: 30, cpuPhaseSeconds: {} },
 ];
 
 describe('cpuPartsSince', () => {
@@ -46,6 +46,18 @@ describe('cpuPartsSince', () => {
     const q = cpuPartsSince(s, tree({ 10: [0], 20: [0, 250] }), workers());
     // 21 had 100 counted (its reaped), its exit moves 100 + whatever to the worker's reaped (250): 150 new
     expect(q.sandboxes).toBeCloseTo(1.5);
+  });
+
+  it("what other workers start (the metrics worker's nvidia-smi) is theirs, not a sandbox", () => {
+    const s = newCpuPartsState();
+    const procs = (own: number, reaped: number, child?: number): ProcTimes[] => [
+      { pid: 10, ppid: 1, own: 0, reaped: 0 },
+      { pid: 30, ppid: 10, own, reaped },
+      ...(child === undefined ? [] : [{ pid: 31, ppid: 30, own: child, reaped: 0 }]),
+    ];
+    cpuPartsSince(s, procs(0, 0, 0), workers());
+    const p = cpuPartsSince(s, procs(50, 20), workers()); // it used 50, its child 20 and exited
+    expect(p).toEqual({ workers: 0.7, learner: 0, sandboxes: 0, platform: 0 });
   });
 
   it("the learner is never more than its workers' own time", () => {

@@ -50,15 +50,15 @@ export async function sampleNodeCpuParts(
   node = os.hostname(),
   read: { cpu?: () => CpuTimes; procs?: () => ProcTimes[] } = {},
 ): Promise<Point[]> {
-  const nodeWorkers = await db.execute<{ id: string; pid: number; cpu_phase_seconds: NodeWorker['cpuPhaseSeconds'] }>(
-    sql`select id, pid, cpu_phase_seconds from workers where hostname = ${node} and status = 'running'`,
+  const nodeWorkers = await db.execute<{ id: string; kind: string; pid: number; cpu_phase_seconds: NodeWorker['cpuPhaseSeconds'] }>(
+    sql`select id, kind, pid, cpu_phase_seconds from workers where hostname = ${node} and status = 'running'`,
   );
   const cpu = (read.cpu ?? readCpuTimes)();
   const procs = (read.procs ?? readProcesses)();
   const parts = cpuPartsSince(
     (state.parts ??= newCpuPartsState()),
     procs,
-    nodeWorkers.map((w) => ({ id: w.id, pid: w.pid, cpuPhaseSeconds: w.cpu_phase_seconds ?? {} })),
+    nodeWorkers.map((w) => ({ id: w.id, kind: w.kind, pid: w.pid, cpuPhaseSeconds: w.cpu_phase_seconds ?? {} })),
   );
   const prev = state.cpu;
   state.cpu = cpu;
