@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { defaultRunConfig } from '@/core/run-config';
+import { comparePalette, hashKey, runColors } from '@/components/runs/run-colors';
 import { database, env, seedSuiteAndTask, signIn } from './support';
 
 /**
@@ -230,9 +231,18 @@ test('compare: a run keeps its colour grouped or not and as runs join or leave; 
   expect(moreGroups['learningRate = 0.001 (2 runs)']).toBe(groupLines['learningRate = 0.001 (2 runs)']);
   expect(moreGroups['learningRate = 0.01 (2 runs)']).toBe(groupLines['learningRate = 0.01 (2 runs)']);
 
-  // the first run leaves: every other run keeps its colour
+  // the last run leaves: the others keep theirs
+  await open([0, 1, 2, 3]);
+  expect(await tableColors()).toEqual(runColor);
+  // the first run leaves: every run that had its own colour (the one its id picks) keeps it; one
+  // that had stepped aside for the first run may take its own back
   await open([1, 2, 3, 4]);
   const without = await tableColors();
-  for (let i = 1; i < 5; i++) expect(without[name(i)], `${name(i)} with ${name(0)} gone`).toBe(withFifth[name(i)]);
+  const own = (i: number) => comparePalette[hashKey(ids[i]!) % comparePalette.length];
+  for (let i = 1; i < 5; i++) {
+    if (withFifth[name(i)] === own(i)) expect(without[name(i)], `${name(i)} with ${name(0)} gone`).toBe(withFifth[name(i)]);
+    else expect(without[name(i)], `${name(i)} stepped aside for another`).toBe(runColors(ids.slice(1)).get(ids[i]!));
+  }
+  expect(new Set(Object.values(without)).size).toBe(4);
   await screenshot(page, 'compare-colours');
 });

@@ -9,12 +9,20 @@
  * hash picks. Keys are placed in a fixed order (the runs in the order they were selected, the
  * groups by value); one whose colour an earlier key holds takes the next free colour after
  * it. So adding a run never changes the others' colours, and removing one changes only a
- * later run that had to step aside for it (rare with ten colours). Past ten keys colours
+ * later run that had stepped aside for it (which takes back the colour its id picks); with no
+ * per-run colour stored, that is as stable as distinct colours allow. Past ten keys colours
  * repeat, least used first.
  */
 
-/** Distinguishable line colours (the console's eight, then brown and slate). */
-export const palette = ['#4f46e5', '#dc2626', '#059669', '#d97706', '#0891b2', '#9333ea', '#db2777', '#65a30d', '#92400e', '#475569'];
+/** The console's line colours, cycled by series on a run's own charts. */
+export const palette = ['#4f46e5', '#dc2626', '#059669', '#d97706', '#0891b2', '#9333ea', '#db2777', '#65a30d'];
+
+/**
+ * Ten colours any two of which tell apart as thin lines on white (d3's category10): runs and
+ * groups on /runs/compare, where a hash may put any two side by side (the console's own
+ * eight hold near pairs: red and pink, indigo and purple).
+ */
+export const comparePalette = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
 
 /** FNV-1a, 32 bits: a stable, well-spread hash of a string (the same in every browser and on the server). */
 export function hashKey(key: string): number {
@@ -27,7 +35,7 @@ export function hashKey(key: string): number {
 }
 
 /** Each key's colour: its hashed colour where no earlier key took it, else the next least-used one after it. */
-export function stableColors(keys: readonly string[], colors: readonly string[] = palette): Map<string, string> {
+export function stableColors(keys: readonly string[], colors: readonly string[] = comparePalette): Map<string, string> {
   const used = new Array<number>(colors.length).fill(0);
   const out = new Map<string, string>();
   for (const key of keys) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareCharts, type MetricSampleView } from './metric-groups';
 import { groupRuns } from './compare/group-runs';
-import { groupColors, hashKey, palette, runColors, stableColors } from './run-colors';
+import { comparePalette, groupColors, hashKey, runColors, stableColors } from './run-colors';
 
 const ids = [
   '3f1c2a90-0000-4000-8000-000000000001',
@@ -27,7 +27,7 @@ describe('stable run colours on the compare page', () => {
     expect(runColors(ids)).toEqual(c);
     expect(hashKey('abc')).toBe(hashKey('abc'));
     // the first run takes the colour its id hashes to
-    expect(c.get(ids[0]!)).toBe(palette[hashKey(ids[0]!) % palette.length]);
+    expect(c.get(ids[0]!)).toBe(comparePalette[hashKey(ids[0]!) % comparePalette.length]);
   });
 
   it('keeps every run’s colour when another run joins or leaves the comparison', () => {
@@ -51,6 +51,8 @@ describe('stable run colours on the compare page', () => {
     const c = stableColors([a, b], colors);
     expect(c.get(a)).toBe(colors[hashKey(a) % 3]);
     expect(c.get(b)).toBe(colors[(hashKey(a) + 1) % 3]);
+    // with a gone, b takes back the colour its id picks
+    expect(stableColors([b], colors).get(b)).toBe(colors[hashKey(b) % 3]);
     expect(new Set(stableColors(keys.slice(0, 3), colors).values()).size).toBe(3);
     const six = [...stableColors(keys.slice(0, 6), colors).values()];
     expect(colors.map((x) => six.filter((y) => y === x).length)).toEqual([2, 2, 2]);
