@@ -74,6 +74,11 @@ describe("a real worker process's logs", () => {
     // stop: the last records are shipped before the process exits
     w.child.kill('SIGTERM');
     expect(await w.exited).toBe(0);
+    // the worker's own ring (its /workers page) keeps the job's lifecycle: claimed, failed, claimed again, finished
+    const [row] = await db.select({ recentLogs: workers.recentLogs }).from(workers).where(eq(workers.id, workerId));
+    const ring = row!.recentLogs.map((l) => l.line).filter((l) => l.startsWith(`job ${jobId} `) || l.startsWith(`warn: job ${jobId} `));
+    expect(ring.map((l) => /^(?:warn: )?job \d+ (\w+):/.exec(l)?.[1])).toEqual(['claimed', 'failed', 'claimed', 'finished']);
+    expect(ring.every((l) => l.includes(`run ${runId}`))).toBe(true);
     const last = await db.select().from(logRecords).where(eq(logRecords.workerId, workerId)).orderBy(logRecords.id);
     expect(last.map((r) => r.msg).slice(-2)).toEqual(['SIGTERM: stopping', 'stopped']);
   });
