@@ -78,6 +78,11 @@ test('node CPU stacked by what uses it, and a run’s CPU-seconds per phase', as
     expect(Number.isFinite(nodeCpu)).toBe(true);
     expect(Math.abs(sum - nodeCpu)).toBeLessThanOrEqual(15);
 
+    // /workers stacks the node's CPU the same way, from the same snapshot
+    await page.goto('/workers');
+    await expect(page.getByTestId('host-section').getByTestId('cpu-parts').first()).toBeVisible();
+    await page.goto('/resources');
+
     // the per-run table: the seeded run with its phases
     const runRow = page
       .getByRole('table', { name: 'Compute per run' })

@@ -8,6 +8,7 @@ import { formatDateTime, timeAgo } from '@/components/display-format';
 import { WORKER_KINDS } from '@/core/queues';
 import { formatCpuPercent, formatMemoryMb } from './units';
 import { UsageBar } from './usage-bar';
+import { CpuPartsBar } from '@/components/resources/cpu-parts-bar';
 
 export type HostView = RouterOutputs['workers']['list']['hosts'][number];
 type WorkerRow = HostView['workers'][number];
@@ -75,7 +76,12 @@ export function HostSection({
             <span className="text-slate-400">not sampled</span>
           ) : (
             <>
-              <UsageBar value={n.cpuUtilisation} max={1} label={`${host.hostname} CPU`} /> {(n.cpuUtilisation * 100).toFixed(0)}%
+              {n.cpuParts ? (
+                <CpuPartsBar node={host.hostname} parts={n.cpuParts} compact />
+              ) : (
+                <UsageBar value={n.cpuUtilisation} max={1} label={`${host.hostname} CPU`} />
+              )}{' '}
+              {(n.cpuUtilisation * 100).toFixed(0)}%
             </>
           )}
         </HostFact>

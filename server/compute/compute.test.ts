@@ -12,7 +12,7 @@ import { runJobLoop } from '@/workers/jobs/job-loop';
 import type { JobHandler } from '@/workers/jobs/job-handler';
 import { sampleNodeCpuParts, storeSamples } from '@/workers/metrics/sampler';
 import { prometheusText } from '@/server/resources/prometheus';
-import { resourceOverview } from '@/server/resources/service';
+import { resourceOverview, SHARED_SNAPSHOT_MAX_AGE_MS } from '@/server/resources/service';
 import { runComputeUsage } from './service';
 
 let database: Database;
@@ -166,12 +166,19 @@ describe('/resources and /workers read one snapshot', () => {
     const { run, tasks } = await seedRun(db, { name: 'snap' });
     const ep = await seedEpisode(db, run.id, tasks[0]!.id, 0.5);
     const viewer = await callerAs(db, 'viewer');
+    // past the snapshot the first test's overview left (the pages share one for this long)
+    await new Promise((r) => setTimeout(r, SHARED_SNAPSHOT_MAX_AGE_MS));
     const resources = await viewer.resources.overview();
     await db.insert(sandboxes).values({ id: `sb-snap-${process.pid}`, runtime: 'bwrap', state: 'busy', episodeId: ep.id });
     const workerView = await viewer.workers.list({});
     expect(workerView.activity.totals).toEqual(resources.activity.totals);
     expect(new Date(workerView.activity.at).getTime()).toBe(new Date(resources.activity.at).getTime());
     expect(workerView.sampledAt?.getTime() ?? null).toBe(resources.sampledAt?.getTime() ?? null);
+    // the node stacked by part, as the previous test sampled it: the same on both pages
+    const node = `parts-${process.pid}`;
+    const onResources = resources.nodes.find((n) => n.node === node)?.cpuParts;
+    expect(onResources?.sandboxes).toBeGreaterThan(0);
+    expect(workerView.hosts.find((h) => h.hostname === node)?.node.cpuParts).toEqual(onResources);
     // a fresh read (not the pages' shared one) sees the new sandbox
     expect((await resourceOverview(db)).activity.totals.busySandboxes).toBe(resources.activity.totals.busySandboxes + 1);
   });

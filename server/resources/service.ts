@@ -175,7 +175,8 @@ export async function resourceOverview(db: Db, snapshot?: ClusterSnapshot) {
   };
 }
 
-function cpuParts(figs: Figure[], node: string): Record<NodeCpuPart, number> | null {
+/** A node's CPU by part (node_cpu_part) from the newest reading among `figs`; null when none. */
+export function cpuParts(figs: Figure[], node: string): Record<NodeCpuPart, number> | null {
   const of = figs.filter((f) => f.name === 'node_cpu_part' && f.labels.node === node);
   if (of.length === 0) return null;
   // the parts of the newest reading only (a part written once and no more is stale)

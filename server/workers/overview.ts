@@ -4,7 +4,7 @@ import type { Db } from '@/db/client';
 import type { NodeCapacity } from '@/core/resources';
 import { workers } from '@/db/schema';
 import { DomainError } from '@/server/errors';
-import { readClusterSnapshot, type ClusterSnapshot } from '@/server/resources/service';
+import { cpuParts, readClusterSnapshot, type ClusterSnapshot } from '@/server/resources/service';
 import { listBusySandboxes, listRunningJobs, type RunningJob } from './activity';
 
 /** Registrations listed at most (newest heartbeat first). */
@@ -83,6 +83,8 @@ export async function workersOverview(db: Db, input: z.infer<typeof workersListI
           cpuUtilisation: nodeFigure('node_cpu_utilisation', hostname),
           memoryUsedMb: nodeFigure('node_memory_used_mb', hostname),
           memoryTotalMb: nodeFigure('node_memory_total_mb', hostname),
+          /** its CPU by what uses it, as /resources stacks it (core/compute.ts) */
+          cpuParts: cpuParts(figures, hostname),
         },
         workers: ws.sort((a, b) => a.kind.localeCompare(b.kind) || a.id.localeCompare(b.id)),
       };
