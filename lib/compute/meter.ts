@@ -146,3 +146,20 @@ export function recordGpuSeconds(seconds: number): void {
   const s = context.getStore();
   if (s && !s.ledger.finished && seconds > 0) s.ledger.addGpu(s.phase, seconds);
 }
+
+/**
+ * Make every `run` of a session that executes on a GPU count its wall time as GPU-seconds of the
+ * job and phase that called it (an upper bound of the kernels' time: the call waits for them).
+ */
+export function meterGpuRuns<S extends { run: (...args: never[]) => Promise<unknown> }>(session: S): S {
+  const run = session.run.bind(session) as (...args: unknown[]) => Promise<unknown>;
+  session.run = (async (...args: unknown[]) => {
+    const t0 = performance.now();
+    try {
+      return await run(...args);
+    } finally {
+      recordGpuSeconds((performance.now() - t0) / 1000);
+    }
+  }) as S['run'];
+  return session;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CpuMeter, recordGpuSeconds, recordSandboxCpu, withComputePhase } from './meter';
+import { CpuMeter, meterGpuRuns, recordGpuSeconds, recordSandboxCpu, withComputePhase } from './meter';
 
 /** A process clock the test moves: `burn(s)` spends s CPU-seconds. */
 function fakeClock() {
@@ -63,5 +63,24 @@ describe('CpuMeter', () => {
     expect(job.finish().cpu).toEqual({ heldout_eval: 2 });
     recordSandboxCpu(5000);
     expect(await withComputePhase('grading', async () => 42)).toBe(42);
+  });
+});
+
+describe('meterGpuRuns', () => {
+  it("counts a GPU session's run time as the calling job's GPU-seconds, in its phase", async () => {
+    const { clock } = fakeClock();
+    const meter = new CpuMeter(clock);
+    const session = meterGpuRuns({ run: async (ms: number) => new Promise<number>((r) => setTimeout(() => r(ms), ms)) });
+    const job = meter.start('learning');
+    await meter.run(job, async () => {
+      expect(await session.run(60)).toBe(60);
+      await withComputePhase('heldout_eval', () => session.run(30));
+    });
+    const { gpu } = job.finish();
+    expect(gpu.learning).toBeGreaterThan(0.05);
+    expect(gpu.learning).toBeLessThan(1);
+    expect(gpu.heldout_eval).toBeGreaterThan(0.025);
+    // outside a job a run still works and counts nowhere
+    expect(await session.run(1)).toBe(1);
   });
 });

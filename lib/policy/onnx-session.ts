@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { Settings } from '@/core/settings';
+import { meterGpuRuns } from '@/lib/compute/meter';
 
 export { ort };
 
@@ -63,7 +64,8 @@ export async function createSession(model: Uint8Array | ((provider: Provider) =>
         interOpNumThreads: 1,
         logSeverityLevel: 3,
       });
-      return { session, provider };
+      // on a GPU, each run's time is the calling job's GPU-seconds (lib/compute/meter.ts)
+      return { session: provider === 'cuda' ? meterGpuRuns(session) : session, provider };
     } catch (e) {
       // The CPU provider always exists, so a failure there is the model's fault: surface it.
       if (provider === 'cpu') throw e;
