@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { episodes, rewards, runEvents, tasks, turns, runs } from '@/db/schema';
 import { createRun, transitionRun } from '@/server/runs/service';
 import { runProgress } from '@/server/runs/progress';
+import { runComputeUsage } from '@/server/compute/service';
 import { asPhaseEvent, PHASE_EVENT_TYPE } from '@/core/run-phases';
 import type { TaskTests } from '@/core/tasks';
 import { jobPhases } from './phase-events';
@@ -100,6 +101,14 @@ describe('a run says what it is doing, phase by phase', () => {
     const progress = await runProgress(db, run.id);
     expect(progress).toMatchObject({ status: 'completed', iterations: 2, currentIteration: 2, episodesDone: 8, episodesTotal: 8, episodesPerIteration: 4 });
     expect(progress.phases).toHaveLength(phases.length);
+
+    // where its compute went, committed with its jobs (run_compute): every phase it met counted CPU
+    const usage = await runComputeUsage(db, run.id);
+    const of = (phase: string) => usage.phases.find((p) => p.phase === phase)!;
+    for (const phase of ['sampling', 'grading', 'learning', 'heldout_eval']) expect(of(phase).cpuSeconds, phase).toBeGreaterThan(0);
+    expect(of('sampling').jobs).toBeGreaterThanOrEqual(8); // its episodes (a retried one counts its committing attempt)
+    expect(of('learning').jobs).toBeGreaterThanOrEqual(2); // the learner steps and the SFT warm start
+    expect(usage.gpuSeconds).toBe(0);
 
     // each check's result, per turn, agreeing with the reward's pass rate
     const eps = await db
