@@ -26,6 +26,7 @@ describe("a real worker process's logs", () => {
       CRUCIBLE_NODE: 'node-logs',
       CRUCIBLE_LOG_FLUSH_MS: '200',
       CRUCIBLE_TEST_LEASE_MS: '3000',
+      CRUCIBLE_WORKER_HEARTBEAT_MS: '300',
     });
     const w = worker;
     const registered = await waitFor('the worker to register', async () => (await db.select().from(workers).where(eq(workers.pid, w.pid)))[0], 30_000);
@@ -70,6 +71,17 @@ describe("a real worker process's logs", () => {
       run: runId,
       episode: episodeId,
     });
+
+    // its heartbeat reports the CPU its jobs used per phase (what tells the learner's share of the node): this queue's is "other"
+    const phases = await waitFor(
+      'the heartbeat to report CPU per phase',
+      async () => {
+        const [r] = await db.select({ p: workers.cpuPhaseSeconds }).from(workers).where(eq(workers.id, workerId));
+        return (r?.p.other ?? 0) > 0 && r!.p;
+      },
+      10_000,
+    );
+    expect(Object.keys(phases)).toEqual(['other']);
 
     // stop: the last records are shipped before the process exits
     w.child.kill('SIGTERM');
