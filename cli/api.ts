@@ -37,6 +37,9 @@ export function requireToken(token: string | undefined): string {
   return token;
 }
 
+/** The operator running the CLI in-process: the local admin (audit rows name them `cli:<username>`). */
+export const localUser = (): CurrentUser => ({ id: null, username: os.userInfo().username, role: 'admin', displayName: null, via: 'local' });
+
 /**
  * The CLI talks to the same tRPC procedures as the console, through one typed client: over
  * HTTP with `--url` and a token, or in-process against the database (local operator, trusted
@@ -51,7 +54,7 @@ export async function cliApi(values: Record<string, unknown>): Promise<Api> {
     link = httpLink({ url: `${url.replace(/\/$/, '')}/api/trpc`, transformer: superjson, headers: { authorization: `Bearer ${requireToken(token)}` } });
   } else {
     const database = await cliDatabase();
-    const user: CurrentUser = { id: null, username: os.userInfo().username, role: 'admin', displayName: null, via: 'local' };
+    const user = localUser();
     // With a transformer given, the local link hands values over as they are (Dates stay Dates), like a server-side caller.
     link = unstable_localLink({ router: appRouter, transformer: superjson, createContext: async () => ({ db: database.db, user }) });
   }

@@ -5,16 +5,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv } from '@/core/settings';
 import { TEST_STORE, testDataDir, ensureTestEnvironment } from '@/lib/sandbox/sandbox.testkit';
 import { freshDatabase } from '@/test/database';
+import { callerAs } from '@/test/callers';
+import type { Database } from '@/db/client';
+import { episodes, rewards, runEvents, turns } from '@/db/schema';
+import { asc, eq } from 'drizzle-orm';
 
 // The real `crucible` binary (scripts/crucible.mjs) with real bwrap sandboxes, as an operator runs it.
 const root = path.resolve(import.meta.dirname, '..');
 let dir: string;
+let database: Database;
 let databaseUrl: string;
 beforeAll(async () => {
   ensureTestEnvironment();
   dir = testDataDir('cli-episode');
   // the test's own database: a CLI command never creates one where no Crucible ran (cli/database.ts)
-  databaseUrl = (await freshDatabase()).url;
+  database = await freshDatabase();
+  databaseUrl = database.url;
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -50,6 +56,13 @@ const script = [
   { name: 'nope', arguments: {} },
   { name: 'submit', arguments: {} },
 ];
+
+/** The --task-file task, its fixing script and a script that submits at once (each test may run alone). */
+function writeTaskAndScripts() {
+  writeFileSync(path.join(dir, 'tasks.jsonl'), JSON.stringify(taskLine) + '\n');
+  writeFileSync(path.join(dir, 'script.jsonl'), script.map((s) => JSON.stringify(s)).join('\n') + '\n');
+  writeFileSync(path.join(dir, 'submit-only.jsonl'), '{"name": "submit"}\n');
+}
 
 describe('crucible episode run (real binary, bwrap)', () => {
   it('plays a script on a task from --task-file, grades it in the repo environment and prints the episode as JSON', async () => {
@@ -188,4 +201,118 @@ describe('crucible episode run (real binary, bwrap)', () => {
     const noSuite = await crucible(['episode', 'run', '--task', 'py-add', '--suite', 'absent', '--script', path.join(dir, 'db-script.jsonl')]);
     expect(noSuite.stderr).toMatch(/no task suite "absent" in the database; import it with `crucible tasks import/);
   }, 180_000);
+
+  it('--store writes the episode, its turns and its reward, read back by the console and exported like an RL episode', async () => {
+    writeTaskAndScripts();
+    // a built-in task (the repo-suite rows are created in the database on first use), looked at and left unfixed: graded 0
+    writeFileSync(path.join(dir, 'look-store.jsonl'), '{"name": "read_file", "arguments": {"path": "booking/intervals.py"}}\n{"name": "submit"}\n');
+    const r = await crucible(['episode', 'run', '--task', 'py-intervals-touching', '--script', path.join(dir, 'look-store.jsonl'), '--store', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ task: 'py-intervals-touching', status: 'graded', reward: 0, stored: { run: 'cli-episodes', status: 'scored' } });
+    const { episodeId, runId } = out.stored as { episodeId: string; runId: string };
+    const db = database.db;
+    const [row] = await db.select().from(episodes).where(eq(episodes.id, episodeId));
+    expect(row).toMatchObject({ runId, status: 'scored', endReason: 'submitted', turnsCount: 2, runtime: 'bwrap', workerId: 'cli:episode-run' });
+    expect(row!.envHash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(row!.grading).toMatchObject({ status: 'graded', reward: 0, patch: '', end: 'submitted' });
+    const turnRows = await db.select().from(turns).where(eq(turns.episodeId, episodeId)).orderBy(asc(turns.index));
+    expect(turnRows.map((t) => t.toolCalls?.[0]?.name)).toEqual(['read_file', 'submit']);
+    expect(turnRows[0]!.tokenIds!.length).toBe(turnRows[0]!.lossMask!.length);
+    expect(turnRows[0]!.lossMask).toContain(1);
+    const [reward] = await db.select().from(rewards).where(eq(rewards.episodeId, episodeId));
+    // what produced the reward, as RL episodes record it: the grading environment and the grader@workspace version
+    expect(reward).toMatchObject({ value: 0, envHash: row!.envHash });
+    expect(reward!.harnessVersion).toMatch(/^repo-grader-.+@workspace:sha256:[0-9a-f]{64}$/);
+    expect(reward!.components).toHaveProperty('resolved', 0);
+
+    // the console's reads (episode page, run page and its episode table), through the same tRPC procedures
+    const admin = await callerAs(db, 'admin');
+    const page = await admin.episodes.get({ id: episodeId });
+    expect(page).toMatchObject({ runName: 'cli-episodes', task: { externalId: 'py-intervals-touching', kind: 'repo' }, reward: { value: 0 } });
+    expect(page.turns).toHaveLength(2);
+    expect(page.repoTests?.failToPass.length).toBeGreaterThan(0);
+    const run = await admin.runs.get({ id: runId });
+    expect(run).toMatchObject({ status: 'completed', episodesDone: 1, episodesTotal: 1, suiteName: 'repo-suite', config: { origin: 'episode-run' } });
+    expect((await admin.episodes.list({ runId })).items).toEqual([expect.objectContaining({ id: episodeId, status: 'scored', reward: 0 })]);
+
+    // a --task-file task fixed by the script, stored in a named run (its task imported into a suite of its own): reward 1
+    const fixed = await crucible([
+      'episode',
+      'run',
+      '--task',
+      'py-add',
+      '--task-file',
+      path.join(dir, 'tasks.jsonl'),
+      '--script',
+      path.join(dir, 'script.jsonl'),
+      '--store',
+      '--run',
+      'scripted fixes',
+      '--json',
+    ]);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    const fixedOut = JSON.parse(fixed.stdout);
+    expect(fixedOut).toMatchObject({ reward: 1, stored: { run: 'scripted fixes', status: 'scored' } });
+    // the same run again: found by name, the next sample
+    const again = JSON.parse(
+      (
+        await crucible([
+          'episode',
+          'run',
+          '--task',
+          'py-add',
+          '--task-file',
+          path.join(dir, 'tasks.jsonl'),
+          '--script',
+          path.join(dir, 'submit-only.jsonl'),
+          '--store',
+          '--run',
+          'scripted fixes',
+          '--json',
+        ])
+      ).stdout,
+    );
+    expect(again.stored.runId).toBe(fixedOut.stored.runId);
+    expect((await admin.episodes.get({ id: again.stored.episodeId })).task?.id).toBe((await admin.episodes.get({ id: fixedOut.stored.episodeId })).task?.id);
+    expect(await db.select({ type: runEvents.type }).from(runEvents).where(eq(runEvents.runId, again.stored.runId))).toEqual(
+      expect.arrayContaining([{ type: 'created' }, { type: 'episode_stored' }]),
+    );
+    expect(await admin.runs.get({ id: again.stored.runId })).toMatchObject({ episodesDone: 2, lastRewardMean: 0.5 });
+
+    // the export: the fixed episode with its messages, token view, reward and provenance
+    const exported = await crucible(['episodes', 'export', '--run', fixedOut.stored.runId, '--min-reward', '1']);
+    expect(exported.code, exported.stderr).toBe(0);
+    const lines = exported.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ id: fixedOut.stored.episodeId, task_id: 'py-add', reward: 1, end_reason: 'submitted', policy_version: null });
+    expect(lines[0].harness_version).toMatch(/@workspace:/);
+    expect(lines[0].env_hash).toBe(row!.envHash);
+    expect(lines[0].messages.filter((m: { role: string }) => m.role === 'tool')).toHaveLength(5);
+    expect(lines[0].messages[2].tool_calls[0].function).toMatchObject({ name: 'read_file' });
+    expect(lines[0].tokens.ids.length).toBe(lines[0].tokens.loss_mask.length);
+  }, 240_000);
+
+  it("validates --store and --run, and keeps a training run's name for that run", async () => {
+    writeTaskAndScripts();
+    const base = ['episode', 'run', '--task', 'py-add', '--task-file', path.join(dir, 'tasks.jsonl'), '--script', path.join(dir, 'script.jsonl')];
+    const noStore = await crucible([...base, '--run', 'x']);
+    expect(noStore.code).toBe(2);
+    expect(noStore.stderr).toContain('crucible: --run names the run that holds a stored episode; add --store');
+    const ungraded = await crucible([...base, '--store', '--no-grade']);
+    expect(ungraded.code).toBe(2);
+    expect(ungraded.stderr).toContain('--store stores the episode with its reward, which needs the grade; leave out --no-grade');
+    const blank = await crucible([...base, '--store', '--run', ' ']);
+    expect(blank.code).toBe(2);
+    expect(blank.stderr).toContain('crucible: --run: give the run a name');
+    const created = await crucible(['runs', 'create', '--name', 'trained', '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    const taken = await crucible([...base, '--store', '--run', 'trained']);
+    expect(taken.code).not.toBe(0);
+    expect(taken.stderr).toContain('--store: run "trained" is a training run; stored episodes go into a run of their own');
+  }, 120_000);
 });

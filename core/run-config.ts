@@ -125,6 +125,9 @@ export const reviewConfig = z.object({
   thresholds: z.array(z.number().min(0).max(1)).max(10).default([0.5]),
 });
 
+/** The config marker of a run of stored `crucible episode run` episodes (RunConfig.origin). */
+export const EPISODE_RUN_ORIGIN = 'episode-run';
+
 /**
  * The full, validated configuration of a training run. Every field has a sensible
  * default so `runs.create({name, suite})` is enough; bounds catch typos early.
@@ -286,6 +289,12 @@ export const runConfigFields = z
       .optional(),
     /** This run's alert thresholds and rules turned off (core/alerts.ts; docs/monitoring.md). Default: the cluster's. */
     alerts: runAlertSettings.optional(),
+    /**
+     * Set only on a run that holds episodes stored by `crucible episode run --store`: scripted
+     * policies, nothing trained; created completed, never played by the RL loop (docs/agents.md).
+     * Launching or cloning such a config is refused.
+     */
+    origin: z.literal(EPISODE_RUN_ORIGIN).optional(),
   })
   .strict();
 

@@ -10,7 +10,7 @@ import { ensureBundledSuite, ensureBuiltinSuite, isBundledSuite } from '@/server
 import { REPO_SUITE } from '@/server/tasks/repo-suite-bundled';
 import { COMPARE_MAX_RUNS } from '@/core/metrics';
 import { HF_TASK_KINDS } from '@/core/tasks';
-import { runConfigSchema, type PolicyChoice, type RunConfigInput } from '@/core/run-config';
+import { EPISODE_RUN_ORIGIN, runConfigSchema, type PolicyChoice, type RunConfigInput } from '@/core/run-config';
 import { allowedFrom, RUN_STATUSES, type RunAction, type RunStatus } from '@/core/run-status';
 import { applyRunTransition, wakeRunLoop } from './lifecycle';
 import { downsampledMetricRows } from './metric-downsample';
@@ -146,6 +146,11 @@ export async function createRun(db: Db, input: NewRunInput, actor: string, creat
 async function createRunIn(tx: Tx, input: NewRunInput, actor: string, createdBy: string | null, clonedFrom: string | null = null) {
   const { name, config, controlArm } = newRunSchema.parse(input);
   const notes = input.launchNotes ?? [];
+  if (config.origin === EPISODE_RUN_ORIGIN)
+    throw new DomainError(
+      'BAD_REQUEST',
+      `origin: "${EPISODE_RUN_ORIGIN}" marks a run that holds episodes stored by \`crucible episode run --store\` (scripted, nothing trained); a launched run cannot have it: leave origin out`,
+    );
   if (controlArm && config.learningRate === 0) {
     throw new DomainError(
       'BAD_REQUEST',

@@ -13,6 +13,7 @@ import type { ChatRenderer } from '@/lib/agent/render/chat-renderer';
 import type { RlPolicy } from '@/lib/policy/rl-policy';
 import type { SandboxManager } from '@/lib/sandbox/pool/manager';
 import type { Logger } from '@/server/logs/logger';
+import type { PlayedEpisode } from '@/server/episodes/record';
 import { agentRenderer, runRenderOptions } from './agent-renderer';
 import { agentTurnRows, withoutNul, type AgentTurnRow } from './agent-turn-rows';
 import { scoringOptions } from './reward/scoring-options';
@@ -155,16 +156,55 @@ export async function playRepoEpisode(o: {
   }).catch(modelConfigError);
   const rows = agentTurnRows(result, policy.ms);
   const policyMs = policy.ms.reduce((a, b) => a + b, 0);
+  return { result, rows, policyMs, infra: repoEpisodeInfra(result) };
+}
+
+/**
+ * Whether a repository episode counts: null, or the infrastructure failure (the episode's
+ * sandbox, or the grader) that makes it retried or masked, never scored.
+ */
+export function repoEpisodeInfra(result: Pick<AgentEpisodeResult<RepoGrade>, 'end' | 'error' | 'grade'>): PlayedRepoEpisode['infra'] {
   if (result.end === 'sandbox_error') {
     const reason = `sandbox_error: ${result.error ?? 'no detail'}`;
-    return { result, rows, policyMs, infra: { status: /env_mismatch/.test(reason) ? 'env_mismatch' : 'sandbox_error', reason } };
+    return { status: /env_mismatch/.test(reason) ? 'env_mismatch' : 'sandbox_error', reason };
   }
   const grade = result.grade;
   if (!grade || grade.status === 'infra_error' || grade.reward === null) {
     const reason = `grader infra_error: ${grade?.error ?? 'not graded'}`;
-    return { result, rows, policyMs, infra: { status: /env_mismatch/.test(reason) ? 'env_mismatch' : 'sandbox_error', reason } };
+    return { status: /env_mismatch/.test(reason) ? 'env_mismatch' : 'sandbox_error', reason };
   }
-  return { result, rows, policyMs, infra: null };
+  return null;
+}
+
+/**
+ * A played repository episode as the episode writer stores it (server/episodes/record.ts): its
+ * turn rows, the infrastructure failure or the reward `score` gives its grade (with the
+ * grader's env hash and `repoHarnessVersion` as provenance), and the grade and patch.
+ */
+export function playedRepoEpisode(
+  task: Pick<RepoTask, 'workspaceSha256'>,
+  played: Pick<PlayedRepoEpisode, 'result' | 'rows' | 'infra'>,
+  score: (grade: RepoGrade) => { reward: number; components: Record<string, number> },
+  summary: Record<string, unknown>,
+): PlayedEpisode {
+  const { result, rows, infra } = played;
+  const grade = result.grade;
+  const scored = infra ? null : score(grade!);
+  return {
+    turns: rows,
+    infra: infra && { status: infra.status, reason: infra.reason.slice(0, 480) },
+    reward: scored && {
+      value: scored.reward,
+      components: scored.components,
+      envHash: grade!.envHash,
+      harnessVersion: repoHarnessVersion(task.workspaceSha256),
+    },
+    runtime: grade?.runtime || result.runtime,
+    envHash: grade?.envHash || null,
+    grading: episodeGrading(result),
+    endReason: result.end,
+    summary,
+  };
 }
 
 /** What episodes.grading keeps: the grade, the patch it graded and why the episode ended. */

@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
-import { episodes, rewards, runs, turns } from '@/db/schema';
+import { episodes, runs } from '@/db/schema';
+import { episodeResultColumns, recordEpisodeResult, writeEpisodeTurns } from '@/server/episodes/record';
 import type { Tx } from '@/server/queue';
 import type { Logger } from '@/server/logs/logger';
 import { sampleForReview } from '@/server/reviews/sampler';
@@ -42,46 +43,27 @@ export async function commitEpisode(tx: Tx, c: EpisodeCommit, played: PlayedEpis
   const episodeId = c.episode.id;
   const [cur] = await tx.select({ status: episodes.status }).from(episodes).where(eq(episodes.id, episodeId)).for('update');
   if (cur?.status !== 'running') return { skipped: cur?.status };
-  await tx.delete(turns).where(eq(turns.episodeId, episodeId));
-  if (played.turns.length) await tx.insert(turns).values(played.turns.map((t) => ({ ...t, episodeId })));
-  const base = {
-    policyVersionId: c.policyVersionId,
-    runtime: played.runtime,
-    envHash: played.envHash,
-    host: c.host,
-    workerId: c.workerId,
-    turnsCount: played.turns.length,
-    ...(played.grading !== undefined ? { grading: played.grading } : {}),
-    startedAt: c.startedAt,
-    finishedAt: new Date(),
-  };
   const { infra, reward } = played;
   const retry = infra !== null && c.episode.attempt <= c.infraRetries;
+  const fields = { policyVersionId: c.policyVersionId, host: c.host, workerId: c.workerId, startedAt: c.startedAt };
   if (infra && retry) {
     // infrastructure failure: not the policy's fault, run the slot again
+    await writeEpisodeTurns(tx, episodeId, played.turns);
     await tx
       .update(episodes)
-      .set({ ...base, status: 'pending', attempt: c.episode.attempt + 1, error: `attempt ${c.episode.attempt}: ${infra.reason}`, endReason: 'infra' })
+      .set({
+        ...episodeResultColumns(fields, played),
+        status: 'pending',
+        attempt: c.episode.attempt + 1,
+        error: `attempt ${c.episode.attempt}: ${infra.reason}`,
+        endReason: 'infra',
+      })
       .where(eq(episodes.id, episodeId));
-  } else if (infra) {
-    // masked out of the loss and out of its group's baseline; never scored 0
-    await tx
-      .update(episodes)
-      .set({ ...base, status: infra.status, endReason: 'infra', error: infra.reason })
-      .where(eq(episodes.id, episodeId));
-    await countFinished(tx, c.runId);
   } else {
-    if (!reward) throw new Error(`episode ${episodeId} finished without an infrastructure failure but has no reward`);
-    await tx
-      .insert(rewards)
-      .values({ episodeId, ...reward, policyVersionId: c.policyVersionId })
-      .onConflictDoNothing();
-    await tx
-      .update(episodes)
-      .set({ ...base, status: 'scored', endReason: played.endReason })
-      .where(eq(episodes.id, episodeId));
+    // masked (out of the loss and out of its group's baseline; never scored 0) or scored
+    const recorded = await recordEpisodeResult(tx, episodeId, fields, played);
     await countFinished(tx, c.runId);
-    await sampleForReview(tx, episodeId);
+    if (recorded === 'scored') await sampleForReview(tx, episodeId);
   }
   await topUp(tx, c.runId);
   const status = retry ? 'retry' : (infra?.status ?? 'scored');

@@ -1,7 +1,7 @@
 import type { RepoGrade } from '@/core/repo-tasks';
 import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
 import { gradeRepoTask } from '@/lib/agent/grade/grade-repo-task';
-import { agentMessageCut, agentTokenBudget, episodeGrading, playRepoEpisode, repoHarnessVersion } from '../agent-episode';
+import { agentMessageCut, agentTokenBudget, playedRepoEpisode, playRepoEpisode } from '../agent-episode';
 import { agentRenderer } from '../agent-renderer';
 import { repoEpisodeReward } from '../repo-episode-reward';
 import { episodeSeed } from '../schedule';
@@ -44,26 +44,13 @@ export const repoKind: TaskKind = {
       signal,
       log,
     });
-    const { result, rows, infra } = played;
-    const grade = result.grade;
-    const scored = infra
-      ? null
-      : repoEpisodeReward(grade!, { patch: result.patch ?? '', binarySkipped: result.binarySkipped, turns: result.turns.length }, run.config);
-    return {
-      turns: rows,
-      infra: infra && { status: infra.status, reason: infra.reason.slice(0, 480) },
-      reward: scored && {
-        value: scored.reward,
-        components: scored.components,
-        envHash: grade!.envHash,
-        harnessVersion: repoHarnessVersion(task.workspaceSha256),
-      },
-      runtime: grade?.runtime || result.runtime,
-      envHash: grade?.envHash || null,
-      grading: episodeGrading(result),
-      endReason: result.end,
-      summary: { end: result.end, policyMs: Math.round(played.policyMs), durationMs: result.durationMs },
-    };
+    const { result } = played;
+    return playedRepoEpisode(
+      task,
+      played,
+      (grade) => repoEpisodeReward(grade, { patch: result.patch ?? '', binarySkipped: result.binarySkipped, turns: result.turns.length }, run.config),
+      { end: result.end, policyMs: Math.round(played.policyMs), durationMs: result.durationMs },
+    );
   },
   // the episode exactly as training plays it (tools, budgets, isolation), graded the same way
   async heldoutAttempt({ db, run, task: t, policy, manager, settings, seed, temperature }) {

@@ -1,6 +1,5 @@
 import type { Db } from '@/db/client';
-import type { episodes, rewards, tasks, turns } from '@/db/schema';
-import type { EpisodeGrading } from '@/core/repo-tasks';
+import type { episodes, tasks } from '@/db/schema';
 import type { RunConfig } from '@/core/run-config';
 import type { RlSettings } from '@/core/settings';
 import type { TaskKind as TaskKindName, TaskLanguage } from '@/core/tasks';
@@ -8,29 +7,14 @@ import type { RlPolicy } from '@/lib/policy/rl-policy';
 import type { SandboxManager } from '@/lib/sandbox/pool/manager';
 import type { Logger } from '@/server/logs/logger';
 import type { ScoringOptions } from '../reward/scoring-options';
+import type { PlayedEpisode } from '@/server/episodes/record';
 
 export type TaskRow = typeof tasks.$inferSelect;
 export type EpisodeRow = typeof episodes.$inferSelect;
 export type RunRef = { id: string; suiteId: string | null; config: RunConfig };
 
-/** One turn as the episode commit stores it (turns row without its episode). */
-export type TurnInsert = Omit<typeof turns.$inferInsert, 'episodeId'>;
-
-/** What one episode produced, whatever its kind: the input of the one episode commit (../episode-commit.ts). */
-export type PlayedEpisode = {
-  turns: TurnInsert[];
-  /** an infrastructure failure (the sandbox, the grader): retried or masked, never scored */
-  infra: { status: 'sandbox_error' | 'env_mismatch'; reason: string } | null;
-  /** the reward row; null exactly when `infra` is set */
-  reward: Pick<typeof rewards.$inferInsert, 'value' | 'components' | 'envHash' | 'harnessVersion'> | null;
-  runtime: string | null;
-  envHash: string | null;
-  /** a repository episode's grade, patch and end (episodes.grading) */
-  grading?: EpisodeGrading | null;
-  endReason: string;
-  /** what the job's result says of the episode besides status, reward and turns */
-  summary: Record<string, unknown>;
-};
+/** One turn, and what one episode produced: the input of the one episode commit (../episode-commit.ts), written by server/episodes/record.ts. */
+export type { PlayedEpisode, TurnInsert } from '@/server/episodes/record';
 
 /** An episode of a run to roll out and score. */
 export type PlayInput = {
