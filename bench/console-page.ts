@@ -8,7 +8,7 @@ import type { Db } from '@/db/client';
 import { runs } from '@/db/schema';
 import { RL_ITERATION_METRICS } from '@/core/metrics';
 import { defaultRunConfig } from '@/core/run-config';
-import { childEnv } from '@/core/settings';
+import { childEnv, settings } from '@/core/settings';
 
 /**
  * The browser half of `npm run bench -- console`: a live run page and an 8-run compare page in
@@ -33,6 +33,8 @@ export type PageBenchOptions = {
   load: number;
   tickMs: number;
   baseline?: string;
+  /** which pages to measure (both by default) */
+  pages?: ('run' | 'compare')[];
   log: (s: string) => void;
 };
 
@@ -187,10 +189,21 @@ async function measure(browser: Browser, base: string, url: string, login: { use
       return Object.fromEntries(metrics.map((m) => [m.name, m.value])) as Record<string, number>;
     };
     await page.evaluate(() => ((window as unknown as { __bench: { shift: number } }).__bench.shift = 0));
+    // CRUCIBLE_BENCH_CPU_PROFILE=DIR: also a V8 CPU profile of the window, for chrome://inspect or a summary
+    const profileDir = settings().CRUCIBLE_BENCH_CPU_PROFILE;
+    if (profileDir) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.start');
+    }
     const a = await read();
     // The window is counted in wall time between the two readings (Timestamp, seconds).
     await page.waitForTimeout(seconds * 1000);
     const b = await read();
+    if (profileDir) {
+      const { profile } = await cdp.send('Profiler.stop');
+      fs.mkdirSync(profileDir, { recursive: true });
+      fs.writeFileSync(path.join(profileDir, `${new URL(base).port}-${url.split('?')[0]!.replace(/\W+/g, '_')}.cpuprofile`), JSON.stringify(profile));
+    }
     const shift = await page.evaluate(() => (window as unknown as { __bench: { shift: number } }).__bench.shift);
     const panels = await page.getByTestId('metric-chart').count();
     const panelsDrawn = await page.locator('[data-testid="metric-chart"]:has(svg.recharts-surface)').count();
@@ -249,7 +262,7 @@ export async function benchPages(
     const pages = [
       { page: 'run' as const, url: `/runs/${targets.live}` },
       { page: 'compare' as const, url: `/runs/compare?ids=${targets.compare.join(',')}` },
-    ];
+    ].filter((p) => !opts.pages || opts.pages.includes(p.page));
     for (let rep = 0; rep < opts.reps; rep++) {
       // alternate which build goes first, so a drift in load favours neither
       const order = rep % 2 === 0 ? servers : [...servers].reverse();

@@ -23,7 +23,7 @@ import { benchPages, pageTable, seedLiveRun } from './console-page';
 
 /**
  * `npm run bench -- console [--iterations 500] [--episodes 50000] [--reps 7] [--no-stats] [--json]
- *   [--no-browser] [--seconds 60] [--page-reps 2] [--load 2] [--tick-ms 5000] [--baseline DIR]`
+ *   [--no-browser] [--seconds 60] [--page-reps 2] [--load 2] [--tick-ms 5000] [--baseline DIR] [--pages run,compare]`
  *
  * What `/runs/[id]` and `/runs/compare` cost on a long run. A throwaway embedded PostgreSQL
  * gets one run of `iterations` iterations (every RL iteration metric, a labelled metric and
@@ -52,6 +52,7 @@ const optionsSchema = z.object({
   load: z.number().int().min(0).max(64),
   tickMs: z.number().int().min(500).max(600_000),
   baseline: z.string().min(1).optional(),
+  pages: z.array(z.enum(['run', 'compare'])).min(1),
 });
 
 const median = (xs: number[]) => {
@@ -166,6 +167,7 @@ export async function main(argv: string[]): Promise<number> {
       load: { type: 'string', default: '2' },
       'tick-ms': { type: 'string', default: '5000' },
       baseline: { type: 'string' },
+      pages: { type: 'string', default: 'run,compare' },
     },
   });
   const opts = optionsSchema.parse({
@@ -180,6 +182,7 @@ export async function main(argv: string[]): Promise<number> {
     load: Number(values.load),
     tickMs: Number(values['tick-ms']),
     baseline: values.baseline,
+    pages: values.pages.split(',').map((p) => p.trim()),
   });
   const log = (s: string) => !opts.json && console.log(s);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'crucible-bench-console-'));
@@ -299,7 +302,7 @@ export async function main(argv: string[]): Promise<number> {
         dir,
         { ...live, compare: [live.live, ...ids.slice(0, COMPARE_MAX_RUNS - 1)] },
         { username: 'bench-operator', password: 'correct horse battery' },
-        { seconds: opts.seconds, reps: opts.pageReps, load: opts.load, tickMs: opts.tickMs, baseline: opts.baseline, log },
+        { seconds: opts.seconds, reps: opts.pageReps, load: opts.load, tickMs: opts.tickMs, baseline: opts.baseline, pages: opts.pages, log },
       );
     }
 

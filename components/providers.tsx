@@ -7,6 +7,7 @@ import superjson from 'superjson';
 import type { AppRouter } from '@/server/routers/index';
 import { TRPCProvider } from './trpc';
 import { errorCode } from './api-error';
+import { shareEqual } from './share-equal';
 
 // Errors a retry cannot fix: the request itself is wrong or not allowed.
 const noRetry = new Set(['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED']);
@@ -23,6 +24,8 @@ function makeQueryClient() {
       queries: {
         staleTime: 2_000,
         refetchOnWindowFocus: true,
+        // a poll that returns what the page has keeps its objects (Dates too), so nothing redraws
+        structuralSharing: shareEqual,
         retry: (count, error) => count < 2 && !noRetry.has(errorCode(error) ?? ''),
       },
     },

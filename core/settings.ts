@@ -221,6 +221,10 @@ export const settingsSchema = z.object({
     .string()
     .optional()
     .describe('`npm run bench learner`: the python with torch to compare against (unset: /usr/bin/python3, then python3)'),
+  CRUCIBLE_BENCH_CPU_PROFILE: z
+    .string()
+    .optional()
+    .describe("`npm run bench console`: a directory for a V8 CPU profile of each page's measured window (unset: none)"),
   // Set by one Crucible process for the ones it starts (not for users)
   CRUCIBLE_START_PARENT: pid.optional().describe('internal: set by `npm start` for its detached session (the pid it watches)'),
   CRUCIBLE_PARENT_PID: pid.optional().describe('internal: set by the supervisor for its workers, which exit when that process is gone'),

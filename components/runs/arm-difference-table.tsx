@@ -1,11 +1,20 @@
+import { memo, useMemo } from 'react';
 import { DataTable, type DataColumn } from '@/components/ui/data-table';
 import { formatNumber } from '@/components/display-format';
 import { armDifference, type ArmDifferenceRow } from './arm-difference';
 import type { MetricSampleView } from './metric-groups';
 
 /** On a run with a control arm: RL − control mean reward per iteration, with n and a 95% interval. */
-export function ArmDifferenceTable({ rl, control, n }: { rl: readonly MetricSampleView[]; control: readonly MetricSampleView[]; n: number }) {
-  const rows = armDifference(rl, control, n);
+export const ArmDifferenceTable = memo(function ArmDifferenceTable({
+  rl,
+  control,
+  n,
+}: {
+  rl: readonly MetricSampleView[];
+  control: readonly MetricSampleView[];
+  n: number;
+}) {
+  const rows = useMemo(() => armDifference(rl, control, n), [rl, control, n]);
   if (rows.length === 0) return null;
   const columns: DataColumn<ArmDifferenceRow>[] = [
     { key: 'step', header: 'Version', cell: (r) => `v${r.step}`, align: 'right' },
@@ -29,4 +38,4 @@ export function ArmDifferenceTable({ rl, control, n }: { rl: readonly MetricSamp
       <DataTable label="RL minus control" columns={columns} rows={rows} rowKey={(r) => r.step} fit />
     </details>
   );
-}
+});
