@@ -314,5 +314,9 @@ describe('crucible episode run (real binary, bwrap)', () => {
     const taken = await crucible([...base, '--store', '--run', 'trained']);
     expect(taken.code).not.toBe(0);
     expect(taken.stderr).toContain('--store: run "trained" is a training run; stored episodes go into a run of their own');
+    // the marker is the command's own: a launched run cannot carry it
+    const marked = await crucible(['runs', 'create', '--name', 'fake', '--set', 'origin=episode-run']);
+    expect(marked.code).not.toBe(0);
+    expect(marked.stderr).toContain('origin: "episode-run" marks a run that holds episodes stored by `crucible episode run --store`');
   }, 120_000);
 });
