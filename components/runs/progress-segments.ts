@@ -139,9 +139,64 @@ export function progressSegments(p: Input): SegmentedProgress {
   const doneWork = segments.reduce((a, s) => a + (s.total > 0 ? (s.weight * Math.min(s.done, s.total)) / s.total : s.state === 'done' ? s.weight : 0), 0);
   const evalSegments = segments.filter((s) => s.kind === 'heldout');
   return {
-    segments,
+    segments: coalesceIterations(segments, p.iterations),
     percent: completed ? 100 : all > 0 ? Math.min(100, Math.floor((doneWork / all) * 100)) : 0,
     current: segments.find((s) => s.state === 'running') ?? null,
     heldout: { done: evalSegments.filter((s) => s.state === 'done').length, total: evalSegments.length },
   };
+}
+
+/** At most this many iterations are drawn one by one; a longer run's are drawn in blocks. */
+export const MAX_DRAWN_ITERATIONS = 24;
+
+/** The iteration a segment belongs to (`train:i`, `heldout:v{i+1}`), or null for v0 and the initialisation. */
+function iterationOf(s: ProgressSegment): number | null {
+  if (s.key.startsWith('train:')) return Number(s.key.slice('train:'.length));
+  const v = /^heldout:v(\d+)$/.exec(s.key);
+  return v && Number(v[1]) > 0 ? Number(v[1]) - 1 : null;
+}
+
+/**
+ * A run of thousands of iterations would draw thousands of 2-px segments (wider than the
+ * bar, and redrawn on every poll): past MAX_DRAWN_ITERATIONS, consecutive iterations share one
+ * training and one held-out segment, each counting what its iterations hold. The counts, the
+ * percentage and the "now" line are computed before this, from every iteration.
+ */
+export function coalesceIterations(segments: ProgressSegment[], iterations: number): ProgressSegment[] {
+  if (iterations <= MAX_DRAWN_ITERATIONS) return segments;
+  const per = Math.ceil(iterations / MAX_DRAWN_ITERATIONS);
+  const out: ProgressSegment[] = [];
+  const blocks = new Map<string, { seg: ProgressSegment; states: Set<SegmentState>; first: number; last: number }>();
+  for (const s of segments) {
+    const i = iterationOf(s);
+    if (i === null) {
+      out.push(s);
+      continue;
+    }
+    const key = `${s.kind}:block${Math.floor(i / per)}`;
+    let b = blocks.get(key);
+    if (!b) {
+      b = { seg: { ...s, key, done: 0, total: 0, weight: 0 }, states: new Set(), first: i, last: i };
+      blocks.set(key, b);
+      out.push(b.seg);
+    }
+    b.seg.done += s.done;
+    b.seg.total += s.total;
+    b.seg.weight += s.weight;
+    b.states.add(s.state);
+    b.last = i;
+  }
+  for (const { seg, states, first, last } of blocks.values()) {
+    seg.state = states.size === 1 ? [...states][0]! : 'running';
+    const span = first === last ? `${first + 1}` : `${first + 1}–${last + 1}`;
+    if (seg.kind === 'training') {
+      seg.label = `iterations ${span}`;
+      seg.title = `iterations ${span} of ${iterations}, training: ${seg.done} / ${seg.total} episodes`;
+    } else {
+      const versions = first === last ? `v${first + 1}` : `v${first + 1}–v${last + 1}`;
+      seg.label = `held-out ${versions}`;
+      seg.title = `held-out evaluations of policies ${versions}: ${seg.done} / ${seg.total} tasks`;
+    }
+  }
+  return out;
 }

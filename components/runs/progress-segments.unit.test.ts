@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PhaseEventData } from '@/core/run-phases';
-import { progressSegments, withPassAtK, type HeldoutPlan } from './progress-segments';
+import { MAX_DRAWN_ITERATIONS, progressSegments, withPassAtK, type HeldoutPlan } from './progress-segments';
 
 const mark = (at: number, data: Omit<PhaseEventData, 'iterations'>) => ({ at, data: { iterations: 3, ...data } });
 const plan: HeldoutPlan = { tasks: 10, passAtK: 4, passAtKEvery: 2, perIteration: true };
@@ -80,5 +80,33 @@ describe('the progress bar’s segments', () => {
 
   it('a suite without held-out tasks has training segments only', () => {
     expect(progressSegments(input({ heldout: { ...plan, tasks: 0 } })).segments.map((s) => s.kind)).toEqual(['training', 'training', 'training']);
+  });
+
+  it('draws a long run’s iterations in blocks, counted in full, the running one in its block', () => {
+    const iterations = 2000;
+    const v = progressSegments(
+      input({
+        iterations,
+        currentIteration: 500,
+        iteration: { total: 8, pending: 4, running: 2 },
+        phases: [{ at: 1, data: { phase: 'sampling', state: 'started', iteration: 500, iterations } }],
+      }),
+    );
+    // v0, then a training and a held-out block for each of 24 blocks of ⌈2000/24⌉ = 84 iterations
+    expect(v.segments).toHaveLength(1 + 2 * MAX_DRAWN_ITERATIONS);
+    const [v0, train0, held0] = v.segments;
+    expect(v0!.key).toBe('heldout:v0');
+    expect(train0).toMatchObject({ kind: 'training', label: 'iterations 1–84', done: 84 * 8, total: 84 * 8, state: 'done' });
+    // (no held-out phase events in this input: their blocks stay pending)
+    expect(held0).toMatchObject({ kind: 'heldout', label: 'held-out v1–v84', total: 840, state: 'pending' });
+    // iteration 501 (index 500) is in block 6 (iterations 421–504): partly trained, so running
+    const running = v.segments.filter((s) => s.state === 'running');
+    expect(running.map((s) => s.label)).toEqual(['iterations 421–504']);
+    expect(running[0]!.done).toBe(80 * 8 + 2);
+    // every episode and task still counted: the blocks add up to the iterations
+    const sum = (kind: string, f: 'total' | 'weight') => v.segments.filter((s) => s.kind === kind).reduce((a, s) => a + s[f], 0);
+    expect(sum('training', 'total')).toBe(iterations * 8);
+    // the "now" line names the one iteration running, not its block
+    expect(v.current?.label).toBe('iteration 501');
   });
 });
