@@ -23,7 +23,7 @@ import { benchPages, pageTable, seedLiveRun } from './console-page';
 
 /**
  * `npm run bench -- console [--iterations 500] [--episodes 50000] [--reps 7] [--no-stats] [--json]
- *   [--no-browser] [--seconds 60] [--page-reps 2] [--load 2] [--tick-ms 5000] [--baseline DIR] [--pages run,compare]`
+ *   [--no-browser] [--seconds 60] [--page-reps 2] [--load 2] [--tick-ms 30000] [--baseline DIR] [--pages run,compare]`
  *
  * What `/runs/[id]` and `/runs/compare` cost on a long run. A throwaway embedded PostgreSQL
  * gets one run of `iterations` iterations (every RL iteration metric, a labelled metric and
@@ -165,7 +165,7 @@ export async function main(argv: string[]): Promise<number> {
       seconds: { type: 'string', default: '60' },
       'page-reps': { type: 'string', default: '2' },
       load: { type: 'string', default: '2' },
-      'tick-ms': { type: 'string', default: '5000' },
+      'tick-ms': { type: 'string', default: '30000' },
       baseline: { type: 'string' },
       pages: { type: 'string', default: 'run,compare' },
     },
