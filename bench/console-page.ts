@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { chromium, type Browser, type Page } from '@playwright/test';
@@ -9,6 +8,7 @@ import { runs } from '@/db/schema';
 import { RL_ITERATION_METRICS } from '@/core/metrics';
 import { defaultRunConfig } from '@/core/run-config';
 import { childEnv, settings } from '@/core/settings';
+import { freePort } from '@/scripts/free-port';
 
 /**
  * The browser half of `npm run bench -- console`: a live run page and an 8-run compare page in
@@ -99,17 +99,6 @@ export async function addIteration(db: Db, ids: string[], step: number, at = new
       values (${id}::uuid, 'iteration', 'system:rl', ${`iteration ${step}: trained`}, ${JSON.stringify({ iteration: step })}::jsonb, ${at.toISOString()}::timestamptz)`);
     await db.execute(sql`update runs set current_iteration = ${step}, episodes_done = ${step * 32}, updated_at = now() where id = ${id}::uuid`);
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** `node scripts/web-server.mjs` of checkout `root` (its own `.next`), on the bench's data dir. */

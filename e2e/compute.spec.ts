@@ -1,8 +1,5 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
-import { database, env, signIn } from './support';
+import { expect, test } from '@playwright/test';
+import { database, env, signIn, screenshotAtWidths } from './support';
 import { seedEpisode } from './seed-episode';
 
 /**
@@ -12,19 +9,6 @@ import { seedEpisode } from './seed-episode';
  * per-run table (seeded as the job loop commits them: run_compute), and in /api/metrics.
  * Screenshots go to $TMPDIR/crucible-e2e-screenshots/ (copies in docs/screenshots/).
  */
-
-const shots = path.join(os.tmpdir(), 'crucible-e2e-screenshots');
-
-async function screenshot(page: Page, name: string) {
-  fs.mkdirSync(shots, { recursive: true });
-  const before = page.viewportSize();
-  for (const width of [1440, 1024]) {
-    await page.setViewportSize({ width, height: before?.height ?? 900 });
-    await page.waitForTimeout(400);
-    await page.screenshot({ path: path.join(shots, `${name}-${width}.png`), fullPage: true });
-  }
-  if (before) await page.setViewportSize(before);
-}
 
 const percent = (text: string | null) => Number(/(\d+)%\s*$/.exec(text ?? '')?.[1] ?? NaN);
 
@@ -95,7 +79,7 @@ test('node CPU stacked by what uses it, and a run’s CPU-seconds per phase', as
     await expect(runRow.locator('[data-phase="other"]')).toHaveText('—');
     await expect(runRow).toContainText('3 min 41 s'); // 221 CPU-seconds in all
     await runRow.scrollIntoViewIfNeeded();
-    await screenshot(page, 'resources-compute');
+    await screenshotAtWidths(page, 'resources-compute', { fullPage: true });
 
     // the run page: its Compute section, every phase with its share; no GPU column without a GPU
     await runRow.getByRole('link', { name: `seeded-run-${tag}` }).click();
@@ -111,7 +95,7 @@ test('node CPU stacked by what uses it, and a run’s CPU-seconds per phase', as
     await expect(rows.filter({ hasText: 'Grading' })).toContainText('18.8 s');
     await expect(compute.getByRole('columnheader', { name: 'GPU-seconds' })).toHaveCount(0);
     await compute.scrollIntoViewIfNeeded();
-    await screenshot(page, 'run-compute');
+    await screenshotAtWidths(page, 'run-compute', { fullPage: true });
 
     // Prometheus: a counter per run and phase
     const metrics = await (await page.request.get('/api/metrics')).text();

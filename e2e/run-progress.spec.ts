@@ -1,11 +1,8 @@
 import assert from 'node:assert';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { defaultRunConfig } from '@/core/run-config';
 import { phaseMessage, type PhaseEventData } from '@/core/run-phases';
-import { database, env, seedSuiteAndTask, signIn } from './support';
+import { database, env, seedSuiteAndTask, signIn, screenshotAtWidths } from './support';
 
 /**
  * Issue 17, run start-up and progress: a new run says what it is doing from the first
@@ -17,19 +14,6 @@ import { database, env, seedSuiteAndTask, signIn } from './support';
 
 const tag = Date.now().toString(36);
 // outside test-results/, which every Playwright run (another spec's too) empties at its start
-const shots = path.join(os.tmpdir(), 'crucible-e2e-screenshots');
-
-async function screenshot(page: Page, name: string) {
-  fs.mkdirSync(shots, { recursive: true });
-  const before = page.viewportSize();
-  for (const width of [1440, 1024]) {
-    await page.setViewportSize({ width, height: before?.height ?? 900 });
-    await page.waitForTimeout(300);
-    await page.screenshot({ path: path.join(shots, `${name}-${width}.png`), fullPage: false });
-  }
-  if (before) await page.setViewportSize(before);
-}
-
 test('a new run names its phase from the start: warm start, held-out evaluation, iteration k of n, episodes, ETA', async ({ page }) => {
   test.setTimeout(300_000);
   await signIn(page, 'admin', env.adminPassword);
@@ -49,7 +33,7 @@ test('a new run names its phase from the start: warm start, held-out evaluation,
   // the start-up phases, as the worker announces them (the page polls every 2 s)
   await expect(phase).toHaveText(/SFT warm start \(20 steps\)|held-out evaluation of (the initialisation|policy v0) \(4 tasks\)/, { timeout: 60_000 });
   await expect(page.getByTestId('run-progress')).toContainText('overall: 0 / 8 episodes');
-  await screenshot(page, 'run-progress-startup');
+  await screenshotAtWidths(page, 'run-progress-startup');
 
   // the iterations: k of n with this iteration's episodes, and a bar that counts episodes
   await expect(phase).toHaveText(/^iteration [12] of 2: (sampling 4 episodes|learning \(policy update\)|held-out evaluation of policy v\d)/, {
@@ -59,7 +43,7 @@ test('a new run names its phase from the start: warm start, held-out evaluation,
   await expect(page.getByTestId('iteration-episodes')).toHaveText(/this iteration: \d \/ 4 episodes done/);
   await expect(page.getByTestId('run-progress').getByRole('progressbar')).toBeVisible();
   await expect(page.getByTestId('run-eta')).toHaveText(/^ETA (≈|≥) \d+ (s|min)|^ETA: (after the first episodes|when this step ends)/);
-  await screenshot(page, 'run-progress-iteration');
+  await screenshotAtWidths(page, 'run-progress-iteration');
 
   // to the end, where the bar is full and the events tell each phase
   await expect(phase).toHaveText('completed all 2 iterations', { timeout: 200_000 });
@@ -151,7 +135,7 @@ test('the progress bar gives held-out evaluation its own segments: v0 and each i
   await expect(page.getByTestId('heldout-progress')).toHaveText('held-out: 2 / 5 evaluations done · now held-out v1: 2 / 4 tasks');
   // the held-out work is in the bar's share: (init 4 + v0 4×3 + iteration 1's 8 + 2 of v1's 4) of 4 + 12 + 8 + 4 + 8 + 12 + 8 + 12
   await expect(bar.getByRole('progressbar')).toHaveAttribute('aria-valuenow', String(Math.floor(((4 + 12 + 8 + 2) / 68) * 100)));
-  await screenshot(page, 'run-progress-heldout');
+  await screenshotAtWidths(page, 'run-progress-heldout');
 
   // the next task is evaluated: the page, polling, counts it
   const sql = database();

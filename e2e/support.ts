@@ -1,5 +1,6 @@
 import assert from 'node:assert';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { expect, type Page } from '@playwright/test';
@@ -67,3 +68,18 @@ export const trpc = async (page: Page, proc: string, input: unknown) => {
   expect(res.ok(), await res.text()).toBe(true);
   return ((await res.json()) as { result: { data: { json: unknown } } }).result.data.json;
 };
+
+/** Where specs save screenshots: outside test-results/, which every Playwright run empties (copies in docs/screenshots/). */
+export const screenshotDir = path.join(os.tmpdir(), 'crucible-e2e-screenshots');
+
+/** `<name>-1440.png` and `<name>-1024.png` in screenshotDir, the viewport restored after. */
+export async function screenshotAtWidths(page: Page, name: string, opts: { fullPage?: boolean } = {}) {
+  fs.mkdirSync(screenshotDir, { recursive: true });
+  const before = page.viewportSize();
+  for (const width of [1440, 1024]) {
+    await page.setViewportSize({ width, height: before?.height ?? 900 });
+    await page.waitForTimeout(400); // charts re-measure on resize
+    await page.screenshot({ path: path.join(screenshotDir, `${name}-${width}.png`), fullPage: opts.fullPage ?? false });
+  }
+  if (before) await page.setViewportSize(before);
+}

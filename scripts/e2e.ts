@@ -5,11 +5,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { childEnv, settings } from '@/core/settings';
 import { buildNeeded, buildNext } from './next-build';
+import { freePort } from './free-port';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -29,17 +29,6 @@ async function buildIfNeeded() {
     process.exit(1);
   }
   console.log(`[e2e] built in ${((Date.now() - t0) / 1000).toFixed(0)}s`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForApp(url: string, app: ChildProcess, timeoutMs: number) {
