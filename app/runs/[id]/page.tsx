@@ -1,6 +1,6 @@
 'use client';
 import Link from 'next/link';
-import { useCallback, useEffect, useMemo } from 'react';
+import { useCallback, useMemo } from 'react';
 import { useParams } from 'next/navigation';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
@@ -22,6 +22,7 @@ import { RunProgress } from '@/components/runs/run-progress';
 import { ComputeUsage } from '@/components/runs/compute-usage';
 import { RunReviewPanel } from '@/components/review/run-review-panel';
 import { isActive } from '@/core/run-status';
+import { useOnChange } from '@/components/ui/use-on-change';
 import { formatDateTime, formatNumber, timeAgo } from '@/components/display-format';
 
 // While a run is active its status, events and tables refresh on this period, without reloading.
@@ -68,13 +69,10 @@ export default function RunPage() {
   // completion, after which polling stops: fetch both once more whenever the iteration or
   // status moves.
   const progress = run.data ? `${run.data.status}:${run.data.currentIteration}` : '';
-  const refetchMetrics = metrics.refetch;
-  const refetchEvents = events.refetch;
-  useEffect(() => {
-    if (!progress) return;
-    void refetchMetrics();
-    void refetchEvents();
-  }, [progress, refetchMetrics, refetchEvents]);
+  useOnChange(progress || undefined, () => {
+    void metrics.refetch();
+    void events.refetch();
+  });
 
   // The charts' time, episodes and tokens x-axes: each arm on its own clock, step × episodes per
   // iteration, its own generated tokens so far.

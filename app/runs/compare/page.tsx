@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import { Suspense, useCallback, useMemo, useState } from 'react';
 import { useSearchParams } from 'next/navigation';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { EmptyState, ErrorNotice, Loading } from '@/components/ui/states';
 import { PageHeader, Section, controlClass } from '@/components/ui/layout-parts';
@@ -16,9 +16,13 @@ import { groupableFields, groupedSections, groupRuns } from '@/components/runs/c
 import { RunsTableView } from '@/components/runs/compare/runs-table-view';
 import { DataTable } from '@/components/ui/data-table';
 import { isActive } from '@/core/run-status';
+import { useOnChange } from '@/components/ui/use-on-change';
 
-// Everything on this page is metrics, which change once an iteration: a live comparison polls slowly.
-const LIVE_MS = 15_000;
+// Everything on this page is metrics, which change once an iteration: the compared runs that are
+// live are watched through their small status (runs.get, every STATUS_MS), and the metrics are
+// fetched again when one of them moves, or every METRICS_MS at the latest.
+const STATUS_MS = 5_000;
+const METRICS_MS = 60_000;
 
 /** /runs/compare?ids=a,b — one chart per metric, one line per run. */
 function Compare() {
@@ -37,8 +41,14 @@ function Compare() {
     ...trpc.runs.compare.queryOptions({ ids }),
     enabled: ids.length >= 2,
     retry: false,
-    refetchInterval: (q) => (q.state.data?.runs.some((r) => isActive(r.status)) ? LIVE_MS : false),
+    refetchInterval: (q) => (q.state.data?.runs.some((r) => isActive(r.status)) ? METRICS_MS : false),
   });
+  const liveIds = useMemo(() => (data.data?.runs ?? []).filter((r) => isActive(r.status)).map((r) => r.id), [data.data?.runs]);
+  const liveStatus = useQueries({
+    queries: liveIds.map((id) => ({ ...trpc.runs.get.queryOptions({ id }), refetchInterval: STATUS_MS })),
+    combine: (rs) => (rs.every((r) => r.data) ? rs.map((r) => `${r.data!.id}:${r.data!.status}:${r.data!.currentIteration}`).join(',') : undefined),
+  });
+  useOnChange(liveStatus, () => void data.refetch());
   // Group by a config field (mean of each group's runs, min – max band); '' draws one line per run.
   const [groupBy, setGroupBy] = useState('');
   const compared = data.data?.runs;
