@@ -31,6 +31,8 @@ fi
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 # Debian's pytest: the `repo` environment (repository tasks, lib/agent) copies it in
 [ -e /usr/lib/python3/dist-packages/pytest/__init__.py ] || need+=(python3-pytest)
+# git: the `repo` environment copies /usr/bin/git in (the agent's one-commit .git, lib/agent/episode/workspace-git.ts)
+command -v git >/dev/null 2>&1 || need+=(git)
 # gcc + libc headers build the sandbox's static PID-1 supervisor (warm bwrap sandboxes);
 # without them sandboxes fall back to one bwrap per exec, which is slower.
 command -v gcc >/dev/null 2>&1 || need+=(gcc)

@@ -3,6 +3,7 @@ import type { RunConfig } from '@/core/run-config';
 import type { RlSettings } from '@/core/settings';
 import { defaultSystemPrompt, runAgentEpisode, type AgentEpisodeResult } from '@/lib/agent/episode/run-episode';
 import { toolSchemas } from '@/lib/agent/tools/tool-definitions';
+import { agentTaskPrompt } from '@/lib/agent/episode/task-prompt';
 import { PermanentJobError } from '@/workers/jobs/job-handler';
 import { TemplateRenderError } from '@/lib/policy/hf/bounded-template';
 import { gradeRepoTask, REPO_GRADER_VERSION } from '@/lib/agent/grade/grade-repo-task';
@@ -110,13 +111,13 @@ export async function playRepoEpisode(o: {
   const systemPrompt = agentSystemPrompt(c, renderer.toolCallFormat);
   let prompt: number;
   try {
-    prompt = renderer.begin({ system: systemPrompt, user: task.problemStatement, tools: toolSchemas(c.tools) }).sequence.ids.length;
+    prompt = renderer.begin({ system: systemPrompt, user: agentTaskPrompt(task), tools: toolSchemas(c.tools) }).sequence.ids.length;
   } catch (e) {
     return modelConfigError(e);
   }
   if (prompt >= tokenBudget)
     throw new PermanentJobError(
-      `task ${task.id}: the agent's prompt (system text, ${(c.tools ?? DEFAULT_AGENT_TOOLS).length} tool schemas, problem statement) is ${prompt} tokens, the episode's token budget ${tokenBudget}; raise agentTokenBudget (about ${Math.ceil((prompt + 1024) / 512) * 512} leaves room to act) or offer fewer tools, and launch the run again`,
+      `task ${task.id}: the agent's prompt (system text, ${(c.tools ?? DEFAULT_AGENT_TOOLS).length} tool schemas, problem statement, layout and test command) is ${prompt} tokens, the episode's token budget ${tokenBudget}; raise agentTokenBudget (about ${Math.ceil((prompt + 1024) / 512) * 512} leaves room to act) or offer fewer tools, and launch the run again`,
     );
   const result = await runAgentEpisode<RepoGrade>({
     manager: o.manager,

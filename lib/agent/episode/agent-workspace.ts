@@ -7,6 +7,7 @@ import { defaultToolLimits, executeToolCall, type ToolCallRecord, type ToolLimit
 import { diffWorkspaces } from '../workspace/workspace-diff';
 import { EPISODE_TS_HOOKS_DIR, hasTypeScript, TS_HOOK_FILES } from '../grade/typescript-hooks';
 import { readWorkspace, SANDBOX_WORKSPACE_DIR, writeWorkspace } from './sandbox-workspace';
+import { initWorkspaceGit } from './workspace-git';
 
 export type AgentWorkspaceOptions = {
   manager: SandboxManager;
@@ -49,10 +50,12 @@ export class AgentWorkspace {
     return new AgentWorkspace(o, sb);
   }
 
-  /** Write the workspace in, give node the TypeScript hooks where the task needs them, run the task's setup. */
+  /** Write the workspace in (with a one-commit `.git`: workspace-git.ts), give node the TypeScript hooks where the task needs them, run the task's setup. */
   async prepare(setupTimeoutMs = 300_000): Promise<void> {
     const { task } = this.o;
     await writeWorkspace(this.sandbox, task.workspace, this.dir);
+    // a `.git` with the base commit only, before setup: git status/diff show the agent's changes as the grader's patch does
+    await initWorkspaceGit(this.sandbox, this.dir);
     // node cannot load TypeScript on its own (Node 20): the agent's node gets the grader's hooks
     if (task.language === 'javascript' && hasTypeScript(task.workspace)) {
       for (const [name, bytes] of Object.entries(TS_HOOK_FILES)) this.sandbox.putFile(`${EPISODE_TS_HOOKS_DIR}/${name}`, bytes, 0o444);

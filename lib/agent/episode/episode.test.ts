@@ -11,6 +11,7 @@ import { ByteTemplateRenderer } from '../render/byte-template';
 import { ScriptedPolicy, type ScriptStep } from '../policies/scripted';
 import { AgentPolicyError, defaultSystemPrompt, runAgentEpisode, type AgentEpisodeOptions } from './run-episode';
 import { toolSchemas } from '../tools/tool-definitions';
+import { agentTaskPrompt } from './task-prompt';
 
 // Real bwrap sandboxes (lib/sandbox/test-support), the default environment (python3, node).
 let manager: SandboxManager;
@@ -192,7 +193,7 @@ describe('agent episode on a persistent sandbox (scripted policy, bwrap)', () =>
   it('ends at the token budget and at the time budget', async () => {
     const prompt = new ByteTemplateRenderer().begin({
       system: defaultSystemPrompt(new ByteTemplateRenderer().toolCallFormat),
-      user: pyTask.problemStatement,
+      user: agentTaskPrompt(pyTask),
       tools: toolSchemas(),
     }).sequence.ids.length;
     const budget = prompt + 400;

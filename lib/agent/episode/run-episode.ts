@@ -10,6 +10,7 @@ import { TemplateRenderError } from '@/lib/policy/hf/bounded-template';
 import { TemplateNotPrefixStableError } from '../render/chat-template';
 import type { ToolCallRecord, ToolLimits } from '../tools/execute-tool';
 import { defaultSystemPrompt } from './system-prompt';
+import { agentTaskPrompt } from './task-prompt';
 import { toolSchemas } from '../tools/tool-definitions';
 import { WorkspaceUnreadableError } from './sandbox-workspace';
 import { AgentWorkspace } from './agent-workspace';
@@ -104,7 +105,7 @@ export async function runAgentEpisode<G = unknown>(o: AgentEpisodeOptions<G>): P
   const maxNewTokens = o.maxNewTokens ?? 4096;
   const deadline = t0 + (o.timeBudgetMs ?? 600_000);
   const format = o.renderer.toolCallFormat;
-  const conversation = o.renderer.begin({ system: o.systemPrompt ?? defaultSystemPrompt(format), user: o.task.problemStatement, tools: toolSchemas(o.tools) });
+  const conversation = o.renderer.begin({ system: o.systemPrompt ?? defaultSystemPrompt(format), user: agentTaskPrompt(o.task), tools: toolSchemas(o.tools) });
   const turns: AgentTurn[] = [];
   const result = (end: AgentEpisodeEnd, extra: Partial<AgentEpisodeResult<G>> = {}): AgentEpisodeResult<G> => ({
     end,

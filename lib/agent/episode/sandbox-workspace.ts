@@ -7,7 +7,8 @@ import { DEFAULT_WORKSPACE_CAPS, type WorkspaceCaps } from '../workspace/workspa
 /**
  * A task's workspace inside an episode's sandbox: written in through putFile (host side,
  * never through a link), read back as files for the diff. Caches the tools leave behind
- * (`__pycache__`, `.pytest_cache`) are not part of the workspace.
+ * (`__pycache__`, `.pytest_cache`) and `.git` (the agent's one-commit repository,
+ * workspace-git.ts; anywhere in the tree) are not part of the workspace.
  */
 export const SANDBOX_WORKSPACE_DIR = '/work/repo';
 
@@ -43,7 +44,7 @@ export async function writeWorkspace(sb: Sandbox, files: WorkspaceFiles, dir = S
  * decodes the exact bytes.
  */
 const LIST =
-  '{ find . \\( -name __pycache__ -o -name .pytest_cache \\) -prune -o -type f \\( -perm -u+x -printf "x %s %P\\0" -o -printf "f %s %P\\0" \\); ' +
+  '{ find . \\( -name __pycache__ -o -name .pytest_cache -o -name .git \\) -prune -o -type f \\( -perm -u+x -printf "x %s %P\\0" -o -printf "f %s %P\\0" \\); ' +
   'printf "E %d\\0" $?; } | LC_ALL=C sed -z -n "l 0"';
 
 const ESCAPES: Record<string, number> = { '\\': 0x5c, a: 7, b: 8, f: 12, n: 10, r: 13, t: 9, v: 11 };

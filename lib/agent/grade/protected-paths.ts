@@ -12,8 +12,12 @@ const TEST_DIRS = new Set(['test', 'tests', 'testing', '__tests__']);
 const TEST_FILE = [/^test_.*\.py$/, /_test\.py$/, /^test\.py$/, /\.(test|spec)\.[cm]?[jt]sx?$/, /_test\.[cm]?js$/, /^test\.[cm]?js$/];
 /** Configuration that decides what tests run and how (restored when the task has it, removed when the agent adds it). */
 const TEST_CONFIG = new Set(['conftest.py', 'pytest.ini', 'tox.ini', 'setup.cfg', 'pyproject.toml', 'package.json', '.noderc', '.mocharc.json']);
-/** Files that run code at interpreter start or stand in for sources; never taken from the agent. */
-const INJECTION = [/^sitecustomize\.py$/, /^usercustomize\.py$/, /\.pth$/, /\.py[co]$/, /^__pycache__$/, /^\.pytest_cache$/];
+/**
+ * Files that run code at interpreter start or stand in for sources; never taken from the agent.
+ * `.git` too: the agent's one-commit repository is not part of its work, and a planted `.git`
+ * could steer a test or tool that reads one (setuptools-scm versions, `git ls-files`).
+ */
+const INJECTION = [/^sitecustomize\.py$/, /^usercustomize\.py$/, /\.pth$/, /\.py[co]$/, /^__pycache__$/, /^\.pytest_cache$/, /^\.git$/];
 
 export function isTestPath(p: string): boolean {
   const parts = p.split('/');

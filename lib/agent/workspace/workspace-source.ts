@@ -186,6 +186,10 @@ export function materializeWorkspace(
     const files: WorkspaceFiles = {};
     for (const [p, f] of Object.entries(source.files)) {
       budget.add(typeof f === 'string' ? Buffer.byteLength(f) : Math.floor((f.base64.length * 3) / 4));
+      if (p.split('/').includes('.git'))
+        throw new WorkspaceError(
+          `the inline workspace: "${p}" lies in a .git directory; a workspace holds no .git (the agent's sandbox gets its own, with the base commit)`,
+        );
       files[checkedPath(p, 'the inline workspace')] = f;
     }
     return files;

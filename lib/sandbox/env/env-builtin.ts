@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { SandboxError } from '../types';
 import { buildEnvironment, type EnvSpecInput } from './env-build';
@@ -100,7 +100,12 @@ export function defaultEnvSpec(): EnvSpecInput {
 const PYTEST_MODULES = ['pytest', '_pytest', 'pluggy', 'iniconfig', 'packaging', 'attr', 'attrs', 'py.py'];
 const PYTEST_METADATA = /^(pytest|pluggy|iniconfig|packaging|attrs)-[^/]*\.(dist-info|egg-info)$/;
 
-/** The `repo` environment (REPO_DEFAULT_ENVIRONMENT): the default toolchain plus pytest, for repository tasks. */
+/**
+ * The `repo` environment (REPO_DEFAULT_ENVIRONMENT): the default toolchain plus pytest and git,
+ * for repository tasks. git is the one binary (its shared libraries come by ldd): status, diff,
+ * log, stash, add, commit, restore and checkout are built into it; nothing of /usr/lib/git-core
+ * (remote helpers, the daemon) and no templates (the agent's `.git` is made with an empty one).
+ */
 export function repoEnvSpec(): EnvSpecInput {
   const base = defaultEnvSpec();
   const dist = '/usr/lib/python3/dist-packages';
@@ -111,7 +116,8 @@ export function repoEnvSpec(): EnvSpecInput {
   return {
     ...base,
     name: 'repo',
-    include: [...(base.include ?? []), ...pytest],
+    include: [...(base.include ?? []), ...pytest, ...(existsSync('/usr/bin/git') ? ['/usr/bin/git'] : [])],
+    toolchain: ['sh', 'python3', 'node', 'gcc', 'git'],
     // the default leaves every dist-packages out; here only the interpreter's own one stays out
     exclude: [...(base.exclude ?? []).filter((x) => x !== 'dist-packages'), ...(pyLib ? [`${pyLib}/dist-packages`] : [])],
   };
@@ -122,10 +128,19 @@ const BUILT_IN_SPECS: Record<string, () => EnvSpecInput> = { default: defaultEnv
 
 /** A built-in environment (`default`, `repo`), built on first use. */
 export function ensureBuiltInEnvironment(name: string, storeDir: string): Environment {
-  if (environmentBuilt(name, storeDir)) return loadEnvironment(name, storeDir);
   const spec = BUILT_IN_SPECS[name];
+  if (environmentBuilt(name, storeDir)) {
+    const env = loadEnvironment(name, storeDir);
+    // built before its spec grew (git joined `repo`): rebuilt once, so the store catches up with the spec
+    if (!spec || !missingIncludes(spec(), env.rootfs).length) return env;
+  }
   if (!spec) throw new SandboxError(`environment "${name}" is not built in; built-in ones are ${Object.keys(BUILT_IN_SPECS).join(', ')}`, 'config');
   return buildEnvironment(spec(), storeDir);
+}
+
+/** Host paths a spec includes that exist on this host but not in a built root (a build from an older spec). */
+export function missingIncludes(spec: EnvSpecInput, rootfs: string): string[] {
+  return (spec.include ?? []).filter((p) => existsSync(p) && !lstatSync(path.join(rootfs, p), { throwIfNoEntry: false }));
 }
 
 /** The spec of a built-in environment, or undefined. */
