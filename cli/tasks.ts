@@ -5,6 +5,7 @@ import { apiOptions, apiTarget, cliApi, requireToken, type ApiInputs } from './a
 import { table } from './format';
 import { commands as verifyCommands } from './tasks-verify';
 import { TASK_FILE_FORMATS, type TaskFileFormat } from '@/core/tasks';
+import { isGitUrl } from '@/server/tasks/repo-mirrors';
 
 type ImportResult = { imported: number; suite: { id: string; name: string }; skippedLinks?: { task: string; paths: string[] }[] };
 
@@ -37,8 +38,13 @@ export const commands: Command[] = [
     name: 'tasks import',
     summary: 'import a JSONL task file into a suite (all lines or nothing)',
     usage:
-      "crucible tasks import FILE [--format crucible|humaneval|crucible-repo|swebench] [--suite NAME] [--replace] [--json]\n  --suite defaults to the file name without extension; relative paths in repository task lines start at the file's directory\n  (over --url the server reads them on its own disk: use absolute paths there)",
-    options: { ...apiOptions, format: { type: 'string' }, suite: { type: 'string' }, replace: { type: 'boolean' } },
+      'crucible tasks import FILE [--format crucible|humaneval|crucible-repo|swebench] [--suite NAME] [--repos DIR|URL] [--replace] [--json]\n' +
+      "  --suite defaults to the file name without extension; relative paths in repository task lines start at the file's directory\n" +
+      '  (over --url the server reads them on its own disk: use absolute paths there)\n' +
+      '  --repos: where SWE-bench lines naming repo "owner/name" (and no repo_path) are read from: DIR holding bare mirrors or clones\n' +
+      '  as owner__name.git, owner__name or owner/name (tried in that order), or a git URL base cloned as URL/owner/name;\n' +
+      "  default CRUCIBLE_REPO_MIRRORS; over --url only the server's CRUCIBLE_REPO_MIRRORS is read",
+    options: { ...apiOptions, format: { type: 'string' }, suite: { type: 'string' }, replace: { type: 'boolean' }, repos: { type: 'string' } },
     run: async ({ values, positionals }) => {
       const file = positionals[0];
       if (!file) throw new CliError('missing FILE\nusage: crucible tasks import FILE [--format crucible|humaneval|crucible-repo|swebench]');
@@ -48,6 +54,18 @@ export const commands: Command[] = [
         throw new CliError(`--format must be one of ${TASK_FILE_FORMATS.join(', ')}, got "${format}"`);
       const suite = (values.suite as string | undefined) ?? path.basename(file).replace(/\.[^.]*$/, '');
       const { url, token } = apiTarget(values);
+      let repos = values.repos as string | undefined;
+      if (repos !== undefined) {
+        if (url)
+          throw new CliError(
+            '--repos names a directory on this host; over --url the server reads mirrors only from its own CRUCIBLE_REPO_MIRRORS (set it there, and leave --repos out)',
+          );
+        if (format !== 'swebench') throw new CliError('--repos is for --format swebench (lines naming repo "owner/name")');
+        if (!isGitUrl(repos)) {
+          repos = path.resolve(repos);
+          if (!fs.existsSync(repos) || !fs.statSync(repos).isDirectory()) throw new CliError(`--repos: no such directory: ${repos}`);
+        }
+      }
       const res = url
         ? await uploadTasks(url, token, file, { suite, format, replace: !!values.replace })
         : await (
@@ -58,6 +76,7 @@ export const commands: Command[] = [
             text: fs.readFileSync(file, 'utf8'),
             replace: !!values.replace,
             baseDir: path.dirname(path.resolve(file)),
+            ...(repos !== undefined ? { repos } : {}),
           });
       const skipped = res.skippedLinks ?? [];
       output(

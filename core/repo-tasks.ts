@@ -91,12 +91,37 @@ const testIdList = z.preprocess((v) => {
   }
 }, z.array(repoTestId));
 
-/** One line of a SWE-bench-style file; `repo_path` is a local git repository (machines are offline). */
+/** SWE-bench Verified's time estimates (its `difficulty` column), as Crucible's three levels. */
+const SWEBENCH_VERIFIED_DIFFICULTY: Record<string, RepoTaskDifficulty> = {
+  '<15 min fix': 'easy',
+  '15 min - 1 hour': 'medium',
+  '1-4 hours': 'hard',
+  '>4 hours': 'hard',
+};
+
+/** A GitHub-style `owner/name`: two plain segments, neither `.` nor `..` (it becomes a path under the mirror directory). */
+export const repoSlug = z
+  .string()
+  .max(200)
+  .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'repo is "owner/name", e.g. "astropy/astropy"')
+  .refine((r) => r.split('/').every((s) => s !== '.' && s !== '..'), { message: 'repo segments cannot be "." or ".."' });
+
+const gitCommit = (field: string) => z.string().regex(/^[0-9a-f]{7,40}$/, `${field} is a hex git commit id`);
+
+/**
+ * One line of a SWE-bench-style file, as upstream publishes it (SWE-bench, Lite, Verified, SWE-Gym…):
+ * `repo` ("owner/name", read from a mirror directory: `--repos DIR` / CRUCIBLE_REPO_MIRRORS) or
+ * `repo_path` (a local git repository, which wins when both are given). FAIL_TO_PASS/PASS_TO_PASS
+ * may be JSON-encoded strings; `hints_text`, `created_at`, `version` and other columns are kept out.
+ */
 export const swebenchTaskLine = z
   .object({
     instance_id: z.string().min(1).max(200),
-    repo_path: z.string().min(1),
-    base_commit: z.string().regex(/^[0-9a-f]{7,40}$/, 'base_commit is a hex git commit id'),
+    repo: repoSlug.optional(),
+    repo_path: z.string().min(1).optional(),
+    base_commit: gitCommit('base_commit'),
+    /** the commit SWE-bench installs the environment from; checked to exist in the mirror */
+    environment_setup_commit: gitCommit('environment_setup_commit').optional(),
     problem_statement: z.string().min(1),
     patch: z.string().min(1, 'patch (the gold patch) is a unified diff'),
     test_patch: z.string().min(1, 'test_patch is a unified diff adding the hidden tests'),
@@ -107,11 +132,22 @@ export const swebenchTaskLine = z
     // not SWE-bench fields: what a crucible-repo line can say too
     setup: z.string().max(10_000).optional(),
     split: z.enum(TASK_SPLITS).optional(),
-    difficulty: z.enum(REPO_TASK_DIFFICULTIES).optional(),
+    /** easy/medium/hard, or SWE-bench Verified's time estimate ("<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours") */
+    difficulty: z
+      .preprocess(
+        (v) => (typeof v === 'string' && Object.hasOwn(SWEBENCH_VERIFIED_DIFFICULTY, v) ? SWEBENCH_VERIFIED_DIFFICULTY[v] : v),
+        z.enum(REPO_TASK_DIFFICULTIES),
+      )
+      .optional(),
     /** the environment its tests need (extra packages, pytest plugins); default `repo` */
     env: environmentName.optional(),
   })
-  .passthrough();
+  .passthrough()
+  .refine((l) => l.repo !== undefined || l.repo_path !== undefined, {
+    message:
+      'a SWE-bench line names its repository: "repo" ("owner/name", read from --repos DIR or CRUCIBLE_REPO_MIRRORS) or "repo_path" (a local git repository)',
+    path: ['repo'],
+  });
 export type SwebenchTaskLine = z.output<typeof swebenchTaskLine>;
 
 /**

@@ -90,6 +90,19 @@ export const settingsSchema = z.object({
     .describe(
       "`:`-separated absolute directories that repository task lines may name as local workspaces (`workspace.dir`/`tarball`/`git`, SWE-bench `repo_path`) and that `models.import` may read over the API. Over the API nothing else is readable (unset: local-path workspaces and API model imports are refused; inline `files` always work); the in-process CLI may also read the task file's own directory tree, or the model directory it names. Symbolic links and `..` are resolved before the check",
     ),
+  CRUCIBLE_REPO_MIRRORS: z
+    .preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .refine((v) => v.startsWith('/') || /^(https?|ssh|git|file):\/\//.test(v), {
+          message: 'an absolute directory of git mirrors, or a git URL base (https://, ssh://, git://, file://)',
+        })
+        .optional(),
+    )
+    .describe(
+      'where SWE-bench lines that name `repo` (`owner/name`) and no `repo_path` are read from: an absolute directory holding each repository as `owner__name.git`, `owner__name` or `owner/name` (bare mirrors or clones; symbolic links and git directories must stay inside it), or a git URL base cloned from as `URL/owner/name` into `<CRUCIBLE_DATA_DIR>/repo-mirrors`. `crucible tasks import --repos DIR` sets it for one import; over the API only this is read (unset: such lines are refused)',
+    ),
   CRUCIBLE_WORKSPACE_MAX_FILES: positiveInt
     .default(5000)
     .describe('most files one repository task workspace may hold (import, `crucible episode run --task-file`)'),

@@ -5,6 +5,9 @@ import { actorOf } from '@/server/auth/identity';
 import { operatorProcedure, router, viewerProcedure } from '@/server/trpc';
 import { importTasks, listSuiteTasks } from '@/server/tasks/service';
 import { importPathPolicy } from '@/server/paths/import-path-policy';
+import { mirrorSource } from '@/server/tasks/repo-mirrors';
+import { DomainError } from '@/server/errors';
+import { dataDir } from '@/db/open-database';
 
 const suiteName = z
   .string()
@@ -26,13 +29,24 @@ export const tasksRouter = router({
         replace: z.boolean().default(false),
         /** where relative paths in repository task lines (workspace dirs, repo_path) start: the task file's directory */
         baseDir: z.string().min(1).max(4096).optional(),
+        /** the in-process CLI's `--repos DIR|URL`: mirrors for SWE-bench lines naming `repo`; over the API only CRUCIBLE_REPO_MIRRORS is read */
+        repos: z.string().min(1).max(4096).optional(),
       }),
     )
-    .mutation(({ ctx, input }) =>
-      importTasks(ctx.db, input, actorOf(ctx.user), {
+    .mutation(({ ctx, input }) => {
+      const local = ctx.user.via === 'local';
+      // a path sent by a client is never read on the server: the API reads the mirrors an admin configured
+      if (input.repos !== undefined && !local)
+        throw new DomainError(
+          'BAD_REQUEST',
+          'repos names a location on the server; imports over the API read mirrors only from CRUCIBLE_REPO_MIRRORS (set on the server): leave repos out',
+        );
+      const mirrors = local && input.repos !== undefined ? input.repos : settings().CRUCIBLE_REPO_MIRRORS;
+      return importTasks(ctx.db, input, actorOf(ctx.user), {
         // the in-process CLI may read its task file's directory; API callers only CRUCIBLE_IMPORT_ROOTS (docs/security.md)
-        paths: importPathPolicy(settings().CRUCIBLE_IMPORT_ROOTS, { local: ctx.user.via === 'local', baseDir: input.baseDir }),
+        paths: importPathPolicy(settings().CRUCIBLE_IMPORT_ROOTS, { local, baseDir: input.baseDir }),
         caps: { maxFiles: settings().CRUCIBLE_WORKSPACE_MAX_FILES, maxBytes: settings().CRUCIBLE_WORKSPACE_MAX_BYTES },
-      }),
-    ),
+        ...(mirrors !== undefined ? { mirrors: mirrorSource(mirrors, { cwd: process.cwd(), dataDir: dataDir() }) } : {}),
+      });
+    }),
 });

@@ -7,6 +7,7 @@ import {
   type CrucibleRepoTaskLine,
   type RepoTaskDifficulty,
   type RepoTaskFormat,
+  type SwebenchTaskLine,
   type WorkspaceFiles,
   type WorkspaceSource,
 } from '@/core/repo-tasks';
@@ -16,6 +17,7 @@ import { DEFAULT_WORKSPACE_CAPS, type WorkspaceCaps } from '@/lib/agent/workspac
 import { applyWorkspacePatch } from '@/lib/agent/workspace/workspace-diff';
 import type { LineError, ParsedTask } from './formats';
 import { checkGitRepoPaths, checkImportPath, type ImportPathPolicy } from '@/server/paths/import-path-policy';
+import { mirrorFor, type ResolvedMirrors } from './repo-mirrors';
 
 /** What a repository task stores beyond its tasks row (db/schema: repo_tasks, repo_workspaces). */
 export type RepoTaskDetails = {
@@ -50,7 +52,7 @@ function explain(issues: readonly Issue[]): string {
 
 function git(repo: string, args: string[]): boolean {
   try {
-    execFileSync('git', ['-C', repo, ...args], { stdio: 'ignore', timeout: 30_000 });
+    execFileSync('git', ['-c', 'safe.directory=*', '-C', repo, ...args], { stdio: 'ignore', timeout: 30_000 });
     return true;
   } catch {
     return false;
@@ -72,18 +74,49 @@ function confinedSource(source: WorkspaceSource, baseDir: string, policy: Import
   return checkGitRepoPaths(checked.path, policy, what) ?? { git: checked.path, commit: source.commit };
 }
 
+/**
+ * Where a SWE-bench line's commits are read from: its `repo_path` (confined to the import
+ * roots, relative to the task file), or else its `repo` ("owner/name") under the mirror
+ * directory (`--repos DIR`, CRUCIBLE_REPO_MIRRORS). The string is the line's error.
+ */
+function swebenchRepository(
+  t: SwebenchTaskLine,
+  baseDir: string,
+  policy: ImportPathPolicy,
+  mirrors: ResolvedMirrors | null,
+): { repo: string; mirror: boolean; commitsIn: (field: string, commit: string) => string } | string {
+  if (t.repo_path !== undefined) {
+    // confined before git is asked anything: even "not a repository" would tell the caller about the server's disk
+    const confined = confinedSource({ git: t.repo_path, commit: t.base_commit }, baseDir, policy, 'repo_path');
+    if (typeof confined === 'string') return confined;
+    const repo = (confined as { git: string }).git;
+    if (!git(repo, ['rev-parse', '--git-dir'])) return `repo_path ${t.repo_path} is not a git repository (machines are offline: clone it locally first)`;
+    return { repo, mirror: false, commitsIn: (field, commit) => `${field} ${commit} does not exist in ${t.repo_path} (fetch it, or check the id)` };
+  }
+  const slug = t.repo!; // the schema wants one of repo, repo_path
+  const mirror = mirrorFor(mirrors, slug);
+  if ('error' in mirror) return `instance ${t.instance_id}: ${mirror.error}`;
+  return {
+    repo: mirror.gitDir,
+    mirror: true,
+    commitsIn: (field, commit) =>
+      `instance ${t.instance_id}: ${field} ${commit} does not exist in the mirror of ${slug} at ${mirror.path} (fetch it: git --git-dir ${mirror.gitDir} fetch --all; or check the id)`,
+  };
+}
+
 /** A SWE-bench line as a crucible-repo line; checks what git can tell before anything is read. */
-function fromSwebench(json: unknown, baseDir: string, policy: ImportPathPolicy): CrucibleRepoTaskLine | string {
+function fromSwebench(json: unknown, baseDir: string, policy: ImportPathPolicy, mirrors: ResolvedMirrors | null): CrucibleRepoTaskLine | string {
   const r = swebenchTaskLine.safeParse(json);
   if (!r.success) return describeIssues(r.error.issues);
   const t = r.data;
-  // confined before git is asked anything: even "not a repository" would tell the caller about the server's disk
-  const confined = confinedSource({ git: t.repo_path, commit: t.base_commit }, baseDir, policy, 'repo_path');
-  if (typeof confined === 'string') return confined;
-  const repo = (confined as { git: string }).git;
-  if (!git(repo, ['rev-parse', '--git-dir'])) return `repo_path ${t.repo_path} is not a git repository (machines are offline: clone it locally first)`;
-  if (!git(repo, ['cat-file', '-e', `${t.base_commit}^{commit}`]))
-    return `base_commit ${t.base_commit} does not exist in ${t.repo_path} (fetch it, or check the id)`;
+  const source = swebenchRepository(t, baseDir, policy, mirrors);
+  if (typeof source === 'string') return source;
+  const { repo } = source;
+  if (!git(repo, ['cat-file', '-e', `${t.base_commit}^{commit}`])) return source.commitsIn('base_commit', t.base_commit);
+  // not read into the workspace (the environment is built apart), but a mirror without it is not the repository the line was made from
+  // (checked in mirrors only: a repo_path line keeps what it was before mirrors came)
+  if (source.mirror && t.environment_setup_commit && !git(repo, ['cat-file', '-e', `${t.environment_setup_commit}^{commit}`]))
+    return source.commitsIn('environment_setup_commit', t.environment_setup_commit);
   const line = crucibleRepoTaskLine.safeParse({
     id: t.instance_id,
     language: t.language,
@@ -103,10 +136,17 @@ function fromSwebench(json: unknown, baseDir: string, policy: ImportPathPolicy):
 }
 
 /** One line resolved: the workspace read and hashed, hidden tests as files, the gold patch checked. */
-function parseRepoLine(json: unknown, format: RepoTaskFormat, baseDir: string, policy: ImportPathPolicy, caps: WorkspaceCaps): ParsedRepoTask | string {
+function parseRepoLine(
+  json: unknown,
+  format: RepoTaskFormat,
+  baseDir: string,
+  policy: ImportPathPolicy,
+  caps: WorkspaceCaps,
+  mirrors: ResolvedMirrors | null,
+): ParsedRepoTask | string {
   let line: CrucibleRepoTaskLine;
   if (format === 'swebench') {
-    const converted = fromSwebench(json, baseDir, policy);
+    const converted = fromSwebench(json, baseDir, policy, mirrors);
     if (typeof converted === 'string') return converted;
     line = converted;
   } else {
@@ -173,8 +213,9 @@ function parseRepoLine(json: unknown, format: RepoTaskFormat, baseDir: string, p
 /**
  * Parse a crucible-repo or SWE-bench JSONL file. Relative paths in lines (workspace dirs,
  * tarballs, repo_path) are taken from `baseDir`, the task file's directory, and must resolve
- * inside `policy.roots` (server/paths/import-path-policy.ts). Every bad line is reported with its 1-based
- * number; callers import nothing unless `errors` is empty.
+ * inside `policy.roots` (server/paths/import-path-policy.ts). SWE-bench lines that name `repo`
+ * and no `repo_path` read it from `mirrors` (resolved beforehand: repo-mirrors.ts). Every bad
+ * line is reported with its 1-based number; callers import nothing unless `errors` is empty.
  */
 export function parseRepoTaskFile(
   text: string,
@@ -182,6 +223,7 @@ export function parseRepoTaskFile(
   baseDir: string,
   policy: ImportPathPolicy,
   caps: WorkspaceCaps = DEFAULT_WORKSPACE_CAPS,
+  mirrors: ResolvedMirrors | null = null,
 ): { tasks: ParsedRepoTask[]; errors: LineError[] } {
   const tasks: ParsedRepoTask[] = [];
   const errors: LineError[] = [];
@@ -197,7 +239,7 @@ export function parseRepoTaskFile(
     }
     const nul = nulCharacterProblem(json, 'remove it (a binary workspace file goes in as {"base64": …})');
     if (nul) return void errors.push({ line, message: nul });
-    const task = parseRepoLine(json, format, baseDir, policy, caps);
+    const task = parseRepoLine(json, format, baseDir, policy, caps, mirrors);
     if (typeof task === 'string') return void errors.push({ line, message: task });
     const dup = seen.get(task.externalId);
     if (dup !== undefined) return void errors.push({ line, message: `duplicate task id "${task.externalId}" (first on line ${dup})` });

@@ -10,6 +10,7 @@ import { BUILTIN_SUITE, builtinSuite } from './builtin';
 import { STORIES_SUITE, storiesSuite } from './stories';
 import { parseTaskFile, type LineError, type ParsedTask } from './formats';
 import { parseRepoTaskFile, type ParsedRepoTask } from './repo-formats';
+import { resolveMirrors, type MirrorSource } from './repo-mirrors';
 import { REPO_SUITE, REPO_SUITE_DESCRIPTION, repoSuiteTasks } from './repo-suite-bundled';
 import type { ImportPathPolicy } from '@/server/paths/import-path-policy';
 import type { WorkspaceCaps } from '@/lib/agent/workspace/workspace-source';
@@ -115,13 +116,18 @@ export async function importTasks(
   db: Db,
   input: { text: string; format: TaskFileFormat; suite: string; replace?: boolean; source?: string; baseDir?: string },
   actor: string,
-  /** paths: which server directories repository lines may read, the router passes the caller's (unset: the task file's directory only); caps: workspace size caps */
-  opts: { paths?: ImportPathPolicy; caps?: WorkspaceCaps } = {},
+  /**
+   * paths: which server directories repository lines may read, the router passes the caller's (unset: the task file's directory only);
+   * caps: workspace size caps; mirrors: where SWE-bench lines naming `repo` are read from (`--repos`, CRUCIBLE_REPO_MIRRORS; unset: such lines are refused)
+   */
+  opts: { paths?: ImportPathPolicy; caps?: WorkspaceCaps; mirrors?: MirrorSource } = {},
 ) {
   const baseDir = input.baseDir ?? process.cwd();
+  // each repository a file names is resolved (a URL cloned) once, not per line: SWE-bench's 2,294 lines are 12 repositories
+  const mirrors = input.format === 'swebench' && opts.mirrors ? await resolveMirrors(input.text, opts.mirrors) : null;
   const { tasks: parsed, errors } =
     input.format === 'crucible-repo' || input.format === 'swebench'
-      ? parseRepoTaskFile(input.text, input.format, baseDir, opts.paths ?? { roots: [baseDir], via: 'cli', of: 'tasks' }, opts.caps)
+      ? parseRepoTaskFile(input.text, input.format, baseDir, opts.paths ?? { roots: [baseDir], via: 'cli', of: 'tasks' }, opts.caps, mirrors)
       : parseTaskFile(input.text, input.format);
   if (errors.length) throw new TaskImportError(errors);
   const saved = await saveSuite(db, { name: input.suite, source: input.source ?? `import:${input.format}` }, parsed, actor, { replace: input.replace });
