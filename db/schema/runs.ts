@@ -31,6 +31,8 @@ export const taskSuites = pgTable('task_suites', {
   name: text('name').notNull().unique(),
   description: text('description'),
   source: text('source').notNull().default('import'),
+  /** Repository suites: the agent's system prompt for runs on this suite (a run's agentSystemPrompt overrides it; null: Crucible's default). */
+  systemPrompt: text('system_prompt'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
 

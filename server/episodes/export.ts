@@ -6,6 +6,9 @@ import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { episodes, models, policyVersions, rewards, runs, tasks, turns } from '@/db/schema';
 import { defaultSystemPrompt } from '@/lib/agent/episode/system-prompt';
+import { agentTaskPrompt } from '@/lib/agent/episode/task-prompt';
+import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
+import { loadSuiteSystemPrompt } from '@/server/tasks/suite-system-prompt';
 import { toolCallFormat } from '@/lib/agent/tools/call-formats/registry';
 import type { ToolCallFormat } from '@/lib/agent/tools/call-formats/call-format';
 import { DomainError } from '@/server/errors';
@@ -46,12 +49,12 @@ export type ExportedEpisode = {
 
 type TurnRow = typeof turns.$inferSelect;
 
-/** How a run's agent wrote tool calls, and the system prompt it was given (the run's own, else run-episode.ts's default). */
-async function agentConventions(db: Db, c: RunConfig): Promise<{ format: ToolCallFormat; system: string }> {
+/** How a run's agent wrote tool calls, and the system prompt it was given (the run's own, else its suite's, else run-episode.ts's default). */
+async function agentConventions(db: Db, c: RunConfig, suiteId: string | null): Promise<{ format: ToolCallFormat; system: string }> {
   let template: string | undefined;
   if (c.policy.kind === 'hf') template = (await db.select({ t: models.chatTemplate }).from(models).where(eq(models.name, c.policy.model)))[0]?.t ?? undefined;
   const format = toolCallFormat(c.toolCallFormat ?? detectToolCallFormat(template));
-  return { format, system: c.agentSystemPrompt ?? defaultSystemPrompt(format) };
+  return { format, system: c.agentSystemPrompt ?? (await loadSuiteSystemPrompt(db, suiteId)) ?? defaultSystemPrompt(format) };
 }
 
 /**
@@ -111,14 +114,14 @@ function tokenView(rows: TurnRow[]): ExportedEpisode['tokens'] {
  */
 export async function exportEpisodes(db: Db, input: z.input<typeof exportEpisodesSchema>): Promise<{ items: ExportedEpisode[]; next: number | null }> {
   const q = exportEpisodesSchema.parse(input);
-  const [run] = await db.select({ id: runs.id, config: runs.config }).from(runs).where(eq(runs.id, q.runId));
+  const [run] = await db.select({ id: runs.id, config: runs.config, suiteId: runs.suiteId }).from(runs).where(eq(runs.id, q.runId));
   if (!run) throw new DomainError('NOT_FOUND', `no run with id ${q.runId}`);
   const conds = [eq(episodes.runId, q.runId), inArray(episodes.status, q.status)];
   if (q.minReward !== undefined) conds.push(gte(rewards.value, q.minReward));
   const rows = await db
     .select({
       e: episodes,
-      task: { externalId: tasks.externalId, prompt: tasks.prompt, kind: tasks.kind },
+      task: { id: tasks.id, externalId: tasks.externalId, prompt: tasks.prompt, kind: tasks.kind },
       reward: { value: rewards.value, components: rewards.components, envHash: rewards.envHash, harnessVersion: rewards.harnessVersion },
       version: policyVersions.version,
     })
@@ -150,10 +153,14 @@ export async function exportEpisodes(db: Db, input: z.input<typeof exportEpisode
     else byEpisode.set(t.episodeId, [t]);
   }
   const config = run.config as RunConfig;
-  const conv = page.some((r) => r.task && runsAgentEpisodes(r.task.kind)) ? await agentConventions(db, config) : undefined;
+  const conv = page.some((r) => r.task && runsAgentEpisodes(r.task.kind)) ? await agentConventions(db, config, run.suiteId) : undefined;
+  // an agent's first message as it got it: the statement with the layout and test command (lib/agent/episode/task-prompt.ts)
+  const agentPrompts = new Map<string, string>();
+  for (const { task } of page)
+    if (task && runsAgentEpisodes(task.kind) && !agentPrompts.has(task.id)) agentPrompts.set(task.id, agentTaskPrompt(await loadStoredRepoTask(db, task.id)));
   const items = page.map(({ e, task, reward, version }): ExportedEpisode => {
     const mine = byEpisode.get(e.id) ?? [];
-    const prompt = task?.prompt ?? '';
+    const prompt = (task && agentPrompts.get(task.id)) ?? task?.prompt ?? '';
     return {
       id: e.id,
       run_id: e.runId,

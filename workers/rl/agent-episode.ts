@@ -63,9 +63,9 @@ class TimedPolicy implements AgentPolicy {
   }
 }
 
-/** The run's system prompt for its agents: its own, else Crucible's default for the tool-call format. */
-export const agentSystemPrompt = (c: Pick<RunConfig, 'agentSystemPrompt'>, format: Parameters<typeof defaultSystemPrompt>[0]) =>
-  c.agentSystemPrompt ?? defaultSystemPrompt(format);
+/** The run's system prompt for its agents: its own, else its suite's (task_suites.system_prompt), else Crucible's default for the tool-call format. */
+export const agentSystemPrompt = (c: Pick<RunConfig, 'agentSystemPrompt'>, format: Parameters<typeof defaultSystemPrompt>[0], suitePrompt?: string | null) =>
+  c.agentSystemPrompt ?? suitePrompt ?? defaultSystemPrompt(format);
 
 export type PlayedRepoEpisode = {
   result: AgentEpisodeResult<RepoGrade>;
@@ -93,6 +93,8 @@ export async function playRepoEpisode(o: {
   signal?: AbortSignal;
   /** bound to the run and episode: each message, tool call and the grade are logged */
   log?: Logger;
+  /** the task's suite's system prompt (the run's own wins) */
+  suiteSystemPrompt?: string | null;
 }): Promise<PlayedRepoEpisode> {
   const { run, task } = o;
   const c = run.config;
@@ -108,7 +110,7 @@ export async function playRepoEpisode(o: {
     if (e instanceof TemplateRenderError) throw new PermanentJobError(`${c.policy.kind === 'hf' ? `model "${c.policy.model}"` : 'the policy'}: ${e.message}`);
     throw e;
   };
-  const systemPrompt = agentSystemPrompt(c, renderer.toolCallFormat);
+  const systemPrompt = agentSystemPrompt(c, renderer.toolCallFormat, o.suiteSystemPrompt);
   let prompt: number;
   try {
     prompt = renderer.begin({ system: systemPrompt, user: agentTaskPrompt(task), tools: toolSchemas(c.tools) }).sequence.ids.length;

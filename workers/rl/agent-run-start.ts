@@ -1,3 +1,4 @@
+import { loadSuiteSystemPrompt } from '@/server/tasks/suite-system-prompt';
 import { AGENT_EPISODE_KINDS } from '@/core/task-kinds';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
@@ -35,6 +36,8 @@ export async function agentRunStart(
   if (!(await suiteHoldsRepoTasks(db, run.suiteId))) return { sftSteps: s.sftSteps, notes: [] };
   const c = run.config;
   const maxSeqLen = c.agentTokenBudget ?? 4096;
+  const suitePrompt = await loadSuiteSystemPrompt(db, run.suiteId);
+  const promptSource = c.agentSystemPrompt ? 'run' : suitePrompt ? 'suite' : 'default';
   const [{ n } = { n: 0 }] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(tasks)
@@ -56,7 +59,13 @@ export async function agentRunStart(
         c.repoReward === 'resolved'
           ? 'resolved (SWE-bench: 1 when every FAIL_TO_PASS and PASS_TO_PASS test passes, else 0)'
           : 'fraction (the test score blended with style and efficiency by the reward weights)'
-      }; system prompt: ${c.agentSystemPrompt ? `the run's own (${c.agentSystemPrompt.length} characters)` : "Crucible's default for the format"}`,
+      }; system prompt: ${
+        c.agentSystemPrompt
+          ? `the run's own (${c.agentSystemPrompt.length} characters)`
+          : suitePrompt
+            ? `the suite's (${suitePrompt.length} characters)`
+            : "Crucible's default for the format"
+      }`,
       data: {
         tools: c.tools ?? DEFAULT_AGENT_TOOLS,
         maxTurns: c.maxTurns,
@@ -65,7 +74,7 @@ export async function agentRunStart(
         timeBudgetS: c.agentTimeBudgetS,
         toolCallFormat,
         repoReward: c.repoReward ?? 'fraction',
-        systemPrompt: c.agentSystemPrompt ? 'run' : 'default',
+        systemPrompt: promptSource,
         ...(c.chatTemplateArgs ? { chatTemplateArgs: c.chatTemplateArgs } : {}),
       },
     },

@@ -1,5 +1,6 @@
 import type { RepoGrade } from '@/core/repo-tasks';
 import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
+import { taskSuiteSystemPrompt } from '@/server/tasks/suite-system-prompt';
 import { gradeRepoTask } from '@/lib/agent/grade/grade-repo-task';
 import { agentMessageCut, agentTokenBudget, playedRepoEpisode, playRepoEpisode } from '../agent-episode';
 import { agentRenderer } from '../agent-renderer';
@@ -34,6 +35,7 @@ export const repoKind: TaskKind = {
     const played = await playRepoEpisode({
       run,
       task,
+      suiteSystemPrompt: await taskSuiteSystemPrompt(db, t.id),
       risk: t.risk,
       policy,
       manager,
@@ -55,7 +57,8 @@ export const repoKind: TaskKind = {
   // the episode exactly as training plays it (tools, budgets, isolation), graded the same way
   async heldoutAttempt({ db, run, task: t, policy, manager, settings, seed, temperature }) {
     const task = await loadStoredRepoTask(db, t.id);
-    const out = await playRepoEpisode({ run, task, risk: t.risk, policy, manager, settings, seed, temperature });
+    const suiteSystemPrompt = await taskSuiteSystemPrompt(db, t.id);
+    const out = await playRepoEpisode({ run, task, risk: t.risk, policy, manager, settings, seed, temperature, suiteSystemPrompt });
     return out.infra ? null : out.result.grade!.reward === 1;
   },
   // the graded patch (episodes.grading.patch, the diff the reward was computed from), graded again exactly as

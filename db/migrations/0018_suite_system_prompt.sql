@@ -1,0 +1,1 @@
+ALTER TABLE "task_suites" ADD COLUMN "system_prompt" text;
