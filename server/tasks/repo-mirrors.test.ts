@@ -6,6 +6,8 @@ import type { Database } from '@/db/client';
 import { callerAs } from '@/test/callers';
 import { runCrucible } from '@/test/cli';
 import { freshDatabase } from '@/test/database';
+import { gradeTestManager } from '@/lib/agent/grade/grade-fixtures';
+import { gradeRepoTask } from '@/lib/agent/grade/grade-repo-task';
 import { workspaceSha256 } from '@/lib/agent/workspace/workspace-hash';
 import { loadStoredRepoTask } from './repo-task-store';
 import { mirrorSource } from './repo-mirrors';
@@ -113,6 +115,20 @@ describe('SWE-bench lines naming repo "owner/name", read from a directory of mir
     expect(stored.goldPatch).toBe(upstream.patch);
     const [d] = await database.sql`select difficulty from repo_tasks where task_id = ${row!.id}`;
     expect(d!.difficulty).toBe('easy'); // "<15 min fix"
+  });
+
+  it('the stored task grades through the real grader: gold patch 1, untouched base commit 0', { timeout: 240_000 }, async () => {
+    const { manager, cleanup } = gradeTestManager('repo-mirrors-grade');
+    try {
+      const [row] = await (await callerAs(database.db, 'viewer')).tasks.list({ suite: 'swe-verbatim' });
+      const task = await loadStoredRepoTask(database.db, row!.id);
+      const gold = await gradeRepoTask(manager, task, task.goldPatch!);
+      expect(gold, JSON.stringify(gold.tests.filter((t) => !t.passed))).toMatchObject({ status: 'graded', reward: 1, patchApplied: true });
+      const untouched = await gradeRepoTask(manager, task, '');
+      expect(untouched).toMatchObject({ status: 'graded', reward: 0, components: { f2p: 0, p2p: 1 } });
+    } finally {
+      await cleanup();
+    }
   });
 
   it('tries owner__name.git, then owner__name, then owner/name; bare mirrors and clones alike, none of them modified', async () => {
