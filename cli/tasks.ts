@@ -119,5 +119,33 @@ export const commands: Command[] = [
       return 0;
     },
   },
+  {
+    name: 'tasks system-prompt',
+    summary: "set a suite's system prompt for agents (a run's own prompt overrides it)",
+    usage: 'crucible tasks system-prompt SUITE (TEXT | @FILE | --clear) [--json]',
+    options: { ...apiOptions, clear: { type: 'boolean' } },
+    run: async ({ values, positionals }) => {
+      const [suite, text] = positionals;
+      const usage = 'usage: crucible tasks system-prompt SUITE (TEXT | @FILE | --clear)';
+      if (!suite) throw new CliError(`missing SUITE\n${usage}`);
+      if (!!values.clear === (text !== undefined)) throw new CliError(`give the prompt (TEXT or @FILE) or --clear, one of them\n${usage}`);
+      let prompt: string | null = null;
+      if (text !== undefined) {
+        if (text.startsWith('@')) {
+          const file = text.slice(1);
+          if (!fs.existsSync(file)) throw new CliError(`no such file: ${file}`);
+          prompt = fs.readFileSync(file, 'utf8');
+        } else prompt = text;
+      }
+      const api = await cliApi(values);
+      const r = await api.tasks.setSystemPrompt.mutate({ suite, systemPrompt: prompt });
+      output(!!values.json, r, () =>
+        r.systemPrompt === null
+          ? `suite ${r.suite}: system prompt cleared (the default applies)`
+          : `suite ${r.suite}: system prompt set (${r.systemPrompt.length} characters)`,
+      );
+      return 0;
+    },
+  },
   ...verifyCommands,
 ];

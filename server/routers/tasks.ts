@@ -8,6 +8,7 @@ import { importPathPolicy } from '@/server/paths/import-path-policy';
 import { mirrorSource } from '@/server/tasks/repo-mirrors';
 import { DomainError } from '@/server/errors';
 import { dataDir } from '@/db/open-database';
+import { setSuiteSystemPrompt, suiteSystemPrompt } from '@/server/tasks/suite-system-prompt';
 
 const suiteName = z
   .string()
@@ -17,6 +18,10 @@ const suiteName = z
   .regex(/^[A-Za-z0-9._/-]+$/, 'suite names use letters, digits, ".", "_", "/" and "-"');
 
 export const tasksRouter = router({
+  /** A repository suite's system prompt for agents (null clears it); a run's own prompt overrides it. */
+  setSystemPrompt: operatorProcedure
+    .input(z.object({ suite: suiteName, systemPrompt: suiteSystemPrompt.nullable() }))
+    .mutation(({ ctx, input }) => setSuiteSystemPrompt(ctx.db, input.suite, input.systemPrompt, actorOf(ctx.user))),
   list: viewerProcedure
     .input(z.object({ suite: suiteName, split: z.enum(TASK_SPLITS).optional() }))
     .query(({ ctx, input }) => listSuiteTasks(ctx.db, input.suite, input.split)),

@@ -4,6 +4,7 @@ import { freshDatabase } from '@/test/database';
 import { toolCallFormat } from '@/lib/agent/tools/call-formats/registry';
 import { defaultSystemPrompt } from '@/lib/agent/episode/system-prompt';
 import { agentSystemPrompt } from '@/workers/rl/agent-episode';
+import { callerAs } from '@/test/callers';
 import { loadSuiteSystemPrompt, setSuiteSystemPrompt, taskSuiteSystemPrompt } from './suite-system-prompt';
 
 let database: Database;
@@ -38,5 +39,23 @@ describe("a repository suite's system prompt", () => {
     await expect(setSuiteSystemPrompt(db, 'nope', 'x', 'admin')).rejects.toThrow(/no task suite "nope"/);
     await setSuiteSystemPrompt(db, 'repos', null, 'admin');
     expect(await taskSuiteSystemPrompt(db, task!.id)).toBeNull();
+  });
+
+  it('is set over the API by an operator (tasks.setSystemPrompt), not by a viewer', async () => {
+    const { db, sql } = database;
+    await sql`insert into task_suites (name) values ('api-repos')`;
+    const operator = await callerAs(db, 'operator');
+    const viewer = await callerAs(db, 'viewer');
+    await expect(operator.tasks.setSystemPrompt({ suite: 'api-repos', systemPrompt: 'Read the failing test first.' })).resolves.toEqual({
+      suite: 'api-repos',
+      systemPrompt: 'Read the failing test first.',
+    });
+    const [row] = await sql<{ p: string | null }[]>`select system_prompt as p from task_suites where name = 'api-repos'`;
+    expect(row!.p).toBe('Read the failing test first.');
+    await expect(viewer.tasks.setSystemPrompt({ suite: 'api-repos', systemPrompt: null })).rejects.toThrow(/FORBIDDEN|not allowed|role/i);
+    await expect(operator.tasks.setSystemPrompt({ suite: 'api-repos', systemPrompt: '' })).rejects.toThrow(/empty/);
+    await operator.tasks.setSystemPrompt({ suite: 'api-repos', systemPrompt: null });
+    const [cleared] = await sql<{ p: string | null }[]>`select system_prompt as p from task_suites where name = 'api-repos'`;
+    expect(cleared!.p).toBeNull();
   });
 });

@@ -20,9 +20,9 @@ import { useOnChange } from '@/components/ui/use-on-change';
 
 // Everything on this page is metrics, which change once an iteration: the compared runs that are
 // live are watched through their small status (runs.get, every STATUS_MS), and the metrics are
-// fetched again when one of them moves, or every METRICS_MS at the latest.
+// fetched again when one of them moves, or every METRICS_MS (5 min) at the latest.
 const STATUS_MS = 5_000;
-const METRICS_MS = 60_000;
+const METRICS_MS = 300_000;
 
 /** /runs/compare?ids=a,b — one chart per metric, one line per run. */
 function Compare() {
