@@ -15,6 +15,8 @@ import path from 'node:path';
 import { ParquetReader } from '@dsnp/parquetjs';
 import { exportEpisodes, type ExportedEpisode } from '@/server/episodes/export';
 import { episodesParquet } from '@/server/episodes/export-parquet';
+import { agentTaskPrompt } from '@/lib/agent/episode/task-prompt';
+import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
 
 let agentRunId: string | undefined;
 
@@ -105,7 +107,9 @@ describe('RL on repository tasks (agent episodes, one token sequence each)', () 
       );
     expect(rs).toHaveLength(scored.length);
 
-    const prompt = (problem: string) => renderer.begin({ system: SYSTEM, user: problem, tools: toolSchemas(['bash', 'submit']) }).sequence.ids;
+    // the user message is the task's prompt: statement, layout, test command (lib/agent/episode/task-prompt.ts)
+    const prompt = async (taskId: string) =>
+      renderer.begin({ system: SYSTEM, user: agentTaskPrompt(await loadStoredRepoTask(db, taskId)), tools: toolSchemas(['bash', 'submit']) }).sequence.ids;
     let policyTokens = 0;
     for (const { e, t } of scored) {
       // the grading run: per-test results from the clean grading sandbox, the patch, why the episode ended
@@ -135,7 +139,7 @@ describe('RL on repository tasks (agent episodes, one token sequence each)', () 
       expect(mask).toHaveLength(ids.length);
       expect(lps).toHaveLength(ids.length);
       // the first row opens with the system + user prompt (mask 0), rendered with the chosen tools only
-      const p = prompt(t.prompt);
+      const p = await prompt(t.id);
       expect(ids.slice(0, p.length)).toEqual(p);
       expect(mask.slice(0, p.length).every((m) => m === 0)).toBe(true);
       expect(renderer.tokenizer.decode(p)).not.toContain('"read_file"');
@@ -248,7 +252,7 @@ describe('RL on repository tasks (agent episodes, one token sequence each)', () 
     const done = await untilRun(db, run.id, 'the run to fail', (r) => r.status === 'failed' || r.status === 'completed', 60_000);
     expect(done.status).toBe('failed');
     expect(done.error).toMatch(
-      /prompt \(system text, 5 tool schemas, problem statement\) is \d+ tokens, the episode's token budget 1024; raise agentTokenBudget/,
+      /prompt \(system text, 5 tool schemas, problem statement, layout and test command\) is \d+ tokens, the episode's token budget 1024; raise agentTokenBudget/,
     );
     expect(await db.select().from(rewards).innerJoin(episodes, eq(episodes.id, rewards.episodeId)).where(eq(episodes.runId, run.id))).toHaveLength(0);
   }, 90_000);

@@ -19,6 +19,8 @@ import { exportHfDirectory } from '@/lib/policy/hf/export-hf';
 import { HfPolicy } from '@/lib/policy/hf/hf-policy';
 import { HfTrainer } from '@/lib/policy/hf/hf-trainer';
 import { sftSequences, sftSteps } from '@/lib/policy/sft-sequences';
+import { agentTaskPrompt } from '@/lib/agent/episode/task-prompt';
+import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
 
 let hfRunId: string | undefined;
 
@@ -99,8 +101,8 @@ describe('a registered Hugging Face model as the agent on repository tasks', () 
       const ids = ts.flatMap((x) => x.tokenIds!);
       const mask = ts.flatMap((x) => x.lossMask!);
       // it opens with the model's own template over system + user + the chosen tools' schemas (mask 0)
-      const prompt = renderer.begin({ system: defaultSystemPrompt(renderer.toolCallFormat), user: t.prompt, tools: toolSchemas(['bash', 'submit']) }).sequence
-        .ids;
+      const user = agentTaskPrompt(await loadStoredRepoTask(db, t.id));
+      const prompt = renderer.begin({ system: defaultSystemPrompt(renderer.toolCallFormat), user, tools: toolSchemas(['bash', 'submit']) }).sequence.ids;
       expect(ids.slice(0, prompt.length)).toEqual(prompt);
       expect(mask.slice(0, prompt.length).every((m) => m === 0)).toBe(true);
       expect(tok.decode(prompt, { skipSpecial: false })).toMatch(/^<\|im_start\|>system\n[\s\S]*<tools>[\s\S]*"bash"[\s\S]*<\|im_start\|>assistant\n$/);
