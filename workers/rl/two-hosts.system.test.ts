@@ -253,7 +253,7 @@ describe('two worker hosts sharing only PostgreSQL (real processes, database art
       expect(mine.every((r) => r.process === 'jobs' && r.workerId !== null && r.runId === run.id)).toBe(true);
       // episode lines (bound to an episode this host ran) and job lifecycle lines
       expect(mine.some((r) => r.episodeId !== null && r.msg.startsWith('episode started'))).toBe(true);
-      expect(mine.some((r) => r.jobId !== null && /^job \d+ done in/.test(r.msg))).toBe(true);
+      expect(mine.some((r) => r.jobId !== null && /^job \d+ finished: /.test(r.msg))).toBe(true);
     }
     expect(logs.items.some((r) => r.fields.stage === 'sandbox')).toBe(true);
     expect(logs.items.some((r) => r.fields.stage === 'learner')).toBe(true);
