@@ -213,7 +213,8 @@ describe('crucible models import|list|show|export (the real binary, real Postgre
       ]),
     ) as { tokens: number[]; text: string };
     expect(sampled).toMatchObject({ tokens: [432, 383, 286, 261, 376], text: ', there was a little' });
-  });
+    // each step is a CLI call; on a loaded CI host these took 33–60 s: the ceiling is a safety net
+  }, 180_000);
 
   it('models sft --register: tunes a registered model on exported episodes and registers the result for a run to start from', async () => {
     const hf = await HfPolicy.load(STORIES);
@@ -281,7 +282,8 @@ describe('crucible models import|list|show|export (the real binary, real Postgre
       code: 1,
       stderr: expect.stringMatching(/no LoRA adapter/),
     });
-  });
+    // each step is a CLI call; on a loaded CI host these took 33–60 s: the ceiling is a safety net
+  }, 180_000);
 
   it('exports a Hugging Face directory that re-imports with identical logits', async () => {
     const out = path.join(dir, 'exported');
