@@ -36,7 +36,15 @@ await runWorkerProcess(WORKER_KINDS.sandbox, async (ctx) => {
       await recordVerification(ctx.db, env, v).catch((e: Error) => ctx.log(`recording verification failed: ${e.message}`));
     }
   };
-  const timer = setInterval(() => void verifyAll(), s.CRUCIBLE_ENV_VERIFY_MS);
+  // One pass at a time: a pass hashes every environment synchronously, and passes started by a
+  // short period (tests use 1 s) on a loaded host piled up until the heartbeat stopped and the
+  // worker was marked lost with its job.
+  let verifying = false;
+  const timer = setInterval(() => {
+    if (verifying) return;
+    verifying = true;
+    void verifyAll().finally(() => (verifying = false));
+  }, s.CRUCIBLE_ENV_VERIFY_MS);
   try {
     await runJobLoop({
       db: ctx.db,
