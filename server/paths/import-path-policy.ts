@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { realOrNull, within } from './resolved-path';
 
 /**
  * Which server directories an import may read: repository tasks (`workspace.dir`/`tarball`/
@@ -25,16 +26,6 @@ export function importPathPolicy(
   if (caller.local) return { roots: [...(caller.baseDir ? [caller.baseDir] : []), ...configuredRoots], via: 'cli', of };
   return { roots: configuredRoots, via: 'api', of };
 }
-
-const realOrNull = (p: string) => {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return null;
-  }
-};
-
-const within = (p: string, root: string) => p === root || p.startsWith(root.endsWith(path.sep) ? root : `${root}${path.sep}`);
 
 /**
  * `p` (absolute) with symbolic links and `..` resolved, when it lies in one of the policy's

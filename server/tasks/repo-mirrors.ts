@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { repoSlug } from '@/core/repo-tasks';
 import { childEnv } from '@/core/settings';
+import { realOrNull, within } from '@/server/paths/resolved-path';
 
 /**
  * Where SWE-bench lines that name `repo` ("owner/name") and no `repo_path` are read from: a
@@ -36,15 +37,6 @@ export function mirrorCandidates(dir: string, repo: string): string[] {
 }
 
 const describeSource = (s: MirrorSource) => ('dir' in s ? s.dir : `${s.url} (cached in ${s.cacheDir})`);
-
-const realOrNull = (p: string) => {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return null;
-  }
-};
-const within = (p: string, root: string) => p === root || p.startsWith(root.endsWith(path.sep) ? root : `${root}${path.sep}`);
 
 function gitOut(args: string[]): string | null {
   try {
