@@ -49,15 +49,24 @@ export const RL_ITERATION_METRICS = [
   'skipped_updates',
   'kl_reward_penalty',
   'logprob_mismatch',
+  'solved_rate',
+  'valid_tool_calls_per_turn',
 ] as const;
 export type RlIterationMetric = (typeof RL_ITERATION_METRICS)[number];
 
+/** Iteration metrics that exist only for some runs: see RlIterationMetrics. */
+type OptionalIterationMetric = 'logprob_mismatch' | 'solved_rate' | 'valid_tool_calls_per_turn';
+
 /**
  * One iteration's metrics as the learner computes them: every name above, except
- * `logprob_mismatch`, which exists only when an optimizer step ran. An extra or misspelled
- * key is a type error at the write site.
+ * `logprob_mismatch`, which exists only when an optimizer step ran, and the agent metrics,
+ * which exist only for repository-task (agent) episodes: `solved_rate` (the share of the
+ * batch's scored episodes with every FAIL_TO_PASS and PASS_TO_PASS test passing, SWE-bench's
+ * "resolved") and `valid_tool_calls_per_turn` (tool calls that ran, i.e. were readable, named
+ * an offered tool and had valid arguments, per assistant message). An extra or misspelled key
+ * is a type error at the write site.
  */
-export type RlIterationMetrics = Record<Exclude<RlIterationMetric, 'logprob_mismatch'>, number> & { logprob_mismatch?: number };
+export type RlIterationMetrics = Record<Exclude<RlIterationMetric, OptionalIterationMetric>, number> & Partial<Record<OptionalIterationMetric, number>>;
 
 /** Every RL metric: the iteration metrics, plus those written at step 0 or with labels. */
 export const RL_METRICS = [
@@ -80,7 +89,7 @@ export type RlMetricSection = { title: string; metrics: readonly RlMetric[] };
  * core/metrics.unit.test.ts checks every RL metric has a place here or in RL_REWARD_SPREAD.
  */
 export const RL_METRIC_SECTIONS: readonly RlMetricSection[] = [
-  { title: 'Reward and pass rate', metrics: ['reward_mean', 'heldout_pass_at_1', 'heldout_pass_at_k', 'heldout_pass_at_1_before_sft'] },
+  { title: 'Reward and pass rate', metrics: ['reward_mean', 'solved_rate', 'heldout_pass_at_1', 'heldout_pass_at_k', 'heldout_pass_at_1_before_sft'] },
   {
     title: 'Policy update',
     metrics: [
@@ -104,6 +113,7 @@ export const RL_METRIC_SECTIONS: readonly RlMetricSection[] = [
       'response_length',
       'generated_tokens',
       'turns_per_episode',
+      'valid_tool_calls_per_turn',
       'episode_time_ms',
       'iteration_time_s',
       'update_time_s',

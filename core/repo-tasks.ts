@@ -225,7 +225,17 @@ export type StoredToolCall = {
   error?: string;
   durationMs: number;
   submitted?: boolean;
+  /** the call never ran (absent: it was a valid call, whatever its outcome) */
+  rejected?: RejectedToolCall;
 };
+
+/**
+ * Why a tool call never ran: its text could not be read as a call, it named a tool not offered,
+ * or its arguments failed the tool's schema. A call that ran and failed (a file not found, a
+ * command's non-zero exit) is valid: the model spoke the protocol. Counted per turn as
+ * `valid_tool_calls_per_turn` (core/metrics.ts).
+ */
+export type RejectedToolCall = 'malformed' | 'unknown_tool' | 'bad_arguments';
 
 /**
  * How a repository task's episode was graded (episodes.grading): the agent's patch, the grade

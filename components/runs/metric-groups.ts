@@ -26,6 +26,8 @@ const is = (name: string, metric: RlMetric) => name === metric;
 /** Short explanations shown under a chart's title. */
 const metricHelp: Partial<Record<RlMetric, string>> = {
   reward_mean: 'mean episode reward; band: ±1 std, dashed: min / max',
+  solved_rate: 'agent episodes that resolved their task: every FAIL_TO_PASS and PASS_TO_PASS test passes',
+  valid_tool_calls_per_turn: 'tool calls that ran (readable, an offered tool, valid arguments) per assistant message',
   heldout_pass_at_1: 'greedy pass@1 on held-out tasks (step 0: after the SFT warm start, before RL)',
   heldout_pass_at_1_before_sft: 'greedy pass@1 of the random initialisation, before the SFT warm start',
   heldout_pass_at_k: 'pass@k on held-out tasks',

@@ -76,6 +76,7 @@ export function agentTurnRows(
         ...(c.error !== undefined ? { error: withoutNul(c.error) } : {}),
         durationMs: Math.round(c.durationMs),
         ...(c.submitted ? { submitted: true } : {}),
+        ...(c.rejected ? { rejected: c.rejected } : {}),
       })),
       workspaceDiff: t.diffSoFar === undefined ? null : withoutNul(t.diffSoFar),
       policyMs: Math.round(policyMs[k] ?? 0),

@@ -250,6 +250,15 @@ describe('agent episode on a persistent sandbox (scripted policy, bwrap)', () =>
     expect(out[10]).toBe(''); // no call: the agent is told so in a tool message
     expect(r.messages.filter((m) => m.role === 'tool').at(-1)!.content).toMatch(/no tool call found/);
     expect(r.turns.flatMap((t) => t.toolCalls).filter((c) => c.error).length).toBe(9);
+    // only the first three never ran (valid_tool_calls_per_turn counts the others: a file error is the tool's answer)
+    expect(r.turns.map((t) => t.toolCalls.map((c) => c.rejected ?? 'ran'))).toEqual([
+      ['malformed'],
+      ['unknown_tool'],
+      ['bad_arguments'],
+      ...Array.from({ length: 7 }, () => ['ran']),
+      [],
+      ['ran'],
+    ]);
     expect(r.patch).toBe(''); // the link is not a regular file: nothing changed
   });
 

@@ -4,7 +4,7 @@ import { readSandboxFile, SandboxFileError, writeSandboxFile } from './sandbox-f
 import { isToolName, toolArgs, type ToolArgs } from './tool-definitions';
 import type { ParsedToolCall } from './call-formats/call-format';
 import { resolveWorkspacePath } from './workspace-paths';
-import { DEFAULT_AGENT_TOOLS, type AgentToolName } from '@/core/repo-tasks';
+import { DEFAULT_AGENT_TOOLS, type AgentToolName, type RejectedToolCall } from '@/core/repo-tasks';
 import { currentText, insert, recordEdit, undoEdit, view } from './editor-tools';
 
 export type ToolLimits = {
@@ -42,27 +42,30 @@ export type ToolCallRecord = {
   submitted?: boolean;
   /** the sandbox itself failed (not the agent's command): the episode ends as sandbox_error */
   infraError?: string;
+  /** the call never ran: unreadable, a tool not offered, or arguments its schema refuses (core/repo-tasks.ts) */
+  rejected?: RejectedToolCall;
 };
 
-const fail = (name: string, args: Record<string, unknown>, t0: number, error: string): ToolCallRecord => ({
+const fail = (name: string, args: Record<string, unknown>, t0: number, error: string, rejected?: RejectedToolCall): ToolCallRecord => ({
   name,
   arguments: args,
   output: `error: ${error}`,
   error,
   durationMs: performance.now() - t0,
+  ...(rejected ? { rejected } : {}),
 });
 
 /** Runs one parsed call. Never throws: every failure is an error observation for the agent. */
 export async function executeToolCall(ctx: ToolContext, call: ParsedToolCall): Promise<ToolCallRecord> {
   const t0 = performance.now();
-  if (!call.ok) return fail(call.name ?? '', {}, t0, call.error);
+  if (!call.ok) return fail(call.name ?? '', {}, t0, call.error, 'malformed');
   const { name } = call;
   const offered = ctx.tools ?? DEFAULT_AGENT_TOOLS;
-  if (!isToolName(name) || !offered.includes(name)) return fail(name, call.arguments, t0, `unknown tool "${name}"; the tools are ${offered.join(', ')}`);
+  if (!isToolName(name) || !offered.includes(name)) return fail(name, call.arguments, t0, `unknown tool "${name}"; the tools are ${offered.join(', ')}`, 'unknown_tool');
   const parsed = toolArgs[name].safeParse(name === 'view' ? viewRangeAlias(call.arguments) : call.arguments);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ');
-    return fail(name, call.arguments, t0, `bad arguments for ${name}: ${issues}`);
+    return fail(name, call.arguments, t0, `bad arguments for ${name}: ${issues}`, 'bad_arguments');
   }
   try {
     const out = await run(ctx, name, parsed.data as ToolArgs[typeof name]);

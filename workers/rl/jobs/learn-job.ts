@@ -247,7 +247,7 @@ export function learnJob(c: RlContext) {
       const finished = finishedEpisodes(eps).map(({ e }) => e.id);
       const epTurns = finished.length
         ? await ctx.db
-            .select({ episodeId: turns.episodeId, policyMs: turns.policyMs, sandboxMs: turns.sandboxMs, lossMask: turns.lossMask })
+            .select({ episodeId: turns.episodeId, policyMs: turns.policyMs, sandboxMs: turns.sandboxMs, lossMask: turns.lossMask, toolCalls: turns.toolCalls })
             .from(turns)
             .where(inArray(turns.episodeId, finished))
         : [];

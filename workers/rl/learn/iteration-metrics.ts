@@ -4,8 +4,14 @@ import type { HeldoutEval } from '../evaluate';
 
 /** An iteration's episode (any status) with its timing. */
 export type IterationEpisode = { e: { id: string; status: string; startedAt: Date | null; finishedAt: Date | null } };
-/** A turn's timing and token counts. */
-export type IterationTurn = { episodeId: string; policyMs: number | null; sandboxMs: number | null; lossMask: number[] | null };
+/** A turn's timing and token counts, and an agent turn's tool calls (null for other kinds). */
+export type IterationTurn = {
+  episodeId: string;
+  policyMs: number | null;
+  sandboxMs: number | null;
+  lossMask: number[] | null;
+  toolCalls?: { rejected?: string }[] | null;
+};
 /** What the learner's steps reported (null when no step ran). */
 export type UpdateReport =
   | (Pick<StepsSummary, 'kl' | 'entropy' | 'clipFraction' | 'loss' | 'gradNorm' | 'dualClipFraction' | 'logprobMismatch' | 'skipped' | 'steps'> & {
@@ -59,6 +65,9 @@ export function iterationMetrics(i: {
   const starts = all.map(({ e }) => e.startedAt?.getTime() ?? i.now);
   const epTimes = all.map(({ e }) => (e.finishedAt?.getTime() ?? 0) - (e.startedAt?.getTime() ?? 0));
   const component = (k: string) => mean(batch.valid.map(({ r }) => r!.components[k] ?? 0));
+  // agent episodes only: their grades carry `resolved`, their turns tool calls
+  const graded = batch.valid.filter(({ r }) => r!.components.resolved !== undefined);
+  const agentTurns = turns.filter((t) => t.toolCalls != null);
   const metrics: RlIterationMetrics = {
     reward_mean: mean(rs),
     reward_std: std(rs),
@@ -92,6 +101,10 @@ export function iterationMetrics(i: {
     kl_reward_penalty: i.klRewardPenalty,
     // only when a step ran: its first step should see exactly the stored logprobs
     ...(report ? { logprob_mismatch: report.logprobMismatch } : {}),
+    ...(graded.length ? { solved_rate: mean(graded.map(({ r }) => (r!.components.resolved === 1 ? 1 : 0))) } : {}),
+    ...(agentTurns.length
+      ? { valid_tool_calls_per_turn: mean(agentTurns.map((t) => t.toolCalls!.filter((c) => !c.rejected).length)) }
+      : {}),
   };
   const failures = new Map<string, number>();
   for (const { e } of infra) failures.set(e.status, (failures.get(e.status) ?? 0) + 1);

@@ -108,4 +108,23 @@ describe('iterationMetrics: the numbers one iteration records', () => {
       if (name !== 'heldout_pass_at_1' && name !== 'update_time_s' && name !== 'overlong_masked_turns' && name !== 'kl_reward_penalty')
         expect([name, v]).toEqual([name, 0]);
   });
+  it('agent runs: the share of graded episodes that resolved their task, and valid tool calls per assistant message', () => {
+    const agentValid = [
+      { ...valid[0]!, r: { ...valid[0]!.r, components: { resolved: 1, f2p: 1 } } },
+      { ...valid[1]!, r: { ...valid[1]!.r, components: { resolved: 0, f2p: 0.5 } } },
+      { ...valid[1]!, r: { ...valid[1]!.r, components: { resolved: 0 } } },
+    ];
+    const agentTurns = [
+      { episodeId: 'a', policyMs: 1, sandboxMs: 1, lossMask: [1], toolCalls: [{}, { rejected: 'bad_arguments' }] },
+      { episodeId: 'a', policyMs: 1, sandboxMs: 1, lossMask: [1], toolCalls: [] },
+      { episodeId: 'b', policyMs: 1, sandboxMs: 1, lossMask: [1], toolCalls: [{}, {}, { rejected: 'malformed' }] },
+    ];
+    const { metrics: m } = iterationMetrics({ ...base, report, batch: { ...base.batch, valid: agentValid, rewards: [1, 0.5, 0] }, turns: agentTurns });
+    expect(m.solved_rate).toBeCloseTo(1 / 3);
+    expect(m.valid_tool_calls_per_turn).toBeCloseTo((1 + 0 + 2) / 3);
+    // other kinds record neither
+    const { metrics: io } = iterationMetrics({ ...base, report });
+    expect(io.solved_rate).toBeUndefined();
+    expect(io.valid_tool_calls_per_turn).toBeUndefined();
+  });
 });
