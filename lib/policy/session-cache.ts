@@ -10,7 +10,7 @@ export class SessionCache {
   provider: Provider = 'cpu';
 
   /** `build` makes the graph's bytes, for the provider being tried when they depend on it. */
-  get(key: string, build: (provider: Provider) => Uint8Array, opts: { providers?: Provider[]; threads?: number }): Promise<LoadedSession> {
+  get(key: string, build: (provider: Provider) => Uint8Array, opts: { providers?: Provider[]; threads?: number; memArena?: boolean }): Promise<LoadedSession> {
     let s = this.sessions.get(key);
     if (!s) {
       s = createSession(build, opts);

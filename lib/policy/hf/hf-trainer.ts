@@ -225,9 +225,12 @@ export class HfTrainer {
     return mergeLora(base, a.config, a.tensors, this.config);
   }
 
-  /** A session whose graph is built for the trainer's precision on the provider it loads on. */
+  /**
+   * A session whose graph is built for the trainer's precision on the provider it loads on;
+   * one per batch shape, so without the CPU arena (its peak would stay held per shape).
+   */
   private session(key: string, build: (provider: Provider) => Uint8Array): Promise<LoadedSession> {
-    return this.cache.get(`${key}:${this.precision}`, build, { providers: this.opts.providers, threads: this.opts.threads });
+    return this.cache.get(`${key}:${this.precision}`, build, { providers: this.opts.providers, threads: this.opts.threads, memArena: false });
   }
 
   private seqLenFor(maxTokens: number): number {
