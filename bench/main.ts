@@ -11,6 +11,7 @@ const suites: Record<string, () => Promise<{ main: (argv: string[]) => Promise<n
   learning: () => import('@/bench/learning'),
   artifacts: () => import('@/bench/artifacts'),
   agent: () => import('@/bench/agent'),
+  'agent-learning': () => import('@/bench/agent-learning'),
   console: () => import('@/bench/console'),
   sampling: () => import('@/bench/sampling'),
 };

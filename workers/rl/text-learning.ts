@@ -1,15 +1,10 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { and, asc, eq } from 'drizzle-orm';
 import type { RunConfigInput } from '@/core/run-config';
-import { childEnv, parseSettings, settings, type RlSettings } from '@/core/settings';
+import type { RlSettings } from '@/core/settings';
 import type { TaskTests } from '@/core/tasks';
 import type { Db } from '@/db/client';
-import { openDatabase } from '@/db/open-database';
 import { runs, tasks } from '@/db/schema';
 import type { RlPolicy } from '@/lib/policy/rl-policy';
-import { openArtifactStore } from '@/lib/artifacts/open-artifact-store';
 import { ensureDefaultEnvironment } from '@/lib/sandbox/env/env-builtin';
 import { SandboxManager } from '@/lib/sandbox/pool/manager';
 import { scoringOptions } from './reward/scoring-options';
@@ -17,8 +12,7 @@ import { signFlipTest } from './paired';
 import { curves } from './paired';
 import { latestVersion, loadRunPolicyForTraining, versionRow } from './policy-store';
 import { runTextEpisode } from './text-episode';
-import { storeDirFor } from '@/lib/sandbox/env/env-store';
-import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
+import { followRun, openRlExperiment } from './experiment-harness';
 
 /**
  * RL on a real pretrained model (issue 15): stories260K on the built-in "stories" suite,
@@ -151,26 +145,15 @@ export async function runStoriesExperiment(o: {
   log?: (line: string) => void;
 }): Promise<StoriesResult> {
   const log = o.log ?? (() => {});
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'crucible-stories-'));
-  chmodSync(dir, 0o755); // embedded Postgres (as root) and sandboxes (as nobody) must traverse it
-  const rl = parseSettings(childEnv(STORIES_ENV));
-  const opened = await openDatabase({ appName: 'stories-learning', startEmbedded: true, max: 10, dataDir: dir, useDatabaseUrl: false });
-  const { db, sql: pg } = opened.database;
-  const { createRlHandlers } = await import('./handlers');
-  const handlers = createRlHandlers(rl, { dataDir: dir });
-  const { runJobLoop } = await import('@/workers/jobs/job-loop');
+  const x = await openRlExperiment('stories-learning', STORIES_ENV);
+  const { db, store, manager } = x;
   const { createRun, transitionRun } = await import('@/server/runs/service');
   const { importModel } = await import('@/server/models/service');
   const { rlSettings } = await import('@/core/settings');
-  const ac = new AbortController();
-  let loop: Promise<void> | undefined;
-  const store = openArtifactStore(rl, { dataDir: dir, db });
-  const storeDir = storeDirFor(dir, settings().CRUCIBLE_ENV_STORE);
-  const manager = new SandboxManager({ dataDir: dir, storeDir, runtime: runtimeOptions(settings()), actor: 'system:rl' });
   try {
-    ensureDefaultEnvironment(storeDir);
+    ensureDefaultEnvironment(x.storeDir);
     await importModel(db, store, { name: STORIES_CONFIG.policy.model, dir: o.modelDir }, 'bench');
-    loop = runJobLoop({ db, sql: pg, workerId: 'stories-learning', handlers, concurrency: 2, pollMs: 100, drainMs: 1000, signal: ac.signal, log: () => {} });
+    x.start();
     const config = {
       ...STORIES_CONFIG,
       learningRate: o.learningRate ?? STORIES_CONFIG.learningRate,
@@ -180,29 +163,16 @@ export async function runStoriesExperiment(o: {
     };
     const t0 = performance.now();
     const run = await createRun(db, { name: 'stories-learning', config }, 'bench');
-    const deadline = t0 + o.minutes * 60_000;
-    let last = -1;
-    for (;;) {
-      const [r] = await db.select().from(runs).where(eq(runs.id, run.id));
-      if (r!.status === 'failed') throw new Error(`the run failed: ${r!.error}`);
-      if (r!.currentIteration !== last) {
-        last = r!.currentIteration;
-        log(`  ${((performance.now() - t0) / 1000).toFixed(0)} s: iteration ${last}, reward ${r!.lastRewardMean?.toFixed(3) ?? '-'}`);
-      }
-      if (r!.status === 'completed' || performance.now() > deadline) break;
-      await new Promise((res) => setTimeout(res, 500));
-    }
+    await followRun(x, run.id, Date.now() + o.minutes * 60_000, log);
     await transitionRun(db, run.id, 'cancel', 'bench').catch(() => undefined);
     const wallS = (performance.now() - t0) / 1000;
-    ac.abort();
-    await loop;
-    loop = undefined;
+    await x.stopLoop();
     const [r] = await db.select().from(runs).where(eq(runs.id, run.id));
-    const from = { store, dataDir: dir, db };
+    const from = { store, dataDir: x.dir, db };
     const v0 = (await versionRow(db, run.id, 0))!;
     const vn = (await latestVersion(db, run.id))!;
     if (vn.version < 1) throw new Error(`no iteration finished within ${o.minutes} min: nothing to compare`);
-    const s = rlSettings(rl);
+    const s = rlSettings(x.rl);
     const score = async (v: typeof v0) => {
       const p = await loadRunPolicyForTraining(r!, v, from);
       try {
@@ -222,12 +192,6 @@ export async function runStoriesExperiment(o: {
       config,
     };
   } finally {
-    ac.abort();
-    await loop?.catch(() => {});
-    for (const h of handlers) await h.close?.().catch(() => {});
-    await manager.close().catch(() => {});
-    await store.close().catch(() => {});
-    await opened.close().catch(() => {});
-    rmSync(dir, { recursive: true, force: true });
+    await x.close();
   }
 }

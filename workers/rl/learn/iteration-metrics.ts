@@ -102,9 +102,7 @@ export function iterationMetrics(i: {
     // only when a step ran: its first step should see exactly the stored logprobs
     ...(report ? { logprob_mismatch: report.logprobMismatch } : {}),
     ...(graded.length ? { solved_rate: mean(graded.map(({ r }) => (r!.components.resolved === 1 ? 1 : 0))) } : {}),
-    ...(agentTurns.length
-      ? { valid_tool_calls_per_turn: mean(agentTurns.map((t) => t.toolCalls!.filter((c) => !c.rejected).length)) }
-      : {}),
+    ...(agentTurns.length ? { valid_tool_calls_per_turn: mean(agentTurns.map((t) => t.toolCalls!.filter((c) => !c.rejected).length)) } : {}),
   };
   const failures = new Map<string, number>();
   for (const { e } of infra) failures.set(e.status, (failures.get(e.status) ?? 0) + 1);
