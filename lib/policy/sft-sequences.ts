@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Rng } from '@/core/random';
+import { trainMicroBatch } from './attention-budget';
 
 /**
  * Supervised fine-tuning of a policy (the byte model or a Hugging Face model) on token sequences with a loss mask: the
@@ -45,7 +46,12 @@ export function sftSequences(lines: string[], model: { vocabSize: number; maxPos
   return out;
 }
 
-/** `steps` optimizer steps on batches drawn with a seeded generator; the loss of each step. */
+/**
+ * `steps` optimizer steps on batches drawn with a seeded generator; the loss of each step.
+ * Micro-batches default to what the attention budget allows for the longest sequence
+ * (./attention-budget.ts, as the RL learner sizes them): four agent episodes of a thousand
+ * tokens in one pass would need several GB of attention alone.
+ */
 export async function sftSteps(
   trainer: { trainStep(batch: SftSequence[], loss: { kind: 'sft' }, o: { microBatchSize?: number }): Promise<{ loss: number }> },
   seqs: SftSequence[],
@@ -54,9 +60,10 @@ export async function sftSteps(
   if (!seqs.length) throw new Error('no sequence with assistant tokens (loss_mask 1) to train on');
   const rng = new Rng(o.seed);
   const losses: number[] = [];
+  const microBatchSize = o.microBatchSize ?? trainMicroBatch(Math.max(...seqs.map((q) => q.tokens.length)));
   for (let i = 0; i < o.steps; i++) {
     const batch = Array.from({ length: Math.min(o.batch, seqs.length) }, () => rng.pick(seqs));
-    losses.push((await trainer.trainStep(batch, { kind: 'sft' }, { microBatchSize: o.microBatchSize })).loss);
+    losses.push((await trainer.trainStep(batch, { kind: 'sft' }, { microBatchSize })).loss);
   }
   return losses;
 }

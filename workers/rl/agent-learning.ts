@@ -26,7 +26,6 @@ import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
 import { importTasks } from '@/server/tasks/service';
 import { agentSystemPrompt, playedRepoEpisode, playRepoEpisode, repoEpisodeInfra } from './agent-episode';
 import { agentTurnRows } from './agent-turn-rows';
-import { trainMicroBatch } from './learn/attention-budget';
 import { followRun, openRlExperiment } from './experiment-harness';
 import { mcnemarOneSided, signFlipTest } from './paired';
 import { latestVersion, loadRunPolicyForTraining, versionRow } from './policy-store';
@@ -288,9 +287,7 @@ export async function runAgentLearning(o: {
         items.map((e) => JSON.stringify(e)),
         trainer.config,
       );
-      // micro-batches as the RL learner sizes them: a whole batch of 1,000-token sequences at once needs tens of GB
-      const microBatchSize = trainMicroBatch(Math.max(...seqs.map((q) => q.tokens.length)));
-      losses = await sftSteps(trainer, seqs, { steps: o.sftSteps, batch: Math.min(4, seqs.length), seed: config.seed, microBatchSize });
+      losses = await sftSteps(trainer, seqs, { steps: o.sftSteps, batch: Math.min(4, seqs.length), seed: config.seed });
       await exportHfDirectory({ from: baseDir, out: tunedDir, weights: trainer.exportWeights() });
     } finally {
       await trainer.release();

@@ -10,7 +10,7 @@ import type { Tx } from '@/server/queue';
 import { tryRunTransition } from '@/server/runs/lifecycle';
 import { jobHandler, jobLogger, PermanentJobError } from '@/workers/jobs/job-handler';
 import { heldoutEval, recordedHeldout, type HeldoutEval } from '../evaluate';
-import { scoreInChunks } from '../learn/attention-budget';
+import { scoreInChunks } from '@/lib/policy/attention-budget';
 import { buildSequences, generatedTokens, inSlotOrder } from '../learn/build-sequences';
 import { infraFailure } from '../learn/infra-gate';
 import { finishedEpisodes, iterationMetrics } from '../learn/iteration-metrics';

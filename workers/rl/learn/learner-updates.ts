@@ -5,12 +5,12 @@ import { lossConfigFor } from '../learner-batch';
 import { summariseSteps } from '../learner-steps';
 import { prng } from '@/core/random';
 import { shuffle } from '../schedule';
-import { trainMicroBatch } from './attention-budget';
+import { trainMicroBatch } from '@/lib/policy/attention-budget';
 
 /**
  * The iteration's optimizer steps: `updateEpochs` passes over the batch, each split into
  * `miniBatches` seeded-shuffled minibatches (one AdamW step each, micro-batches of 16
- * accumulated inside; fewer rows for long sequences such as agent episodes, ./attention-budget.ts). The first step is on-policy (ratio 1); later ones are where the
+ * accumulated inside; fewer rows for long sequences such as agent episodes, lib/policy/attention-budget.ts). The first step is on-policy (ratio 1); later ones are where the
  * clip ratios bite. Reports the mean of each metric over the steps. `normTokens` is the
  * per-turn token budget (the 'token-sum-norm' aggregation divides by it).
  */

@@ -1,4 +1,4 @@
-import type { RlPolicy } from '@/lib/policy/rl-policy';
+import type { RlPolicy } from './rl-policy';
 
 // Attention costs batch × T² per head and layer. Input/output turns are short (T ≤ 256), but an
 // agent episode is one sequence of up to agentTokenBudget tokens (4096 by default), where one
