@@ -115,6 +115,11 @@ export type EnvStepResult = { observations: EnvObservation[]; done: boolean };
 /** What the session offers the trainer at reset: the task, the tools and how to call them. */
 export type EnvFirstObservation = {
   problemStatement: string;
+  /**
+   * the first user message Crucible's own agents get: the statement, where the repository is,
+   * its layout (top two levels) and how to run its tests (lib/agent/episode/task-prompt.ts)
+   */
+  prompt: string;
   /** OpenAI-style function schemas of the offered tools */
   tools: { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }[];
   /** a system prompt for the session's tool-call format (the one Crucible's own agents get) */

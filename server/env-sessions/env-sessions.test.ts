@@ -67,6 +67,9 @@ describe('the step API: reset, step, grade, close over real sandboxes', () => {
     expect(opened.envHash).toMatch(/^sha256:/);
     expect(opened.task).toMatchObject({ suite: 'repo-suite', externalId: TASK });
     expect(opened.observation.problemStatement).toBe(line.problem_statement);
+    // the first user message Crucible's own agents get: statement, layout, test command
+    expect(opened.observation.prompt.startsWith(line.problem_statement.trim())).toBe(true);
+    expect(opened.observation.prompt).toMatch(/git checkout of its base commit[\s\S]*\nRun the tests with: \S/);
     expect(opened.observation.tools.map((t) => t.function.name)).toEqual([
       'bash',
       'read_file',

@@ -18,6 +18,8 @@ import { runsAgentEpisodes, taskKindLabel } from '@/core/task-kinds';
 import type { Db } from '@/db/client';
 import { envSessionRequests, envSessions, jobs, tasks, taskSuites } from '@/db/schema';
 import { defaultSystemPrompt } from '@/lib/agent/episode/system-prompt';
+import { agentTaskPrompt } from '@/lib/agent/episode/task-prompt';
+import { loadStoredRepoTask } from '@/server/tasks/repo-task-store';
 import { toolCallFormat } from '@/lib/agent/tools/call-formats/registry';
 import { toolSchemas } from '@/lib/agent/tools/tool-definitions';
 import { appendAudit } from '@/server/audit/service';
@@ -72,11 +74,21 @@ async function findTask(db: Db, input: z.output<typeof envResetInput>) {
   return row;
 }
 
-function firstObservation(
-  problemStatement: string,
-  o: { tools: readonly (typeof AGENT_TOOL_NAMES)[number][]; toolCallFormat: Parameters<typeof toolCallFormat>[0] },
-) {
-  return { problemStatement, tools: toolSchemas(o.tools), systemPrompt: defaultSystemPrompt(toolCallFormat(o.toolCallFormat)) };
+async function firstObservation(
+  db: Db,
+  o: {
+    task: { id: string };
+    problemStatement: string;
+    tools: readonly (typeof AGENT_TOOL_NAMES)[number][];
+    toolCallFormat: Parameters<typeof toolCallFormat>[0];
+  },
+): Promise<EnvFirstObservation> {
+  return {
+    problemStatement: o.problemStatement,
+    prompt: agentTaskPrompt(await loadStoredRepoTask(db, o.task.id)),
+    tools: toolSchemas(o.tools),
+    systemPrompt: defaultSystemPrompt(toolCallFormat(o.toolCallFormat)),
+  };
 }
 
 async function view(
@@ -235,7 +247,7 @@ export async function resetEnvSession(db: Db, raw: z.input<typeof envResetInput>
   const v = await view(db, id);
   if (v.status === 'failed' || v.status === 'lost')
     throw new DomainError('PRECONDITION_FAILED', `environment session ${id} could not start: ${v.reason ?? v.status}`);
-  return { ...strip(v), observation: firstObservation(v.problemStatement, v) };
+  return { ...strip(v), observation: await firstObservation(db, v) };
 }
 
 /** Who calls: the actor as audited (`user:NAME`, `token:NAME`), their username, and whether they may use anyone's session (admins). */
