@@ -35,3 +35,19 @@ describe('attention budget: long agent episodes are scored and trained in pieces
     expect(mid.calls.map((c) => c.length)).toEqual([4, 4, 1]);
   });
 });
+
+describe('paddingMultiple: padded lengths of long batches', () => {
+  it('16 up to 512 tokens, then an eighth of the power of two below: at most 12.5% padding, few shapes', async () => {
+    const { paddingMultiple } = await import('./hf/hf-trainer');
+    const { paddedLength } = await import('./batch');
+    expect([1, 256, 512, 513, 1023, 1024, 2047, 2048, 4096].map(paddingMultiple)).toEqual([16, 16, 16, 64, 64, 128, 128, 256, 512]);
+    const shapes = new Set<number>();
+    for (let n = 700; n <= 2048; n++) {
+      const T = paddedLength(n, paddingMultiple(n));
+      expect(T).toBeGreaterThanOrEqual(n - 1);
+      expect(T).toBeLessThanOrEqual((n - 1) * 1.125 + 16);
+      shapes.add(T);
+    }
+    expect(shapes.size).toBeLessThanOrEqual(16);
+  });
+});

@@ -70,3 +70,34 @@ describe('execution providers', () => {
     await expect(createSession(g.toBytes(), { providers: ['cpu'] })).rejects.toThrow(/NoSuchOp/);
   });
 });
+
+describe('SessionCache', () => {
+  it('keeps at most maxSessions, releasing the least recently used; a released one is rebuilt on its next use', async () => {
+    const { SessionCache } = await import('./session-cache');
+    const cache = new SessionCache({ maxSessions: 2 });
+    const builds: string[] = [];
+    const get = (key: string) =>
+      cache.get(
+        key,
+        () => {
+          builds.push(key);
+          return model();
+        },
+        { providers: ['cpu'], threads: 1 },
+      );
+    const a = await get('a');
+    await get('b');
+    await get('a'); // a is now the most recent: b goes first
+    await get('c');
+    expect(cache.size).toBe(2);
+    await get('a');
+    expect(builds).toEqual(['a', 'b', 'c']);
+    await get('b'); // evicted: built again, and c (least recent) goes
+    expect(builds).toEqual(['a', 'b', 'c', 'b']);
+    expect(cache.size).toBe(2);
+    const y = await a.session.run({ x: (await import('./onnx-session')).f32([-1, 2], [2]) });
+    expect(Array.from(y.y!.data as Float32Array)).toEqual([0, 2]); // a was never released
+    await cache.release();
+    expect(cache.size).toBe(0);
+  });
+});

@@ -35,13 +35,6 @@ export type SessionOptions = {
   /** Called when a provider fails to load, with the reason (the fallback is logged here). */
   onFallback?: (provider: Provider, reason: string) => void;
   threads?: number;
-  /**
-   * Keep onnxruntime's CPU memory arena (default true). The arena keeps a session's peak
-   * allocation for its lifetime; a trainer holds one session per padded sequence length, and
-   * at agent-episode lengths (T² attention) each peak is a GB or more, so a run with many
-   * lengths held tens of GB. Without it, a session frees its intermediates after each run.
-   */
-  memArena?: boolean;
 };
 
 const defaultFallbackLog = (p: Provider, reason: string) => {
@@ -70,7 +63,6 @@ export async function createSession(model: Uint8Array | ((provider: Provider) =>
         intraOpNumThreads: opts.threads ?? defaultThreads(),
         interOpNumThreads: 1,
         logSeverityLevel: 3,
-        ...(opts.memArena === false ? { enableCpuMemArena: false } : {}),
       });
       // on a GPU, each run's time is the calling job's GPU-seconds (lib/compute/meter.ts)
       return { session: provider === 'cuda' ? meterGpuRuns(session) : session, provider };

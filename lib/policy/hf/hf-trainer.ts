@@ -18,6 +18,23 @@ import { loadHfModelDir, type HfModelDir } from './model-dir';
 import { buildHfScoreGraph, buildHfTrainGraph, hfTrainableNames, valueHeadSpecs, type HfTrainGraphSpec } from './train-graph';
 import { hfParamSpecs } from './weights';
 
+/**
+ * Training and scoring sessions a trainer keeps (SessionCache's LRU bound): a step uses two
+ * (accumulate and apply) and scoring one per shape, so a few steps' worth.
+ */
+export const TRAINER_SESSIONS = 6;
+
+/**
+ * The padding multiple for a batch whose longest sequence has `maxTokens` tokens: 16 up to 512
+ * (short turns, as before), then an eighth of the power of two below it (64 at 512–1023, 128
+ * at 1024–2047, …). Each padded length is its own graph and session; agent episodes of every
+ * length between 700 and 2,000 tokens would otherwise be ~80 shapes, at most 12.5% padding now.
+ */
+export function paddingMultiple(maxTokens: number): number {
+  if (maxTokens <= 512) return 16;
+  return 2 ** Math.floor(Math.log2(maxTokens)) / 8;
+}
+
 export const HfTrainOptions = z.object({
   /** LoRA on these modules; absent means full fine-tuning of every checkpoint weight. */
   lora: LoraConfig.optional(),
@@ -38,7 +55,8 @@ export type HfTrainOptions = z.input<typeof HfTrainOptions>;
  * names), with moments only for those.
  */
 export class HfTrainer {
-  private readonly cache = new SessionCache();
+  // a session per batch shape (and mode): bounded, see SessionCache
+  private readonly cache = new SessionCache({ maxSessions: TRAINER_SESSIONS });
   /** Dynamic loss scaling, used only when training in fp16 (loss-scaler.ts). */
   lossScaling: LossScaleState = initialLossScale();
 
@@ -225,18 +243,15 @@ export class HfTrainer {
     return mergeLora(base, a.config, a.tensors, this.config);
   }
 
-  /**
-   * A session whose graph is built for the trainer's precision on the provider it loads on;
-   * one per batch shape, so without the CPU arena (its peak would stay held per shape).
-   */
+  /** A session whose graph is built for the trainer's precision on the provider it loads on. */
   private session(key: string, build: (provider: Provider) => Uint8Array): Promise<LoadedSession> {
-    return this.cache.get(`${key}:${this.precision}`, build, { providers: this.opts.providers, threads: this.opts.threads, memArena: false });
+    return this.cache.get(`${key}:${this.precision}`, build, { providers: this.opts.providers, threads: this.opts.threads });
   }
 
   private seqLenFor(maxTokens: number): number {
     const max = this.config.maxPositionEmbeddings;
     if (maxTokens - 1 > max) throw new Error(`sequence of ${maxTokens} tokens exceeds max_position_embeddings ${max}`);
-    return Math.min(paddedLength(maxTokens), max);
+    return Math.min(paddedLength(maxTokens, paddingMultiple(maxTokens)), max);
   }
 
   private get pad(): number {
