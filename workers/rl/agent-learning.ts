@@ -117,6 +117,8 @@ export type ArmMeasure = {
   reward: number;
   validToolCallsPerTurn: number;
   turnsPerEpisode: number;
+  /** per task, the first sample's first message (cut at 300 characters), to read */
+  examples: Record<string, string>;
 };
 
 export type ArmComparison = {
@@ -331,6 +333,7 @@ export async function runAgentLearning(o: {
     };
     const playArm = async (policy: RlPolicy, list: RepoTask[], samples = o.samples): Promise<ArmMeasure> => {
       const solved: Record<string, boolean[]> = {};
+      const examples: Record<string, string> = {};
       const rewards: number[] = [];
       let calls = 0;
       let turns = 0;
@@ -351,13 +354,14 @@ export async function runAgentLearning(o: {
           if (p.infra) throw new Error(`evaluation episode of ${t.id} failed (infrastructure): ${p.infra.reason}`);
           const g = p.result.grade!;
           solved[t.id]!.push(g.components.resolved === 1);
+          if (j === 0) examples[t.id] = (p.result.turns[0]?.assistant ?? '').slice(0, 300);
           rewards.push(g.reward!);
           episodes++;
           turns += p.result.turns.length;
           calls += p.result.turns.reduce((a, tu) => a + tu.toolCalls.filter((c) => !c.rejected).length, 0);
         }
       }
-      return { solved, reward: mean(rewards), validToolCallsPerTurn: turns ? calls / turns : 0, turnsPerEpisode: episodes ? turns / episodes : 0 };
+      return { solved, reward: mean(rewards), validToolCallsPerTurn: turns ? calls / turns : 0, turnsPerEpisode: episodes ? turns / episodes : 0, examples };
     };
     const compare = (main: ArmMeasure, control: ArmMeasure, list: RepoTask[]): ArmComparison => {
       let b = 0;
@@ -397,8 +401,13 @@ export async function runAgentLearning(o: {
       validToolCallsPerTurn: baseArm.validToolCallsPerTurn,
       samples: baseSamples,
     };
-    log(`before SFT: ${base.validToolCallsPerTurn.toFixed(2)} valid tool calls per turn, ${(100 * base.solved).toFixed(0)}% solved`);
-    const heldIn = compare(await measure(vn, train), await measure(v0, train), train);
+    log(
+      `before SFT: ${base.validToolCallsPerTurn.toFixed(2)} valid tool calls per turn, ${(100 * base.solved).toFixed(0)}% solved; e.g. ${JSON.stringify(Object.values(baseArm.examples)[0])}`,
+    );
+    const arms = { main: await measure(vn, train), control: await measure(v0, train) };
+    for (const t of train)
+      log(`  ${t.id}, first message:\n    RL:      ${JSON.stringify(arms.main.examples[t.id])}\n    control: ${JSON.stringify(arms.control.examples[t.id])}`);
+    const heldIn = compare(arms.main, arms.control, train);
     const heldOut = compare(await measure(vn, heldout), await measure(v0, heldout), heldout);
     return {
       trainTasks: train.map((t) => t.id),
