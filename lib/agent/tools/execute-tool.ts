@@ -61,7 +61,8 @@ export async function executeToolCall(ctx: ToolContext, call: ParsedToolCall): P
   if (!call.ok) return fail(call.name ?? '', {}, t0, call.error, 'malformed');
   const { name } = call;
   const offered = ctx.tools ?? DEFAULT_AGENT_TOOLS;
-  if (!isToolName(name) || !offered.includes(name)) return fail(name, call.arguments, t0, `unknown tool "${name}"; the tools are ${offered.join(', ')}`, 'unknown_tool');
+  if (!isToolName(name) || !offered.includes(name))
+    return fail(name, call.arguments, t0, `unknown tool "${name}"; the tools are ${offered.join(', ')}`, 'unknown_tool');
   const parsed = toolArgs[name].safeParse(name === 'view' ? viewRangeAlias(call.arguments) : call.arguments);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ');
