@@ -1,9 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { RepoTask } from '@/core/repo-tasks';
 import { episodeSandboxLimits, type RunConfigInput } from '@/core/run-config';
-import { tasks, taskSuites, runs } from '@/db/schema';
+import { metricSamples, tasks, taskSuites, runs } from '@/db/schema';
 import { runAgentEpisode } from '@/lib/agent/episode/run-episode';
 import { gradeRepoTask } from '@/lib/agent/grade/grade-repo-task';
 import { ScriptedPolicy } from '@/lib/agent/policies/scripted';
@@ -310,11 +310,7 @@ export async function runAgentLearning(o: {
     const v0 = (await versionRow(db, run.id, 0))!;
     const vn = (await latestVersion(db, run.id))!;
     if (vn.version < 1) throw new Error(`no iteration finished within ${o.minutes} min: nothing to compare`);
-    const { metricSamples } = await import('@/db/schema');
-    const m = await db
-      .select()
-      .from(metricSamples)
-      .where(and(eq(metricSamples.runId, run.id)));
+    const m = await db.select().from(metricSamples).where(eq(metricSamples.runId, run.id));
     const curve = (name: string) =>
       m
         .filter((s) => s.name === name)
