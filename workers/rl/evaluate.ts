@@ -23,7 +23,7 @@ export async function heldoutEval(
   policy: RlPolicy,
   run: { id: string; suiteId: string | null; config: RunConfig },
   s: Pick<RlSettings, 'heldoutLimit' | 'maxNewTokens' | 'testTimeoutMs'>,
-  o: { k?: number; onTask?: (done: number, total: number) => Promise<void> } = {},
+  o: { k?: number; onTask?: (done: number, total: number) => Promise<void>; signal?: AbortSignal } = {},
 ): Promise<HeldoutEval> {
   const k = o.k ?? 0;
   let list = await db
@@ -39,7 +39,11 @@ export async function heldoutEval(
   let done = 0;
   for (const task of list) {
     const kind = taskKind(task.kind);
-    const attempt = (seed: number, temperature: number) => kind.heldoutAttempt({ db, run, task, policy, manager, settings: s, seed, temperature });
+    // a run that ended (or a job that lost its lease) stops between attempts
+    const attempt = (seed: number, temperature: number) => {
+      o.signal?.throwIfAborted();
+      return kind.heldoutAttempt({ db, run, task, policy, manager, settings: s, seed, temperature });
+    };
     const greedy = await attempt(0, 0);
     if (greedy !== null) {
       scored++;

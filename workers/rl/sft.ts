@@ -10,7 +10,7 @@ import { prng } from '@/core/random';
  * Optional SFT warm start on the suite's train demonstrations: the loss covers the body
  * the policy will have to write (the prompt's tokens are observation, mask 0).
  */
-export async function sftWarmStart(db: Db, policy: Policy, suiteId: string, steps: number, seed: number) {
+export async function sftWarmStart(db: Db, policy: Policy, suiteId: string, steps: number, seed: number, signal?: AbortSignal) {
   const demos = await db
     .select({ prompt: tasks.prompt, demo: tasks.demonstration })
     .from(tasks)
@@ -27,6 +27,7 @@ export async function sftWarmStart(db: Db, policy: Policy, suiteId: string, step
   let loss: number | null = null;
   const batch = Math.min(16, seqs.length);
   for (let i = 0; i < steps; i++) {
+    signal?.throwIfAborted();
     const pick = Array.from({ length: batch }, () => seqs[Math.floor(rand() * seqs.length)]!);
     loss = (await policy.trainStep(pick, { kind: 'sft' })).loss;
   }

@@ -8,7 +8,7 @@ import { tryRunTransition } from '@/server/runs/lifecycle';
 import { isTerminal } from '@/core/run-status';
 import { checkIsolationPolicy } from '@/lib/sandbox/runtimes/isolation';
 import { runtimeOptions } from '@/lib/sandbox/runtimes/options';
-import { jobHandler, PermanentJobError } from '@/workers/jobs/job-handler';
+import { jobHandler, jobLogger, PermanentJobError } from '@/workers/jobs/job-handler';
 import { agentRunStart } from '../agent-run-start';
 import { heldoutEval } from '../evaluate';
 import { jobPhases, samplingStarted } from '../phase-events';
@@ -16,6 +16,7 @@ import { bytePolicy, latestVersion, publishCheckpoint } from '../policy-store';
 import { runRlSettings } from '@/core/settings';
 import { loadRun, type RlContext, type RunRow } from '../rl-context';
 import { createRunPolicy } from '../run-policy';
+import { watchRunEnd } from '../run-end-watch';
 import { runEvent, topUp } from '../schedule';
 import { sftWarmStart, withOptimizer } from '../sft';
 
@@ -39,43 +40,52 @@ type VersionZero = {
  * model as it is (../run-policy.ts); save it by hash and evaluate it held-out. With a warm start,
  * the random initialisation is evaluated first, so the curve shows what the warm start adds.
  */
-async function makeVersionZero(c: RlContext, db: Db, run: RunRow, job: ClaimedJob, start: RunStart): Promise<VersionZero> {
+async function makeVersionZero(c: RlContext, db: Db, run: RunRow, job: ClaimedJob, start: RunStart, signal: AbortSignal): Promise<VersionZero> {
   const s = runRlSettings(c.rl, run.config);
   const made = await createRunPolicy(db, run, start, s, c.checkpoints(db));
   start.notes.push(...made.notes);
   let policy = made.policy;
-  const phases = jobPhases(db, run, job, s);
-  const warm = policy.kind === 'byte' && start.sftSteps > 0;
-  const init = warm ? await phases.heldout('the initialisation', (onTask) => heldoutEval(db, c.sandboxes(db), policy, run, s, { onTask })) : null;
-  const sft = warm
-    ? {
-        ...(await phases.sft(s.sftSteps, () => sftWarmStart(db, bytePolicy(run, policy, 'the SFT warm start'), run.suiteId!, s.sftSteps, run.config.seed))),
-        heldoutPassAt1Before: init?.passAt1,
-      }
-    : null;
-  // RL gets its own learning-rate phase: the run's learning rate, constant.
-  // (A control arm, learning rate 0, never steps: it keeps the warm start's optimizer.)
-  if (run.config.learningRate > 0 && policy.kind === 'byte')
-    policy = await withOptimizer(bytePolicy(run, policy, 'the SFT warm start'), {
-      lr: run.config.learningRate,
-      warmupSteps: 0,
-      totalSteps: Math.max(1, run.config.iterations),
-      minLrRatio: 1,
-    });
-  const saved = await publishCheckpoint(c.checkpoints(db).store, policy, run.id, 0, c.dataDir);
-  const ev = await phases.heldout('policy v0', (onTask) => heldoutEval(db, c.sandboxes(db), policy, run, s, { k: s.passAtK, onTask }));
-  await policy.release();
-  return {
-    sha256: saved.sha256,
-    bytes: saved.size,
-    provider: policy.provider,
-    sft,
-    initPassAt1: init?.passAt1 ?? null,
-    passAt1: ev.passAt1,
-    heldout: ev.tasks,
-    passAtK: ev.passAtK,
-    k: ev.k,
-  };
+  try {
+    return await prepare();
+  } finally {
+    await policy.release();
+  }
+
+  async function prepare(): Promise<VersionZero> {
+    const phases = jobPhases(db, run, job, s);
+    const warm = policy.kind === 'byte' && start.sftSteps > 0;
+    const init = warm ? await phases.heldout('the initialisation', (onTask) => heldoutEval(db, c.sandboxes(db), policy, run, s, { onTask, signal })) : null;
+    const sft = warm
+      ? {
+          ...(await phases.sft(s.sftSteps, () =>
+            sftWarmStart(db, bytePolicy(run, policy, 'the SFT warm start'), run.suiteId!, s.sftSteps, run.config.seed, signal),
+          )),
+          heldoutPassAt1Before: init?.passAt1,
+        }
+      : null;
+    // RL gets its own learning-rate phase: the run's learning rate, constant.
+    // (A control arm, learning rate 0, never steps: it keeps the warm start's optimizer.)
+    if (run.config.learningRate > 0 && policy.kind === 'byte')
+      policy = await withOptimizer(bytePolicy(run, policy, 'the SFT warm start'), {
+        lr: run.config.learningRate,
+        warmupSteps: 0,
+        totalSteps: Math.max(1, run.config.iterations),
+        minLrRatio: 1,
+      });
+    const saved = await publishCheckpoint(c.checkpoints(db).store, policy, run.id, 0, c.dataDir);
+    const ev = await phases.heldout('policy v0', (onTask) => heldoutEval(db, c.sandboxes(db), policy, run, s, { k: s.passAtK, onTask, signal }));
+    return {
+      sha256: saved.sha256,
+      bytes: saved.size,
+      provider: policy.provider,
+      sft,
+      initPassAt1: init?.passAt1 ?? null,
+      passAt1: ev.passAt1,
+      heldout: ev.tasks,
+      passAtK: ev.passAtK,
+      k: ev.k,
+    };
+  }
 }
 
 /**
@@ -161,8 +171,20 @@ export function advanceJob(c: RlContext) {
       }
       // a repository suite: no I/O warm start, a context that holds an agent episode (../agent-run-start.ts)
       const start = await agentRunStart(ctx.db, run, runRlSettings(c.rl, run.config));
-      const created = (await latestVersion(ctx.db, run.id)) ? undefined : await makeVersionZero(c, ctx.db, run, job, start);
-      return (tx) => commitVersionZero(tx, run, start, created);
+      if (await latestVersion(ctx.db, run.id)) return (tx) => commitVersionZero(tx, run, start, undefined);
+      // a run cancelled meanwhile stops its preparation at the next SFT step or held-out attempt
+      const watch = watchRunEnd(ctx.db, run.id, { signal: ctx.signal });
+      try {
+        const created = await makeVersionZero(c, ctx.db, run, job, start, watch.signal);
+        return (tx) => commitVersionZero(tx, run, start, created);
+      } catch (e) {
+        const ended = watch.ended();
+        if (!ended) throw e;
+        jobLogger(ctx).info({ status: ended.status }, `rl.advance: ${ended.message} (preparing policy version 0)`);
+        return;
+      } finally {
+        watch.stop();
+      }
     },
   });
 }

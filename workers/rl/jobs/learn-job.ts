@@ -22,6 +22,7 @@ import { jobPhases, samplingStarted } from '../phase-events';
 import { latestVersion, loadRunPolicyForTraining, publishCheckpoint, referenceParams, versionRow } from '../policy-store';
 import { runRlSettings } from '@/core/settings';
 import { loadRun, type RlContext, type RunRow } from '../rl-context';
+import { watchRunEnd } from '../run-end-watch';
 import { runEvent, topUp } from '../schedule';
 import { taskKind } from '../task-kinds/registry';
 import type { TaskKind } from '../task-kinds/task-kind';
@@ -216,57 +217,90 @@ export function learnJob(c: RlContext) {
         };
       const current = await latestVersion(ctx.db, runId);
       if (!current) throw new Error('run has no policy version');
-      const policy = await loadRunPolicyForTraining(run, current, c.checkpoints(ctx.db));
-      const { batch, report, maskedOverlong, klRewardPenalty } = await train(c, ctx.db, run, iteration, eps, policy, current);
-      const updateS = (performance.now() - t0) / 1000;
-      log.info(
-        {
-          episodes: eps.length,
-          trained: batch.valid.length,
-          sequences: report?.sequences ?? 0,
-          durationMs: Math.round(updateS * 1000),
-          provider: report?.provider ?? null,
-        },
-        report
-          ? `learner step of iteration ${iteration}: ${report.sequences} sequence(s) from ${batch.valid.length} of ${eps.length} episode(s) in ${Math.round(updateS * 1000)} ms on ${report.provider}`
-          : `learner step of iteration ${iteration}: no update (${run.config.learningRate === 0 ? 'learning rate 0' : 'nothing to train on'}), ${eps.length} episode(s)`,
-      );
-      const next = iteration + 1;
-      const saved = await publishCheckpoint(c.checkpoints(ctx.db).store, policy, runId, next, c.dataDir);
-      const withK = s.passAtK > 0 && (next >= run.config.iterations || (s.passAtKEvery > 0 && next % s.passAtKEvery === 0));
-      // No update → v0's weights, and the evaluation is greedy / fixed-seed: v0's numbers stand.
-      const ev =
-        run.config.learningRate === 0
-          ? await recordedHeldout(ctx.db, runId, withK ? s.passAtK : 0)
-          : await phases.heldout(
-              `policy v${next}`,
-              (onTask) => heldoutEval(ctx.db, c.sandboxes(ctx.db), policy, run, s, { k: withK ? s.passAtK : 0, onTask }),
-              iteration,
-            );
-      await policy.release();
-      const finished = finishedEpisodes(eps).map(({ e }) => e.id);
-      const epTurns = finished.length
-        ? await ctx.db
-            .select({ episodeId: turns.episodeId, policyMs: turns.policyMs, sandboxMs: turns.sandboxMs, lossMask: turns.lossMask, toolCalls: turns.toolCalls })
-            .from(turns)
-            .where(inArray(turns.episodeId, finished))
-        : [];
-      const { metrics, failures } = iterationMetrics({
-        episodes: eps,
-        batch,
-        turns: epTurns,
-        report,
-        heldout: ev,
-        maskedOverlong,
-        klRewardPenalty,
-        updateS,
-        now: Date.now(),
-      });
-      log.info(
-        { version: next, rewardMean: metrics.reward_mean ?? null, heldoutPassAt1: ev.passAt1, loss: metrics.loss ?? null, kl: metrics.kl ?? null },
-        `iteration ${iteration} learned: policy v${next}, reward ${metrics.reward_mean?.toFixed(3) ?? '?'}, held-out pass@1 ${ev.passAt1.toFixed(3)}`,
-      );
-      return (tx) => commitIteration(tx, { run, iteration, parentId: current.id, saved, provider: policy.provider, report, metrics, failures, ev });
+      // a run cancelled meanwhile stops its held-out evaluation at the next attempt
+      const watch = watchRunEnd(ctx.db, runId, { signal: ctx.signal });
+      try {
+        return await learnIteration(c, ctx, { run, iteration, eps, current, phases, log, t0, signal: watch.signal });
+      } catch (e) {
+        const ended = watch.ended();
+        if (!ended) throw e;
+        log.info({ status: ended.status }, `learner: ${ended.message} (iteration ${iteration})`);
+        return;
+      } finally {
+        watch.stop();
+      }
     },
   });
+}
+
+type LearnInput = {
+  run: RunRow;
+  iteration: number;
+  eps: IterationRows;
+  current: NonNullable<Awaited<ReturnType<typeof latestVersion>>>;
+  phases: ReturnType<typeof jobPhases>;
+  log: ReturnType<typeof jobLogger>;
+  t0: number;
+  signal: AbortSignal;
+};
+
+/** Train, publish and evaluate the iteration's policy; the commit it returns makes it the run's. */
+async function learnIteration(c: RlContext, ctx: { db: Db }, { run, iteration, eps, current, phases, log, t0, signal }: LearnInput) {
+  const runId = run.id;
+  const s = runRlSettings(c.rl, run.config);
+  const policy = await loadRunPolicyForTraining(run, current, c.checkpoints(ctx.db));
+  try {
+    const { batch, report, maskedOverlong, klRewardPenalty } = await train(c, ctx.db, run, iteration, eps, policy, current);
+    const updateS = (performance.now() - t0) / 1000;
+    log.info(
+      {
+        episodes: eps.length,
+        trained: batch.valid.length,
+        sequences: report?.sequences ?? 0,
+        durationMs: Math.round(updateS * 1000),
+        provider: report?.provider ?? null,
+      },
+      report
+        ? `learner step of iteration ${iteration}: ${report.sequences} sequence(s) from ${batch.valid.length} of ${eps.length} episode(s) in ${Math.round(updateS * 1000)} ms on ${report.provider}`
+        : `learner step of iteration ${iteration}: no update (${run.config.learningRate === 0 ? 'learning rate 0' : 'nothing to train on'}), ${eps.length} episode(s)`,
+    );
+    const next = iteration + 1;
+    const saved = await publishCheckpoint(c.checkpoints(ctx.db).store, policy, runId, next, c.dataDir);
+    const withK = s.passAtK > 0 && (next >= run.config.iterations || (s.passAtKEvery > 0 && next % s.passAtKEvery === 0));
+    // No update → v0's weights, and the evaluation is greedy / fixed-seed: v0's numbers stand.
+    const ev =
+      run.config.learningRate === 0
+        ? await recordedHeldout(ctx.db, runId, withK ? s.passAtK : 0)
+        : await phases.heldout(
+            `policy v${next}`,
+            (onTask) => heldoutEval(ctx.db, c.sandboxes(ctx.db), policy, run, s, { k: withK ? s.passAtK : 0, onTask, signal }),
+            iteration,
+          );
+    const finished = finishedEpisodes(eps).map(({ e }) => e.id);
+    const epTurns = finished.length
+      ? await ctx.db
+          .select({ episodeId: turns.episodeId, policyMs: turns.policyMs, sandboxMs: turns.sandboxMs, lossMask: turns.lossMask, toolCalls: turns.toolCalls })
+          .from(turns)
+          .where(inArray(turns.episodeId, finished))
+      : [];
+    const { metrics, failures } = iterationMetrics({
+      episodes: eps,
+      batch,
+      turns: epTurns,
+      report,
+      heldout: ev,
+      maskedOverlong,
+      klRewardPenalty,
+      updateS,
+      now: Date.now(),
+    });
+    log.info(
+      { version: next, rewardMean: metrics.reward_mean ?? null, heldoutPassAt1: ev.passAt1, loss: metrics.loss ?? null, kl: metrics.kl ?? null },
+      `iteration ${iteration} learned: policy v${next}, reward ${metrics.reward_mean?.toFixed(3) ?? '?'}, held-out pass@1 ${ev.passAt1.toFixed(3)}`,
+    );
+    const provider = policy.provider;
+    return (tx: Tx) => commitIteration(tx, { run, iteration, parentId: current.id, saved, provider, report, metrics, failures, ev });
+  } finally {
+    await policy.release();
+  }
 }
