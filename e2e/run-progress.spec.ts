@@ -31,7 +31,7 @@ test('a new run names its phase from the start: warm start, held-out evaluation,
   const phase = page.getByTestId('run-phase');
   await expect(phase).toHaveText(/waiting for a worker|held-out evaluation|SFT warm start/, { timeout: 10_000 });
   // the start-up phases, as the worker announces them (the page polls every 2 s)
-  await expect(phase).toHaveText(/SFT warm start \(20 steps\)|held-out evaluation of (the initialisation|policy v0) \(4 tasks\)/, { timeout: 60_000 });
+  await expect(phase).toHaveText(/SFT warm start \(20 steps\)|held-out evaluation of (the initialisation|policy v0) \(2 tasks\)/, { timeout: 60_000 });
   await expect(page.getByTestId('run-progress')).toContainText('overall: 0 / 8 episodes');
   await screenshotAtWidths(page, 'run-progress-startup');
 
@@ -56,7 +56,7 @@ test('a new run names its phase from the start: warm start, held-out evaluation,
   await expect(page.getByTestId('heldout-progress')).toHaveText('held-out: 4 / 4 evaluations done');
   const events = page.getByTestId('run-event');
   await expect(events.filter({ hasText: 'SFT warm start (20 steps) started' })).toHaveCount(1);
-  await expect(events.filter({ hasText: /held-out evaluation of policy v0 \(4 tasks\) finished: pass@1/ })).toHaveCount(1);
+  await expect(events.filter({ hasText: /held-out evaluation of policy v0 \(2 tasks\) finished: pass@1/ })).toHaveCount(1);
   await expect(events.filter({ hasText: 'iteration 1 of 2: sampling 4 episodes started' })).toHaveCount(1);
   await expect(events.filter({ hasText: 'iteration 2 of 2: learning (policy update) started' })).toHaveCount(1);
 });

@@ -82,12 +82,14 @@ async function main(): Promise<number> {
       NEXT_TELEMETRY_DISABLED: '1',
       DATABASE_URL: undefined, // always the embedded database in the fresh data dir
     },
-    // Keep the RL runs the specs launch short (e2e/rl-run.spec.ts): a small SFT warm start and
-    // held-out eval, and alerts evaluated often. Model imports over the API read the vendored models and the specs' temp
+    // Keep the RL runs the specs launch short (e2e/rl-run.spec.ts): a small SFT warm start, a
+    // held-out eval of two tasks without pass@k (no spec reads it; its k sampled attempts per
+    // task were most of each evaluation), and alerts evaluated often. Model imports over the API read the vendored models and the specs' temp
     // copies (e2e/models.spec.ts). The caller's values win.
     {
       CRUCIBLE_RL_SFT_STEPS: '20',
-      CRUCIBLE_RL_HELDOUT_LIMIT: '4',
+      CRUCIBLE_RL_HELDOUT_LIMIT: '2',
+      CRUCIBLE_RL_PASS_K: '0',
       CRUCIBLE_IMPORT_ROOTS: `${path.join(root, 'test', 'models')}:${os.tmpdir()}`,
       // e2e/alerts.spec.ts waits for an evaluation: every 2 s instead of 15
       CRUCIBLE_ALERT_EVAL_MS: '2000',
