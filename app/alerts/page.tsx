@@ -1,7 +1,7 @@
 'use client';
-import { Suspense, useState } from 'react';
+import { Suspense, useEffect, useState } from 'react';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc';
 import { useCurrentUser } from '@/components/session';
 import { can } from '@/core/roles';
@@ -34,6 +34,14 @@ function AlertsPageBody() {
   };
   const [silencing, setSilencing] = useState<AlertRow | null>(null);
   const list = useQuery({ ...trpc.alerts.list.queryOptions({ state, runId: run }), refetchInterval: 15_000, placeholderData: (p) => p });
+  // the nav's count polls every 30 s: each fresh list refreshes it, so the two never disagree on this page
+  const queryClient = useQueryClient();
+  const countsKey = trpc.alerts.counts.queryKey();
+  useEffect(() => {
+    if (list.dataUpdatedAt) void queryClient.invalidateQueries({ queryKey: countsKey });
+    // on each new list only: `countsKey` is a new (equal) array every render
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [list.dataUpdatedAt]);
   const silences = useQuery({ ...trpc.alerts.silences.queryOptions({}), refetchInterval: 30_000 });
   const deliveries = useQuery({ ...trpc.alerts.deliveries.queryOptions({}), enabled: canOperate, refetchInterval: 30_000 });
   return (

@@ -6,7 +6,7 @@ import { Button } from './button';
 export function Loading({ label = 'Loading…' }: { label?: string }) {
   return (
     <div role="status" className="flex items-center gap-2 px-3 py-6 text-slate-500">
-      <span className="h-3 w-3 animate-spin rounded-full border-2 border-slate-300 border-t-slate-600" />
+      <span className="h-3 w-3 motion-safe:animate-spin rounded-full border-2 border-slate-300 border-t-slate-600" />
       {label}
     </div>
   );

@@ -18,7 +18,7 @@ export function StatusBadge({ status }: { status: string }) {
   const tone = tones[status] ?? 'bg-slate-100 text-slate-700 ring-slate-300';
   return (
     <span data-testid="status" className={`inline-flex items-center rounded px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${tone}`}>
-      {status === 'running' && <span className="mr-1 h-1.5 w-1.5 animate-pulse rounded-full bg-blue-500" />}
+      {status === 'running' && <span className="mr-1 h-1.5 w-1.5 motion-safe:animate-pulse rounded-full bg-blue-500" />}
       {status}
     </span>
   );
