@@ -4,7 +4,7 @@ import type { inferRouterInputs } from '@trpc/server';
 import superjson from 'superjson';
 import { settings } from '@/core/settings';
 import type { CurrentUser } from '@/server/auth/identity';
-import { appRouter, type AppRouter } from '@/server/routers';
+import type { AppRouter } from '@/server/routers';
 import { CliError } from './args';
 import { cliDatabase } from './database';
 
@@ -53,7 +53,9 @@ export async function cliApi(values: Record<string, unknown>): Promise<Api> {
   if (url) {
     link = httpLink({ url: `${url.replace(/\/$/, '')}/api/trpc`, transformer: superjson, headers: { authorization: `Bearer ${requireToken(token)}` } });
   } else {
-    const database = await cliDatabase();
+    // loaded only here: the whole server (every router, the database layer) is most of a
+    // command's start-up, which `--url`, `--help` and a refused flag never need
+    const [{ appRouter }, database] = await Promise.all([import('@/server/routers'), cliDatabase()]);
     const user = localUser();
     // With a transformer given, the local link hands values over as they are (Dates stay Dates), like a server-side caller.
     link = unstable_localLink({ router: appRouter, transformer: superjson, createContext: async () => ({ db: database.db, user }) });
