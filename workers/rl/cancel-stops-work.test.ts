@@ -34,14 +34,20 @@ async function advanceEnded(runId: string) {
     runId,
     'its rl.advance job to stop',
     async () => {
-      const rows = await db.select({ state: jobs.state, attempts: jobs.attempts }).from(jobs).where(and(eq(jobs.runId, runId), eq(jobs.queue, 'rl.advance')));
+      const rows = await db
+        .select({ state: jobs.state, attempts: jobs.attempts })
+        .from(jobs)
+        .where(and(eq(jobs.runId, runId), eq(jobs.queue, 'rl.advance')));
       last = JSON.stringify(rows);
       return rows.length > 0 && rows.every((r) => r.state !== 'running' && r.state !== 'queued');
     },
     120_000,
     () => `jobs ${last}; log ${JSON.stringify(logs.slice(-3))}`,
   );
-  return db.select().from(jobs).where(and(eq(jobs.runId, runId), eq(jobs.queue, 'rl.advance')));
+  return db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.runId, runId), eq(jobs.queue, 'rl.advance')));
 }
 
 describe('a cancelled run stops the work of its in-flight job', () => {
@@ -52,11 +58,7 @@ describe('a cancelled run stops the work of its in-flight job', () => {
     const [job] = await advanceEnded(run.id);
     // completed with no effect, not failed and retried: the run is cancelled, nothing is lost
     expect(job).toMatchObject({ state: 'done', attempts: 1 });
-    expect((await phases(run.id)).map(line)).toEqual([
-      'heldout_eval:started the initialisation',
-      'heldout_eval:finished the initialisation',
-      'sft:started',
-    ]);
+    expect((await phases(run.id)).map(line)).toEqual(['heldout_eval:started the initialisation', 'heldout_eval:finished the initialisation', 'sft:started']);
     expect(await db.select().from(policyVersions).where(eq(policyVersions.runId, run.id))).toEqual([]);
     expect(logs.some((m) => m.includes(`run ${run.id} is cancelled; stopped the work it no longer needs`))).toBe(true);
   });
