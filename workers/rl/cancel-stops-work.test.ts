@@ -1,9 +1,8 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobs, policyVersions, runEvents } from '@/db/schema';
+import { jobs, policyVersions } from '@/db/schema';
 import { createRun, transitionRun } from '@/server/runs/service';
-import { asPhaseEvent, PHASE_EVENT_TYPE } from '@/core/run-phases';
-import { inProcessRl, TINY_RL_ENV, untilRun } from './rl.testkit';
+import { inProcessRl, phaseRows, TINY_RL_ENV, untilRun } from './rl.testkit';
 
 // Cancelling a run stops the minutes-long work of its in-flight job (./run-end-watch.ts): the
 // SFT warm start at its next step, a held-out evaluation at its next attempt. The warm start
@@ -16,14 +15,7 @@ beforeAll(() => rl.start());
 afterAll(() => rl.stop());
 
 const config = { seed: 5, iterations: 2, tasksPerIteration: 2, groupSize: 2, maxTurns: 1, concurrency: 2 };
-const phases = async (runId: string) =>
-  (
-    await db
-      .select()
-      .from(runEvents)
-      .where(and(eq(runEvents.runId, runId), eq(runEvents.type, PHASE_EVENT_TYPE)))
-      .orderBy(asc(runEvents.id))
-  ).map((e) => asPhaseEvent(e)!);
+const phases = (runId: string) => phaseRows(db, runId);
 const line = (p: { phase: string; state: string; subject?: string }) => `${p.phase}:${p.state}${p.subject ? ` ${p.subject}` : ''}`;
 
 /** The run's rl.advance job, once it is no longer running (done: completed with no effect). */

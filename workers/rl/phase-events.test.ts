@@ -1,13 +1,13 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { asc, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { episodes, rewards, runEvents, tasks, turns, runs } from '@/db/schema';
 import { createRun, transitionRun } from '@/server/runs/service';
 import { runProgress } from '@/server/runs/progress';
 import { runComputeUsage } from '@/server/compute/service';
-import { asPhaseEvent, PHASE_EVENT_TYPE } from '@/core/run-phases';
+import { PHASE_EVENT_TYPE } from '@/core/run-phases';
 import type { TaskTests } from '@/core/tasks';
 import { jobPhases } from './phase-events';
-import { inProcessRl, TINY_RL_ENV, untilRun } from './rl.testkit';
+import { inProcessRl, phaseRows as phaseRowsOf, TINY_RL_ENV, untilRun } from './rl.testkit';
 
 // A tiny run through the real loop (Postgres, bwrap sandboxes, ONNX on CPU): what it says it
 // is doing (phase events, server/runs/progress.ts), and what each check of each turn got.
@@ -17,14 +17,7 @@ const { db } = rl;
 beforeAll(() => rl.start());
 afterAll(() => rl.stop());
 
-const phaseRows = async (runId: string) =>
-  (
-    await db
-      .select()
-      .from(runEvents)
-      .where(and(eq(runEvents.runId, runId), eq(runEvents.type, PHASE_EVENT_TYPE)))
-      .orderBy(asc(runEvents.id))
-  ).map((e) => ({ ...asPhaseEvent(e)!, message: e.message, actor: e.actor }));
+const phaseRows = (runId: string) => phaseRowsOf(db, runId);
 
 describe('a run says what it is doing, phase by phase', () => {
   it('writes start-up, sampling and learning phases once each, and stores every check of every turn', async () => {

@@ -1,8 +1,9 @@
 import { chmodSync, mkdtempSync } from 'node:fs';
 import path from 'node:path';
-import { eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { runs } from '@/db/schema';
+import { runEvents, runs } from '@/db/schema';
+import { asPhaseEvent, PHASE_EVENT_TYPE } from '@/core/run-phases';
 import { TEST_STORE } from '@/lib/sandbox/sandbox.testkit';
 
 /** Settings that keep a test run small: a short warm start, two held-out tasks, no pass@k. */
@@ -21,6 +22,16 @@ export function rlTestDirs(tag: string) {
 }
 
 export type RunRow = typeof runs.$inferSelect;
+
+/** A run's phase events (core/run-phases.ts) in the order written, with each event's message and actor. */
+export async function phaseRows(db: Db, runId: string) {
+  const rows = await db
+    .select()
+    .from(runEvents)
+    .where(and(eq(runEvents.runId, runId), eq(runEvents.type, PHASE_EVENT_TYPE)))
+    .orderBy(asc(runEvents.id));
+  return rows.map((e) => ({ ...asPhaseEvent(e)!, message: e.message, actor: e.actor }));
+}
 
 export async function untilRun(
   db: Db,
