@@ -18,28 +18,24 @@ const config = { seed: 5, iterations: 2, tasksPerIteration: 2, groupSize: 2, max
 const phases = (runId: string) => phaseRows(db, runId);
 const line = (p: { phase: string; state: string; subject?: string }) => `${p.phase}:${p.state}${p.subject ? ` ${p.subject}` : ''}`;
 
-/** The run's rl.advance job, once it is no longer running (done: completed with no effect). */
+/** The run's rl.advance jobs, once none is queued or running (done: completed with no effect). */
 async function advanceEnded(runId: string) {
-  let last = '';
+  let rows: (typeof jobs.$inferSelect)[] = [];
   await untilRun(
     db,
     runId,
     'its rl.advance job to stop',
     async () => {
-      const rows = await db
-        .select({ state: jobs.state, attempts: jobs.attempts })
+      rows = await db
+        .select()
         .from(jobs)
         .where(and(eq(jobs.runId, runId), eq(jobs.queue, 'rl.advance')));
-      last = JSON.stringify(rows);
       return rows.length > 0 && rows.every((r) => r.state !== 'running' && r.state !== 'queued');
     },
     120_000,
-    () => `jobs ${last}; log ${JSON.stringify(logs.slice(-3))}`,
+    () => `jobs ${JSON.stringify(rows.map((r) => ({ state: r.state, attempts: r.attempts })))}; log ${JSON.stringify(logs.slice(-3))}`,
   );
-  return db
-    .select()
-    .from(jobs)
-    .where(and(eq(jobs.runId, runId), eq(jobs.queue, 'rl.advance')));
+  return rows;
 }
 
 describe('a cancelled run stops the work of its in-flight job', () => {

@@ -20,7 +20,7 @@ import { buildLearnerBatch, needsReference, withLearnerDefaults, type TurnSeq } 
 import { skippedStepsEvent } from '../learner-steps';
 import { jobPhases, samplingStarted } from '../phase-events';
 import { latestVersion, loadRunPolicyForTraining, publishCheckpoint, referenceParams, versionRow } from '../policy-store';
-import { runRlSettings } from '@/core/settings';
+import { runRlSettings, type RlSettings } from '@/core/settings';
 import { loadRun, type RlContext, type RunRow } from '../rl-context';
 import { watchRunEnd } from '../run-end-watch';
 import { runEvent, topUp } from '../schedule';
@@ -220,7 +220,7 @@ export function learnJob(c: RlContext) {
       // a run cancelled meanwhile stops its held-out evaluation at the next attempt
       const watch = watchRunEnd(ctx.db, runId, { signal: ctx.signal });
       try {
-        return await learnIteration(c, ctx, { run, iteration, eps, current, phases, log, t0, signal: watch.signal });
+        return await learnIteration(c, ctx, { run, s, iteration, eps, current, phases, log, t0, signal: watch.signal });
       } catch (e) {
         const ended = watch.ended();
         if (!ended) throw e;
@@ -235,6 +235,7 @@ export function learnJob(c: RlContext) {
 
 type LearnInput = {
   run: RunRow;
+  s: RlSettings;
   iteration: number;
   eps: IterationRows;
   current: NonNullable<Awaited<ReturnType<typeof latestVersion>>>;
@@ -245,9 +246,8 @@ type LearnInput = {
 };
 
 /** Train, publish and evaluate the iteration's policy; the commit it returns makes it the run's. */
-async function learnIteration(c: RlContext, ctx: { db: Db }, { run, iteration, eps, current, phases, log, t0, signal }: LearnInput) {
+async function learnIteration(c: RlContext, ctx: { db: Db }, { run, s, iteration, eps, current, phases, log, t0, signal }: LearnInput) {
   const runId = run.id;
-  const s = runRlSettings(c.rl, run.config);
   const policy = await loadRunPolicyForTraining(run, current, c.checkpoints(ctx.db));
   try {
     const { batch, report, maskedOverlong, klRewardPenalty } = await train(c, ctx.db, run, iteration, eps, policy, current);
